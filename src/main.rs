@@ -1,0 +1,14 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+use slotted_counters::cli::Cli;
+
+fn main() -> ExitCode {
+    match slotted_counters::run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

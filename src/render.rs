@@ -1,0 +1,142 @@
+//! Renders the package's SQL files from the askama templates in `templates/`.
+//!
+//! Everything a template places is computed here from validated
+//! [`PackageOptions`]; the templates themselves stay SQL-shaped.
+
+use askama::Template;
+
+use crate::error::Error;
+use crate::options::{PackageOptions, SlotPolicy};
+use crate::package::{self, Routine, errno};
+
+/// One file of the rendered package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// File name inside the output folder, such as `setup.sql`.
+    pub name: &'static str,
+    /// The file's full text.
+    pub contents: String,
+}
+
+/// Renders every file of the package, in a fixed order.
+pub fn render(options: &PackageOptions) -> Result<Vec<GeneratedFile>, Error> {
+    let p = Context::new(options);
+    Ok(vec![
+        file("create_tables.sql", CreateTables { p: &p }.render())?,
+        file("create_procedures.sql", CreateProcedures { p: &p }.render())?,
+        file("setup.sql", Setup { p: &p }.render())?,
+        file("uninstall.sql", Uninstall { p: &p }.render())?,
+    ])
+}
+
+/// Names a rendered file; askama drops a template's trailing newlines, so
+/// every file gets exactly one back here.
+fn file(name: &'static str, rendered: askama::Result<String>) -> Result<GeneratedFile, Error> {
+    let rendered = rendered.map_err(|source| Error::Render { file: name, source })?;
+    Ok(GeneratedFile { name, contents: format!("{}\n", rendered.trim_end()) })
+}
+
+/// A routine as `uninstall.sql` drops it.
+struct RoutineRef {
+    kind: &'static str,
+    name: String,
+}
+
+/// The values the templates place.
+struct Context {
+    version: &'static str,
+    args: String,
+    comment: String,
+    table: String,
+    charset: &'static str,
+    collation: &'static str,
+    name_length: u32,
+    /// One character wider than the column: a name that is too long reaches
+    /// the routine's own check instead of being silently cut to a valid name.
+    name_type: String,
+    description_length: u32,
+    description_type: String,
+    fixed_slots: Option<u32>,
+    default_slots: u32,
+    max_slots: u32,
+    setup: String,
+    add: String,
+    increment: String,
+    reset: String,
+    delete: String,
+    get: String,
+    routines: Vec<RoutineRef>,
+    unknown_counter: u16,
+    already_exists: u16,
+    invalid_argument: u16,
+}
+
+impl Context {
+    fn new(options: &PackageOptions) -> Self {
+        let version = env!("CARGO_PKG_VERSION");
+        let text_type = |length: u32| {
+            format!(
+                "VARCHAR({}) CHARACTER SET {} COLLATE {}",
+                length + 1,
+                package::CHARSET,
+                package::COLLATION
+            )
+        };
+        let (fixed_slots, default_slots) = match options.slots() {
+            SlotPolicy::Fixed(slots) => (Some(slots), slots),
+            SlotPolicy::Dynamic { default } => (None, default),
+        };
+        Self {
+            version,
+            args: options.to_args().join(" "),
+            comment: format!("slotted-counters {version}"),
+            table: options.table().to_owned(),
+            charset: package::CHARSET,
+            collation: package::COLLATION,
+            name_length: options.name_length(),
+            name_type: text_type(options.name_length()),
+            description_length: package::DESCRIPTION_LENGTH,
+            description_type: text_type(package::DESCRIPTION_LENGTH),
+            fixed_slots,
+            default_slots,
+            max_slots: options.max_slots(),
+            setup: options.routine_name(Routine::Setup),
+            add: options.routine_name(Routine::Add),
+            increment: options.routine_name(Routine::Increment),
+            reset: options.routine_name(Routine::Reset),
+            delete: options.routine_name(Routine::Delete),
+            get: options.routine_name(Routine::Get),
+            routines: Routine::ALL
+                .iter()
+                .map(|&routine| RoutineRef { kind: routine.kind(), name: options.routine_name(routine) })
+                .collect(),
+            unknown_counter: errno::UNKNOWN_COUNTER,
+            already_exists: errno::ALREADY_EXISTS,
+            invalid_argument: errno::INVALID_ARGUMENT,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "create_tables.sql", escape = "none")]
+struct CreateTables<'a> {
+    p: &'a Context,
+}
+
+#[derive(Template)]
+#[template(path = "create_procedures.sql", escape = "none")]
+struct CreateProcedures<'a> {
+    p: &'a Context,
+}
+
+#[derive(Template)]
+#[template(path = "setup.sql", escape = "none")]
+struct Setup<'a> {
+    p: &'a Context,
+}
+
+#[derive(Template)]
+#[template(path = "uninstall.sql", escape = "none")]
+struct Uninstall<'a> {
+    p: &'a Context,
+}

@@ -1,0 +1,12 @@
+-- One row per slot. A counter's value is the sum of its slots; an increment
+-- adds to one slot picked at random, so concurrent increments of one counter
+-- rarely wait for the same row lock. IF NOT EXISTS: running the package again
+-- keeps every count.
+CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
+    `counter_name` VARCHAR({{ p.name_length }}) NOT NULL COMMENT 'compared case-insensitively',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'slot number, 1 to the slot count',
+    `description` VARCHAR({{ p.description_length }}) NULL,
+    `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
+    `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+    PRIMARY KEY (`counter_name`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

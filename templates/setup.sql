@@ -1,0 +1,8 @@
+-- setup.sql: the whole slotted-counter package, table and routines, in one
+-- self-contained script. Install with: mysql your_database < setup.sql
+-- Running it again replaces the routines and keeps every count.
+{% include "_header.sql" %}
+
+{% include "_table.sql" %}
+
+{% include "_routines.sql" %}
