@@ -21,6 +21,87 @@ pub enum Command {
     /// Render the stored-procedure package (create_tables.sql,
     /// create_procedures.sql, setup.sql, uninstall.sql) into a folder.
     Generate(GenerateArgs),
+
+    /// Install the package into a live database, statement by statement.
+    /// Running it again replaces the routines and keeps every count.
+    Install(InstallArgs),
+
+    /// Drop the package's routines. The counter table and its counts stay
+    /// unless --drop-data is given.
+    Uninstall(UninstallArgs),
+
+    /// List the package's routines in a database and whether each matches
+    /// this version and these options. Exits 1 when any is missing or stale.
+    Status(StatusArgs),
+
+    /// Print a table of counters: name, slots, total, start date, description.
+    Show(ShowArgs),
+}
+
+/// Where the database is.
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// Database to use, as mysql://user:password@host:port/database
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    pub url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Install the setup.sql of an already generated folder instead of
+    /// rendering one from the package options
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+
+    /// Print the statements that would run, and run none
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Also drop the counter table, with every count in it
+    #[arg(long)]
+    pub drop_data: bool,
+
+    /// Print the statements that would run, and run none
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Name of the counter table
+    #[arg(long, value_name = "NAME", default_value = crate::options::DEFAULT_TABLE)]
+    pub table: String,
+
+    /// Counters to show (default: all)
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -6,22 +6,32 @@
 //! increment adds to one slot picked at random and a read sums the slots.
 
 pub mod cli;
+pub mod client;
+pub mod database;
 pub mod error;
 pub mod generate;
+pub mod install;
 pub mod options;
 pub mod package;
 pub mod render;
 pub mod script;
+pub mod status;
+mod table;
 
-pub use error::Error;
+pub use client::Counters;
+pub use error::{CounterError, Error};
 pub use options::{PackageArgs, PackageOptions};
 
-use cli::{Cli, Command, GenerateArgs};
+use cli::{Cli, Command, GenerateArgs, InstallArgs, ShowArgs, StatusArgs, UninstallArgs};
 
 /// Runs one command line. The binary only parses arguments and reports the error.
 pub fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Generate(args) => run_generate(&args),
+        Command::Install(args) => run_install(&args),
+        Command::Uninstall(args) => run_uninstall(&args),
+        Command::Status(args) => run_status(&args),
+        Command::Show(args) => run_show(&args),
     }
 }
 
@@ -39,6 +49,73 @@ fn run_generate(args: &GenerateArgs) -> Result<(), Error> {
     } else {
         generate::write(&args.out, &files)?;
         eprintln!("wrote {} files to {}", files.len(), args.out.display());
+    }
+    Ok(())
+}
+
+fn run_install(args: &InstallArgs) -> Result<(), Error> {
+    let options;
+    let source = match &args.from {
+        Some(_) if args.package != PackageArgs::default() => {
+            return Err(Error::InvalidOption(
+                "--from installs a generated folder as it is: leave out the package options".to_owned(),
+            ));
+        }
+        Some(dir) => install::Source::Folder(dir),
+        None => {
+            options = PackageOptions::try_from(&args.package)?;
+            install::Source::Options(&options)
+        }
+    };
+    let script = install::setup_script(source)?;
+    if args.dry_run {
+        print!("{}", install::describe(&script)?);
+        return Ok(());
+    }
+    let (mut conn, target) = database::connect(&args.connect.url)?;
+    let statements = install::install(&mut conn, &script)?;
+    eprintln!("installed: {statements} statements ran on {target}");
+    Ok(())
+}
+
+fn run_uninstall(args: &UninstallArgs) -> Result<(), Error> {
+    let options = PackageOptions::try_from(&args.package)?;
+    let script = install::uninstall_script(&options, args.drop_data)?;
+    if args.dry_run {
+        print!("{}", install::describe(&script)?);
+        return Ok(());
+    }
+    let (mut conn, target) = database::connect(&args.connect.url)?;
+    let statements = script::run(&mut conn, &script)?;
+    eprintln!("uninstalled: {statements} statements ran on {target}");
+    Ok(())
+}
+
+fn run_status(args: &StatusArgs) -> Result<(), Error> {
+    let options = PackageOptions::try_from(&args.package)?;
+    let (mut conn, _) = database::connect(&args.connect.url)?;
+    let status = status::status(&mut conn, &options)?;
+    print!("{}", status.report());
+    let outdated = status.outdated();
+    if !outdated.is_empty() {
+        return Err(Error::Outdated(outdated.into_iter().map(str::to_owned).collect()));
+    }
+    Ok(())
+}
+
+fn run_show(args: &ShowArgs) -> Result<(), Error> {
+    options::check_identifier("--table", &args.table, &args.table)?;
+    let (mut conn, _) = database::connect(&args.connect.url)?;
+    let counters = status::counters(&mut conn, &args.table, &args.names)?;
+    print!("{}", status::counters_report(&counters));
+    let unknown: Vec<String> = args
+        .names
+        .iter()
+        .filter(|name| !counters.iter().any(|counter| counter.name.to_lowercase() == name.to_lowercase()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Error::UnknownCounters(unknown));
     }
     Ok(())
 }

@@ -160,6 +160,12 @@ impl PackageOptions {
         self.name_length
     }
 
+    /// The COMMENT every routine carries: this tool's version and the
+    /// options, so `status` can tell a current routine from a stale one.
+    pub fn routine_comment(&self) -> String {
+        format!("slotted-counters {} {}", env!("CARGO_PKG_VERSION"), self.to_args().join(" "))
+    }
+
     /// The command-line flags that reproduce these options, in a fixed order,
     /// defaults included, so a generated file says exactly how it was made.
     pub fn to_args(&self) -> Vec<String> {
@@ -186,7 +192,7 @@ fn invalid(message: String) -> Error {
 }
 
 /// Checks `value` (given as `flag`) and the longest identifier built from it.
-fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
+pub(crate) fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
     let mut chars = value.chars();
     let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');

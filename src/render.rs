@@ -18,15 +18,30 @@ pub struct GeneratedFile {
     pub contents: String,
 }
 
+/// The self-contained install script.
+pub const SETUP_SQL: &str = "setup.sql";
+/// The script that drops the routines.
+pub const UNINSTALL_SQL: &str = "uninstall.sql";
+
 /// Renders every file of the package, in a fixed order.
 pub fn render(options: &PackageOptions) -> Result<Vec<GeneratedFile>, Error> {
     let p = Context::new(options);
     Ok(vec![
         file("create_tables.sql", CreateTables { p: &p }.render())?,
         file("create_procedures.sql", CreateProcedures { p: &p }.render())?,
-        file("setup.sql", Setup { p: &p }.render())?,
-        file("uninstall.sql", Uninstall { p: &p }.render())?,
+        file(SETUP_SQL, Setup { p: &p }.render())?,
+        file(UNINSTALL_SQL, Uninstall { p: &p }.render())?,
     ])
+}
+
+/// Renders `setup.sql` alone.
+pub fn setup_sql(options: &PackageOptions) -> Result<String, Error> {
+    Ok(file(SETUP_SQL, Setup { p: &Context::new(options) }.render())?.contents)
+}
+
+/// Renders `uninstall.sql` alone.
+pub fn uninstall_sql(options: &PackageOptions) -> Result<String, Error> {
+    Ok(file(UNINSTALL_SQL, Uninstall { p: &Context::new(options) }.render())?.contents)
 }
 
 /// Names a rendered file; askama drops a template's trailing newlines, so
@@ -46,6 +61,7 @@ struct RoutineRef {
 struct Context {
     version: &'static str,
     args: String,
+    /// Every routine's COMMENT: `status` compares it with what it expects.
     comment: String,
     table: String,
     charset: &'static str,
@@ -89,7 +105,7 @@ impl Context {
         Self {
             version,
             args: options.to_args().join(" "),
-            comment: format!("slotted-counters {version}"),
+            comment: options.routine_comment(),
             table: options.table().to_owned(),
             charset: package::CHARSET,
             collation: package::COLLATION,

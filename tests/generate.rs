@@ -188,8 +188,12 @@ fn unwritable_out_names_the_path() {
 
 #[test]
 fn help_texts_match_reviewed_snapshots() {
-    for (name, args) in [("help", &["--help"][..]), ("generate-help", &["generate", "--help"][..])] {
-        let output = slotted_counters(args);
+    for command in ["", "generate", "install", "uninstall", "status", "show"] {
+        let (name, args) = match command {
+            "" => ("help".to_owned(), vec!["--help"]),
+            command => (format!("{command}-help"), vec![command, "--help"]),
+        };
+        let output = slotted_counters(&args);
         assert!(output.status.success());
         insta::with_settings!({ snapshot_path => "snapshots/help", prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(name, String::from_utf8_lossy(&output.stdout));

@@ -32,7 +32,7 @@ CREATE PROCEDURE `counter_setup`(
     IN p_initial_value BIGINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     DECLARE v_slots INT DEFAULT 64;
     DECLARE v_message VARCHAR(128);
@@ -76,7 +76,7 @@ CREATE PROCEDURE `counter_add`(
     IN p_delta BIGINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_message VARCHAR(128);
@@ -108,7 +108,7 @@ CREATE PROCEDURE `counter_increment`(
     IN p_name VARCHAR(51) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     CALL `counter_add`(p_name, 1);
 END$$
@@ -122,7 +122,7 @@ CREATE PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     DECLARE v_message VARCHAR(128);
 
@@ -147,7 +147,7 @@ CREATE PROCEDURE `counter_delete`(
     IN p_name VARCHAR(51) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     DECLARE v_message VARCHAR(128);
 
@@ -168,7 +168,7 @@ CREATE FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters 0.1.0'
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50'
 BEGIN
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$

@@ -210,11 +210,30 @@ pub fn find_binary(names: &[&str]) -> Option<PathBuf> {
     names.iter().find_map(|name| folders.iter().map(|folder| folder.join(name)).find(|path| path.is_file()))
 }
 
-/// A database of its own for one test, dropped when the test ends.
+/// Runs a query that reads `information_schema.innodb_trx`.
+///
+/// The server answers such queries from a cache that it refreshes only when
+/// it has not been read for 100 ms: polled faster, it returns stale rows
+/// forever. So every read in this process goes through here, one at a time,
+/// at least 150 ms after the one before.
+pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &str) -> Option<T> {
+    static LAST_READ: Mutex<Option<Instant>> = Mutex::new(None);
+    let mut last_read = LAST_READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(previous) = *last_read {
+        std::thread::sleep(Duration::from_millis(150).saturating_sub(previous.elapsed()));
+    }
+    let row = conn.query_first(sql).unwrap_or_else(|error| panic!("{sql}: {error}"));
+    *last_read = Some(Instant::now());
+    row
+}
+
+/// A database of its own for one test, dropped when the test ends, with
+/// any account made for it.
 pub struct Database {
     name: String,
     opts: Opts,
     pool: Pool,
+    users: Mutex<Vec<String>>,
 }
 
 impl Database {
@@ -236,7 +255,7 @@ impl Database {
             .into();
         let pool =
             Pool::new(opts.clone()).unwrap_or_else(|error| panic!("cannot connect to {name}: {error}"));
-        Database { name, opts, pool }
+        Database { name, opts, pool, users: Mutex::new(Vec::new()) }
     }
 
     pub fn name(&self) -> &str {
@@ -249,6 +268,39 @@ impl Database {
 
     pub fn conn(&self) -> PooledConn {
         self.pool.get_conn().expect("connection to the test database")
+    }
+
+    /// `mysql://user:password@host:port/database` for this database.
+    pub fn url(&self) -> String {
+        self.url_as(self.opts.get_user().unwrap_or_default(), self.opts.get_pass().unwrap_or_default())
+    }
+
+    /// The URL of this database for another account.
+    pub fn url_as(&self, user: &str, password: &str) -> String {
+        format!(
+            "mysql://{user}:{password}@{}:{}/{}",
+            self.opts.get_ip_or_hostname(),
+            self.opts.get_tcp_port(),
+            self.name
+        )
+    }
+
+    /// Creates an account that has every privilege on this database and
+    /// none on the server (no SUPER), and returns its URL. The account is
+    /// dropped with the database.
+    pub fn unprivileged_user(&self) -> String {
+        let user = format!("app_{}", self.name.trim_start_matches("sc_test_"));
+        let host = if self.opts.get_ip_or_hostname() == "127.0.0.1" { "127.0.0.1" } else { "%" };
+        server()
+            .admin_conn()
+            .query_drop(format!(
+                "CREATE USER '{user}'@'{host}' IDENTIFIED BY 'app-password';
+                 GRANT ALL ON `{}`.* TO '{user}'@'{host}'",
+                self.name
+            ))
+            .unwrap_or_else(|error| panic!("cannot create user {user}: {error}"));
+        self.users.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(format!("'{user}'@'{host}'"));
+        self.url_as(&user, "app-password")
     }
 
     /// A `mariadb` (or `mysql`) client command connected to this database.
@@ -273,6 +325,9 @@ impl Drop for Database {
         // Never panic here: this may run while a failed test unwinds.
         if let Ok(mut conn) = mysql::Conn::new(server().opts.clone()) {
             let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
+            for user in self.users.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).iter() {
+                let _ = conn.query_drop(format!("DROP USER IF EXISTS {user}"));
+            }
         }
     }
 }

@@ -1,0 +1,329 @@
+//! A typed Rust API over the installed package, for applications.
+//!
+//! [`Counters`] calls the routines on connections from a [`mysql::Pool`].
+//! Each such call is its own transaction, so when the server picks it as a
+//! deadlock victim (1213) or it times out waiting for a lock (1205), nothing
+//! of it was applied and it is retried, with jittered exponential backoff, a
+//! bounded number of times. Inside a transaction of your own, use
+//! [`Counters::on`]: those calls are never retried, because a deadlock rolls
+//! back your whole transaction, and only you can run it again.
+
+use std::thread;
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use mysql::{Params, Pool};
+
+use crate::error::CounterError;
+use crate::options::PackageOptions;
+use crate::package::Routine;
+
+/// Server error codes after which a call that ran alone can safely run again.
+const RETRYABLE: [u16; 2] = [1213, 1205];
+
+/// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+const MAX_BACKOFF: Duration = Duration::from_millis(500);
+
+/// Calls the slotted-counter routines through a connection pool.
+///
+/// ```no_run
+/// use slotted_counters::Counters;
+///
+/// let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+/// let counters = Counters::new(pool);
+/// counters.setup("downloads", "release downloads", Some(16), None)?;
+/// counters.increment("downloads")?;
+/// assert_eq!(counters.get("downloads")?, Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Counters {
+    pool: Pool,
+    names: RoutineNames,
+    max_attempts: u32,
+}
+
+impl Counters {
+    /// Uses the routines of a package generated with the default options.
+    ///
+    /// ```no_run
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// let counters = slotted_counters::Counters::new(pool);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(pool: Pool) -> Self {
+        Self::with_options(pool, &PackageOptions::default())
+    }
+
+    /// Uses the routines of a package generated with `options` (its `--prefix`).
+    ///
+    /// ```no_run
+    /// use slotted_counters::{Counters, PackageArgs, PackageOptions};
+    ///
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// let options = PackageOptions::try_from(&PackageArgs { prefix: Some("hits_".into()), ..Default::default() })?;
+    /// let counters = Counters::with_options(pool, &options);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
+        Self { pool, names: RoutineNames::new(options), max_attempts: 5 }
+    }
+
+    /// How many times a call is tried in all when it keeps hitting deadlocks
+    /// or lock wait timeouts (default 5; at least 1).
+    ///
+    /// ```no_run
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// let counters = slotted_counters::Counters::new(pool).max_attempts(10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// Calls made on `conn`, inside a transaction of the caller's; never retried.
+    ///
+    /// ```no_run
+    /// use mysql::TxOpts;
+    ///
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// # let counters = slotted_counters::Counters::new(pool.clone());
+    /// let mut tx = pool.start_transaction(TxOpts::default())?;
+    /// counters.on(&mut tx).increment("orders")?;
+    /// tx.commit()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on<'a, Q: Queryable>(&'a self, conn: &'a mut Q) -> CountersOn<'a, Q> {
+        CountersOn { conn, names: &self.names }
+    }
+
+    /// Creates a counter with `slots` slot rows (`None`: the package default)
+    /// and `initial_value` (`None`: 0).
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.setup("likes", "likes of the front page", Some(8), Some(100))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn setup(
+        &self,
+        name: &str,
+        description: &str,
+        slots: Option<u32>,
+        initial_value: Option<i64>,
+    ) -> Result<(), CounterError> {
+        self.retried(|conn| conn.setup(name, description, slots, initial_value))
+    }
+
+    /// Adds 1 to a counter.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.increment("likes")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.retried(|conn| conn.increment(name))
+    }
+
+    /// Adds `delta`, which may be negative, to a counter.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.add("stock", -3)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.retried(|conn| conn.add(name, delta))
+    }
+
+    /// Sets a counter to `value`; moves its start date to now when `reset_start_date`.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.reset("likes", 0, true)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reset(&self, name: &str, value: i64, reset_start_date: bool) -> Result<(), CounterError> {
+        self.retried(|conn| conn.reset(name, value, reset_start_date))
+    }
+
+    /// Removes a counter and all its slots.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.delete("likes")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn delete(&self, name: &str) -> Result<(), CounterError> {
+        self.retried(|conn| conn.delete(name))
+    }
+
+    /// The value of a counter, or `None` when it does not exist.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// let likes: Option<i64> = counters.get("likes")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
+        self.retried(|conn| conn.get(name))
+    }
+
+    /// The values of many counters, in the order of `names`, read in one
+    /// round trip; `None` for those that do not exist.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// let [likes, views] = counters.get_many(&["likes", "views"])?[..] else { unreachable!() };
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn get_many(&self, names: &[&str]) -> Result<Vec<Option<i64>>, CounterError> {
+        self.retried(|conn| conn.get_many(names))
+    }
+
+    /// Runs `call` on a pooled connection, again after a deadlock or lock
+    /// wait timeout, up to `max_attempts` times in all.
+    fn retried<T>(
+        &self,
+        call: impl Fn(&mut CountersOn<'_, mysql::PooledConn>) -> Result<T, CounterError>,
+    ) -> Result<T, CounterError> {
+        let mut backoff = FIRST_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
+            match call(&mut CountersOn { conn: &mut conn, names: &self.names }) {
+                Err(error) if attempt < self.max_attempts && is_retryable(&error) => {
+                    thread::sleep(jittered(backoff));
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+}
+
+/// Whether the server rolled the call back whole, so that it can run again.
+fn is_retryable(error: &CounterError) -> bool {
+    matches!(error, CounterError::Database(mysql::Error::MySqlError(error)) if RETRYABLE.contains(&error.code))
+}
+
+/// A uniformly random pause between half of `backoff` and all of it, so
+/// clients that collided do not collide again in step.
+fn jittered(backoff: Duration) -> Duration {
+    backoff.mul_f64(rand::random_range(0.5..=1.0))
+}
+
+/// The routines called on one connection the caller controls. Made by [`Counters::on`].
+pub struct CountersOn<'a, Q: Queryable> {
+    conn: &'a mut Q,
+    names: &'a RoutineNames,
+}
+
+impl<Q: Queryable> CountersOn<'_, Q> {
+    /// [`Counters::setup`], on the caller's connection.
+    pub fn setup(
+        &mut self,
+        name: &str,
+        description: &str,
+        slots: Option<u32>,
+        initial_value: Option<i64>,
+    ) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.setup, (name, description, slots, initial_value))
+    }
+
+    /// [`Counters::increment`], on the caller's connection.
+    pub fn increment(&mut self, name: &str) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.increment, (name,))
+    }
+
+    /// [`Counters::add`], on the caller's connection.
+    pub fn add(&mut self, name: &str, delta: i64) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.add, (name, delta))
+    }
+
+    /// [`Counters::reset`], on the caller's connection.
+    pub fn reset(&mut self, name: &str, value: i64, reset_start_date: bool) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.reset, (name, value, reset_start_date))
+    }
+
+    /// [`Counters::delete`], on the caller's connection.
+    pub fn delete(&mut self, name: &str) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.delete, (name,))
+    }
+
+    /// [`Counters::get`], on the caller's connection.
+    pub fn get(&mut self, name: &str) -> Result<Option<i64>, CounterError> {
+        Ok(self.get_many(&[name])?.pop().flatten())
+    }
+
+    /// [`Counters::get_many`], on the caller's connection.
+    pub fn get_many(&mut self, names: &[&str]) -> Result<Vec<Option<i64>>, CounterError> {
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
+        let row: Option<mysql::Row> = self.conn.exec_first(format!("SELECT {reads}"), names.to_vec())?;
+        let row = row.expect("a SELECT without FROM returns one row");
+        (0..names.len())
+            .map(|column| match row.get_opt::<Option<i64>, _>(column) {
+                Some(value) => value.map_err(|error| CounterError::Database(error.into())),
+                None => Ok(None),
+            })
+            .collect()
+    }
+
+    fn call(&mut self, routine: &str, params: impl Into<Params>) -> Result<(), CounterError> {
+        let params = params.into();
+        let placeholders = match &params {
+            Params::Positional(values) => vec!["?"; values.len()].join(", "),
+            _ => String::new(),
+        };
+        Ok(self.conn.exec_drop(format!("CALL `{routine}`({placeholders})"), params)?)
+    }
+}
+
+/// The full names of the routines the client calls.
+#[derive(Debug, Clone)]
+struct RoutineNames {
+    setup: String,
+    increment: String,
+    add: String,
+    reset: String,
+    delete: String,
+    get: String,
+}
+
+impl RoutineNames {
+    fn new(options: &PackageOptions) -> Self {
+        Self {
+            setup: options.routine_name(Routine::Setup),
+            increment: options.routine_name(Routine::Increment),
+            add: options.routine_name(Routine::Add),
+            reset: options.routine_name(Routine::Reset),
+            delete: options.routine_name(Routine::Delete),
+            get: options.routine_name(Routine::Get),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_stays_within_half_and_all_of_the_backoff() {
+        for _ in 0..1000 {
+            let pause = jittered(Duration::from_millis(100));
+            assert!((Duration::from_millis(50)..=Duration::from_millis(100)).contains(&pause), "{pause:?}");
+        }
+    }
+}

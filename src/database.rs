@@ -1,0 +1,45 @@
+//! Connecting to the database a command names. Messages name the user, host,
+//! port and database, never the password.
+
+use std::time::Duration;
+
+use mysql::{Conn, Opts, OptsBuilder};
+
+use crate::error::Error;
+
+/// How long to wait for a server that does not answer.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Parses a `mysql://user:password@host:port/database` URL. A database is required.
+pub fn parse_url(url: &str) -> Result<Opts, Error> {
+    let opts = Opts::from_url(url)
+        .map_err(|error| Error::Url(format!("{error}; expected mysql://user:password@host:port/database")))?;
+    if opts.get_db_name().is_none_or(str::is_empty) {
+        return Err(Error::Url(format!(
+            "the URL for {} names no database; add it as the path: mysql://user:password@host:port/database",
+            describe(&opts)
+        )));
+    }
+    Ok(OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(CONNECT_TIMEOUT)).into())
+}
+
+/// Opens one connection to the database `url` names, and says which, for messages.
+pub fn connect(url: &str) -> Result<(Conn, String), Error> {
+    let opts = parse_url(url)?;
+    let target = describe(&opts);
+    match Conn::new(opts) {
+        Ok(conn) => Ok((conn, target)),
+        Err(source) => Err(Error::Connect { target, source }),
+    }
+}
+
+/// `user@host:port/database`, for messages.
+fn describe(opts: &Opts) -> String {
+    format!(
+        "{}@{}:{}/{}",
+        opts.get_user().unwrap_or_default(),
+        opts.get_ip_or_hostname(),
+        opts.get_tcp_port(),
+        opts.get_db_name().unwrap_or_default()
+    )
+}
