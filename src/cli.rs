@@ -36,6 +36,16 @@ pub enum Command {
 
     /// Print a table of counters: name, slots, total, start date, description.
     Show(ShowArgs),
+
+    /// Measure increments per second of hot counters under concurrent
+    /// clients, slotted and single-row, in the same run. Works in its own
+    /// bench_* tables and routines, dropped at the end. Fails when any total
+    /// is not exact.
+    Bench(BenchArgs),
+
+    /// Recommend a slot count: short rounds over 1, 2, 4, ... slots, and the
+    /// smallest count within 10% of the best throughput.
+    Advise(AdviseArgs),
 }
 
 /// Where the database is.
@@ -117,4 +127,65 @@ pub struct GenerateArgs {
 
     #[command(flatten)]
     pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Concurrent clients, one thread and connection each; a list runs each count
+    #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "250")]
+    pub clients: Vec<u32>,
+
+    /// Slot counts of the hot counters [default: the classic layout, 1 to 50 slots at random]
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    pub slots: Vec<u32>,
+
+    /// Milliseconds of application work between the increment and COMMIT;
+    /// 0 runs each increment alone with autocommit
+    #[arg(long, value_name = "MS,...", value_delimiter = ',', default_value = "0,2")]
+    pub hold_ms: Vec<u32>,
+
+    /// Iterations per client, each incrementing the 4 hot counters once
+    #[arg(long, value_name = "N", default_value_t = 100, conflicts_with = "duration")]
+    pub iterations: u32,
+
+    /// Run each round for this many seconds instead of a number of iterations
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// Variants to measure [default: single-row, dynamic, own-counter, and fixed when --slots is given]
+    #[arg(long, value_name = "VARIANT,...", value_delimiter = ',', value_enum)]
+    pub variant: Vec<crate::bench::Variant>,
+
+    /// Also write every figure, with the server's version and settings, as JSON
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also plot throughput against clients, one line per variant, as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Concurrent clients to plan for
+    #[arg(long, value_name = "N")]
+    pub clients: u32,
+
+    /// Milliseconds of application work between the increment and COMMIT
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub hold_ms: u32,
+
+    /// Largest slot count to try
+    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_MAX_SLOTS)]
+    pub max_slots: u32,
+
+    /// Seconds each round runs
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    pub duration: f64,
 }

@@ -59,6 +59,14 @@ pub enum Error {
     #[error("routines need installing (missing or stale): {}; run `slotted-counters install`", .0.join(", "))]
     Outdated(Vec<String>),
 
+    /// A benchmark round lost or invented increments.
+    #[error("totals were not exact, so these figures cannot be trusted: {}", .0.join("; "))]
+    InexactTotals(Vec<String>),
+
+    /// The throughput plot could not be drawn.
+    #[error("cannot draw {}: {problem}", path.display())]
+    Plot { path: PathBuf, problem: String },
+
     /// `show` was asked for counters that do not exist.
     #[error("unknown counter: {}", .0.join(", "))]
     UnknownCounters(Vec<String>),

@@ -5,6 +5,8 @@
 //! lock. The package spreads each counter over several rows ("slots"); an
 //! increment adds to one slot picked at random and a read sums the slots.
 
+pub mod advise;
+pub mod bench;
 pub mod cli;
 pub mod client;
 pub mod database;
@@ -14,6 +16,7 @@ pub mod install;
 pub mod options;
 pub mod package;
 pub mod render;
+pub mod report;
 pub mod script;
 pub mod status;
 mod table;
@@ -22,7 +25,9 @@ pub use client::Counters;
 pub use error::{CounterError, Error};
 pub use options::{PackageArgs, PackageOptions};
 
-use cli::{Cli, Command, GenerateArgs, InstallArgs, ShowArgs, StatusArgs, UninstallArgs};
+use cli::{
+    AdviseArgs, BenchArgs, Cli, Command, GenerateArgs, InstallArgs, ShowArgs, StatusArgs, UninstallArgs,
+};
 
 /// Runs one command line. The binary only parses arguments and reports the error.
 pub fn run(cli: Cli) -> Result<(), Error> {
@@ -32,6 +37,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Uninstall(args) => run_uninstall(&args),
         Command::Status(args) => run_status(&args),
         Command::Show(args) => run_show(&args),
+        Command::Bench(args) => run_bench(&args),
+        Command::Advise(args) => run_advise(&args),
     }
 }
 
@@ -116,6 +123,67 @@ fn run_show(args: &ShowArgs) -> Result<(), Error> {
         .collect();
     if !unknown.is_empty() {
         return Err(Error::UnknownCounters(unknown));
+    }
+    Ok(())
+}
+
+fn run_bench(args: &BenchArgs) -> Result<(), Error> {
+    let plan = bench::Plan {
+        clients: args.clients.clone(),
+        slots: args.slots.clone(),
+        hold_ms: args.hold_ms.clone(),
+        budget: match args.duration {
+            Some(seconds) => bench::Budget::Seconds(seconds),
+            None => bench::Budget::Iterations(args.iterations),
+        },
+        variants: args.variant.clone(),
+    }
+    .validated()?;
+    let report = bench::run(&args.connect.url, &plan)?;
+    print!("{}", report.table());
+    if let Some(path) = &args.json {
+        report.write_json(path)?;
+    }
+    if let Some(path) = &args.plot {
+        report.write_plot(path)?;
+    }
+    let inexact = report.inexact();
+    if !inexact.is_empty() {
+        return Err(Error::InexactTotals(inexact));
+    }
+    Ok(())
+}
+
+fn run_advise(args: &AdviseArgs) -> Result<(), Error> {
+    let advice =
+        advise::advise(&args.connect.url, args.clients, args.hold_ms, args.max_slots, args.duration)?;
+    let best = advice.rounds[advice.best].increments_per_second;
+    let rows: Vec<Vec<String>> = advice
+        .rounds
+        .iter()
+        .map(|round| {
+            vec![
+                round.slots.unwrap_or_default().to_string(),
+                format!("{:.0}", round.increments_per_second),
+                format!("{:.0}", 100.0 * round.increments_per_second / best),
+                format!("{:.2}", round.latency_ms.p99),
+                round.row_lock_waits.map_or_else(|| "-".to_owned(), |waits| waits.to_string()),
+            ]
+        })
+        .collect();
+    print!("{}", table::format(&["slots", "incr/s", "% of best", "p99 ms", "lock waits"], &rows));
+    let recommended = &advice.rounds[advice.recommended];
+    println!(
+        "recommended: {} slots for {} clients holding locks {} ms ({:.0} increments/s, within 10% of the best)",
+        recommended.slots.unwrap_or_default(),
+        args.clients,
+        args.hold_ms,
+        recommended.increments_per_second
+    );
+    let inexact: Vec<String> =
+        advice.rounds.iter().filter(|round| !round.total_exact).map(|round| round.label.clone()).collect();
+    if !inexact.is_empty() {
+        return Err(Error::InexactTotals(inexact));
     }
     Ok(())
 }
