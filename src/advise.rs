@@ -54,7 +54,7 @@ pub fn advise(url: &str, clients: u32, hold_ms: u32, max_slots: u32, seconds: f6
         ));
     }
     let counts = slot_counts(max_slots);
-    let bench = Workbench::prepare(url, &counts, &[], clients)?;
+    let bench = Workbench::prepare(url, &[Variant::Dynamic], &counts, clients)?;
     let progress = ProgressBar::new(counts.len() as u64);
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()

@@ -18,7 +18,8 @@ use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::options::{PackageArgs, PackageOptions};
+use crate::options::{PackageArgs, PackageOptions, SlotChoice};
+use crate::package::Routine;
 use crate::report::{Latencies, Report, RoundResult, ServerInfo};
 use crate::{database, install, render};
 
@@ -32,6 +33,11 @@ pub enum Variant {
     Dynamic,
     /// The package generated with `--fixed-slots`.
     Fixed,
+    /// Lazy counters (`--fixed-slots --auto-create`): rows appear when first
+    /// hit, through INSERT ... ON DUPLICATE KEY UPDATE.
+    Lazy,
+    /// The dynamic package with `--slot-choice connection`.
+    Connection,
     /// The ceiling: every client increments a 1-slot counter of its own, so
     /// no two clients ever want the same row.
     OwnCounter,
@@ -40,7 +46,24 @@ pub enum Variant {
 impl Variant {
     /// Whether the variant is measured once per `--slots` value.
     fn has_slots(self) -> bool {
-        matches!(self, Variant::Dynamic | Variant::Fixed)
+        matches!(self, Variant::Dynamic | Variant::Fixed | Variant::Lazy | Variant::Connection)
+    }
+
+    /// Whether the variant has one package per slot count, so needs `--slots`.
+    fn needs_slots(self) -> bool {
+        matches!(self, Variant::Fixed | Variant::Lazy)
+    }
+
+    /// The name `--variant` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Variant::SingleRow => "single-row",
+            Variant::Dynamic => "dynamic",
+            Variant::Fixed => "fixed",
+            Variant::Lazy => "lazy",
+            Variant::Connection => "connection",
+            Variant::OwnCounter => "own-counter",
+        }
     }
 }
 
@@ -119,8 +142,13 @@ impl Plan {
         }
         self.variants.sort();
         self.variants.dedup();
-        if self.variants.contains(&Variant::Fixed) && self.slots.is_empty() {
-            return invalid("--variant fixed needs --slots: a fixed-slot package has one slot count");
+        if let Some(variant) = self.variants.iter().find(|variant| variant.needs_slots())
+            && self.slots.is_empty()
+        {
+            return Err(Error::InvalidOption(format!(
+                "--variant {} needs --slots: its package has one fixed slot count",
+                variant.name()
+            )));
         }
         Ok(self)
     }
@@ -162,8 +190,7 @@ impl Plan {
 /// Fails after reporting when any total was not exact.
 pub fn run(url: &str, plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
-    let fixed_slots = if plan.variants.contains(&Variant::Fixed) { plan.slots.as_slice() } else { &[] };
-    let bench = Workbench::prepare(url, &plan.slots, fixed_slots, max_clients)?;
+    let bench = Workbench::prepare(url, &plan.variants, &plan.slots, max_clients)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
     let outcome = plan.cases().into_iter().try_for_each(|case| {
@@ -200,14 +227,9 @@ fn progress_bar(total: Option<u64>) -> ProgressBar {
 impl Case {
     /// A short name for tables and plots: `dynamic, 64 slots`.
     pub fn label(&self) -> String {
-        let name = match self.variant {
-            Variant::SingleRow => "single-row",
-            Variant::Dynamic => "dynamic",
-            Variant::Fixed => "fixed",
-            Variant::OwnCounter => "own-counter",
-        };
+        let name = self.variant.name();
         match (self.variant, self.slots) {
-            (Variant::Dynamic, None) => format!("{name}, 1-50 slots"),
+            (Variant::Dynamic | Variant::Connection, None) => format!("{name}, 1-50 slots"),
             (_, Some(slots)) => format!("{name}, {slots} slots"),
             _ => name.to_owned(),
         }
@@ -217,40 +239,53 @@ impl Case {
 /// The benchmark's tables and routines in one database, and a pool to use them.
 pub struct Workbench {
     pool: Pool,
-    /// Slot counts of the dynamic package's hot counters.
-    slots: Vec<u32>,
-    /// Slot counts with a fixed-slot package of their own.
-    fixed_slots: Vec<u32>,
+    /// Every kind of round to prepare for: a variant and a slot count.
+    kinds: Vec<(Variant, Option<u32>)>,
+    /// The dynamic packages' largest slot count.
+    max_slots: u32,
     max_clients: u32,
     server: ServerInfo,
 }
 
-/// Options of the dynamic package the benchmark installs.
-fn dynamic_options(max_slots: u32) -> Result<PackageOptions, Error> {
-    PackageOptions::try_from(&PackageArgs {
-        table: Some("bench_counters".into()),
-        prefix: Some("bench_".into()),
-        max_slots: Some(max_slots.max(crate::options::DEFAULT_MAX_SLOTS)),
-        ..Default::default()
-    })
-}
-
-/// Options of the fixed-slot package for `slots`.
-fn fixed_options(slots: u32) -> Result<PackageOptions, Error> {
-    PackageOptions::try_from(&PackageArgs {
-        table: Some(format!("bench_fixed_{slots}")),
-        prefix: Some(format!("bench_fixed{slots}_")),
-        fixed_slots: Some(slots),
-        max_slots: Some(slots.max(crate::options::DEFAULT_MAX_SLOTS)),
-        ..Default::default()
-    })
+/// The package a variant's rounds call, with its own table and prefix so
+/// that no two variants share rows; `None` for the single-row table.
+fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Option<PackageOptions>, Error> {
+    let fixed = slots.unwrap_or(1);
+    let args = match variant {
+        Variant::SingleRow => return Ok(None),
+        Variant::Dynamic | Variant::OwnCounter => PackageArgs {
+            table: Some("bench_counters".into()),
+            prefix: Some("bench_".into()),
+            ..Default::default()
+        },
+        Variant::Connection => PackageArgs {
+            table: Some("bench_conn_counters".into()),
+            prefix: Some("bench_conn_".into()),
+            slot_choice: Some(SlotChoice::Connection),
+            ..Default::default()
+        },
+        Variant::Fixed => PackageArgs {
+            table: Some(format!("bench_fixed_{fixed}")),
+            prefix: Some(format!("bench_fixed{fixed}_")),
+            fixed_slots: Some(fixed),
+            ..Default::default()
+        },
+        Variant::Lazy => PackageArgs {
+            table: Some(format!("bench_lazy_{fixed}")),
+            prefix: Some(format!("bench_lazy{fixed}_")),
+            fixed_slots: Some(fixed),
+            auto_create: true,
+            ..Default::default()
+        },
+    };
+    let max_slots = max_slots.max(fixed).max(crate::options::DEFAULT_MAX_SLOTS);
+    PackageOptions::try_from(&PackageArgs { max_slots: Some(max_slots), ..args }).map(Some)
 }
 
 impl Workbench {
-    /// Connects, and creates the tables, routines and counters every round
-    /// needs: hot counters with each of `slots` in the dynamic package, and a
-    /// fixed-slot package for each of `fixed_slots`.
-    pub fn prepare(url: &str, slots: &[u32], fixed_slots: &[u32], max_clients: u32) -> Result<Self, Error> {
+    /// Connects, and creates the tables, routines and counters that rounds
+    /// of `variants` over `slots` (empty: the classic layout) need.
+    pub fn prepare(url: &str, variants: &[Variant], slots: &[u32], max_clients: u32) -> Result<Self, Error> {
         let opts = database::parse_url(url)?;
         let (mut conn, target) = database::connect(url)?;
         let server = ServerInfo::read(&mut conn)?;
@@ -266,8 +301,18 @@ impl Workbench {
             .with_constraints(PoolConstraints::new(0, max_clients as usize + 1).expect("min <= max"));
         let pool = Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
             .map_err(|source| Error::Connect { target: target.clone(), source })?;
-        let bench =
-            Workbench { pool, slots: slots.to_vec(), fixed_slots: fixed_slots.to_vec(), max_clients, server };
+        let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
+        for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
+            if variant.has_slots() && !slots.is_empty() {
+                kinds.extend(slots.iter().map(|&slots| (variant, Some(slots))));
+            } else {
+                kinds.push((variant, None));
+            }
+        }
+        kinds.sort();
+        kinds.dedup();
+        let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
+        let bench = Workbench { pool, kinds, max_slots, max_clients, server };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
         Ok(bench)
@@ -284,22 +329,31 @@ impl Workbench {
         self.drop_objects(&mut conn)
     }
 
-    fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
-        let max_slots = self.slots.iter().copied().max().unwrap_or(1);
-        let mut script = install::uninstall_script(&dynamic_options(max_slots)?, true)?;
-        for &slots in &self.fixed_slots {
-            script.push_str(&install::uninstall_script(&fixed_options(slots)?, true)?);
+    /// Every package the prepared rounds call, each once.
+    fn packages(&self) -> Result<Vec<PackageOptions>, Error> {
+        let mut packages: Vec<PackageOptions> = Vec::new();
+        for &(variant, slots) in &self.kinds {
+            if let Some(options) = package(variant, slots, self.max_slots)?
+                && !packages.iter().any(|known| known.table() == options.table())
+            {
+                packages.push(options);
+            }
         }
-        script.push_str("DROP TABLE IF EXISTS bench_single_row;\n");
+        Ok(packages)
+    }
+
+    fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
+        let mut script = String::from("DROP TABLE IF EXISTS bench_single_row;\n");
+        for options in self.packages()? {
+            script.push_str(&install::uninstall_script(&options, true)?);
+        }
         crate::script::run(conn, &script)?;
         Ok(())
     }
 
     fn create_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
-        let max_slots = self.slots.iter().copied().max().unwrap_or(1);
-        crate::script::run(conn, &render::setup_sql(&dynamic_options(max_slots)?)?)?;
-        for &slots in &self.fixed_slots {
-            crate::script::run(conn, &render::setup_sql(&fixed_options(slots)?)?)?;
+        for options in self.packages()? {
+            crate::script::run(conn, &render::setup_sql(&options)?)?;
         }
         conn.query_drop(
             "CREATE TABLE bench_single_row (id INT NOT NULL PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB",
@@ -308,34 +362,33 @@ impl Workbench {
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
-        let mut layout = rand::rngs::StdRng::seed_from_u64(LAYOUT_SEED);
-        for id in 1..=CLASSIC_COUNTERS {
-            let slots = layout.random_range(1..=CLASSIC_MAX_SLOTS);
-            conn.exec_drop("CALL bench_setup(?, 'benchmark counter', ?, NULL)", (classic_name(id), slots))
-                .map_err(Error::Query)?;
-            conn.exec_drop("INSERT INTO bench_single_row (id, n) VALUES (?, 0)", (id,))
-                .map_err(Error::Query)?;
-        }
-        for client in 0..self.max_clients {
-            conn.exec_drop("CALL bench_setup(?, 'benchmark counter', 1, NULL)", (own_name(client),))
-                .map_err(Error::Query)?;
-        }
-        for &slots in &self.slots {
-            for hot in HOT {
-                conn.exec_drop(
-                    "CALL bench_setup(?, 'benchmark counter', ?, NULL)",
-                    (hot_name(hot, slots), slots),
-                )
-                .map_err(Error::Query)?;
-            }
-        }
-        for &slots in &self.fixed_slots {
-            for hot in HOT {
-                conn.exec_drop(
-                    format!("CALL bench_fixed{slots}_setup(?, 'benchmark counter', NULL, NULL)"),
-                    (hot_name(hot, slots),),
-                )
-                .map_err(Error::Query)?;
+        for &(variant, slots) in &self.kinds {
+            let setup = match package(variant, slots, self.max_slots)? {
+                Some(options) => format!(
+                    "CALL `{}`(?, 'benchmark counter', ?, NULL)",
+                    options.routine_name(Routine::Setup)
+                ),
+                None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
+            };
+            let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
+            match (variant, slots) {
+                (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
+                (Variant::OwnCounter, _) => {
+                    (0..self.max_clients).try_for_each(|client| create((own_name(client), 1).into()))?;
+                }
+                (Variant::Lazy, _) => {}
+                (Variant::Fixed, Some(slots)) => {
+                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), None::<u32>).into()))?;
+                }
+                (_, Some(slots)) => {
+                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), slots).into()))?
+                }
+                (_, None) => {
+                    let mut layout = rand::rngs::StdRng::seed_from_u64(LAYOUT_SEED);
+                    (1..=CLASSIC_COUNTERS).try_for_each(|id| {
+                        create((classic_name(id), layout.random_range(1..=CLASSIC_MAX_SLOTS)).into())
+                    })?;
+                }
             }
         }
         conn.query_drop("COMMIT").map_err(Error::Query)
@@ -403,13 +456,14 @@ impl Workbench {
         barrier: &Barrier,
         progress: &ProgressBar,
     ) -> Result<ClientOutcome, Error> {
-        let prepared = self.pool.get_conn().and_then(|mut conn| {
-            let statement = conn.prep(increment_sql(case))?;
+        let prepared = self.increment_sql(case).and_then(|sql| {
+            let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+            let statement = conn.prep(sql).map_err(Error::Query)?;
             Ok((conn, statement))
         });
         // Wait at the barrier even after a failure, or the others wait forever.
         barrier.wait();
-        let (mut conn, statement) = prepared.map_err(Error::Query)?;
+        let (mut conn, statement) = prepared?;
         let started = Instant::now();
         let (iterations, deadline) = match budget {
             Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
@@ -458,31 +512,31 @@ impl Workbench {
 
     /// The summed value of the counters `case` increments.
     fn total(&self, conn: &mut impl Queryable, case: Case) -> Result<i64, Error> {
-        let names: Vec<String> = match case.variant {
-            Variant::OwnCounter => (0..case.clients).map(own_name).collect(),
-            _ => counter_names(case, 0),
+        let names: Vec<mysql::Value> = match case.variant {
+            Variant::SingleRow => HOT.iter().map(|&id| id.into()).collect(),
+            Variant::OwnCounter => (0..case.clients).map(|client| own_name(client).into()).collect(),
+            _ => counter_names(case, 0).into_iter().map(Into::into).collect(),
         };
         let placeholders = vec!["?"; names.len()].join(", ");
-        let sql = match case.variant {
-            Variant::SingleRow => format!(
+        let sql = match package(case.variant, case.slots, self.max_slots)? {
+            Some(options) => format!(
+                "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM `{}` WHERE counter_name IN ({placeholders})",
+                options.table()
+            ),
+            None => format!(
                 "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM bench_single_row WHERE id IN ({placeholders})"
             ),
-            Variant::Fixed => format!(
-                "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM bench_fixed_{} WHERE counter_name IN ({placeholders})",
-                case.slots.unwrap_or_default()
-            ),
-            Variant::Dynamic | Variant::OwnCounter => {
-                format!(
-                    "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM bench_counters WHERE counter_name IN ({placeholders})"
-                )
-            }
         };
-        let params: Vec<mysql::Value> = match case.variant {
-            Variant::SingleRow => HOT.iter().map(|&id| id.into()).collect(),
-            _ => names.into_iter().map(Into::into).collect(),
-        };
-        let total: Option<i64> = conn.exec_first(sql, params).map_err(Error::Query)?;
+        let total: Option<i64> = conn.exec_first(sql, names).map_err(Error::Query)?;
         Ok(total.unwrap_or_default())
+    }
+
+    /// The statement one increment of `case` runs.
+    fn increment_sql(&self, case: Case) -> Result<String, Error> {
+        Ok(match package(case.variant, case.slots, self.max_slots)? {
+            Some(options) => format!("CALL `{}`(?)", options.routine_name(Routine::Increment)),
+            None => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
+        })
     }
 }
 
@@ -498,15 +552,6 @@ struct ClientOutcome {
 impl Default for ClientOutcome {
     fn default() -> Self {
         Self { increments: 0, errors: 0, deadlocks: 0, latencies: Vec::new(), finished: Instant::now() }
-    }
-}
-
-/// The statement one increment runs.
-fn increment_sql(case: Case) -> String {
-    match case.variant {
-        Variant::SingleRow => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
-        Variant::Dynamic | Variant::OwnCounter => "CALL bench_increment(?)".to_owned(),
-        Variant::Fixed => format!("CALL bench_fixed{}_increment(?)", case.slots.unwrap_or_default()),
     }
 }
 

@@ -48,6 +48,38 @@ pub struct PackageArgs {
     /// increments skip the slot-count lookup. Conflicts with --default-slots.
     #[arg(long, value_name = "N")]
     pub fixed_slots: Option<u32>,
+
+    /// How an increment picks its slot: `random` spreads every client over
+    /// all slots; `connection` gives each connection one slot of its own
+    /// (CONNECTION_ID() % slots + 1) [default: random]
+    #[arg(long, value_name = "CHOICE", value_enum)]
+    pub slot_choice: Option<SlotChoice>,
+
+    /// Lazy counters: an increment of an unknown counter creates it, and a
+    /// slot row appears only when first hit (INSERT ... ON DUPLICATE KEY
+    /// UPDATE). Needs --fixed-slots
+    #[arg(long)]
+    pub auto_create: bool,
+}
+
+/// How an increment picks the slot it adds to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SlotChoice {
+    /// Uniformly at random, per increment.
+    #[default]
+    Random,
+    /// `CONNECTION_ID() % slots + 1`: one slot per connection.
+    Connection,
+}
+
+impl SlotChoice {
+    /// The flag value that selects this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotChoice::Random => "random",
+            SlotChoice::Connection => "connection",
+        }
+    }
 }
 
 /// How many slots a counter gets.
@@ -68,6 +100,8 @@ pub struct PackageOptions {
     slots: SlotPolicy,
     max_slots: u32,
     name_length: u32,
+    slot_choice: SlotChoice,
+    auto_create: bool,
 }
 
 impl Default for PackageOptions {
@@ -78,6 +112,8 @@ impl Default for PackageOptions {
             slots: SlotPolicy::Dynamic { default: DEFAULT_SLOTS },
             max_slots: DEFAULT_MAX_SLOTS,
             name_length: DEFAULT_NAME_LENGTH,
+            slot_choice: SlotChoice::Random,
+            auto_create: false,
         }
     }
 }
@@ -125,7 +161,23 @@ impl TryFrom<&PackageArgs> for PackageOptions {
             )));
         }
 
-        Ok(Self { table, prefix, slots, max_slots, name_length })
+        if args.auto_create && !matches!(slots, SlotPolicy::Fixed(_)) {
+            return Err(invalid(
+                "--auto-create needs --fixed-slots: a lazily created counter has only the slot rows \
+                 that were hit, so its slot count cannot be looked up"
+                    .to_owned(),
+            ));
+        }
+
+        Ok(Self {
+            table,
+            prefix,
+            slots,
+            max_slots,
+            name_length,
+            slot_choice: args.slot_choice.unwrap_or_default(),
+            auto_create: args.auto_create,
+        })
     }
 }
 
@@ -138,6 +190,29 @@ impl PackageOptions {
     /// The prefix every routine name starts with.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// The routines this package has: a fixed slot count cannot be resized.
+    pub fn routines(&self) -> Vec<Routine> {
+        Routine::ALL
+            .into_iter()
+            .filter(|&routine| routine != Routine::Resize || matches!(self.slots, SlotPolicy::Dynamic { .. }))
+            .collect()
+    }
+
+    /// The name of the view of totals, prefix included.
+    pub fn totals_view(&self) -> String {
+        format!("{}{}", self.prefix, crate::package::TOTALS_VIEW_SUFFIX)
+    }
+
+    /// How increments pick their slot.
+    pub fn slot_choice(&self) -> SlotChoice {
+        self.slot_choice
+    }
+
+    /// Whether increments create unknown counters.
+    pub fn auto_create(&self) -> bool {
+        self.auto_create
     }
 
     /// The full name of one routine, prefix included.
@@ -182,7 +257,12 @@ impl PackageOptions {
             self.max_slots.to_string(),
             "--name-length".to_owned(),
             self.name_length.to_string(),
+            "--slot-choice".to_owned(),
+            self.slot_choice.name().to_owned(),
         ]);
+        if self.auto_create {
+            args.push("--auto-create".to_owned());
+        }
         args
     }
 }
@@ -296,6 +376,23 @@ mod tests {
     }
 
     #[test]
+    fn auto_create_needs_fixed_slots() {
+        let error = validate(PackageArgs { auto_create: true, ..Default::default() }).unwrap_err();
+        assert!(error.contains("--auto-create needs --fixed-slots"), "{error}");
+        let options =
+            validate(PackageArgs { auto_create: true, fixed_slots: Some(64), ..Default::default() }).unwrap();
+        assert!(options.auto_create());
+    }
+
+    #[test]
+    fn fixed_slot_packages_have_no_resize() {
+        assert!(PackageOptions::default().routines().contains(&Routine::Resize));
+        let fixed = validate(PackageArgs { fixed_slots: Some(8), ..Default::default() }).unwrap();
+        assert_eq!(fixed.routines().len(), Routine::ALL.len() - 1);
+        assert!(!fixed.routines().contains(&Routine::Resize));
+    }
+
+    #[test]
     fn name_length_is_bounded() {
         for bad in [0, NAME_LENGTH_LIMIT + 1] {
             let error = validate(PackageArgs { name_length: Some(bad), ..Default::default() }).unwrap_err();
@@ -312,11 +409,14 @@ mod tests {
             max_slots: Some(128),
             name_length: Some(100),
             default_slots: None,
+            slot_choice: Some(SlotChoice::Connection),
+            auto_create: true,
         };
         let options = validate(args).unwrap();
         assert_eq!(
             options.to_args().join(" "),
-            "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100"
+            "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100 \
+             --slot-choice connection --auto-create"
         );
     }
 }

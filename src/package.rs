@@ -6,38 +6,57 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Routine {
     Setup,
-    Increment,
     Add,
+    Increment,
     Reset,
+    Resize,
+    Compact,
     Delete,
     Get,
+    Estimate,
 }
 
 impl Routine {
-    /// Every routine, in the order the package creates them.
-    pub const ALL: [Routine; 6] =
-        [Routine::Setup, Routine::Add, Routine::Increment, Routine::Reset, Routine::Delete, Routine::Get];
+    /// Every routine any package has, in the order a package creates them.
+    /// [`crate::PackageOptions::routines`] tells which a given package has.
+    pub const ALL: [Routine; 9] = [
+        Routine::Setup,
+        Routine::Add,
+        Routine::Increment,
+        Routine::Reset,
+        Routine::Resize,
+        Routine::Compact,
+        Routine::Delete,
+        Routine::Get,
+        Routine::Estimate,
+    ];
 
     /// The part of the routine's name after the prefix.
     pub fn suffix(self) -> &'static str {
         match self {
             Routine::Setup => "setup",
-            Routine::Increment => "increment",
             Routine::Add => "add",
+            Routine::Increment => "increment",
             Routine::Reset => "reset",
+            Routine::Resize => "resize",
+            Routine::Compact => "compact",
             Routine::Delete => "delete",
             Routine::Get => "get",
+            Routine::Estimate => "estimate",
         }
     }
 
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
     pub fn kind(self) -> &'static str {
         match self {
-            Routine::Get => "FUNCTION",
+            Routine::Get | Routine::Estimate => "FUNCTION",
             _ => "PROCEDURE",
         }
     }
 }
+
+/// Suffix of the view of totals: `counter_totals` with the default prefix.
+pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
 /// `MYSQL_ERRNO` of the package's errors, all raised as `SQLSTATE '45000'`.
 ///

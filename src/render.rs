@@ -6,7 +6,7 @@
 use askama::Template;
 
 use crate::error::Error;
-use crate::options::{PackageOptions, SlotPolicy};
+use crate::options::{PackageOptions, SlotChoice, SlotPolicy};
 use crate::package::{self, Routine, errno};
 
 /// One file of the rendered package.
@@ -75,12 +75,22 @@ struct Context {
     fixed_slots: Option<u32>,
     default_slots: u32,
     max_slots: u32,
+    /// The slot an increment adds to, from `v_slots` or the fixed count.
+    slot_expression: String,
+    auto_create: bool,
+    /// The view's slot count: the rows of a counter, or the fixed count when
+    /// lazily created counters have only the rows that were hit.
+    view_slots: String,
+    totals_view: String,
     setup: String,
     add: String,
     increment: String,
     reset: String,
     delete: String,
     get: String,
+    resize: String,
+    compact: String,
+    estimate: String,
     routines: Vec<RoutineRef>,
     unknown_counter: u16,
     already_exists: u16,
@@ -102,6 +112,15 @@ impl Context {
             SlotPolicy::Fixed(slots) => (Some(slots), slots),
             SlotPolicy::Dynamic { default } => (None, default),
         };
+        let slot_count = fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
+        let slot_expression = match options.slot_choice() {
+            SlotChoice::Random => format!("FLOOR(RAND() * {slot_count}) + 1"),
+            SlotChoice::Connection => format!("CONNECTION_ID() % {slot_count} + 1"),
+        };
+        let view_slots = match fixed_slots {
+            Some(slots) if options.auto_create() => slots.to_string(),
+            _ => "COUNT(*)".to_owned(),
+        };
         Self {
             version,
             args: options.to_args().join(" "),
@@ -116,15 +135,23 @@ impl Context {
             fixed_slots,
             default_slots,
             max_slots: options.max_slots(),
+            slot_expression,
+            auto_create: options.auto_create(),
+            view_slots,
+            totals_view: options.totals_view(),
             setup: options.routine_name(Routine::Setup),
             add: options.routine_name(Routine::Add),
             increment: options.routine_name(Routine::Increment),
             reset: options.routine_name(Routine::Reset),
             delete: options.routine_name(Routine::Delete),
             get: options.routine_name(Routine::Get),
-            routines: Routine::ALL
-                .iter()
-                .map(|&routine| RoutineRef { kind: routine.kind(), name: options.routine_name(routine) })
+            resize: options.routine_name(Routine::Resize),
+            compact: options.routine_name(Routine::Compact),
+            estimate: options.routine_name(Routine::Estimate),
+            routines: options
+                .routines()
+                .into_iter()
+                .map(|routine| RoutineRef { kind: routine.kind(), name: options.routine_name(routine) })
                 .collect(),
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,

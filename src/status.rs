@@ -5,7 +5,6 @@ use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use crate::options::PackageOptions;
-use crate::package::Routine;
 use crate::table;
 
 /// How one routine of the package stands in the database.
@@ -32,17 +31,24 @@ pub struct RoutineStatus {
 pub struct Status {
     pub table: String,
     pub table_present: bool,
+    pub view: String,
+    pub view_present: bool,
     pub routines: Vec<RoutineStatus>,
 }
 
 impl Status {
-    /// The routines that need installing, missing or stale.
+    /// The routines, and the view, that need installing: missing or stale.
     pub fn outdated(&self) -> Vec<&str> {
-        self.routines
+        let mut outdated: Vec<&str> = self
+            .routines
             .iter()
             .filter(|routine| routine.state != RoutineState::Current)
             .map(|routine| routine.name.as_str())
-            .collect()
+            .collect();
+        if !self.view_present {
+            outdated.push(&self.view);
+        }
+        outdated
     }
 
     /// A table of every routine and its state, then the counter table.
@@ -59,8 +65,9 @@ impl Status {
                 vec![routine.name.clone(), routine.kind.to_lowercase(), state]
             })
             .collect();
-        let table_state = if self.table_present { "present" } else { "missing" };
-        rows.push(vec![self.table.clone(), "table".to_owned(), table_state.to_owned()]);
+        let presence = |present: bool| if present { "present" } else { "missing" }.to_owned();
+        rows.push(vec![self.view.clone(), "view".to_owned(), presence(self.view_present)]);
+        rows.push(vec![self.table.clone(), "table".to_owned(), presence(self.table_present)]);
         table::format(&["name", "kind", "state"], &rows)
     }
 }
@@ -76,9 +83,10 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         )
         .map_err(Error::Query)?;
     let expected = options.routine_comment();
-    let routines = Routine::ALL
-        .iter()
-        .map(|&routine| {
+    let routines = options
+        .routines()
+        .into_iter()
+        .map(|routine| {
             let name = options.routine_name(routine);
             let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
                 None => RoutineState::Missing,
@@ -88,13 +96,22 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             RoutineStatus { name, kind: routine.kind(), state }
         })
         .collect();
-    let tables: Option<u32> = conn
-        .exec_first(
-            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-            (options.table(),),
-        )
-        .map_err(Error::Query)?;
-    Ok(Status { table: options.table().to_owned(), table_present: tables.unwrap_or(0) > 0, routines })
+    let mut present = |name: String| -> Result<bool, Error> {
+        let count: Option<u32> = conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                (name,),
+            )
+            .map_err(Error::Query)?;
+        Ok(count.unwrap_or(0) > 0)
+    };
+    Ok(Status {
+        table: options.table().to_owned(),
+        table_present: present(options.table().to_owned())?,
+        view: options.totals_view(),
+        view_present: present(options.totals_view())?,
+        routines,
+    })
 }
 
 /// One counter as `show` lists it.

@@ -66,8 +66,17 @@ BEGIN
 END$$
 
 DROP PROCEDURE IF EXISTS `{{ p.add }}`$$
--- Adds p_delta (any signed BIGINT) to one slot of counter p_name, chosen
--- uniformly at random. Locks exactly one row.
+{%- if p.auto_create %}
+-- Adds p_delta (any signed BIGINT) to one slot of counter p_name, creating
+-- the slot row, and so the counter, when it is not there yet: the lazy form
+-- of the pattern. `counter` + p_delta, not VALUES(), which MySQL 8.0.20
+-- deprecates. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
+-- insert-intention locks and can deadlock under concurrency (error 1213):
+-- callers retry, as the Rust client does.
+{%- else %}
+-- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
+-- exactly one row.
+{%- endif %}
 CREATE PROCEDURE `{{ p.add }}`(
     IN p_name {{ p.name_type }},
     IN p_delta BIGINT
@@ -80,33 +89,59 @@ BEGIN
 {%- endif %}
     DECLARE v_slot INT;
     DECLARE v_message VARCHAR(128);
+{%- if p.fixed_slots.is_none() %}
+    -- An unknown counter leaves v_slots NULL; no "No data" warning.
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
+{%- endif %}
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
-    -- The slot is computed once, into a variable: RAND() in the WHERE clause
+{%- if p.auto_create %}
+    IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+            MESSAGE_TEXT = 'counter name must not be NULL or empty';
+    END IF;
+    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- endif %}
+    -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-{%- if let Some(slots) = p.fixed_slots %}
-    SET v_slot = FLOOR(RAND() * {{ slots }}) + 1;
-{%- else %}
-    -- Slots are numbered 1..n, so the highest number is the slot count: one
-    -- index lookup, no scan. NULL when the counter does not exist.
-    SELECT MAX(`counter_id`) INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name;
-    SET v_slot = FLOOR(RAND() * v_slots) + 1;
+{%- if p.fixed_slots.is_none() %}
+    -- Slots are numbered 1..n, so the highest number is the slot count. Read
+    -- as the last index entry, one row: inside a routine, MAX(`counter_id`)
+    -- scans every slot. NULL when the counter does not exist.
+    SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
+     ORDER BY `counter_id` DESC LIMIT 1;
 {%- endif %}
+    SET v_slot = {{ p.slot_expression }};
+{%- if p.auto_create %}
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    VALUES (p_name, v_slot, NULL, NOW(), p_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+{%- else %}
     UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-    -- No row changed: the counter does not exist, or was deleted meanwhile.
-    -- An update never creates a counter. A delta of 0 changes no row either,
-    -- so it needs a look of its own.
     IF ROW_COUNT() = 0 THEN
-        IF p_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+        -- The slot may be gone since the lookup (a resize removed it): slot 1
+        -- exists as long as the counter does, so the delta is not lost.
+        UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
+         WHERE `counter_name` = p_name AND `counter_id` = 1;
+        -- Still no row changed: the counter does not exist. An update never
+        -- creates one. A delta of 0 changes no row either, so it needs a look
+        -- of its own.
+        IF ROW_COUNT() = 0 THEN
+            IF p_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+            END IF;
         END IF;
     END IF;
+{%- endif %}
 END$$
 
 DROP PROCEDURE IF EXISTS `{{ p.increment }}`$$
@@ -123,6 +158,11 @@ END$$
 DROP PROCEDURE IF EXISTS `{{ p.reset }}`$$
 -- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
 -- to 0, and its start date to now when p_reset_start_date is TRUE.
+{%- if p.auto_create %}
+-- Lazy counters keep only the rows that were hit, so slot 1 may be missing:
+-- the reset rewrites the counter as one row, in a transaction of its own,
+-- like DDL: it commits a transaction open on the connection.
+{%- endif %}
 CREATE PROCEDURE `{{ p.reset }}`(
     IN p_name {{ p.name_type }},
     IN p_value BIGINT,
@@ -132,6 +172,28 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message VARCHAR(128);
+{%- if p.auto_create %}
+    DECLARE v_slots INT;
+    DECLARE v_description VARCHAR({{ p.description_length }});
+    DECLARE v_start_date DATETIME;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+    BEGIN
+        ROLLBACK;
+        RESIGNAL;
+    END;
+
+    START TRANSACTION;
+    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+    IF v_slots = 0 THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+    END IF;
+    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), COALESCE(p_value, 0));
+    COMMIT;
+{%- else %}
 
     -- One statement locks and rewrites every slot: an increment lands wholly
     -- before the reset or wholly after it.
@@ -146,6 +208,106 @@ BEGIN
             SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
+{%- endif %}
+END$$
+
+{%- if p.fixed_slots.is_none() %}
+DROP PROCEDURE IF EXISTS `{{ p.resize }}`$$
+-- Gives counter p_name p_slots slots (1 to {{ p.max_slots }}), keeping its total: a
+-- shrink adds the removed slots' values to slot 1. Safe while increments run:
+-- it locks every slot first, and an increment whose slot was removed lands
+-- in slot 1. Runs as a transaction of its own, like DDL: it commits a
+-- transaction open on the connection.
+CREATE PROCEDURE `{{ p.resize }}`(
+    IN p_name {{ p.name_type }},
+    IN p_slots INT
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_slots INT;
+    DECLARE v_moved BIGINT;
+    DECLARE v_description VARCHAR({{ p.description_length }});
+    DECLARE v_start_date DATETIME;
+    DECLARE v_message VARCHAR(128);
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+    BEGIN
+        ROLLBACK;
+        RESIGNAL;
+    END;
+
+    IF p_slots IS NULL OR p_slots NOT BETWEEN 1 AND {{ p.max_slots }} THEN
+        SET v_message = LEFT(CONCAT('slots must be between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+    START TRANSACTION;
+    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+    IF v_slots = 0 THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_slots > v_slots THEN
+        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
+        FROM JSON_TABLE(CONCAT('[', REPEAT('0,', p_slots - v_slots - 1), '0]'), '$[*]' COLUMNS (id FOR ORDINALITY)) AS slot;
+    ELSEIF p_slots < v_slots THEN
+        SELECT CAST(SUM(`counter`) AS SIGNED) INTO v_moved
+          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
+         WHERE `counter_name` = p_name AND `counter_id` = 1;
+    END IF;
+    COMMIT;
+END$$
+{%- endif %}
+
+DROP PROCEDURE IF EXISTS `{{ p.compact }}`$$
+-- Folds every slot of counter p_name into slot 1, total unchanged{% if !p.auto_create %}: the
+-- other slots become 0{% endif %}. Runs as a transaction of its own, like DDL: it
+-- commits a transaction open on the connection.
+CREATE PROCEDURE `{{ p.compact }}`(
+    IN p_name {{ p.name_type }}
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_slots INT;
+    DECLARE v_total BIGINT;
+{%- if p.auto_create %}
+    DECLARE v_description VARCHAR({{ p.description_length }});
+    DECLARE v_start_date DATETIME;
+{%- endif %}
+    DECLARE v_message VARCHAR(128);
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+    BEGIN
+        ROLLBACK;
+        RESIGNAL;
+    END;
+
+    START TRANSACTION;
+{%- if p.auto_create %}
+    SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
+      INTO v_slots, v_total, v_description, v_start_date
+      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+{%- else %}
+    SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+{%- endif %}
+    IF v_slots = 0 THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- if p.auto_create %}
+    -- Lazy counters keep only the rows that were hit: slot 1 may be missing.
+    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    VALUES (p_name, 1, v_description, v_start_date, v_total);
+{%- else %}
+    UPDATE `{{ p.table }}` SET `counter` = IF(`counter_id` = 1, v_total, 0)
+     WHERE `counter_name` = p_name;
+{%- endif %}
+    COMMIT;
 END$$
 
 DROP PROCEDURE IF EXISTS `{{ p.delete }}`$$
@@ -178,6 +340,44 @@ READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.table }}` WHERE `counter_name` = p_name);
+END$$
+
+
+DROP FUNCTION IF EXISTS `{{ p.estimate }}`$$
+-- An estimate of counter p_name that reads one slot, chosen at random, and
+-- multiplies it by the slot count: for dashboards that must not scan. NULL
+-- when the counter does not exist. Exact on average for increments spread
+-- over the slots; a value kept in slot 1 (an initial value, a reset, a
+-- compact) makes single estimates swing widely.
+CREATE FUNCTION `{{ p.estimate }}`(
+    p_name {{ p.name_type }}
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_slots INT;
+    DECLARE v_slot INT;
+    DECLARE v_value BIGINT;
+{%- if p.fixed_slots.is_none() %}
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
+{%- endif %}
+{%- if let Some(slots) = p.fixed_slots %}
+    SET v_slots = {{ slots }};
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+        RETURN NULL;
+    END IF;
+{%- else %}
+    SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
+     ORDER BY `counter_id` DESC LIMIT 1;
+    IF v_slots IS NULL THEN
+        RETURN NULL;
+    END IF;
+{%- endif %}
+    SET v_slot = FLOOR(RAND() * v_slots) + 1;
+    SELECT MAX(`counter`) INTO v_value FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+    RETURN COALESCE(v_value, 0) * v_slots;
 END$$
 
 DELIMITER ;

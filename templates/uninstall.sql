@@ -1,8 +1,9 @@
--- uninstall.sql: drops the routines of the slotted-counter package.
+-- uninstall.sql: drops the routines and the view of the slotted-counter package.
 -- The `{{ p.table }}` table and its counts are kept; DROP TABLE `{{ p.table }}`
 -- removes them too.
 {% include "_header.sql" %}
 
 {% for routine in p.routines -%}
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
-{% endfor %}
+{% endfor -%}
+DROP VIEW IF EXISTS `{{ p.totals_view }}`;

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use slotted_counters::options::PackageArgs;
+use slotted_counters::options::{PackageArgs, SlotChoice};
 use slotted_counters::package::Routine;
 use slotted_counters::{PackageOptions, generate, render};
 
@@ -15,6 +15,24 @@ fn options(args: PackageArgs) -> PackageOptions {
 
 fn fixed_64() -> PackageArgs {
     PackageArgs { fixed_slots: Some(64), ..Default::default() }
+}
+
+fn auto_create_64() -> PackageArgs {
+    PackageArgs { fixed_slots: Some(64), auto_create: true, ..Default::default() }
+}
+
+fn connection_slots() -> PackageArgs {
+    PackageArgs { slot_choice: Some(SlotChoice::Connection), ..Default::default() }
+}
+
+/// Every package committed under generated/, with the options it is made with.
+fn committed_variants() -> [(&'static str, PackageArgs); 4] {
+    [
+        ("generated", PackageArgs::default()),
+        ("generated/fixed-slots-64", fixed_64()),
+        ("generated/auto-create-64", auto_create_64()),
+        ("generated/connection-slots", connection_slots()),
+    ]
 }
 
 fn custom_names() -> PackageArgs {
@@ -32,7 +50,7 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn committed_packages_are_fresh() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (dir, args) in [("generated", PackageArgs::default()), ("generated/fixed-slots-64", fixed_64())] {
+    for (dir, args) in committed_variants() {
         let options = options(args);
         let files = render::render(&options).unwrap();
         if let Some(diff) = generate::diff(&root.join(dir), &files).unwrap() {
@@ -47,11 +65,14 @@ fn committed_packages_are_fresh() {
 
 #[test]
 fn rendered_files_match_reviewed_snapshots() {
-    for (variant, args) in [
+    let variants = [
         ("default", PackageArgs::default()),
         ("fixed-slots-64", fixed_64()),
         ("custom-names", custom_names()),
-    ] {
+        ("auto-create-64", auto_create_64()),
+        ("connection-slots", connection_slots()),
+    ];
+    for (variant, args) in variants {
         for file in render::render(&options(args)).unwrap() {
             insta::with_settings!({ snapshot_path => format!("snapshots/{variant}"), prepend_module_to_snapshot => false }, {
                 insta::assert_snapshot!(file.name, file.contents);
