@@ -3,19 +3,11 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mysql::prelude::Queryable;
 use serde_json::Value;
-use support::Database;
-
-fn slotted_counters(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
-        .args(args)
-        .env_remove("DATABASE_URL")
-        .output()
-        .expect("run slotted-counters")
-}
+use support::{Database, slotted_counters};
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
@@ -92,7 +84,9 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
         "{}",
         &svg[..svg.len().min(200)]
     );
-    assert!(svg.contains("fixed, 4 slots, hold 1 ms"), "one line per variant and hold");
+    for text in ["0 ms held before COMMIT", "1 ms held before COMMIT", "fixed, 4 slots", "own-counter"] {
+        assert!(svg.contains(text), "one panel per hold, one line per variant: no {text:?}");
+    }
 
     assert!(bench_objects(&db).is_empty(), "the benchmark left {:?}", bench_objects(&db));
 }

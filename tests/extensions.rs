@@ -24,6 +24,12 @@ fn installed(dir: &str) -> Database {
     db
 }
 
+/// The options `generated/auto-create-64` is made with.
+fn lazy_options() -> PackageOptions {
+    PackageOptions::try_from(&PackageArgs { fixed_slots: Some(64), auto_create: true, ..Default::default() })
+        .unwrap()
+}
+
 fn slots_of(conn: &mut PooledConn, name: &str) -> BTreeMap<u32, i64> {
     conn.exec_map(
         "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
@@ -259,12 +265,7 @@ fn lazy_counters_under_load_are_exact() {
     const CLIENTS: usize = 64;
     const CALLS: usize = 200;
     let db = installed("generated/auto-create-64");
-    let options = PackageOptions::try_from(&PackageArgs {
-        fixed_slots: Some(64),
-        auto_create: true,
-        ..Default::default()
-    })
-    .unwrap();
+    let options = lazy_options();
     let counters = Counters::with_options(db.pool().clone(), &options).max_attempts(20);
     let names = ["a", "b", "c", "d"];
 
@@ -326,12 +327,7 @@ fn connection_slot_choice_keeps_a_connection_on_one_slot() {
 #[test]
 fn client_errors_from_lazy_packages_stay_typed() {
     let db = installed("generated/auto-create-64");
-    let options = PackageOptions::try_from(&PackageArgs {
-        fixed_slots: Some(64),
-        auto_create: true,
-        ..Default::default()
-    })
-    .unwrap();
+    let options = lazy_options();
     let counters = Counters::with_options(db.pool().clone(), &options);
     assert!(matches!(counters.reset("never", 1, false), Err(CounterError::NotFound(_))));
     assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));

@@ -6,15 +6,7 @@ mod support;
 use std::process::{Command, Output};
 
 use mysql::prelude::Queryable;
-use support::Database;
-
-fn slotted_counters(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
-        .args(args)
-        .env_remove("DATABASE_URL")
-        .output()
-        .expect("run slotted-counters")
-}
+use support::{Database, slotted_counters};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -43,18 +35,6 @@ fn total(db: &Database, name: &str) -> Option<i64> {
     db.conn().exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
 }
 
-const ALL_ROUTINES: [&str; 9] = [
-    "counter_add",
-    "counter_compact",
-    "counter_delete",
-    "counter_estimate",
-    "counter_get",
-    "counter_increment",
-    "counter_reset",
-    "counter_resize",
-    "counter_setup",
-];
-
 #[test]
 fn install_creates_the_package_and_reinstall_keeps_counts() {
     let db = Database::new();
@@ -62,7 +42,7 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
     let output = succeeded(slotted_counters(&["install", "--url", &url]));
     let message = stderr(&output);
     assert!(message.starts_with("installed: ") && message.trim_end().ends_with(db.name()), "{message}");
-    assert_eq!(routines(&db), ALL_ROUTINES);
+    assert_eq!(routines(&db), support::ROUTINES);
 
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('downloads', 'd', 8, 10)").unwrap();
@@ -88,7 +68,7 @@ fn install_reads_the_url_from_database_url() {
         .output()
         .unwrap();
     succeeded(output);
-    assert_eq!(routines(&db), ALL_ROUTINES);
+    assert_eq!(routines(&db), support::ROUTINES);
 }
 
 #[test]
@@ -229,7 +209,7 @@ fn install_without_super_says_how_to_get_function_privileges() {
     // can use it, and a refused reinstall leaves it working.
     succeeded(slotted_counters(&["install", "--url", &db.url()]));
     assert_eq!(slotted_counters(&["install", "--url", &app]).status.code(), Some(1));
-    assert_eq!(routines(&db), ALL_ROUTINES);
+    assert_eq!(routines(&db), support::ROUTINES);
 }
 
 #[test]

@@ -199,21 +199,7 @@ fn client_installs_setup_sql_from_another_folder(package: &Package) {
         let routines: Vec<String> = conn
             .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1")
             .unwrap();
-        let mut expected = vec![
-            "counter_add",
-            "counter_compact",
-            "counter_delete",
-            "counter_estimate",
-            "counter_get",
-            "counter_increment",
-            "counter_reset",
-            "counter_resize",
-            "counter_setup",
-        ];
-        if package.fixed_slots.is_some() {
-            expected.retain(|routine| *routine != "counter_resize");
-        }
-        assert_eq!(routines, expected, "{how}");
+        assert_eq!(routines, support::routines(package.fixed_slots.is_some()), "{how}");
     }
 }
 

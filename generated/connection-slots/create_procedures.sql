@@ -251,7 +251,6 @@ BEGIN
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
 
-
 DROP FUNCTION IF EXISTS `counter_estimate`$$
 -- An estimate of counter p_name that reads one slot, chosen at random, and
 -- multiplies it by the slot count: for dashboards that must not scan. NULL

@@ -227,6 +227,34 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
     row
 }
 
+/// Every routine of a package with a slot count per counter, by name.
+pub const ROUTINES: [&str; 9] = [
+    "counter_add",
+    "counter_compact",
+    "counter_delete",
+    "counter_estimate",
+    "counter_get",
+    "counter_increment",
+    "counter_reset",
+    "counter_resize",
+    "counter_setup",
+];
+
+/// The routines of a package, by name: a fixed-slot package has no resize.
+pub fn routines(fixed_slots: bool) -> Vec<&'static str> {
+    ROUTINES.into_iter().filter(|&routine| !(fixed_slots && routine == "counter_resize")).collect()
+}
+
+/// Runs the `slotted-counters` binary as an operator would, with no
+/// `DATABASE_URL` from the test's own environment.
+pub fn slotted_counters(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run slotted-counters")
+}
+
 /// A database of its own for one test, dropped when the test ends, with
 /// any account made for it.
 pub struct Database {
