@@ -59,10 +59,10 @@ impl Counters {
     /// Uses the routines of a package generated with `options` (its `--prefix`).
     ///
     /// ```no_run
-    /// use slotted_counters::{Counters, PackageArgs, PackageOptions};
+    /// use slotted_counters::{Counters, PackageOptions};
     ///
     /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let options = PackageOptions::try_from(&PackageArgs { prefix: Some("hits_".into()), ..Default::default() })?;
+    /// let options = PackageOptions::builder().prefix("hits_").build()?;
     /// let counters = Counters::with_options(pool, &options);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -1,26 +1,21 @@
-//! The one error type of the library. Messages name the file, statement or
-//! option at fault and, where there is one, the way out.
+//! The library's error types: [`Error`] for generating, installing and
+//! measuring, [`CounterError`] for counter calls. Messages name the file,
+//! statement or option at fault and, where there is one, the way out.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use crate::package::errno;
 
-/// Everything that can go wrong in `slotted-counters`.
+/// Everything that can go wrong in `slotted-counters` outside a counter call.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A generator option is malformed or out of range.
+    /// A generator option or a command's argument is malformed or out of range.
     #[error("{0}")]
     InvalidOption(String),
 
-    /// `generate --check` found committed files that differ from a fresh render.
-    #[error(
-        "{} is out of date with this generator; run `slotted-counters generate {}` and commit the result",
-        dir.display(),
-        args.join(" ")
-    )]
-    Stale { dir: PathBuf, args: Vec<String> },
-
     /// A template failed to render; this is a bug in the generator.
+    #[cfg(feature = "generate")]
     #[error("cannot render {file}: {source}")]
     Render { file: &'static str, source: askama::Error },
 
@@ -33,12 +28,13 @@ pub enum Error {
     Script { line: usize, problem: String },
 
     /// A statement of a script failed on the server; nothing after it ran.
-    #[error("statement {number} (line {line}) failed: `{first_line}`: {source}{}", hint(source))]
+    #[error("statement {number} (line {line}) failed: `{first_line}`: {}{}", Plain(source), hint(source))]
     Statement { number: usize, line: usize, first_line: String, source: mysql::Error },
 
     /// The account may not create stored functions; nothing was installed.
     #[error(
-        "this account cannot run the package's CREATE FUNCTION, so nothing was installed: {source}{}",
+        "this account cannot run the package's CREATE FUNCTION, so nothing was installed: {}{}",
+        Plain(source),
         hint(source)
     )]
     FunctionPrivilege { source: mysql::Error },
@@ -48,28 +44,17 @@ pub enum Error {
     Url(String),
 
     /// The server could not be reached or refused the login.
-    #[error("cannot connect to {target}: {source}")]
+    #[error("cannot connect to {target}: {}", Plain(source))]
     Connect { target: String, source: mysql::Error },
 
     /// A query of the tool's own failed.
-    #[error("query failed: {0}")]
-    Query(mysql::Error),
-
-    /// `status` found routines that are missing or from another version.
-    #[error("routines need installing (missing or stale): {}; run `slotted-counters install`", .0.join(", "))]
-    Outdated(Vec<String>),
-
-    /// A benchmark round lost or invented increments.
-    #[error("totals were not exact, so these figures cannot be trusted: {}", .0.join("; "))]
-    InexactTotals(Vec<String>),
+    #[error("query failed: {}", Plain(.0))]
+    Query(#[source] mysql::Error),
 
     /// The throughput plot could not be drawn.
+    #[cfg(feature = "bench")]
     #[error("cannot draw {}: {problem}", path.display())]
     Plot { path: PathBuf, problem: String },
-
-    /// `show` was asked for counters that do not exist.
-    #[error("unknown counter: {}", .0.join(", "))]
-    UnknownCounters(Vec<String>),
 }
 
 /// The way out of a server error an install commonly meets.
@@ -86,12 +71,20 @@ fn hint(error: &mysql::Error) -> &'static str {
     }
 }
 
-impl Error {
-    /// The process exit code for this error: 2 for bad usage, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::InvalidOption(_) => 2,
-            _ => 1,
+/// A driver error as a sentence. The `mysql` crate's own `Display` wraps
+/// each kind in its type name (`DriverError { Could not connect ... }`),
+/// which reads as a debug dump in a one-line error.
+struct Plain<'a>(&'a mysql::Error);
+
+impl fmt::Display for Plain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            mysql::Error::MySqlError(error) => error.fmt(f),
+            mysql::Error::DriverError(error) => error.fmt(f),
+            mysql::Error::IoError(error) => error.fmt(f),
+            mysql::Error::UrlError(error) => error.fmt(f),
+            mysql::Error::CodecError(error) => error.fmt(f),
+            other => other.fmt(f),
         }
     }
 }
@@ -110,8 +103,8 @@ pub enum CounterError {
     InvalidArgument(String),
     /// Any other failure: connection, privileges, a deadlock that outlasted
     /// the retries, a missing routine.
-    #[error("database error: {0}")]
-    Database(mysql::Error),
+    #[error("database error: {}", Plain(.0))]
+    Database(#[source] mysql::Error),
 }
 
 impl From<mysql::Error> for CounterError {
@@ -125,5 +118,27 @@ impl From<mysql::Error> for CounterError {
             },
             _ => CounterError::Database(error),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_errors_read_as_sentences() {
+        let refused = mysql::Error::DriverError(mysql::DriverError::CouldNotConnect(Some((
+            "127.0.0.1:1".to_owned(),
+            "Connection refused (os error 111)".to_owned(),
+            std::io::ErrorKind::ConnectionRefused,
+        ))));
+        let error = Error::Connect { target: "app@127.0.0.1:1/app".to_owned(), source: refused };
+        assert_eq!(
+            error.to_string(),
+            "cannot connect to app@127.0.0.1:1/app: \
+             Could not connect to address `127.0.0.1:1': Connection refused (os error 111)"
+        );
+        let timeout = CounterError::Database(mysql::Error::DriverError(mysql::DriverError::ConnectTimeout));
+        assert_eq!(timeout.to_string(), "database error: Could not connect: connection timeout");
     }
 }

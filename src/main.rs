@@ -1,10 +1,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use slotted_counters::cli::Cli;
+use slotted_counters::cli::{self, Cli};
 
 fn main() -> ExitCode {
-    match slotted_counters::run(Cli::parse()) {
+    match cli::run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");

@@ -82,6 +82,8 @@ struct Context {
     /// lazily created counters have only the rows that were hit.
     view_slots: String,
     totals_view: String,
+    /// A fixed slot count cannot be resized: the package has no resize.
+    has_resize: bool,
     setup: String,
     add: String,
     increment: String,
@@ -139,6 +141,7 @@ impl Context {
             auto_create: options.auto_create(),
             view_slots,
             totals_view: options.totals_view(),
+            has_resize: options.routines().contains(&Routine::Resize),
             setup: options.routine_name(Routine::Setup),
             add: options.routine_name(Routine::Add),
             increment: options.routine_name(Routine::Increment),
@@ -182,4 +185,37 @@ struct Setup<'a> {
 #[template(path = "uninstall.sql", escape = "none")]
 struct Uninstall<'a> {
     p: &'a Context,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::PackageOptionsBuilder;
+
+    /// The routine templates are included by hand; they must follow
+    /// `Routine::ALL`, the order `uninstall.sql` and `status` use.
+    #[test]
+    fn routines_are_created_in_their_canonical_order() {
+        let variants: [PackageOptionsBuilder; 3] = [
+            PackageOptions::builder(),
+            PackageOptions::builder().fixed_slots(8),
+            PackageOptions::builder().fixed_slots(8).auto_create(true),
+        ];
+        for builder in variants {
+            let options = builder.build().unwrap();
+            let sql = setup_sql(&options).unwrap();
+            let positions: Vec<usize> = options
+                .routines()
+                .into_iter()
+                .map(|routine| {
+                    let create = format!("CREATE {} `{}`(", routine.kind(), options.routine_name(routine));
+                    assert_eq!(sql.matches(&create).count(), 1, "{create} once in {:?}", options.to_args());
+                    sql.find(&create).unwrap_or_default()
+                })
+                .collect();
+            assert!(positions.is_sorted(), "{:?}: {positions:?}", options.to_args());
+            let creates = sql.matches("CREATE PROCEDURE").count() + sql.matches("CREATE FUNCTION").count();
+            assert_eq!(creates, options.routines().len(), "no routine beyond the package's");
+        }
+    }
 }

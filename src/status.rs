@@ -1,11 +1,10 @@
 //! Reads what a database holds: whether the installed routines are this
-//! version's, and the counters themselves.
+//! version's, and the counters themselves. Presentation is the caller's.
 
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use crate::options::PackageOptions;
-use crate::table;
 
 /// How one routine of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,26 +48,6 @@ impl Status {
             outdated.push(&self.view);
         }
         outdated
-    }
-
-    /// A table of every routine and its state, then the counter table.
-    pub fn report(&self) -> String {
-        let mut rows: Vec<Vec<String>> = self
-            .routines
-            .iter()
-            .map(|routine| {
-                let state = match &routine.state {
-                    RoutineState::Current => "current".to_owned(),
-                    RoutineState::Stale { installed } => format!("stale (installed: {installed})"),
-                    RoutineState::Missing => "missing".to_owned(),
-                };
-                vec![routine.name.clone(), routine.kind.to_lowercase(), state]
-            })
-            .collect();
-        let presence = |present: bool| if present { "present" } else { "missing" }.to_owned();
-        rows.push(vec![self.view.clone(), "view".to_owned(), presence(self.view_present)]);
-        rows.push(vec![self.table.clone(), "table".to_owned(), presence(self.table_present)]);
-        table::format(&["name", "kind", "state"], &rows)
     }
 }
 
@@ -125,11 +104,13 @@ pub struct CounterSummary {
 }
 
 /// Every counter in `table`, or only those `names` asks for, by name.
+/// `table` must be a plain identifier, as `--table` takes it.
 pub fn counters(
     conn: &mut impl Queryable,
     table: &str,
     names: &[String],
 ) -> Result<Vec<CounterSummary>, Error> {
+    crate::options::check_identifier("--table", table, table)?;
     let filter = if names.is_empty() {
         String::new()
     } else {
@@ -147,21 +128,4 @@ pub fn counters(
         description,
     })
     .map_err(Error::Query)
-}
-
-/// The counters as a table.
-pub fn counters_report(counters: &[CounterSummary]) -> String {
-    let rows: Vec<Vec<String>> = counters
-        .iter()
-        .map(|counter| {
-            vec![
-                counter.name.clone(),
-                counter.slots.to_string(),
-                counter.total.to_string(),
-                counter.start_date.clone(),
-                counter.description.clone().unwrap_or_default(),
-            ]
-        })
-        .collect();
-    table::format(&["name", "slots", "total", "start date", "description"], &rows)
 }

@@ -1,0 +1,61 @@
+//! The contention benchmark: many clients incrementing a few hot counters,
+//! through the slotted package and through the single-row counter it
+//! replaces, in the same run, and the slot-count advisor built on it.
+//!
+//! `plan` says what to measure, `workbench` prepares the tables and
+//! counters, `round` runs the clients, `report` keeps the figures, `plot`
+//! draws them, and `advise` recommends a slot count.
+
+pub mod advise;
+mod plan;
+mod plot;
+pub mod report;
+mod round;
+mod workbench;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub use plan::{Budget, Case, Plan, Variant};
+pub use report::{Report, RoundResult, ServerInfo};
+pub use workbench::Workbench;
+
+use crate::error::Error;
+
+/// Runs `plan` against the database `url` names and reports every round.
+/// The caller checks [`Report::inexact`]: figures of a round whose totals
+/// were off cannot be trusted.
+pub fn run(url: &str, plan: &Plan) -> Result<Report, Error> {
+    let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
+    let bench = Workbench::prepare(url, &plan.variants, &plan.slots, max_clients)?;
+    let progress = progress_bar(plan.planned_increments());
+    let mut results = Vec::new();
+    let outcome = plan.cases().into_iter().try_for_each(|case| {
+        progress.set_message(case.label());
+        results.push(bench.round(case, plan.budget, &progress)?);
+        Ok(())
+    });
+    progress.finish_and_clear();
+    let server = bench.server().clone();
+    bench.clean_up()?;
+    outcome?;
+    Ok(Report {
+        tool: format!("slotted-counters {}", env!("CARGO_PKG_VERSION")),
+        server,
+        budget: plan.budget,
+        results,
+    })
+}
+
+/// A bar over the planned increments, or a running count for timed rounds.
+/// It draws only on a terminal.
+fn progress_bar(total: Option<u64>) -> ProgressBar {
+    let (progress, template) = match total {
+        Some(total) => {
+            (ProgressBar::new(total), "{msg:40} [{bar:30}] {pos}/{len} increments, {per_sec}, ETA {eta}")
+        }
+        None => (ProgressBar::no_length(), "{msg:40} {pos} increments, {per_sec}, {elapsed}"),
+    };
+    progress
+        .set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    progress
+}

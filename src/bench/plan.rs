@@ -1,0 +1,232 @@
+//! What a benchmark run measures: the variants, the client counts, the slot
+//! counts and hold times, and how long each round lasts.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::options::SLOT_LIMIT;
+
+/// What is being incremented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// The counter the package replaces: one row per counter, `UPDATE ... SET n = n + 1`.
+    SingleRow,
+    /// The package with slot counts chosen per counter.
+    Dynamic,
+    /// The package generated with `--fixed-slots`.
+    Fixed,
+    /// Lazy counters (`--fixed-slots --auto-create`): rows appear when first
+    /// hit, through INSERT ... ON DUPLICATE KEY UPDATE.
+    Lazy,
+    /// The dynamic package with `--slot-choice connection`.
+    Connection,
+    /// The ceiling: every client increments a 1-slot counter of its own, so
+    /// no two clients ever want the same row.
+    OwnCounter,
+}
+
+impl Variant {
+    /// Whether the variant is measured once per `--slots` value.
+    pub(super) fn has_slots(self) -> bool {
+        matches!(self, Variant::Dynamic | Variant::Fixed | Variant::Lazy | Variant::Connection)
+    }
+
+    /// Whether the variant has one package per slot count, so needs `--slots`.
+    fn needs_slots(self) -> bool {
+        matches!(self, Variant::Fixed | Variant::Lazy)
+    }
+
+    /// The name `--variant` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::SingleRow => "single-row",
+            Variant::Dynamic => "dynamic",
+            Variant::Fixed => "fixed",
+            Variant::Lazy => "lazy",
+            Variant::Connection => "connection",
+            Variant::OwnCounter => "own-counter",
+        }
+    }
+}
+
+/// How much work each client does in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    /// This many iterations of 4 increments, one on each hot counter.
+    Iterations(u32),
+    /// Iterations until this much time has passed.
+    Seconds(f64),
+}
+
+/// One round: a variant (and its slot count) under a number of clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Case {
+    pub variant: Variant,
+    /// The hot counters' slot count; `None` for the classic layout (1 to 50
+    /// slots at random) and for the variants without slots.
+    pub slots: Option<u32>,
+    pub clients: u32,
+    /// Milliseconds of application work between the increment and COMMIT;
+    /// 0 runs each increment on its own with autocommit.
+    pub hold_ms: u32,
+}
+
+impl Case {
+    /// A short name for tables and plots: `dynamic, 64 slots`.
+    pub fn label(&self) -> String {
+        let name = self.variant.name();
+        match (self.variant, self.slots) {
+            (Variant::Dynamic | Variant::Connection, None) => format!("{name}, 1-50 slots"),
+            (_, Some(slots)) => format!("{name}, {slots} slots"),
+            _ => name.to_owned(),
+        }
+    }
+}
+
+/// Everything a benchmark run measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub clients: Vec<u32>,
+    /// Slot counts for the hot counters; empty for the classic layout.
+    pub slots: Vec<u32>,
+    pub hold_ms: Vec<u32>,
+    pub budget: Budget,
+    pub variants: Vec<Variant>,
+}
+
+/// No round runs longer than this, whatever its budget.
+pub(super) const ROUND_TIME_LIMIT: Duration = Duration::from_secs(600);
+
+/// Increments one iteration of a client makes: one on each hot counter.
+pub(super) const INCREMENTS_PER_ITERATION: u64 = 4;
+
+impl Plan {
+    /// Checks the plan and fills in the variants when none were chosen.
+    pub fn validated(mut self) -> Result<Self, Error> {
+        let invalid = |message: &str| Err(Error::InvalidOption(message.to_owned()));
+        if self.clients.is_empty() || self.clients.contains(&0) {
+            return invalid("--clients needs at least one count, each at least 1");
+        }
+        if self.slots.contains(&0) || self.slots.iter().any(|&slots| slots > SLOT_LIMIT) {
+            return invalid("--slots must be between 1 and 65535");
+        }
+        if self.hold_ms.is_empty() {
+            return invalid("--hold-ms needs at least one value");
+        }
+        match self.budget {
+            Budget::Iterations(0) => return invalid("--iterations must be at least 1"),
+            Budget::Seconds(seconds) if !(seconds > 0.0 && seconds <= ROUND_TIME_LIMIT.as_secs_f64()) => {
+                return invalid("--duration must be more than 0 and at most 600 seconds");
+            }
+            _ => {}
+        }
+        if self.variants.is_empty() {
+            self.variants = vec![Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter];
+            if !self.slots.is_empty() {
+                self.variants.insert(2, Variant::Fixed);
+            }
+        }
+        self.variants.sort();
+        self.variants.dedup();
+        if let Some(variant) = self.variants.iter().find(|variant| variant.needs_slots())
+            && self.slots.is_empty()
+        {
+            return Err(Error::InvalidOption(format!(
+                "--variant {} needs --slots: its package has one fixed slot count",
+                variant.name()
+            )));
+        }
+        Ok(self)
+    }
+
+    /// Every round of the plan, in the order they run: by hold, then
+    /// clients, then variant and slots, so compared rounds run close together.
+    pub fn cases(&self) -> Vec<Case> {
+        let mut cases = Vec::new();
+        for &hold_ms in &self.hold_ms {
+            for &clients in &self.clients {
+                for &variant in &self.variants {
+                    let slot_counts: Vec<Option<u32>> = if variant.has_slots() && !self.slots.is_empty() {
+                        self.slots.iter().copied().map(Some).collect()
+                    } else {
+                        vec![None]
+                    };
+                    for slots in slot_counts {
+                        cases.push(Case { variant, slots, clients, hold_ms });
+                    }
+                }
+            }
+        }
+        cases
+    }
+
+    /// Increments the whole plan makes when every call succeeds, for the
+    /// progress bar; `None` for timed rounds.
+    pub(super) fn planned_increments(&self) -> Option<u64> {
+        match self.budget {
+            Budget::Iterations(iterations) => Some(
+                self.cases()
+                    .iter()
+                    .map(|case| u64::from(case.clients) * u64::from(iterations) * INCREMENTS_PER_ITERATION)
+                    .sum(),
+            ),
+            Budget::Seconds(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(slots: Vec<u32>, variants: Vec<Variant>) -> Result<Plan, Error> {
+        Plan { clients: vec![1, 4], slots, hold_ms: vec![0, 2], budget: Budget::Iterations(1), variants }
+            .validated()
+    }
+
+    #[test]
+    fn default_variants_follow_the_slots() {
+        assert_eq!(
+            plan(vec![], vec![]).unwrap().variants,
+            [Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter]
+        );
+        assert_eq!(plan(vec![4], vec![]).unwrap().variants.len(), 4);
+        let error = plan(vec![], vec![Variant::Fixed]).unwrap_err().to_string();
+        assert!(error.contains("needs --slots"), "{error}");
+    }
+
+    #[test]
+    fn cases_cover_every_combination_once() {
+        let plan = plan(vec![4, 64], vec![]).unwrap();
+        let cases = plan.cases();
+        // Per hold and client count: single-row, 2 dynamic, 2 fixed, own-counter.
+        assert_eq!(cases.len(), 2 * 2 * 6);
+        assert_eq!(cases[0], Case { variant: Variant::SingleRow, slots: None, clients: 1, hold_ms: 0 });
+        assert_eq!(
+            cases.iter().filter(|case| case.variant == Variant::Fixed && case.slots == Some(64)).count(),
+            4
+        );
+        assert_eq!(plan.planned_increments(), Some(2 * 6 * (1 + 4) * 4));
+    }
+
+    #[test]
+    fn bad_plans_are_refused() {
+        let bad = |plan: Plan| plan.validated().unwrap_err().to_string();
+        let base = Plan {
+            clients: vec![1],
+            slots: vec![],
+            hold_ms: vec![0],
+            budget: Budget::Iterations(1),
+            variants: vec![],
+        };
+        assert!(bad(Plan { clients: vec![0], ..base.clone() }).contains("--clients"));
+        assert!(bad(Plan { slots: vec![0], ..base.clone() }).contains("--slots"));
+        assert!(bad(Plan { budget: Budget::Iterations(0), ..base.clone() }).contains("--iterations"));
+        assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
+    }
+}

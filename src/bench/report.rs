@@ -1,0 +1,197 @@
+//! Benchmark results: every figure of every round, the server they were
+//! measured on, and the JSON that keeps them. The plot is in `plot`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use serde::Serialize;
+
+use super::plan::{Budget, Variant};
+use crate::error::Error;
+
+/// Server settings that decide what a benchmark measures.
+const SETTINGS: [&str; 10] = [
+    "version_comment",
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "binlog_format",
+    "innodb_buffer_pool_size",
+    "innodb_lock_wait_timeout",
+    "max_connections",
+    "transaction_isolation",
+    "tx_isolation",
+];
+
+/// The server a benchmark ran on, and when.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerInfo {
+    pub version: String,
+    /// UTC, as the server's clock has it.
+    pub date: String,
+    pub settings: BTreeMap<String, String>,
+}
+
+impl ServerInfo {
+    /// Reads the version, the date and [`SETTINGS`] that the server knows.
+    pub fn read(conn: &mut impl Queryable) -> Result<Self, Error> {
+        let (version, date): (String, String) = conn
+            .query_first("SELECT VERSION(), CAST(UTC_TIMESTAMP() AS CHAR)")
+            .map_err(Error::Query)?
+            .unwrap_or_default();
+        let list = SETTINGS.map(|name| format!("'{name}'")).join(", ");
+        let settings: Vec<(String, String)> = conn
+            .query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))
+            .map_err(Error::Query)?;
+        Ok(Self { version, date, settings: settings.into_iter().collect() })
+    }
+
+    /// One setting's value, when the server has it.
+    pub fn setting(&self, name: &str) -> Option<&str> {
+        self.settings.get(name).map(String::as_str)
+    }
+}
+
+/// Latency percentiles of the increments of one round, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Latencies {
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+impl Latencies {
+    /// Percentiles of `sorted` (nearest rank); zeros when it is empty.
+    pub fn of(sorted: &[Duration]) -> Self {
+        let at = |percent: usize| {
+            if sorted.is_empty() {
+                return 0.0;
+            }
+            let rank = (sorted.len() * percent).div_ceil(100).clamp(1, sorted.len());
+            sorted[rank - 1].as_secs_f64() * 1_000.0
+        };
+        Self { p50: at(50), p95: at(95), p99: at(99) }
+    }
+}
+
+/// Every figure of one round.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundResult {
+    pub variant: Variant,
+    pub label: String,
+    pub slots: Option<u32>,
+    pub clients: u32,
+    pub hold_ms: u32,
+    /// Increments the server acknowledged.
+    pub increments: u64,
+    pub errors: u64,
+    /// Errors that were deadlocks (1213), as the clients saw them.
+    pub deadlocks_seen: u64,
+    pub seconds: f64,
+    pub increments_per_second: f64,
+    pub latency_ms: Latencies,
+    /// Deltas of the server's status counters; `None` when it has no such counter.
+    pub row_lock_waits: Option<u64>,
+    pub row_lock_time_ms: Option<u64>,
+    pub server_deadlocks: Option<u64>,
+    /// How much the measured counters grew, and whether that is exactly `increments`.
+    pub total_change: i64,
+    pub total_exact: bool,
+}
+
+/// A whole benchmark run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub tool: String,
+    pub server: ServerInfo,
+    pub budget: Budget,
+    pub results: Vec<RoundResult>,
+}
+
+impl Report {
+    /// The rounds whose totals were off, described for an error message.
+    pub fn inexact(&self) -> Vec<String> {
+        self.results
+            .iter()
+            .filter(|result| !result.total_exact)
+            .map(|result| {
+                format!(
+                    "{} with {} clients, hold {} ms: counters grew by {} for {} acknowledged increments",
+                    result.label, result.clients, result.hold_ms, result.total_change, result.increments
+                )
+            })
+            .collect()
+    }
+
+    /// Writes every figure as JSON.
+    pub fn write_json(&self, path: &Path) -> Result<(), Error> {
+        let json = serde_json::to_string_pretty(self).expect("a report always serializes");
+        std::fs::write(path, json + "\n").map_err(|source| Error::Io {
+            action: "write",
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+impl RoundResult {
+    /// A round of 8 clients on 4 dynamic slots that acknowledged 100
+    /// increments, for unit tests of what is built from results.
+    pub(crate) fn sample(slots: u32, increments_per_second: f64, total_change: i64) -> Self {
+        RoundResult {
+            variant: Variant::Dynamic,
+            label: format!("dynamic, {slots} slots"),
+            slots: Some(slots),
+            clients: 8,
+            hold_ms: 2,
+            increments: 100,
+            errors: 0,
+            deadlocks_seen: 0,
+            seconds: 1.0,
+            increments_per_second,
+            latency_ms: Latencies::default(),
+            row_lock_waits: None,
+            row_lock_time_ms: None,
+            server_deadlocks: None,
+            total_change,
+            total_exact: total_change == 100,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Report {
+    /// A report of `results`, for unit tests.
+    pub(crate) fn sample(results: Vec<RoundResult>) -> Self {
+        let server = ServerInfo { version: "x".into(), date: "d".into(), settings: BTreeMap::new() };
+        Report { tool: "t".into(), server, budget: Budget::Iterations(1), results }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inexact_rounds_are_named() {
+        let report =
+            Report::sample(vec![RoundResult::sample(4, 100.0, 100), RoundResult::sample(4, 100.0, 99)]);
+        assert_eq!(
+            report.inexact(),
+            [
+                "dynamic, 4 slots with 8 clients, hold 2 ms: counters grew by 99 for 100 acknowledged increments"
+            ]
+        );
+    }
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        let sorted: Vec<Duration> = (1..=200).map(Duration::from_millis).collect();
+        assert_eq!(Latencies::of(&sorted), Latencies { p50: 100.0, p95: 190.0, p99: 198.0 });
+        assert_eq!(Latencies::of(&[Duration::from_millis(7)]), Latencies { p50: 7.0, p95: 7.0, p99: 7.0 });
+        assert_eq!(Latencies::of(&[]), Latencies::default());
+    }
+}

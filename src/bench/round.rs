@@ -1,0 +1,165 @@
+//! One benchmark round: its clients, started together at a barrier, each on
+//! a connection of its own, and the figures they leave. Every round checks
+//! its totals: the measured counters must grow by exactly the increments
+//! the server acknowledged.
+
+use std::collections::HashMap;
+use std::sync::Barrier;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
+use mysql::prelude::Queryable;
+
+use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
+use super::report::{Latencies, RoundResult};
+use super::workbench::{Workbench, counter_names};
+use crate::error::Error;
+
+/// No client runs more iterations than this in a timed round.
+const ITERATION_LIMIT: u32 = 10_000_000;
+
+impl Workbench {
+    /// Runs one round and checks its totals.
+    pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
+        let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+        let before_status = status_counters(&mut conn)?;
+        let before_total = self.total(&mut conn, case)?;
+
+        let barrier = Barrier::new(case.clients as usize + 1);
+        let (started, outcomes) = thread::scope(|scope| {
+            let clients: Vec<_> = (0..case.clients)
+                .map(|client| {
+                    let barrier = &barrier;
+                    scope.spawn(move || self.client(case, client, budget, barrier, progress))
+                })
+                .collect();
+            barrier.wait();
+            let started = Instant::now();
+            let outcomes: Vec<Result<ClientOutcome, Error>> = clients
+                .into_iter()
+                .map(|client| client.join().expect("a benchmark client panicked"))
+                .collect();
+            (started, outcomes)
+        });
+        let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let finished = outcomes.iter().map(|outcome| outcome.finished).max().unwrap_or(started);
+        let seconds = finished.saturating_duration_since(started).as_secs_f64();
+
+        let after_status = status_counters(&mut conn)?;
+        let after_total = self.total(&mut conn, case)?;
+        let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
+        let mut latencies: Vec<Duration> =
+            outcomes.iter().flat_map(|outcome| outcome.latencies.iter().copied()).collect();
+        latencies.sort_unstable();
+        let delta = |name: &str| Some(after_status.get(name)?.saturating_sub(*before_status.get(name)?));
+        Ok(RoundResult {
+            variant: case.variant,
+            label: case.label(),
+            slots: case.slots,
+            clients: case.clients,
+            hold_ms: case.hold_ms,
+            increments,
+            errors: outcomes.iter().map(|outcome| outcome.errors).sum(),
+            deadlocks_seen: outcomes.iter().map(|outcome| outcome.deadlocks).sum(),
+            seconds,
+            increments_per_second: if seconds > 0.0 { increments as f64 / seconds } else { 0.0 },
+            latency_ms: Latencies::of(&latencies),
+            row_lock_waits: delta("Innodb_row_lock_waits"),
+            row_lock_time_ms: delta("Innodb_row_lock_time"),
+            server_deadlocks: delta("Innodb_deadlocks"),
+            total_change: after_total - before_total,
+            total_exact: after_total - before_total == increments as i64,
+        })
+    }
+
+    /// One client's loop: prepared statement, barrier, bounded iterations.
+    fn client(
+        &self,
+        case: Case,
+        client: u32,
+        budget: Budget,
+        barrier: &Barrier,
+        progress: &ProgressBar,
+    ) -> Result<ClientOutcome, Error> {
+        let prepared = self.increment_sql(case).and_then(|sql| {
+            let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+            let statement = conn.prep(sql).map_err(Error::Query)?;
+            Ok((conn, statement))
+        });
+        // Wait at the barrier even after a failure, or the others wait forever.
+        barrier.wait();
+        let (mut conn, statement) = prepared?;
+        let started = Instant::now();
+        let (iterations, deadline) = match budget {
+            Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
+            Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
+        };
+        let hold = Duration::from_millis(u64::from(case.hold_ms));
+        let names = counter_names(case, client);
+        let mut outcome = ClientOutcome::default();
+        for _ in 0..iterations {
+            if Instant::now() >= deadline {
+                break;
+            }
+            for name in &names {
+                let began = Instant::now();
+                let result = if hold.is_zero() {
+                    conn.exec_drop(&statement, (name,))
+                } else {
+                    conn.query_drop("START TRANSACTION")
+                        .and_then(|()| conn.exec_drop(&statement, (name,)))
+                        .and_then(|()| {
+                            thread::sleep(hold);
+                            conn.query_drop("COMMIT")
+                        })
+                };
+                match result {
+                    Ok(()) => {
+                        outcome.increments += 1;
+                        outcome.latencies.push(began.elapsed());
+                        progress.inc(1);
+                    }
+                    Err(error) => {
+                        outcome.errors += 1;
+                        if matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213) {
+                            outcome.deadlocks += 1;
+                        }
+                        if !hold.is_zero() {
+                            conn.query_drop("ROLLBACK").map_err(Error::Query)?;
+                        }
+                    }
+                }
+            }
+        }
+        outcome.finished = Instant::now();
+        Ok(outcome)
+    }
+}
+
+#[derive(Debug)]
+struct ClientOutcome {
+    increments: u64,
+    errors: u64,
+    deadlocks: u64,
+    latencies: Vec<Duration>,
+    finished: Instant,
+}
+
+impl Default for ClientOutcome {
+    fn default() -> Self {
+        Self { increments: 0, errors: 0, deadlocks: 0, latencies: Vec::new(), finished: Instant::now() }
+    }
+}
+
+/// `Innodb_row_lock_waits`, `Innodb_row_lock_time` and `Innodb_deadlocks`
+/// as the server reports them; a server without one of them leaves it out.
+fn status_counters(conn: &mut impl Queryable) -> Result<HashMap<String, u64>, Error> {
+    let rows: Vec<(String, String)> = conn
+        .query(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN \
+             ('Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Innodb_deadlocks')",
+        )
+        .map_err(Error::Query)?;
+    Ok(rows.into_iter().filter_map(|(name, value)| Some((name, value.parse().ok()?))).collect())
+}

@@ -1,0 +1,226 @@
+//! The benchmark's own tables, routines and counters in one database.
+//!
+//! Everything is named `bench_*`, created at the start and dropped at the
+//! end, so a benchmark never touches an application's counters. Each
+//! variant has its own table and routine prefix, so no two share rows.
+
+use mysql::prelude::Queryable;
+use mysql::{Pool, PoolConstraints, PoolOpts};
+use rand::{RngExt, SeedableRng};
+
+use super::plan::{Case, Variant};
+use super::report::ServerInfo;
+use crate::error::Error;
+use crate::options::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
+use crate::package::Routine;
+use crate::{database, install, render, script};
+
+/// Counters in the classic layout, as in the 2012 load test.
+const CLASSIC_COUNTERS: u32 = 1_500;
+/// The four counters the classic test hammers.
+const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
+/// Largest slot count of the classic layout.
+const CLASSIC_MAX_SLOTS: u32 = 50;
+/// Seed of the classic layout, so every run builds the same one.
+const LAYOUT_SEED: u64 = 2012;
+
+/// The benchmark's tables and routines in one database, and a pool to use them.
+pub struct Workbench {
+    pub(super) pool: Pool,
+    /// Every kind of round to prepare for: a variant and a slot count.
+    kinds: Vec<(Variant, Option<u32>)>,
+    /// The dynamic packages' largest slot count.
+    max_slots: u32,
+    max_clients: u32,
+    server: ServerInfo,
+}
+
+/// The package a variant's rounds call, with its own table and prefix so
+/// that no two variants share rows; `None` for the single-row table.
+fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Option<PackageOptions>, Error> {
+    let fixed = slots.unwrap_or(1);
+    let options = match variant {
+        Variant::SingleRow => return Ok(None),
+        Variant::Dynamic | Variant::OwnCounter => {
+            PackageOptions::builder().table("bench_counters").prefix("bench_")
+        }
+        Variant::Connection => PackageOptions::builder()
+            .table("bench_conn_counters")
+            .prefix("bench_conn_")
+            .slot_choice(SlotChoice::Connection),
+        Variant::Fixed => PackageOptions::builder()
+            .table(format!("bench_fixed_{fixed}"))
+            .prefix(format!("bench_fixed{fixed}_"))
+            .fixed_slots(fixed),
+        Variant::Lazy => PackageOptions::builder()
+            .table(format!("bench_lazy_{fixed}"))
+            .prefix(format!("bench_lazy{fixed}_"))
+            .fixed_slots(fixed)
+            .auto_create(true),
+    };
+    options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build().map(Some)
+}
+
+impl Workbench {
+    /// Connects, and creates the tables, routines and counters that rounds
+    /// of `variants` over `slots` (empty: the classic layout) need.
+    pub fn prepare(url: &str, variants: &[Variant], slots: &[u32], max_clients: u32) -> Result<Self, Error> {
+        let opts = database::parse_url(url)?;
+        let (mut conn, target) = database::connect(url)?;
+        let server = ServerInfo::read(&mut conn)?;
+        let max_connections: u32 =
+            server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
+        if max_connections <= max_clients {
+            return Err(Error::InvalidOption(format!(
+                "{target} allows {max_connections} connections, and {max_clients} clients need more: \
+                 raise max_connections or use fewer --clients"
+            )));
+        }
+        let pool_opts = PoolOpts::default()
+            .with_constraints(PoolConstraints::new(0, max_clients as usize + 1).expect("min <= max"));
+        let pool = Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
+            .map_err(|source| Error::Connect { target: target.clone(), source })?;
+        let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
+        for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
+            if variant.has_slots() && !slots.is_empty() {
+                kinds.extend(slots.iter().map(|&slots| (variant, Some(slots))));
+            } else {
+                kinds.push((variant, None));
+            }
+        }
+        kinds.sort();
+        kinds.dedup();
+        let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
+        let bench = Workbench { pool, kinds, max_slots, max_clients, server };
+        bench.drop_objects(&mut conn)?;
+        bench.create_objects(&mut conn)?;
+        Ok(bench)
+    }
+
+    /// The server the rounds run on.
+    pub fn server(&self) -> &ServerInfo {
+        &self.server
+    }
+
+    /// Drops everything the benchmark created.
+    pub fn clean_up(self) -> Result<(), Error> {
+        let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+        self.drop_objects(&mut conn)
+    }
+
+    /// Every package the prepared rounds call, each once.
+    fn packages(&self) -> Result<Vec<PackageOptions>, Error> {
+        let mut packages: Vec<PackageOptions> = Vec::new();
+        for &(variant, slots) in &self.kinds {
+            if let Some(options) = package(variant, slots, self.max_slots)?
+                && !packages.iter().any(|known| known.table() == options.table())
+            {
+                packages.push(options);
+            }
+        }
+        Ok(packages)
+    }
+
+    fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
+        let mut sql = String::from("DROP TABLE IF EXISTS bench_single_row;\n");
+        for options in self.packages()? {
+            sql.push_str(&install::uninstall_script(&options, true)?);
+        }
+        script::run(conn, &sql)?;
+        Ok(())
+    }
+
+    fn create_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
+        for options in self.packages()? {
+            script::run(conn, &render::setup_sql(&options)?)?;
+        }
+        conn.query_drop(
+            "CREATE TABLE bench_single_row (id INT NOT NULL PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB",
+        )
+        .map_err(Error::Query)?;
+
+        // One transaction: thousands of setups, one commit.
+        conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
+        for &(variant, slots) in &self.kinds {
+            let setup = match package(variant, slots, self.max_slots)? {
+                Some(options) => format!(
+                    "CALL `{}`(?, 'benchmark counter', ?, NULL)",
+                    options.routine_name(Routine::Setup)
+                ),
+                None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
+            };
+            let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
+            match (variant, slots) {
+                (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
+                (Variant::OwnCounter, _) => {
+                    (0..self.max_clients).try_for_each(|client| create((own_name(client), 1).into()))?;
+                }
+                (Variant::Lazy, _) => {}
+                (Variant::Fixed, Some(slots)) => {
+                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), None::<u32>).into()))?;
+                }
+                (_, Some(slots)) => {
+                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), slots).into()))?
+                }
+                (_, None) => {
+                    let mut layout = rand::rngs::StdRng::seed_from_u64(LAYOUT_SEED);
+                    (1..=CLASSIC_COUNTERS).try_for_each(|id| {
+                        create((classic_name(id), layout.random_range(1..=CLASSIC_MAX_SLOTS)).into())
+                    })?;
+                }
+            }
+        }
+        conn.query_drop("COMMIT").map_err(Error::Query)
+    }
+
+    /// The summed value of the counters `case` increments.
+    pub(super) fn total(&self, conn: &mut impl Queryable, case: Case) -> Result<i64, Error> {
+        let names: Vec<mysql::Value> = match case.variant {
+            Variant::SingleRow => HOT.iter().map(|&id| id.into()).collect(),
+            Variant::OwnCounter => (0..case.clients).map(|client| own_name(client).into()).collect(),
+            _ => counter_names(case, 0).into_iter().map(Into::into).collect(),
+        };
+        let placeholders = vec!["?"; names.len()].join(", ");
+        let sql = match package(case.variant, case.slots, self.max_slots)? {
+            Some(options) => format!(
+                "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM `{}` WHERE counter_name IN ({placeholders})",
+                options.table()
+            ),
+            None => format!(
+                "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM bench_single_row WHERE id IN ({placeholders})"
+            ),
+        };
+        let total: Option<i64> = conn.exec_first(sql, names).map_err(Error::Query)?;
+        Ok(total.unwrap_or_default())
+    }
+
+    /// The statement one increment of `case` runs.
+    pub(super) fn increment_sql(&self, case: Case) -> Result<String, Error> {
+        Ok(match package(case.variant, case.slots, self.max_slots)? {
+            Some(options) => format!("CALL `{}`(?)", options.routine_name(Routine::Increment)),
+            None => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
+        })
+    }
+}
+
+/// The four names (or ids) one iteration of `client` increments.
+pub(super) fn counter_names(case: Case, client: u32) -> Vec<String> {
+    match (case.variant, case.slots) {
+        (Variant::SingleRow, _) => HOT.iter().map(u32::to_string).collect(),
+        (Variant::OwnCounter, _) => vec![own_name(client); HOT.len()],
+        (_, Some(slots)) => HOT.iter().map(|&hot| hot_name(hot, slots)).collect(),
+        (_, None) => HOT.iter().map(|&hot| classic_name(hot)).collect(),
+    }
+}
+
+fn classic_name(id: u32) -> String {
+    format!("countername{id}")
+}
+
+fn hot_name(id: u32, slots: u32) -> String {
+    format!("countername{id}_{slots}slots")
+}
+
+fn own_name(client: u32) -> String {
+    format!("client{client}")
+}

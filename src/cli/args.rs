@@ -1,0 +1,262 @@
+//! The command line: argument definitions only. Doc comments here are the
+//! `--help` text, written for the DBA who runs the tool.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::bench::Variant;
+use crate::error::Error;
+use crate::options::{
+    DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE, PackageOptions,
+    SlotChoice,
+};
+
+/// Slotted counters for MySQL and MariaDB: spreads each hot counter over
+/// several rows so concurrent increments stop queueing on one row lock.
+#[derive(Debug, Parser)]
+#[command(name = "slotted-counters", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render the stored-procedure package (create_tables.sql,
+    /// create_procedures.sql, setup.sql, uninstall.sql) into a folder.
+    Generate(GenerateArgs),
+
+    /// Install the package into a live database, statement by statement.
+    /// Running it again replaces the routines and keeps every count.
+    Install(InstallArgs),
+
+    /// Drop the package's routines. The counter table and its counts stay
+    /// unless --drop-data is given.
+    Uninstall(UninstallArgs),
+
+    /// List the package's routines in a database and whether each matches
+    /// this version and these options. Exits 1 when any is missing or stale.
+    Status(StatusArgs),
+
+    /// Print a table of counters: name, slots, total, start date, description.
+    Show(ShowArgs),
+
+    /// Measure increments per second of hot counters under concurrent
+    /// clients, slotted and single-row, in the same run. Works in its own
+    /// bench_* tables and routines, dropped at the end. Fails when any total
+    /// is not exact.
+    Bench(BenchArgs),
+
+    /// Recommend a slot count: short rounds over 1, 2, 4, ... slots, and the
+    /// smallest count within 10% of the best throughput.
+    Advise(AdviseArgs),
+}
+
+/// Where the database is.
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// Database to use, as mysql://user:password@host:port/database
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    pub url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Install the setup.sql of an already generated folder instead of
+    /// rendering one from the package options
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+
+    /// Print the statements that would run, and run none
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Also drop the counter table, with every count in it
+    #[arg(long)]
+    pub drop_data: bool,
+
+    /// Print the statements that would run, and run none
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Name of the counter table
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_TABLE)]
+    pub table: String,
+
+    /// Counters to show (default: all)
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Folder to write the package into
+    #[arg(long, value_name = "DIR", default_value = "generated")]
+    pub out: PathBuf,
+
+    /// Write nothing; compare the folder with a fresh render, print a diff
+    /// and exit 1 when they differ
+    #[arg(long)]
+    pub check: bool,
+
+    #[command(flatten)]
+    pub package: PackageArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Concurrent clients, one thread and connection each; a list runs each count
+    #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "250")]
+    pub clients: Vec<u32>,
+
+    /// Slot counts of the hot counters [default: the classic layout, 1 to 50 slots at random]
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    pub slots: Vec<u32>,
+
+    /// Milliseconds of application work between the increment and COMMIT;
+    /// 0 runs each increment alone with autocommit
+    #[arg(long, value_name = "MS,...", value_delimiter = ',', default_value = "0,2")]
+    pub hold_ms: Vec<u32>,
+
+    /// Iterations per client, each incrementing the 4 hot counters once
+    #[arg(long, value_name = "N", default_value_t = 100, conflicts_with = "duration")]
+    pub iterations: u32,
+
+    /// Run each round for this many seconds instead of a number of iterations
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// Variants to measure [default: single-row, dynamic, own-counter, and fixed when --slots is given]
+    #[arg(long, value_name = "VARIANT,...", value_delimiter = ',', value_enum)]
+    pub variant: Vec<Variant>,
+
+    /// Also write every figure, with the server's version and settings, as JSON
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also plot throughput against clients, one line per variant, as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// Concurrent clients to plan for
+    #[arg(long, value_name = "N")]
+    pub clients: u32,
+
+    /// Milliseconds of application work between the increment and COMMIT
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub hold_ms: u32,
+
+    /// Largest slot count to try
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SLOTS)]
+    pub max_slots: u32,
+
+    /// Seconds each round runs
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    pub duration: f64,
+}
+
+/// Package options as the command line takes them; `None` means "use the
+/// default". [`PackageArgs::options`] validates them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct PackageArgs {
+    #[arg(long, value_name = "NAME", help = format!("Name of the counter table [default: {DEFAULT_TABLE}]"))]
+    pub table: Option<String>,
+
+    #[arg(long, value_name = "PREFIX", help = format!("Prefix of every routine name [default: {DEFAULT_PREFIX}]"))]
+    pub prefix: Option<String>,
+
+    #[arg(long, value_name = "N", help = format!("Slots for a counter whose setup passes NULL slots [default: {DEFAULT_SLOTS}]"))]
+    pub default_slots: Option<u32>,
+
+    #[arg(long, value_name = "N", help = format!("Largest slot count a setup may ask for [default: {DEFAULT_MAX_SLOTS}]"))]
+    pub max_slots: Option<u32>,
+
+    #[arg(long, value_name = "CHARS", help = format!("Longest counter name, in characters [default: {DEFAULT_NAME_LENGTH}]"))]
+    pub name_length: Option<u32>,
+
+    /// Hard-code N slots for every counter: setup always creates N rows and
+    /// increments skip the slot-count lookup. Conflicts with --default-slots.
+    #[arg(long, value_name = "N")]
+    pub fixed_slots: Option<u32>,
+
+    /// How an increment picks its slot: `random` spreads every client over
+    /// all slots; `connection` gives each connection one slot of its own
+    /// (CONNECTION_ID() % slots + 1) [default: random]
+    #[arg(long, value_name = "CHOICE", value_enum)]
+    pub slot_choice: Option<SlotChoice>,
+
+    /// Lazy counters: an increment of an unknown counter creates it, and a
+    /// slot row appears only when first hit (INSERT ... ON DUPLICATE KEY
+    /// UPDATE). Needs --fixed-slots
+    #[arg(long)]
+    pub auto_create: bool,
+}
+
+impl PackageArgs {
+    /// The validated options these flags ask for.
+    pub fn options(&self) -> Result<PackageOptions, Error> {
+        let mut builder = PackageOptions::builder().auto_create(self.auto_create);
+        if let Some(table) = &self.table {
+            builder = builder.table(table);
+        }
+        if let Some(prefix) = &self.prefix {
+            builder = builder.prefix(prefix);
+        }
+        if let Some(slots) = self.default_slots {
+            builder = builder.default_slots(slots);
+        }
+        if let Some(slots) = self.max_slots {
+            builder = builder.max_slots(slots);
+        }
+        if let Some(chars) = self.name_length {
+            builder = builder.name_length(chars);
+        }
+        if let Some(slots) = self.fixed_slots {
+            builder = builder.fixed_slots(slots);
+        }
+        if let Some(choice) = self.slot_choice {
+            builder = builder.slot_choice(choice);
+        }
+        builder.build()
+    }
+}

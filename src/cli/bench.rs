@@ -1,0 +1,126 @@
+//! `bench` and `advise`: run the benchmark, print its figures as tables,
+//! and fail when a round's totals were not exact.
+
+use super::args::{AdviseArgs, BenchArgs};
+use super::error::CliError;
+use super::table;
+use crate::bench::{self, Budget, Plan, Report, advise};
+
+pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
+    let plan = Plan {
+        clients: args.clients.clone(),
+        slots: args.slots.clone(),
+        hold_ms: args.hold_ms.clone(),
+        budget: match args.duration {
+            Some(seconds) => Budget::Seconds(seconds),
+            None => Budget::Iterations(args.iterations),
+        },
+        variants: args.variant.clone(),
+    }
+    .validated()?;
+    let report = bench::run(&args.connect.url, &plan)?;
+    print!("{}", report_table(&report));
+    if let Some(path) = &args.json {
+        report.write_json(path)?;
+    }
+    if let Some(path) = &args.plot {
+        report.write_plot(path)?;
+    }
+    let inexact = report.inexact();
+    if !inexact.is_empty() {
+        return Err(CliError::InexactTotals(inexact));
+    }
+    Ok(())
+}
+
+pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
+    let advice =
+        advise::advise(&args.connect.url, args.clients, args.hold_ms, args.max_slots, args.duration)?;
+    let best = advice.rounds[advice.best].increments_per_second;
+    let rows: Vec<Vec<String>> = advice
+        .rounds
+        .iter()
+        .map(|round| {
+            vec![
+                round.slots.unwrap_or_default().to_string(),
+                format!("{:.0}", round.increments_per_second),
+                format!("{:.0}", 100.0 * round.increments_per_second / best),
+                format!("{:.2}", round.latency_ms.p99),
+                round.row_lock_waits.map_or_else(|| "-".to_owned(), |waits| waits.to_string()),
+            ]
+        })
+        .collect();
+    print!("{}", table::format(&["slots", "incr/s", "% of best", "p99 ms", "lock waits"], &rows));
+    let recommended = &advice.rounds[advice.recommended];
+    println!(
+        "recommended: {} slots for {} clients holding locks {} ms ({:.0} increments/s, within 10% of the best)",
+        recommended.slots.unwrap_or_default(),
+        args.clients,
+        args.hold_ms,
+        recommended.increments_per_second
+    );
+    let inexact: Vec<String> =
+        advice.rounds.iter().filter(|round| !round.total_exact).map(|round| round.label.clone()).collect();
+    if !inexact.is_empty() {
+        return Err(CliError::InexactTotals(inexact));
+    }
+    Ok(())
+}
+
+/// One line per round.
+fn report_table(report: &Report) -> String {
+    let optional = |value: Option<u64>| value.map_or_else(|| "-".to_owned(), |value| value.to_string());
+    let rows: Vec<Vec<String>> = report
+        .results
+        .iter()
+        .map(|result| {
+            vec![
+                result.label.clone(),
+                result.clients.to_string(),
+                result.hold_ms.to_string(),
+                format!("{:.0}", result.increments_per_second),
+                format!("{:.2}", result.latency_ms.p50),
+                format!("{:.2}", result.latency_ms.p95),
+                format!("{:.2}", result.latency_ms.p99),
+                optional(result.row_lock_waits),
+                optional(result.row_lock_time_ms),
+                optional(result.server_deadlocks),
+                result.errors.to_string(),
+                if result.total_exact { "yes" } else { "NO" }.to_owned(),
+            ]
+        })
+        .collect();
+    table::format(
+        &[
+            "variant",
+            "clients",
+            "hold ms",
+            "incr/s",
+            "p50 ms",
+            "p95 ms",
+            "p99 ms",
+            "lock waits",
+            "lock wait ms",
+            "deadlocks",
+            "errors",
+            "exact",
+        ],
+        &rows,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::RoundResult;
+
+    #[test]
+    fn inexact_rounds_say_no_in_the_table() {
+        let report =
+            Report::sample(vec![RoundResult::sample(4, 100.0, 100), RoundResult::sample(4, 100.0, 99)]);
+        let table = report_table(&report);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].ends_with("exact"), "{lines:?}");
+        assert!(lines[1].ends_with("yes") && lines[2].ends_with("NO"), "{lines:?}");
+    }
+}

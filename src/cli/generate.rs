@@ -1,0 +1,23 @@
+//! `generate`: renders the package into a folder, or checks that it is fresh.
+
+use super::args::GenerateArgs;
+use super::error::CliError;
+use crate::{generate, render};
+
+pub(super) fn run(args: &GenerateArgs) -> Result<(), CliError> {
+    let options = args.package.options()?;
+    let files = render::render(&options)?;
+    if args.check {
+        if let Some(diff) = generate::diff(&args.out, &files)? {
+            print!("{diff}");
+            let mut rerun = vec!["--out".to_owned(), args.out.display().to_string()];
+            rerun.extend(options.to_args());
+            return Err(CliError::Stale { dir: args.out.clone(), args: rerun });
+        }
+        eprintln!("{} is up to date", args.out.display());
+    } else {
+        generate::write(&args.out, &files)?;
+        eprintln!("wrote {} files to {}", files.len(), args.out.display());
+    }
+    Ok(())
+}

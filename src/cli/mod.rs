@@ -1,0 +1,27 @@
+//! The `slotted-counters` command: argument definitions in `args`, one
+//! handler module per group of commands, and the error that decides the
+//! exit code. Handlers only parse, call the library and print.
+
+mod args;
+mod bench;
+mod error;
+mod generate;
+mod inspect;
+mod install;
+mod table;
+
+pub use args::{Cli, Command, PackageArgs};
+pub use error::CliError;
+
+/// Runs one command line. The binary only parses arguments and reports the error.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Generate(args) => generate::run(&args),
+        Command::Install(args) => install::run_install(&args),
+        Command::Uninstall(args) => install::run_uninstall(&args),
+        Command::Status(args) => inspect::run_status(&args),
+        Command::Show(args) => inspect::run_show(&args),
+        Command::Bench(args) => bench::run_bench(&args),
+        Command::Advise(args) => bench::run_advise(&args),
+    }
+}

@@ -1,0 +1,289 @@
+//! Options as a user gives them, and their validation into [`PackageOptions`].
+//!
+//! Messages name each option by its command-line flag, which is also what
+//! the generated files record.
+
+use super::{
+    DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE, IDENTIFIER_LIMIT,
+    NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
+};
+use crate::error::Error;
+use crate::package::Routine;
+
+/// Package options as a user gives them; what is not set takes its default.
+/// [`build`](Self::build) validates them.
+///
+/// ```
+/// use slotted_counters::PackageOptions;
+///
+/// let options = PackageOptions::builder().table("page_hits").prefix("hits_").build()?;
+/// assert_eq!(options.routine_name(slotted_counters::package::Routine::Increment), "hits_increment");
+/// # Ok::<(), slotted_counters::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageOptionsBuilder {
+    table: Option<String>,
+    prefix: Option<String>,
+    default_slots: Option<u32>,
+    max_slots: Option<u32>,
+    name_length: Option<u32>,
+    fixed_slots: Option<u32>,
+    slot_choice: Option<SlotChoice>,
+    auto_create: bool,
+}
+
+impl PackageOptionsBuilder {
+    /// The counter table's name (`--table`).
+    pub fn table(mut self, table: impl Into<String>) -> Self {
+        self.table = Some(table.into());
+        self
+    }
+
+    /// The prefix of every routine name (`--prefix`).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Slots for a counter whose setup passes NULL slots (`--default-slots`).
+    pub fn default_slots(mut self, slots: u32) -> Self {
+        self.default_slots = Some(slots);
+        self
+    }
+
+    /// The largest slot count a setup may ask for (`--max-slots`).
+    pub fn max_slots(mut self, slots: u32) -> Self {
+        self.max_slots = Some(slots);
+        self
+    }
+
+    /// The longest counter name, in characters (`--name-length`).
+    pub fn name_length(mut self, chars: u32) -> Self {
+        self.name_length = Some(chars);
+        self
+    }
+
+    /// Every counter gets exactly this many slots (`--fixed-slots`).
+    pub fn fixed_slots(mut self, slots: u32) -> Self {
+        self.fixed_slots = Some(slots);
+        self
+    }
+
+    /// How an increment picks its slot (`--slot-choice`).
+    pub fn slot_choice(mut self, choice: SlotChoice) -> Self {
+        self.slot_choice = Some(choice);
+        self
+    }
+
+    /// Whether an increment creates an unknown counter (`--auto-create`).
+    pub fn auto_create(mut self, auto_create: bool) -> Self {
+        self.auto_create = auto_create;
+        self
+    }
+
+    /// Validates the options. Messages name the option by its flag.
+    pub fn build(&self) -> Result<PackageOptions, Error> {
+        let args = self;
+        let table = args.table.clone().unwrap_or_else(|| DEFAULT_TABLE.to_owned());
+        check_identifier("--table", &table, &table)?;
+
+        let prefix = args.prefix.clone().unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
+        let longest = Routine::ALL
+            .iter()
+            .map(|routine| format!("{prefix}{}", routine.suffix()))
+            .max_by_key(String::len)
+            .unwrap_or_default();
+        check_identifier("--prefix", &prefix, &longest)?;
+
+        let max_slots = args.max_slots.unwrap_or(DEFAULT_MAX_SLOTS);
+        if !(1..=SLOT_LIMIT).contains(&max_slots) {
+            return Err(invalid(format!(
+                "--max-slots {max_slots} is out of range: it must be between 1 and {SLOT_LIMIT}"
+            )));
+        }
+
+        let slots = match (args.fixed_slots, args.default_slots) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "--fixed-slots and --default-slots cannot be used together: \
+                     with fixed slots every counter has exactly that many"
+                        .to_owned(),
+                ));
+            }
+            (Some(fixed), None) => SlotPolicy::Fixed(check_slots("--fixed-slots", fixed, max_slots)?),
+            (None, default) => SlotPolicy::Dynamic {
+                default: check_slots("--default-slots", default.unwrap_or(DEFAULT_SLOTS), max_slots)?,
+            },
+        };
+
+        let name_length = args.name_length.unwrap_or(DEFAULT_NAME_LENGTH);
+        if !(1..=NAME_LENGTH_LIMIT).contains(&name_length) {
+            return Err(invalid(format!(
+                "--name-length {name_length} is out of range: it must be between 1 and {NAME_LENGTH_LIMIT}"
+            )));
+        }
+
+        if args.auto_create && !matches!(slots, SlotPolicy::Fixed(_)) {
+            return Err(invalid(
+                "--auto-create needs --fixed-slots: a lazily created counter has only the slot rows \
+                 that were hit, so its slot count cannot be looked up"
+                    .to_owned(),
+            ));
+        }
+
+        Ok(PackageOptions {
+            table,
+            prefix,
+            slots,
+            max_slots,
+            name_length,
+            slot_choice: args.slot_choice.unwrap_or_default(),
+            auto_create: args.auto_create,
+        })
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidOption(message)
+}
+
+/// Checks `value` (given as `flag`) and the longest identifier built from it.
+pub(crate) fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
+    let mut chars = value.chars();
+    let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !well_formed {
+        return Err(invalid(format!(
+            "{flag} {value:?} is not a plain identifier: use letters, digits and \
+             underscores, not starting with a digit"
+        )));
+    }
+    if longest.len() > IDENTIFIER_LIMIT {
+        return Err(invalid(format!(
+            "{flag} {value:?} is too long: it makes `{longest}`, {} characters, \
+             and MySQL allows at most {IDENTIFIER_LIMIT}",
+            longest.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_slots(flag: &str, slots: u32, max_slots: u32) -> Result<u32, Error> {
+    if slots == 0 || slots > max_slots {
+        return Err(invalid(format!(
+            "{flag} {slots} is out of range: it must be between 1 and --max-slots ({max_slots})"
+        )));
+    }
+    Ok(slots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validate(builder: PackageOptionsBuilder) -> Result<PackageOptions, String> {
+        builder.build().map_err(|error| error.to_string())
+    }
+
+    fn options() -> PackageOptionsBuilder {
+        PackageOptions::builder()
+    }
+
+    #[test]
+    fn defaults_match_the_classic_package() {
+        let options = validate(options()).unwrap();
+        assert_eq!(options, PackageOptions::default());
+        assert_eq!(options.table(), "counters");
+        assert_eq!(options.routine_name(Routine::Increment), "counter_increment");
+        assert_eq!(options.slots(), SlotPolicy::Dynamic { default: 5 });
+        assert_eq!(options.max_slots(), 1024);
+        assert_eq!(options.name_length(), 50);
+    }
+
+    #[test]
+    fn identifiers_must_be_plain() {
+        for bad in ["", "1abc", "counters; DROP TABLE x", "naïve", "a-b", "`x`"] {
+            let error = validate(options().table(bad)).unwrap_err();
+            assert!(error.starts_with("--table"), "{bad:?}: {error}");
+            let error = validate(options().prefix(bad)).unwrap_err();
+            assert!(error.contains("not a plain identifier"), "{bad:?}: {error}");
+        }
+        validate(options().table("_Hits2").prefix("hit_")).unwrap();
+    }
+
+    #[test]
+    fn routine_names_must_fit_in_64_characters() {
+        let longest_suffix = Routine::ALL.iter().map(|r| r.suffix().len()).max().unwrap();
+        let fits = "p".repeat(IDENTIFIER_LIMIT - longest_suffix);
+        validate(options().prefix(fits.clone())).unwrap();
+        let error = validate(options().prefix(format!("{fits}p"))).unwrap_err();
+        assert!(error.contains("65 characters"), "{error}");
+        let error = validate(options().table("t".repeat(65))).unwrap_err();
+        assert!(error.contains("at most 64"), "{error}");
+    }
+
+    #[test]
+    fn slot_counts_must_be_within_the_maximum() {
+        let error = validate(options().default_slots(0)).unwrap_err();
+        assert!(error.contains("--default-slots 0 is out of range"), "{error}");
+        let error = validate(options().default_slots(1025)).unwrap_err();
+        assert!(error.contains("--max-slots (1024)"), "{error}");
+        let error = validate(options().fixed_slots(0)).unwrap_err();
+        assert!(error.contains("--fixed-slots 0"), "{error}");
+        let error = validate(options().max_slots(0)).unwrap_err();
+        assert!(error.contains("--max-slots 0"), "{error}");
+        let error = validate(options().max_slots(4)).unwrap_err();
+        assert!(error.contains("--default-slots 5"), "a default above the maximum: {error}");
+        let error = validate(options().max_slots(SLOT_LIMIT + 1)).unwrap_err();
+        assert!(error.contains("65535"), "{error}");
+        let options = validate(options().fixed_slots(64)).unwrap();
+        assert_eq!(options.slots(), SlotPolicy::Fixed(64));
+    }
+
+    #[test]
+    fn fixed_slots_exclude_a_default() {
+        let error = validate(options().fixed_slots(8).default_slots(8)).unwrap_err();
+        assert!(error.contains("cannot be used together"), "{error}");
+    }
+
+    #[test]
+    fn auto_create_needs_fixed_slots() {
+        let error = validate(options().auto_create(true)).unwrap_err();
+        assert!(error.contains("--auto-create needs --fixed-slots"), "{error}");
+        let options = validate(options().auto_create(true).fixed_slots(64)).unwrap();
+        assert!(options.auto_create());
+    }
+
+    #[test]
+    fn fixed_slot_packages_have_no_resize() {
+        assert!(PackageOptions::default().routines().contains(&Routine::Resize));
+        let fixed = validate(options().fixed_slots(8)).unwrap();
+        assert_eq!(fixed.routines().len(), Routine::ALL.len() - 1);
+        assert!(!fixed.routines().contains(&Routine::Resize));
+    }
+
+    #[test]
+    fn name_length_is_bounded() {
+        for bad in [0, NAME_LENGTH_LIMIT + 1] {
+            let error = validate(options().name_length(bad)).unwrap_err();
+            assert!(error.starts_with(&format!("--name-length {bad}")), "{error}");
+        }
+    }
+
+    #[test]
+    fn args_reproduce_the_options() {
+        let options = options()
+            .table("hits")
+            .prefix("hit_")
+            .fixed_slots(64)
+            .max_slots(128)
+            .name_length(100)
+            .slot_choice(SlotChoice::Connection)
+            .auto_create(true);
+        assert_eq!(
+            validate(options).unwrap().to_args().join(" "),
+            "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100 \
+             --slot-choice connection --auto-create"
+        );
+    }
+}

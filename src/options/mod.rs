@@ -1,0 +1,178 @@
+//! Generator options: what a user may ask for ([`PackageOptionsBuilder`])
+//! and the validated form every template relies on ([`PackageOptions`]).
+//!
+//! Validation happens here, once, so templates only place values that are
+//! known to be safe SQL identifiers and sane numbers.
+
+mod builder;
+
+pub use builder::PackageOptionsBuilder;
+pub(crate) use builder::check_identifier;
+
+use crate::package::Routine;
+
+/// Counter table created when `--table` is not given.
+pub const DEFAULT_TABLE: &str = "counters";
+/// Routine name prefix used when `--prefix` is not given.
+pub const DEFAULT_PREFIX: &str = "counter_";
+/// Slots given to a counter whose setup passes NULL slots.
+pub const DEFAULT_SLOTS: u32 = 5;
+/// Largest slot count `counter_setup` accepts unless `--max-slots` says otherwise.
+pub const DEFAULT_MAX_SLOTS: u32 = 1024;
+/// Width of the `counter_name` column unless `--name-length` says otherwise.
+pub const DEFAULT_NAME_LENGTH: u32 = 50;
+/// Slot numbers are stored as SMALLINT UNSIGNED.
+pub const SLOT_LIMIT: u32 = 65_535;
+/// Longest counter name we allow: the name is the primary key's first part,
+/// and 255 utf8mb4 characters stay well inside InnoDB's 3072-byte key limit.
+pub const NAME_LENGTH_LIMIT: u32 = 255;
+/// MySQL and MariaDB reject table and routine names longer than this.
+pub const IDENTIFIER_LIMIT: usize = 64;
+
+/// How an increment picks the slot it adds to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum SlotChoice {
+    /// Uniformly at random, per increment.
+    #[default]
+    Random,
+    /// `CONNECTION_ID() % slots + 1`: one slot per connection.
+    Connection,
+}
+
+impl SlotChoice {
+    /// The flag value that selects this choice.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotChoice::Random => "random",
+            SlotChoice::Connection => "connection",
+        }
+    }
+}
+
+/// How many slots a counter gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotPolicy {
+    /// Each setup chooses; NULL means `default`. Increments look the count up.
+    Dynamic { default: u32 },
+    /// Every counter has exactly this many slots, hard-coded in the routines.
+    Fixed(u32),
+}
+
+/// Options that passed validation: identifiers match `[A-Za-z_][A-Za-z0-9_]*`
+/// and fit in 64 characters, and every slot count is within `1..=max_slots`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageOptions {
+    table: String,
+    prefix: String,
+    slots: SlotPolicy,
+    max_slots: u32,
+    name_length: u32,
+    slot_choice: SlotChoice,
+    auto_create: bool,
+}
+
+impl Default for PackageOptions {
+    fn default() -> Self {
+        Self {
+            table: DEFAULT_TABLE.to_owned(),
+            prefix: DEFAULT_PREFIX.to_owned(),
+            slots: SlotPolicy::Dynamic { default: DEFAULT_SLOTS },
+            max_slots: DEFAULT_MAX_SLOTS,
+            name_length: DEFAULT_NAME_LENGTH,
+            slot_choice: SlotChoice::Random,
+            auto_create: false,
+        }
+    }
+}
+
+impl PackageOptions {
+    /// Options to set and validate; [`PackageOptions::default`] is the classic package.
+    pub fn builder() -> PackageOptionsBuilder {
+        PackageOptionsBuilder::default()
+    }
+
+    /// The counter table's name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The prefix every routine name starts with.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The routines this package has: a fixed slot count cannot be resized.
+    pub fn routines(&self) -> Vec<Routine> {
+        Routine::ALL
+            .into_iter()
+            .filter(|&routine| routine != Routine::Resize || matches!(self.slots, SlotPolicy::Dynamic { .. }))
+            .collect()
+    }
+
+    /// The name of the view of totals, prefix included.
+    pub fn totals_view(&self) -> String {
+        format!("{}{}", self.prefix, crate::package::TOTALS_VIEW_SUFFIX)
+    }
+
+    /// How increments pick their slot.
+    pub fn slot_choice(&self) -> SlotChoice {
+        self.slot_choice
+    }
+
+    /// Whether increments create unknown counters.
+    pub fn auto_create(&self) -> bool {
+        self.auto_create
+    }
+
+    /// The full name of one routine, prefix included.
+    pub fn routine_name(&self, routine: Routine) -> String {
+        format!("{}{}", self.prefix, routine.suffix())
+    }
+
+    /// Whether slot counts are chosen per counter or hard-coded.
+    pub fn slots(&self) -> SlotPolicy {
+        self.slots
+    }
+
+    /// The largest slot count a setup may ask for.
+    pub fn max_slots(&self) -> u32 {
+        self.max_slots
+    }
+
+    /// The width of the counter name column, in characters.
+    pub fn name_length(&self) -> u32 {
+        self.name_length
+    }
+
+    /// The COMMENT every routine carries: this tool's version and the
+    /// options, so `status` can tell a current routine from a stale one.
+    pub fn routine_comment(&self) -> String {
+        format!("slotted-counters {} {}", env!("CARGO_PKG_VERSION"), self.to_args().join(" "))
+    }
+
+    /// The command-line flags that reproduce these options, in a fixed order,
+    /// defaults included, so a generated file says exactly how it was made.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args =
+            vec!["--table".to_owned(), self.table.clone(), "--prefix".to_owned(), self.prefix.clone()];
+        match self.slots {
+            SlotPolicy::Dynamic { default } => {
+                args.extend(["--default-slots".to_owned(), default.to_string()]);
+            }
+            SlotPolicy::Fixed(slots) => args.extend(["--fixed-slots".to_owned(), slots.to_string()]),
+        }
+        args.extend([
+            "--max-slots".to_owned(),
+            self.max_slots.to_string(),
+            "--name-length".to_owned(),
+            self.name_length.to_string(),
+            "--slot-choice".to_owned(),
+            self.slot_choice.name().to_owned(),
+        ]);
+        if self.auto_create {
+            args.push("--auto-create".to_owned());
+        }
+        args
+    }
+}

@@ -1,0 +1,71 @@
+{%- import "_macros.sql" as m -%}
+DROP PROCEDURE IF EXISTS `{{ p.add }}`$$
+{%- if p.auto_create %}
+-- Adds p_delta (any signed BIGINT) to one slot of counter p_name, creating
+-- the slot row, and so the counter, when it is not there yet: the lazy form
+-- of the pattern. `counter` + p_delta, not VALUES(), which MySQL 8.0.20
+-- deprecates. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
+-- insert-intention locks and can deadlock under concurrency (error 1213):
+-- callers retry, as the Rust client does.
+{%- else %}
+-- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
+-- exactly one row.
+{%- endif %}
+CREATE PROCEDURE `{{ p.add }}`(
+    IN p_name {{ p.name_type }},
+    IN p_delta BIGINT
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+{%- if p.fixed_slots.is_none() %}
+    DECLARE v_slots INT;
+{%- endif %}
+    DECLARE v_slot INT;
+    DECLARE v_message VARCHAR(128);
+{%- if p.fixed_slots.is_none() %}
+    -- An unknown counter leaves v_slots NULL; no "No data" warning.
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
+{%- endif %}
+
+    IF p_delta IS NULL THEN
+        SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- if p.auto_create %}
+{% call m::check_name("    ", p) %}{% endcall %}
+{%- endif %}
+    -- The slot is computed once, into a variable: RAND() in a WHERE clause
+    -- would be evaluated again for every row scanned. FLOOR, not rounding,
+    -- gives every slot the same chance.
+{%- if p.fixed_slots.is_none() %}
+    -- Slots are numbered 1..n, so the highest number is the slot count. Read
+    -- as the last index entry, one row: inside a routine, MAX(`counter_id`)
+    -- scans every slot. NULL when the counter does not exist.
+    SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
+     ORDER BY `counter_id` DESC LIMIT 1;
+{%- endif %}
+    SET v_slot = {{ p.slot_expression }};
+{%- if p.auto_create %}
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    VALUES (p_name, v_slot, NULL, NOW(), p_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+{%- else %}
+    UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+    IF ROW_COUNT() = 0 THEN
+        -- The slot may be gone since the lookup (a resize removed it): slot 1
+        -- exists as long as the counter does, so the delta is not lost.
+        UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
+         WHERE `counter_name` = p_name AND `counter_id` = 1;
+        -- Still no row changed: the counter does not exist. An update never
+        -- creates one. A delta of 0 changes no row either, so it needs a look
+        -- of its own.
+        IF ROW_COUNT() = 0 THEN
+            IF p_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter("                ", p) %}{% endcall %}
+            END IF;
+        END IF;
+    END IF;
+{%- endif %}
+END$$

@@ -1,0 +1,16 @@
+{%- import "_macros.sql" as m -%}
+DROP PROCEDURE IF EXISTS `{{ p.delete }}`$$
+-- Removes counter p_name and all its slots.
+CREATE PROCEDURE `{{ p.delete }}`(
+    IN p_name {{ p.name_type }}
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message VARCHAR(128);
+
+    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+    IF ROW_COUNT() = 0 THEN
+{% call m::unknown_counter("        ", p) %}{% endcall %}
+    END IF;
+END$$

@@ -1,0 +1,36 @@
+DROP FUNCTION IF EXISTS `{{ p.estimate }}`$$
+-- An estimate of counter p_name that reads one slot, chosen at random, and
+-- multiplies it by the slot count: for dashboards that must not scan. NULL
+-- when the counter does not exist. Exact on average for increments spread
+-- over the slots; a value kept in slot 1 (an initial value, a reset, a
+-- compact) makes single estimates swing widely.
+CREATE FUNCTION `{{ p.estimate }}`(
+    p_name {{ p.name_type }}
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_slots INT;
+    DECLARE v_slot INT;
+    DECLARE v_value BIGINT;
+{%- if p.fixed_slots.is_none() %}
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
+{%- endif %}
+{%- if let Some(slots) = p.fixed_slots %}
+    SET v_slots = {{ slots }};
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+        RETURN NULL;
+    END IF;
+{%- else %}
+    SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
+     ORDER BY `counter_id` DESC LIMIT 1;
+    IF v_slots IS NULL THEN
+        RETURN NULL;
+    END IF;
+{%- endif %}
+    SET v_slot = FLOOR(RAND() * v_slots) + 1;
+    SELECT MAX(`counter`) INTO v_value FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+    RETURN COALESCE(v_value, 0) * v_slots;
+END$$

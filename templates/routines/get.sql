@@ -1,0 +1,14 @@
+DROP FUNCTION IF EXISTS `{{ p.get }}`$$
+-- The value of counter p_name: the sum of its slots, or NULL when it does
+-- not exist, so one SELECT can read many names. READS SQL DATA: with binary
+-- logging on, a function without a characteristic fails (error 1418).
+CREATE FUNCTION `{{ p.get }}`(
+    p_name {{ p.name_type }}
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.table }}` WHERE `counter_name` = p_name);
+END$$

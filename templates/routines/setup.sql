@@ -1,0 +1,56 @@
+{%- import "_macros.sql" as m -%}
+DROP PROCEDURE IF EXISTS `{{ p.setup }}`$$
+{%- if let Some(slots) = p.fixed_slots %}
+-- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
+-- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0) goes
+-- into slot 1.
+{%- else %}
+-- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}, at most
+-- {{ p.max_slots }}). p_initial_value (NULL: 0) goes into slot 1.
+{%- endif %}
+CREATE PROCEDURE `{{ p.setup }}`(
+    IN p_name {{ p.name_type }},
+    IN p_description {{ p.description_type }},
+    IN p_slots INT,
+    IN p_initial_value BIGINT
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+{%- if let Some(slots) = p.fixed_slots %}
+    DECLARE v_slots INT DEFAULT {{ slots }};
+{%- else %}
+    DECLARE v_slots INT DEFAULT COALESCE(p_slots, {{ p.default_slots }});
+{%- endif %}
+    DECLARE v_message VARCHAR(128);
+    -- Two setups of one name can both pass any check made before the INSERT:
+    -- the primary key decides, and its error becomes ours.
+    DECLARE EXIT HANDLER FOR 1062
+    BEGIN
+        SET v_message = LEFT(CONCAT('counter already exists: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.already_exists }}, MESSAGE_TEXT = v_message;
+    END;
+
+{% call m::check_name("    ", p) %}{% endcall %}
+    IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
+        SET v_message = LEFT(CONCAT('description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- if let Some(slots) = p.fixed_slots %}
+    IF p_slots <> {{ slots }} THEN
+        SET v_message = LEFT(CONCAT('slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- else %}
+    IF v_slots NOT BETWEEN 1 AND {{ p.max_slots }} THEN
+        SET v_message = LEFT(CONCAT('slots must be between 1 and {{ p.max_slots }}, not ', v_slots, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- endif %}
+
+    -- One INSERT creates every slot, so a failed setup leaves no row behind.
+    -- JSON_TABLE numbers the slots 1..v_slots on MySQL 8 and MariaDB alike.
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, COALESCE(p_initial_value, 0), 0)
+    FROM JSON_TABLE(CONCAT('[', REPEAT('0,', v_slots - 1), '0]'), '$[*]' COLUMNS (id FOR ORDINALITY)) AS slot;
+END$$

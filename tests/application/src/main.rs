@@ -1,0 +1,10 @@
+//! Counts one page view in the database `DATABASE_URL` names.
+
+use slotted_counters::Counters;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let url = std::env::var("DATABASE_URL")?;
+    let counters = Counters::new(mysql::Pool::new(url.as_str())?);
+    counters.increment("page:home")?;
+    Ok(())
+}

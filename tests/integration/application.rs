@@ -1,0 +1,38 @@
+//! What an application that only counts compiles: the client, without the
+//! generator, the benchmark or the command line.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{stderr, stdout};
+
+/// Crates that only the generator, the benchmark or the command need.
+const TOOL_ONLY: [&str; 6] = ["askama", "clap", "indicatif", "plotters", "similar", "tempfile"];
+
+#[test]
+fn client_only_application_builds_without_tool_dependencies() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/application/Cargo.toml");
+    let cargo = |args: &[&str]| {
+        Command::new(env!("CARGO"))
+            .args(args)
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("application"))
+            .output()
+            .expect("run cargo")
+    };
+
+    let tree = cargo(&["tree", "--edges", "normal", "--prefix", "none", "--format", "{p}"]);
+    assert!(tree.status.success(), "{}", stderr(&tree));
+    let crates: Vec<String> =
+        stdout(&tree).lines().filter_map(|line| line.split_whitespace().next()).map(str::to_owned).collect();
+    for needed in ["slotted-counters", "mysql", "thiserror", "rand"] {
+        assert!(crates.iter().any(|name| name == needed), "{needed} missing from {crates:?}");
+    }
+    for unwanted in TOOL_ONLY {
+        assert!(!crates.iter().any(|name| name == unwanted), "the client pulls in {unwanted}: {crates:?}");
+    }
+
+    let build = cargo(&["build", "--quiet"]);
+    assert!(build.status.success(), "{}", stderr(&build));
+}

@@ -1,0 +1,168 @@
+//! `bench` and `advise` on short configurations against a live server:
+//! exact totals, the JSON and SVG outputs, and a clean database afterwards.
+
+use mysql::prelude::Queryable;
+use serde_json::Value;
+
+use crate::support::{Database, slotted_counters, stderr};
+
+/// What the benchmark leaves in the database: only what was there before.
+fn bench_objects(db: &Database) -> Vec<String> {
+    db.conn()
+        .query(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'bench%' \
+             UNION ALL SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()",
+        )
+        .unwrap()
+}
+
+#[test]
+fn bench_reports_exact_totals_as_table_json_and_plot() {
+    let db = Database::new();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let plot = out.path().join("bench.svg");
+    let output = slotted_counters(&[
+        "bench",
+        "--url",
+        &db.url(),
+        "--clients",
+        "2,4",
+        "--slots",
+        "4",
+        "--hold-ms",
+        "0,1",
+        "--iterations",
+        "5",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let table = String::from_utf8_lossy(&output.stdout);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[..4], ["variant", "clients", "hold", "ms"]);
+    assert_eq!(table.lines().count(), 1 + 16, "{table}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["server"]["version"].as_str().unwrap().contains('.'), "{report}");
+    assert_eq!(report["server"]["settings"]["log_bin"], "ON");
+    assert_eq!(report["budget"]["iterations"], 5);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2 * 2 * 4, "2 holds x 2 client counts x 4 variants");
+    for result in results {
+        let clients = result["clients"].as_u64().unwrap();
+        assert_eq!(result["errors"], 0, "{result}");
+        assert_eq!(result["increments"].as_u64().unwrap(), clients * 5 * 4, "{result}");
+        assert_eq!(result["total_change"].as_u64().unwrap(), clients * 5 * 4, "{result}");
+        assert_eq!(result["total_exact"], true, "{result}");
+        assert!(result["increments_per_second"].as_f64().unwrap() > 0.0, "{result}");
+        let latency = &result["latency_ms"];
+        assert!(latency["p50"].as_f64().unwrap() <= latency["p99"].as_f64().unwrap(), "{result}");
+        for field in
+            ["row_lock_waits", "row_lock_time_ms", "server_deadlocks", "deadlocks_seen", "seconds", "hold_ms"]
+        {
+            assert!(result[field].is_number(), "{field} in {result}");
+        }
+    }
+    let variants: std::collections::BTreeSet<&str> =
+        results.iter().map(|r| r["variant"].as_str().unwrap()).collect();
+    assert_eq!(variants.into_iter().collect::<Vec<_>>(), ["dynamic", "fixed", "own-counter", "single-row"]);
+
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("increments per second"),
+        "{}",
+        &svg[..svg.len().min(200)]
+    );
+    for text in ["0 ms held before COMMIT", "1 ms held before COMMIT", "fixed, 4 slots", "own-counter"] {
+        assert!(svg.contains(text), "one panel per hold, one line per variant: no {text:?}");
+    }
+
+    assert!(bench_objects(&db).is_empty(), "the benchmark left {:?}", bench_objects(&db));
+}
+
+#[test]
+fn bench_classic_layout_leaves_application_counters_alone() {
+    let db = Database::new();
+    let setup = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/generated/setup.sql")).unwrap();
+    slotted_counters::script::run(&mut db.conn(), &setup).unwrap();
+    db.conn().query_drop("CALL counter_setup('mine', 'd', 3, 41)").unwrap();
+
+    let output = slotted_counters(&[
+        "bench",
+        "--url",
+        &db.url(),
+        "--clients",
+        "3",
+        "--hold-ms",
+        "0",
+        "--duration",
+        "0.3",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.contains("dynamic, 1-50 slots"), "the classic layout: {table}");
+    assert!(!table.contains("fixed"), "no fixed variant without --slots: {table}");
+
+    let mine: i64 = db.conn().query_first("SELECT counter_get('mine')").unwrap().unwrap();
+    assert_eq!(mine, 41);
+    let leftovers = bench_objects(&db);
+    assert_eq!(leftovers.len(), 9, "only the application's routines remain: {leftovers:?}");
+    assert!(leftovers.iter().all(|name| name.starts_with("counter_")), "{leftovers:?}");
+}
+
+#[test]
+fn advise_recommends_a_slot_count_from_its_table() {
+    let db = Database::new();
+    let output = slotted_counters(&[
+        "advise",
+        "--url",
+        &db.url(),
+        "--clients",
+        "4",
+        "--hold-ms",
+        "1",
+        "--max-slots",
+        "4",
+        "--duration",
+        "0.3",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    let slots: Vec<&str> = lines[1..4].iter().map(|line| line.split_whitespace().next().unwrap()).collect();
+    assert_eq!(slots, ["1", "2", "4"]);
+    let shares: Vec<f64> =
+        lines[1..4].iter().map(|line| line.split_whitespace().nth(2).unwrap().parse().unwrap()).collect();
+    assert!(shares.contains(&100.0), "{text}");
+    let recommended: &str =
+        lines[4].strip_prefix("recommended: ").unwrap().split_whitespace().next().unwrap();
+    let row =
+        slots.iter().position(|slots| *slots == recommended).expect("the recommendation is a measured count");
+    // Shares are printed rounded to whole percents.
+    assert!(shares[row] >= 89.5, "{text}");
+    assert!(shares[..row].iter().all(|&share| share <= 90.5), "the smallest good count: {text}");
+    assert!(bench_objects(&db).is_empty());
+}
+
+#[test]
+fn bench_refuses_bad_plans() {
+    let db = Database::new();
+    for (args, expected) in [
+        (&["--variant", "fixed"][..], "needs --slots"),
+        (&["--clients", "0"][..], "--clients"),
+        (&["--clients", "5000"][..], "raise max_connections"),
+    ] {
+        let url = db.url();
+        let mut full = vec!["bench", "--url", &url];
+        full.extend_from_slice(args);
+        let output = slotted_counters(&full);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
+    assert!(bench_objects(&db).is_empty());
+}

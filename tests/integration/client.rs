@@ -1,0 +1,198 @@
+//! The Rust client API against a live server: every call, typed errors, and
+//! retries of real deadlocks.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::{PooledConn, TxOpts};
+use slotted_counters::{CounterError, Counters, PackageOptions, render, script};
+
+use crate::support::{self, Database};
+
+/// A database with the default package installed, and a client for it.
+fn installed() -> (Database, Counters) {
+    let db = Database::new();
+    let script = render::setup_sql(&PackageOptions::default()).unwrap();
+    script::run(&mut db.conn(), &script).unwrap();
+    let counters = Counters::new(db.pool().clone());
+    (db, counters)
+}
+
+fn server_code(error: &CounterError) -> Option<u16> {
+    match error {
+        CounterError::Database(mysql::Error::MySqlError(error)) => Some(error.code),
+        _ => None,
+    }
+}
+
+#[test]
+fn client_calls_every_routine() {
+    let (_db, counters) = installed();
+    counters.setup("downloads", "release downloads", Some(16), None).unwrap();
+    counters.setup("stock", "units in store", None, Some(10)).unwrap();
+    for _ in 0..5 {
+        counters.increment("downloads").unwrap();
+    }
+    counters.add("downloads", 95).unwrap();
+    counters.add("stock", -4).unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), Some(100));
+    assert_eq!(counters.get("Downloads").unwrap(), Some(100), "names are case-insensitive");
+    assert_eq!(counters.get_many(&["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
+    assert_eq!(counters.get_many(&[]).unwrap(), []);
+
+    counters.reset("downloads", 7, true).unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), Some(7));
+    counters.delete("downloads").unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), None);
+}
+
+#[test]
+fn client_errors_are_typed() {
+    let (db, counters) = installed();
+    counters.setup("exists", "d", None, None).unwrap();
+    let error = counters.setup("exists", "d", None, None).unwrap_err();
+    assert!(
+        matches!(&error, CounterError::AlreadyExists(message) if message == "counter already exists: 'exists'"),
+        "{error:?}"
+    );
+    let error = counters.increment("missing").unwrap_err();
+    assert!(
+        matches!(&error, CounterError::NotFound(message) if message == "unknown counter: 'missing'"),
+        "{error:?}"
+    );
+    for error in [counters.add("missing", 2), counters.reset("missing", 0, false), counters.delete("missing")]
+    {
+        assert!(matches!(error, Err(CounterError::NotFound(_))), "{error:?}");
+    }
+    let error = counters.setup("zero", "d", Some(0), None).unwrap_err();
+    assert!(
+        matches!(&error, CounterError::InvalidArgument(message) if message.contains("not 0")),
+        "{error:?}"
+    );
+    let error = counters.setup("", "d", None, None).unwrap_err();
+    assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
+
+    db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
+    let error = counters.increment("exists").unwrap_err();
+    assert_eq!(server_code(&error), Some(1305), "a missing routine is a database error: {error:?}");
+}
+
+#[test]
+fn client_uses_the_package_prefix() {
+    let db = Database::new();
+    let options = PackageOptions::builder().table("hits").prefix("hit_").build().unwrap();
+    script::run(&mut db.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+    let counters = Counters::with_options(db.pool().clone(), &options);
+    counters.setup("home", "d", Some(3), None).unwrap();
+    counters.increment("home").unwrap();
+    assert_eq!(counters.get_many(&["home"]).unwrap(), [Some(1)]);
+    let rows: u32 = db.conn().query_first("SELECT COUNT(*) FROM hits").unwrap().unwrap();
+    assert_eq!(rows, 3);
+}
+
+#[test]
+fn calls_inside_the_callers_transaction_commit_with_it() {
+    let (db, counters) = installed();
+    counters.setup("orders", "d", Some(4), None).unwrap();
+    let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
+    counters.on(&mut tx).increment("orders").unwrap();
+    counters.on(&mut tx).add("orders", 4).unwrap();
+    assert_eq!(
+        counters.on(&mut tx).get("orders").unwrap(),
+        Some(5),
+        "the transaction sees its own increments"
+    );
+    tx.rollback().unwrap();
+    assert_eq!(counters.get("orders").unwrap(), Some(0));
+}
+
+/// Sets up the classic deadlock around counter `d`: `heavy` holds slot 3 of
+/// `d` and has changed 200 other rows, `call` runs on another thread, locks
+/// slot 1 and waits for slot 3; then `heavy` asks for slot 1. InnoDB rolls
+/// back the transaction that did less work: the call's.
+fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> T {
+    let mut heavy = db.conn();
+    heavy.query_drop("CALL counter_setup('ballast', 'd', 200, NULL)").unwrap();
+    heavy.query_drop("START TRANSACTION").unwrap();
+    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
+        .unwrap();
+
+    thread::scope(|scope| {
+        let caller = scope.spawn(call);
+        wait_for_lock_wait(&mut db.conn());
+        heavy
+            .query_drop(
+                "UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1",
+            )
+            .unwrap();
+        heavy.query_drop("COMMIT").unwrap();
+        caller.join().expect("the caller panicked")
+    })
+}
+
+/// Waits until a transaction on this test's database waits for a lock.
+fn wait_for_lock_wait(conn: &mut PooledConn) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let waiting: u32 = support::read_innodb_trx(
+            conn,
+            "SELECT COUNT(*) FROM information_schema.innodb_trx AS trx \
+             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+        )
+        .unwrap_or_default();
+        if waiting > 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the call never waited for the lock");
+    }
+}
+
+fn deadlocks(conn: &mut PooledConn) -> u64 {
+    let row: Option<(String, u64)> = conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'").unwrap();
+    row.expect("the server reports Innodb_deadlocks").1
+}
+
+#[test]
+fn deadlocked_call_is_retried_and_succeeds() {
+    let (db, counters) = installed();
+    counters.setup("d", "d", Some(4), None).unwrap();
+    let before = deadlocks(&mut db.conn());
+
+    let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
+
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert!(deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
+    assert_eq!(counters.get("d").unwrap(), Some(50), "the retried reset ran after the other transaction");
+}
+
+#[test]
+fn deadlock_inside_the_callers_transaction_is_not_retried() {
+    let (db, counters) = installed();
+    counters.setup("d", "d", Some(4), None).unwrap();
+
+    let outcome = deadlock_against(&db, || {
+        let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
+        let outcome = counters.on(&mut tx).reset("d", 50, false);
+        drop(tx);
+        outcome
+    });
+
+    let error = outcome.unwrap_err();
+    assert_eq!(server_code(&error), Some(1213), "{error:?}");
+    assert_eq!(counters.get("d").unwrap(), Some(2), "only the other transaction's two increments landed");
+}
+
+#[test]
+fn retries_stop_after_max_attempts() {
+    let (db, counters) = installed();
+    let counters = counters.max_attempts(1);
+    counters.setup("d", "d", Some(4), None).unwrap();
+
+    let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
+
+    assert_eq!(server_code(&outcome.unwrap_err()), Some(1213));
+}

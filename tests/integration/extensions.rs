@@ -1,0 +1,300 @@
+//! What the classic package lacked: resize, compact, the view of totals,
+//! estimates, lazy counters and per-connection slots, on the committed
+//! packages in a live server.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+
+use mysql::TxOpts;
+use mysql::prelude::Queryable;
+use slotted_counters::package::errno;
+use slotted_counters::{CounterError, Counters, PackageOptions};
+
+use crate::support::{self, server_error, slots_of, total, with_committed};
+
+/// The options `generated/auto-create-64` is made with.
+fn lazy_options() -> PackageOptions {
+    PackageOptions::builder().fixed_slots(64).auto_create(true).build().unwrap()
+}
+
+#[test]
+fn resize_grows_and_shrinks_keeping_the_total() {
+    let db = with_committed("generated");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('r', 'resized', 4, 10)").unwrap();
+    conn.exec_drop("UPDATE counters SET counter = counter + counter_id WHERE counter_name = 'r'", ())
+        .unwrap();
+    assert_eq!(total(&mut conn, "r"), Some(20));
+
+    conn.query_drop("CALL counter_resize('r', 9)").unwrap();
+    let slots = slots_of(&mut conn, "r");
+    assert_eq!(slots.keys().copied().collect::<Vec<_>>(), (1..=9).collect::<Vec<_>>());
+    assert_eq!(total(&mut conn, "r"), Some(20));
+    let descriptions: Vec<String> =
+        conn.query("SELECT DISTINCT description FROM counters WHERE counter_name = 'r'").unwrap();
+    assert_eq!(descriptions, ["resized"], "new slots keep the description");
+
+    conn.query_drop("CALL counter_resize('r', 2)").unwrap();
+    let slots = slots_of(&mut conn, "r");
+    assert_eq!(slots, BTreeMap::from([(1, 11 + 3 + 4), (2, 2)]), "slots 3 and 4 moved into slot 1");
+    conn.query_drop("CALL counter_resize('r', 2)").unwrap();
+    assert_eq!(total(&mut conn, "r"), Some(20));
+
+    assert_eq!(
+        server_error(conn.query_drop("CALL counter_resize('r', 0)").unwrap_err()),
+        (errno::INVALID_ARGUMENT, "slots must be between 1 and 1024, not 0, for counter: 'r'".to_owned())
+    );
+    assert_eq!(
+        server_error(conn.query_drop("CALL counter_resize('missing', 3)").unwrap_err()),
+        (errno::UNKNOWN_COUNTER, "unknown counter: 'missing'".to_owned())
+    );
+    assert_eq!(slots_of(&mut conn, "r").len(), 2, "failed resizes changed nothing");
+}
+
+/// 32 clients increment while the counter goes 64 -> 4 -> 128 -> 1 slots.
+#[test]
+fn resize_under_load_loses_no_increment() {
+    const CLIENTS: usize = 32;
+    const MAX_CALLS: usize = 5_000;
+    let db = with_committed("generated");
+    db.conn().query_drop("CALL counter_setup('busy', 'd', 64, 1000)").unwrap();
+    let acknowledged = AtomicU64::new(0);
+    let resizing = AtomicBool::new(true);
+
+    thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut conn = db.conn();
+                    for _ in 0..MAX_CALLS {
+                        if !resizing.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        conn.query_drop("CALL counter_increment('busy')")
+                            .expect("an increment failed during a resize");
+                        acknowledged.fetch_add(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        // Lets 300 more increments land, unless the clients have stopped.
+        let let_increments_land = || {
+            let target = acknowledged.load(Ordering::SeqCst) + 300;
+            while acknowledged.load(Ordering::SeqCst) < target
+                && !clients.iter().all(|client| client.is_finished())
+            {
+                thread::yield_now();
+            }
+        };
+        let mut conn = db.conn();
+        for slots in [4, 128, 1] {
+            let_increments_land();
+            conn.exec_drop("CALL counter_resize('busy', ?)", (slots,)).unwrap();
+        }
+        let_increments_land();
+        resizing.store(false, Ordering::SeqCst);
+    });
+
+    let mut conn = db.conn();
+    assert_eq!(slots_of(&mut conn, "busy").len(), 1);
+    assert_eq!(total(&mut conn, "busy"), Some(1000 + acknowledged.load(Ordering::SeqCst) as i64));
+}
+
+#[test]
+fn fixed_slot_packages_cannot_resize() {
+    let db = with_committed("generated/fixed-slots-64");
+    let routines: Vec<String> = db
+        .conn()
+        .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = 'counter_resize'")
+        .unwrap();
+    assert!(routines.is_empty());
+}
+
+#[test]
+fn compact_folds_every_slot_into_slot_one() {
+    for dir in ["generated", "generated/fixed-slots-64"] {
+        let db = with_committed(dir);
+        let mut conn = db.conn();
+        conn.query_drop("CALL counter_setup('c', 'd', NULL, 5)").unwrap();
+        for _ in 0..50 {
+            conn.query_drop("CALL counter_increment('c')").unwrap();
+        }
+        conn.query_drop("CALL counter_add('c', -7)").unwrap();
+        let slot_count = slots_of(&mut conn, "c").len();
+
+        conn.query_drop("CALL counter_compact('c')").unwrap();
+        let slots = slots_of(&mut conn, "c");
+        assert_eq!(slots.len(), slot_count, "{dir}: compact keeps the slots");
+        assert_eq!(slots[&1], 48, "{dir}");
+        assert!(slots.values().skip(1).all(|&value| value == 0), "{dir}: {slots:?}");
+        assert_eq!(
+            server_error(conn.query_drop("CALL counter_compact('missing')").unwrap_err()),
+            (errno::UNKNOWN_COUNTER, "unknown counter: 'missing'".to_owned()),
+            "{dir}"
+        );
+    }
+}
+
+#[test]
+fn totals_view_has_one_row_per_counter_and_joins() {
+    let db = with_committed("generated");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('page:1', 'home', 8, 40)").unwrap();
+    conn.query_drop("CALL counter_setup('page:2', 'pricing', 2, NULL)").unwrap();
+    conn.query_drop("CALL counter_add('page:1', 2)").unwrap();
+    let rows: Vec<(String, Option<String>, u32, i64)> = conn
+        .query("SELECT counter_name, description, slots, total FROM counter_totals ORDER BY counter_name")
+        .unwrap();
+    assert_eq!(
+        rows,
+        [("page:1".into(), Some("home".into()), 8, 42), ("page:2".into(), Some("pricing".into()), 2, 0)]
+    );
+
+    conn.query_drop("CREATE TABLE pages (id INT PRIMARY KEY, title VARCHAR(20))").unwrap();
+    conn.query_drop("INSERT INTO pages VALUES (1, 'Home'), (2, 'Pricing'), (3, 'Never viewed')").unwrap();
+    let joined: Vec<(String, Option<i64>)> = conn
+        .query(
+            "SELECT p.title, t.total FROM pages p \
+             LEFT JOIN counter_totals t ON t.counter_name = CONCAT('page:', p.id) ORDER BY p.id",
+        )
+        .unwrap();
+    assert_eq!(
+        joined,
+        [("Home".into(), Some(42)), ("Pricing".into(), Some(0)), ("Never viewed".into(), None)]
+    );
+    let started: Option<String> = conn
+        .query_first("SELECT CAST(start_date AS CHAR) FROM counter_totals WHERE counter_name = 'page:1'")
+        .unwrap();
+    assert!(started.is_some());
+}
+
+#[test]
+fn estimate_reads_one_slot_times_the_slot_count() {
+    for (dir, slots) in [("generated", 10u32), ("generated/fixed-slots-64", 64)] {
+        let db = with_committed(dir);
+        let mut conn = db.conn();
+        conn.exec_drop("CALL counter_setup('even', 'd', ?, NULL)", (slots,)).unwrap();
+        conn.query_drop("UPDATE counters SET counter = 7 WHERE counter_name = 'even'").unwrap();
+        conn.exec_drop("CALL counter_setup('skewed', 'd', ?, 100)", (slots,)).unwrap();
+        for _ in 0..20 {
+            let (even, skewed, missing): (Option<i64>, Option<i64>, Option<i64>) = conn
+                .query_first("SELECT counter_estimate('even'), counter_estimate('skewed'), counter_estimate('missing')")
+                .unwrap()
+                .unwrap();
+            assert_eq!(even, Some(7 * i64::from(slots)), "{dir}: equal slots give the exact total");
+            assert!(
+                [Some(0), Some(100 * i64::from(slots))].contains(&skewed),
+                "{dir}: one slot read, {skewed:?}"
+            );
+            assert_eq!(missing, None, "{dir}");
+        }
+    }
+}
+
+#[test]
+fn lazy_counters_appear_when_first_hit() {
+    let db = with_committed("generated/auto-create-64");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_increment('new')").unwrap();
+    assert_eq!(slots_of(&mut conn, "new").len(), 1, "one slot row, the one that was hit");
+    conn.query_drop("CALL counter_add('new', 41)").unwrap();
+    assert_eq!(total(&mut conn, "new"), Some(42));
+    assert!(slots_of(&mut conn, "new").len() <= 2);
+    let slots: u32 =
+        conn.query_first("SELECT slots FROM counter_totals WHERE counter_name = 'new'").unwrap().unwrap();
+    assert_eq!(slots, 64, "the view shows the package's slot count, not the rows hit");
+
+    conn.query_drop("CALL counter_reset('new', 5, TRUE)").unwrap();
+    assert_eq!(slots_of(&mut conn, "new"), BTreeMap::from([(1, 5)]));
+    for _ in 0..10 {
+        conn.query_drop("CALL counter_increment('new')").unwrap();
+    }
+    conn.query_drop("CALL counter_compact('new')").unwrap();
+    assert_eq!(slots_of(&mut conn, "new"), BTreeMap::from([(1, 15)]));
+    conn.query_drop("CALL counter_delete('new')").unwrap();
+    assert_eq!(total(&mut conn, "new"), None);
+
+    let (code, message) = server_error(conn.query_drop("CALL counter_increment(NULL)").unwrap_err());
+    assert_eq!((code, message.as_str()), (errno::INVALID_ARGUMENT, "counter name must not be NULL or empty"));
+    let (code, _) = server_error(conn.exec_drop("CALL counter_increment(?)", ("n".repeat(51),)).unwrap_err());
+    assert_eq!(code, errno::INVALID_ARGUMENT);
+    let rows: u32 = conn.query_first("SELECT COUNT(*) FROM counters").unwrap().unwrap();
+    assert_eq!(rows, 0, "bad names created nothing");
+}
+
+/// 64 clients add to 4 counters that do not exist yet, through the client
+/// library, which retries the deadlocks INSERT ... ON DUPLICATE KEY UPDATE
+/// can meet.
+#[test]
+fn lazy_counters_under_load_are_exact() {
+    const CLIENTS: usize = 64;
+    const CALLS: usize = 200;
+    let db = with_committed("generated/auto-create-64");
+    let options = lazy_options();
+    let counters = Counters::with_options(db.pool().clone(), &options).max_attempts(20);
+    let names = ["a", "b", "c", "d"];
+
+    let sums: Vec<[i64; 4]> = thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|client| {
+                let counters = &counters;
+                scope.spawn(move || {
+                    let mut sums = [0i64; 4];
+                    for call in 0..CALLS {
+                        let which = (client + call) % names.len();
+                        let delta = (call % 7) as i64 - 3;
+                        counters.add(names[which], delta).unwrap_or_else(|error| panic!("{error}"));
+                        sums[which] += delta;
+                    }
+                    sums
+                })
+            })
+            .collect();
+        clients.into_iter().map(|client| client.join().unwrap()).collect()
+    });
+
+    for (i, name) in names.iter().enumerate() {
+        let sent: i64 = sums.iter().map(|sums| sums[i]).sum();
+        assert_eq!(counters.get(name).unwrap(), Some(sent), "{name}");
+    }
+}
+
+#[test]
+fn connection_slot_choice_keeps_a_connection_on_one_slot() {
+    let db = with_committed("generated/connection-slots");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('mine', 'd', 16, NULL)").unwrap();
+    for _ in 0..30 {
+        conn.query_drop("CALL counter_increment('mine')").unwrap();
+    }
+    let id: u64 = conn.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let slots = slots_of(&mut conn, "mine");
+    let used: Vec<u32> = slots.iter().filter(|(_, value)| **value != 0).map(|(slot, _)| *slot).collect();
+    assert_eq!(used, [(id % 16) as u32 + 1]);
+    assert_eq!(slots[&used[0]], 30);
+
+    // A transaction that increments the same counter twice locks one row.
+    let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
+    tx.query_drop("CALL counter_increment('mine')").unwrap();
+    tx.query_drop("CALL counter_increment('mine')").unwrap();
+    let mut reader = db.conn();
+    let locked: u64 = support::read_innodb_trx(
+        &mut reader,
+        "SELECT MAX(trx_rows_locked) FROM information_schema.innodb_trx AS trx \
+         JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+         WHERE process.DB = DATABASE()",
+    )
+    .unwrap();
+    tx.rollback().unwrap();
+    assert_eq!(locked, 1);
+}
+
+#[test]
+fn client_errors_from_lazy_packages_stay_typed() {
+    let db = with_committed("generated/auto-create-64");
+    let options = lazy_options();
+    let counters = Counters::with_options(db.pool().clone(), &options);
+    assert!(matches!(counters.reset("never", 1, false), Err(CounterError::NotFound(_))));
+    assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));
+}

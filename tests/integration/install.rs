@@ -1,0 +1,216 @@
+//! `install`, `uninstall`, `status` and `show` against a live server, run as
+//! an operator runs them: the binary, a URL, exit codes and output.
+
+use std::process::Command;
+
+use crate::support::{self, Database, slotted_counters, stderr, stdout, succeeded};
+use mysql::prelude::Queryable;
+
+fn tables(db: &Database) -> Vec<String> {
+    db.conn().query("SHOW TABLES").unwrap()
+}
+
+#[test]
+fn install_creates_the_package_and_reinstall_keeps_counts() {
+    let db = Database::new();
+    let url = db.url();
+    let output = succeeded(slotted_counters(&["install", "--url", &url]));
+    let message = stderr(&output);
+    assert!(message.starts_with("installed: ") && message.trim_end().ends_with(db.name()), "{message}");
+    assert_eq!(support::routines_in(&mut db.conn()), support::ROUTINES);
+
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('downloads', 'd', 8, 10)").unwrap();
+    conn.query_drop("CALL counter_increment('downloads')").unwrap();
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(11));
+    conn.query_drop("CALL counter_increment('downloads')").unwrap();
+    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(12));
+
+    let output = succeeded(slotted_counters(&["status", "--url", &url]));
+    let report = stdout(&output);
+    assert_eq!(report.matches("current").count(), 9, "{report}");
+    assert!(report.contains("counter_totals") && report.contains("view"), "{report}");
+    assert!(report.contains("counters") && report.contains("present"), "{report}");
+}
+
+#[test]
+fn install_reads_the_url_from_database_url() {
+    let db = Database::new();
+    let output = Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
+        .arg("install")
+        .env("DATABASE_URL", db.url())
+        .output()
+        .unwrap();
+    succeeded(output);
+    assert_eq!(support::routines_in(&mut db.conn()), support::ROUTINES);
+}
+
+#[test]
+fn install_from_a_generated_folder() {
+    let db = Database::new();
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fixed-slots-64");
+    succeeded(slotted_counters(&["install", "--url", &db.url(), "--from", folder]));
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('fixed', 'd', NULL, NULL)").unwrap();
+    let slots: u32 =
+        conn.query_first("SELECT COUNT(*) FROM counters WHERE counter_name = 'fixed'").unwrap().unwrap();
+    assert_eq!(slots, 64, "the folder's fixed-slot package was installed");
+
+    let output = slotted_counters(&["install", "--url", &db.url(), "--from", folder, "--prefix", "x_"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--from installs a generated folder as it is"), "{}", stderr(&output));
+}
+
+#[test]
+fn dry_run_prints_statements_and_runs_none() {
+    let db = Database::new();
+    let output =
+        succeeded(slotted_counters(&["install", "--url", &db.url(), "--dry-run", "--prefix", "hits_"]));
+    let listing = stdout(&output);
+    assert!(listing.starts_with("-- statement 1 (line "), "{listing}");
+    assert!(listing.contains("CREATE TABLE IF NOT EXISTS `counters`"), "{listing}");
+    assert!(listing.contains("CREATE FUNCTION `hits_get`"), "{listing}");
+    assert!(!listing.contains("DELIMITER"), "the listing shows statements, not client directives");
+    assert!(
+        tables(&db).is_empty() && support::routines_in(&mut db.conn()).is_empty(),
+        "a dry run changed the database"
+    );
+
+    let output = succeeded(slotted_counters(&["uninstall", "--url", &db.url(), "--dry-run", "--drop-data"]));
+    assert!(stdout(&output).contains("DROP TABLE IF EXISTS `counters`;"), "{}", stdout(&output));
+}
+
+#[test]
+fn uninstall_keeps_data_unless_drop_data() {
+    let db = Database::new();
+    let url = db.url();
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    db.conn().query_drop("CALL counter_setup('kept', 'd', NULL, 7)").unwrap();
+
+    succeeded(slotted_counters(&["uninstall", "--url", &url]));
+    assert!(support::routines_in(&mut db.conn()).is_empty());
+    let kept: i64 = db
+        .conn()
+        .query_first("SELECT SUM(counter) FROM counters WHERE counter_name = 'kept'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept, 7, "uninstall kept the counts");
+
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    assert_eq!(support::total(&mut db.conn(), "kept"), Some(7), "a reinstall finds the counts again");
+
+    succeeded(slotted_counters(&["uninstall", "--url", &url, "--drop-data"]));
+    assert!(support::routines_in(&mut db.conn()).is_empty());
+    assert!(tables(&db).is_empty(), "--drop-data dropped the table");
+}
+
+#[test]
+fn status_names_missing_and_stale_routines() {
+    let db = Database::new();
+    let url = db.url();
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    let mut conn = db.conn();
+    conn.query_drop("DROP PROCEDURE counter_reset").unwrap();
+    conn.query_drop("ALTER PROCEDURE counter_add COMMENT 'slotted-counters 0.0.1'").unwrap();
+
+    let output = slotted_counters(&["status", "--url", &url]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = stdout(&output);
+    let line = |name: &str| report.lines().find(|line| line.starts_with(name)).unwrap_or_default().to_owned();
+    assert!(line("counter_reset").ends_with("missing"), "{report}");
+    assert!(line("counter_add ").contains("stale (installed: slotted-counters 0.0.1)"), "{report}");
+    assert!(line("counter_get").ends_with("current"), "{report}");
+    let message = stderr(&output);
+    assert!(
+        message.contains("counter_add, counter_reset") && message.contains("slotted-counters install"),
+        "{message}"
+    );
+
+    // The same routines are stale for a package with other options.
+    let output = slotted_counters(&["status", "--url", &url, "--fixed-slots", "64"]);
+    assert_eq!(output.status.code(), Some(1));
+    // The fixed-slot package has no counter_resize: 8 routines to compare,
+    // counter_reset among them is missing.
+    assert_eq!(stdout(&output).matches("stale").count(), 7, "{}", stdout(&output));
+}
+
+#[test]
+fn show_lists_counters() {
+    let db = Database::new();
+    let url = db.url();
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('page', 'front page views', 4, 100)").unwrap();
+    conn.query_drop("CALL counter_setup('likes', NULL, 2, NULL)").unwrap();
+    conn.query_drop("CALL counter_add('likes', 3)").unwrap();
+
+    let report = stdout(&succeeded(slotted_counters(&["show", "--url", &url])));
+    let lines: Vec<Vec<&str>> = report.lines().map(|line| line.split_whitespace().collect()).collect();
+    assert_eq!(lines[0], ["name", "slots", "total", "start", "date", "description"]);
+    assert_eq!(lines[1][..3], ["likes", "2", "3"]);
+    assert_eq!(lines[2][..3], ["page", "4", "100"]);
+    assert_eq!(lines[2][5..], ["front", "page", "views"]);
+    assert_eq!(lines.len(), 3);
+
+    let report = stdout(&succeeded(slotted_counters(&["show", "--url", &url, "PAGE"])));
+    assert_eq!(report.lines().count(), 2, "{report}");
+
+    let output = slotted_counters(&["show", "--url", &url, "page", "nope"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("page"));
+    assert_eq!(stderr(&output).trim(), "error: unknown counter: nope");
+}
+
+#[test]
+fn install_without_super_says_how_to_get_function_privileges() {
+    let db = Database::new();
+    let (log_bin, trusted): (u8, u8) =
+        db.conn().query_first("SELECT @@log_bin, @@log_bin_trust_function_creators").unwrap().unwrap();
+    assert_eq!(
+        (log_bin, trusted),
+        (1, 0),
+        "this test needs a server with binary logging on and log_bin_trust_function_creators off"
+    );
+    let app = db.unprivileged_user();
+
+    let output = slotted_counters(&["install", "--url", &app]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("CREATE FUNCTION") && message.contains("1419"), "{message}");
+    assert!(message.contains("log_bin_trust_function_creators=1"), "{message}");
+    assert!(!message.contains("app-password"), "{message}");
+    assert!(
+        tables(&db).is_empty() && support::routines_in(&mut db.conn()).is_empty(),
+        "a refused install changed nothing"
+    );
+
+    // With the package installed by a privileged account, the same user
+    // can use it, and a refused reinstall leaves it working.
+    succeeded(slotted_counters(&["install", "--url", &db.url()]));
+    assert_eq!(slotted_counters(&["install", "--url", &app]).status.code(), Some(1));
+    assert_eq!(support::routines_in(&mut db.conn()), support::ROUTINES);
+}
+
+#[test]
+fn bad_urls_name_the_host_not_the_password() {
+    let db = Database::new();
+    let wrong_password = db.url_as("slotted", "Wrong-Secret-1");
+    let cases = [
+        ("not a url", "invalid database URL"),
+        ("mysql://someone:Hidden-Secret-2@127.0.0.1:1/app", "cannot connect to someone@127.0.0.1:1/app"),
+        (wrong_password.as_str(), "Access denied"),
+        ("mysql://someone:Hidden-Secret-3@127.0.0.1:3306", "names no database"),
+    ];
+    for (url, expected) in cases {
+        for command in ["install", "status", "show"] {
+            let output = slotted_counters(&[command, "--url", url]);
+            let message = stderr(&output);
+            assert_eq!(output.status.code(), Some(1), "{command} {url}: {message}");
+            assert_eq!(message.lines().count(), 1, "{command} {url}: {message}");
+            assert!(message.contains(expected), "{command} {url}: {message}");
+            assert!(!message.contains("Secret"), "{command} {url} shows the password: {message}");
+        }
+    }
+}

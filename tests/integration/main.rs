@@ -1,0 +1,12 @@
+//! Every test of the library, the command and the package, in one binary so
+//! that the live ones share one booted server (see `support`).
+
+mod support;
+
+mod application;
+mod bench;
+mod client;
+mod extensions;
+mod generate;
+mod install;
+mod package;

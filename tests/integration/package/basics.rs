@@ -1,0 +1,254 @@
+//! The documented behaviour of each routine: the walkthrough, installing
+//! from the client, reinstalls, and every error.
+
+use mysql::Params;
+use mysql::prelude::Queryable;
+use slotted_counters::package::errno;
+
+use super::{Package, call, table};
+use crate::support::{self, Database, slots_of, total};
+
+pub(super) fn walkthrough_gives_documented_results(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    let (test1_slots, test2_slots) = (package.slots(5), package.slots(10));
+    let slots_arg =
+        |slots: u32| if package.fixed_slots.is_some() { "NULL".to_owned() } else { slots.to_string() };
+
+    conn.query_drop("call counter_setup('test1','test1',NULL,NULL)").unwrap();
+    conn.query_drop(format!("call counter_setup('test2','test2',{},1000)", slots_arg(test2_slots))).unwrap();
+    conn.query_drop(format!("call counter_setup('test3','test3',{},NULL)", slots_arg(1))).unwrap();
+
+    let test1 = slots_of(&mut conn, "test1");
+    assert_eq!(test1.keys().copied().collect::<Vec<_>>(), (1..=test1_slots).collect::<Vec<_>>());
+    assert!(test1.values().all(|&value| value == 0), "{test1:?}");
+    let test2 = slots_of(&mut conn, "test2");
+    assert_eq!(test2.len(), test2_slots as usize);
+    assert_eq!(test2[&1], 1000);
+    assert!(test2.iter().filter(|(slot, _)| **slot != 1).all(|(_, value)| *value == 0));
+    assert_eq!(slots_of(&mut conn, "test3").len(), package.slots(1) as usize);
+    let descriptions: Vec<String> =
+        conn.query("SELECT DISTINCT description FROM counters ORDER BY 1").unwrap();
+    assert_eq!(descriptions, ["test1", "test2", "test3"]);
+
+    for _ in 0..5 {
+        conn.query_drop("call counter_increment('test2')").unwrap();
+    }
+    assert_eq!(total(&mut conn, "test2"), Some(1005));
+    assert_eq!(slots_of(&mut conn, "test2").len(), test2_slots as usize, "increments add no rows");
+
+    let start_before: String = conn
+        .query_first("SELECT CAST(MIN(start_date) AS CHAR) FROM counters WHERE counter_name = 'test2'")
+        .unwrap()
+        .unwrap();
+    conn.query_drop("DO SLEEP(1.1)").unwrap();
+    conn.query_drop("call counter_reset('test2',1000,TRUE)").unwrap();
+    assert_eq!(total(&mut conn, "test2"), Some(1000));
+    let test2 = slots_of(&mut conn, "test2");
+    assert_eq!(test2[&1], 1000);
+    assert!(test2.iter().filter(|(slot, _)| **slot != 1).all(|(_, value)| *value == 0), "{test2:?}");
+    let start_dates: Vec<String> = conn
+        .query("SELECT DISTINCT CAST(start_date AS CHAR) FROM counters WHERE counter_name = 'test2'")
+        .unwrap();
+    assert_eq!(start_dates.len(), 1, "one start date for all slots: {start_dates:?}");
+    assert!(start_dates[0] > start_before, "reset with TRUE moves the start date");
+
+    conn.query_drop("call counter_reset('test2',7,FALSE)").unwrap();
+    let start_dates: Vec<String> = conn
+        .query("SELECT DISTINCT CAST(start_date AS CHAR) FROM counters WHERE counter_name = 'test2'")
+        .unwrap();
+    assert_eq!(start_dates, [start_dates[0].clone()]);
+    assert_eq!(total(&mut conn, "test2"), Some(7));
+
+    conn.query_drop("call counter_delete('test2')").unwrap();
+    assert!(slots_of(&mut conn, "test2").is_empty());
+    assert_eq!(total(&mut conn, "test2"), None);
+    assert_eq!(total(&mut conn, "test1"), Some(0), "other counters are untouched");
+}
+
+/// What a DBA does: the command-line client reads setup.sql from another
+/// working directory, by redirection and by SOURCE.
+pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let setup_sql = package.setup_sql();
+    for how in ["redirect", "source"] {
+        let db = Database::new();
+        let mut client = db.client();
+        client.current_dir(elsewhere.path());
+        let output = if how == "redirect" {
+            client.stdin(std::fs::File::open(&setup_sql).unwrap()).output()
+        } else {
+            client.arg("-e").arg(format!("SOURCE {}", setup_sql.display())).output()
+        }
+        .expect("run the mariadb client");
+        assert!(output.status.success(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(output.stderr.is_empty(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
+
+        let mut conn = db.conn();
+        call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("page", "hits", None::<u32>, 41)).unwrap();
+        conn.query_drop("CALL counter_increment('page')").unwrap();
+        assert_eq!(total(&mut conn, "page"), Some(42), "{how}");
+        assert_eq!(
+            support::routines_in(&mut conn),
+            support::routines(package.fixed_slots.is_some()),
+            "{how}"
+        );
+    }
+}
+
+pub(super) fn sourcing_setup_twice_keeps_every_count(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("kept", "d", package.slots(8), 5)).unwrap();
+    for _ in 0..20 {
+        conn.query_drop("CALL counter_increment('kept')").unwrap();
+    }
+    let before = table(&mut conn);
+
+    package.install(&db);
+    let output = db.client().stdin(std::fs::File::open(package.setup_sql()).unwrap()).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    assert_eq!(table(&mut conn), before);
+    assert_eq!(total(&mut conn, "kept"), Some(25));
+    conn.query_drop("CALL counter_increment('kept')").unwrap();
+    assert_eq!(total(&mut conn, "kept"), Some(26));
+}
+
+pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("exists", "d", package.slots(3), 9)).unwrap();
+    let before = table(&mut conn);
+
+    let setup = "CALL counter_setup(?, ?, ?, ?)";
+    let long_name = "n".repeat(51);
+    let mut cases: Vec<(&str, Params, u16, String)> = vec![
+        (
+            setup,
+            (None::<&str>, "d", None::<u32>, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            "counter name must not be NULL or empty".into(),
+        ),
+        (
+            setup,
+            ("", "d", None::<u32>, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            "counter name must not be NULL or empty".into(),
+        ),
+        (
+            setup,
+            ("   ", "d", None::<u32>, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            "counter name must not be NULL or empty".into(),
+        ),
+        (
+            setup,
+            (long_name.as_str(), "d", None::<u32>, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            format!("counter name is longer than 50 characters: '{long_name}'"),
+        ),
+        (
+            setup,
+            ("wordy", "x".repeat(256), None::<u32>, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            "description is longer than 255 characters, for counter: 'wordy'".into(),
+        ),
+        (
+            setup,
+            ("exists", "d", None::<u32>, None::<i64>).into(),
+            errno::ALREADY_EXISTS,
+            "counter already exists: 'exists'".into(),
+        ),
+        (
+            setup,
+            ("EXISTS", "d", None::<u32>, None::<i64>).into(),
+            errno::ALREADY_EXISTS,
+            "counter already exists: 'EXISTS'".into(),
+        ),
+        (
+            "CALL counter_increment(?)",
+            ("missing",).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: 'missing'".into(),
+        ),
+        (
+            "CALL counter_increment(?)",
+            (None::<&str>,).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: NULL".into(),
+        ),
+        (
+            "CALL counter_add(?, ?)",
+            ("missing", -3).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: 'missing'".into(),
+        ),
+        (
+            "CALL counter_add(?, ?)",
+            ("missing", 0).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: 'missing'".into(),
+        ),
+        (
+            "CALL counter_add(?, ?)",
+            ("exists", None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            "delta must not be NULL, for counter: 'exists'".into(),
+        ),
+        (
+            "CALL counter_reset(?, ?, ?)",
+            ("missing", 1, true).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: 'missing'".into(),
+        ),
+        (
+            "CALL counter_delete(?)",
+            ("missing",).into(),
+            errno::UNKNOWN_COUNTER,
+            "unknown counter: 'missing'".into(),
+        ),
+    ];
+    match package.fixed_slots {
+        Some(fixed) => cases.push((
+            setup,
+            ("ten", "d", 10, None::<i64>).into(),
+            errno::INVALID_ARGUMENT,
+            format!(
+                "slots must be NULL or {fixed} (this package has fixed slots), not 10, for counter: 'ten'"
+            ),
+        )),
+        None => {
+            for slots in [0, -1, 1025] {
+                cases.push((
+                    setup,
+                    ("bad", "d", slots, None::<i64>).into(),
+                    errno::INVALID_ARGUMENT,
+                    format!("slots must be between 1 and 1024, not {slots}, for counter: 'bad'"),
+                ));
+            }
+        }
+    }
+
+    for (sql, params, code, message) in cases {
+        let shown = format!("{sql} {params:?}");
+        let (got_code, got_message) = call(&mut conn, sql, params).expect_err(&shown);
+        assert_eq!((got_code, got_message.as_str()), (code, message.as_str()), "{shown}");
+        assert_eq!(table(&mut conn), before, "{shown} changed the table");
+    }
+
+    // A delta of 0 on an existing counter is a harmless no-op.
+    call(&mut conn, "CALL counter_add(?, ?)", ("exists", 0)).unwrap();
+    assert_eq!(table(&mut conn), before);
+}
+
+pub(super) fn get_of_unknown_counter_is_null(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("known", "d", None::<u32>, 3)).unwrap();
+    let row: (Option<i64>, Option<i64>, Option<i64>) = conn
+        .query_first("SELECT counter_get('known'), counter_get('unknown'), counter_get(NULL)")
+        .unwrap()
+        .unwrap();
+    assert_eq!(row, (Some(3), None, None));
+}

@@ -1,0 +1,241 @@
+//! Increments under contention: one locked row each, uniform slots, exact
+//! totals under 64 clients, and increments racing deletes and resets.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+use std::time::Instant;
+
+use mysql::PooledConn;
+use mysql::prelude::Queryable;
+use slotted_counters::package::errno;
+use slotted_counters::script;
+
+use super::{Package, call};
+use crate::support::{self, Database, server_error, slots_of, total};
+
+/// Runs `sql` inside a transaction and tells how it went and how many rows
+/// it held locked before the rollback.
+fn rows_locked_by(conn: &mut PooledConn, sql: &str) -> (Result<(), (u16, String)>, u64) {
+    conn.query_drop("START TRANSACTION").unwrap();
+    let outcome = conn.query_drop(sql).map_err(server_error);
+    let locked: u64 = support::read_innodb_trx(
+        conn,
+        "SELECT trx_rows_locked FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID()",
+    )
+    .expect("the transaction is listed");
+    conn.query_drop("ROLLBACK").unwrap();
+    (outcome, locked)
+}
+
+pub(super) fn increment_locks_one_row(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("hot", "d", package.slots(64), None::<i64>)).unwrap();
+    for _ in 0..5 {
+        assert_eq!(rows_locked_by(&mut conn, "CALL counter_increment('hot')"), (Ok(()), 1));
+        assert_eq!(rows_locked_by(&mut conn, "CALL counter_add('hot', -7)"), (Ok(()), 1));
+    }
+}
+
+/// The lock check above must notice the classic mistake: RAND() in the
+/// UPDATE's WHERE clause, evaluated for every slot row scanned.
+pub(super) fn broken_increment_is_caught(package: &Package) {
+    let script = std::fs::read_to_string(package.setup_sql()).unwrap();
+    let random_slot = match package.fixed_slots {
+        Some(slots) => format!("FLOOR(RAND() * {slots}) + 1"),
+        None => "FLOOR(RAND() * v_slots) + 1".to_owned(),
+    };
+    let correct =
+        "SET `counter` = `counter` + p_delta\n     WHERE `counter_name` = p_name AND `counter_id` = v_slot;";
+    assert_eq!(script.matches(correct).count(), 1, "the UPDATE this test breaks is where it expects");
+    let broken = script.replace(
+        correct,
+        &format!("SET `counter` = `counter` + p_delta\n     WHERE `counter_name` = p_name AND `counter_id` = {random_slot};"),
+    );
+
+    let db = Database::new();
+    script::run(&mut db.conn(), &broken).unwrap();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("hot", "d", package.slots(64), None::<i64>)).unwrap();
+    let most = (0..5).map(|_| rows_locked_by(&mut conn, "CALL counter_increment('hot')").1).max().unwrap();
+    assert!(most > 1, "the broken increment locked only {most} row");
+}
+
+pub(super) fn slots_are_used_uniformly(package: &Package) {
+    const INCREMENTS: u32 = 20_000;
+    let slots = package.slots(100);
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("spread", "d", slots, None::<i64>)).unwrap();
+    // One transaction: the point is where increments land, not commit speed.
+    conn.query_drop("START TRANSACTION").unwrap();
+    for _ in 0..INCREMENTS {
+        conn.query_drop("CALL counter_increment('spread')").unwrap();
+    }
+    conn.query_drop("COMMIT").unwrap();
+
+    let counts = slots_of(&mut conn, "spread");
+    assert_eq!(counts.keys().copied().collect::<Vec<_>>(), (1..=slots).collect::<Vec<_>>());
+    assert_eq!(counts.values().sum::<i64>(), i64::from(INCREMENTS));
+    // Each slot's count is Binomial(n, 1/slots). Six standard deviations
+    // either side: a correct package falls outside with probability about
+    // 2e-9 per slot (2e-7 for all 100), while a slot that gets half or no
+    // traffic (rounding instead of FLOOR, an off-by-one) lands far outside.
+    let p = 1.0 / f64::from(slots);
+    let expected = f64::from(INCREMENTS) * p;
+    let bound = 6.0 * (f64::from(INCREMENTS) * p * (1.0 - p)).sqrt();
+    for (slot, &count) in &counts {
+        assert!(
+            (count as f64 - expected).abs() <= bound,
+            "slot {slot} got {count} increments, expected {expected:.0} ± {bound:.0}: {counts:?}"
+        );
+    }
+}
+
+/// 64 clients × 500 calls mixing increments and signed adds on 4 counters.
+pub(super) fn concurrent_increments_and_adds_are_exact(package: &Package) {
+    const CLIENTS: usize = 64;
+    const CALLS: usize = 500;
+    const COUNTERS: [&str; 4] = ["hits", "likes", "views", "stock"];
+    let db = package.database();
+    let mut conn = db.conn();
+    for name in COUNTERS {
+        call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", (name, "d", package.slots(16), None::<i64>))
+            .unwrap();
+    }
+
+    let expected: Vec<[i64; 4]> = thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut conn = db.conn();
+                    let mut sums = [0i64; 4];
+                    for _ in 0..CALLS {
+                        let which = rand::random_range(0..COUNTERS.len());
+                        let delta = if rand::random_bool(0.5) {
+                            call(&mut conn, "CALL counter_increment(?)", (COUNTERS[which],)).map(|()| 1)
+                        } else {
+                            let delta = rand::random_range(-1_000i64..=1_000);
+                            call(&mut conn, "CALL counter_add(?, ?)", (COUNTERS[which], delta))
+                                .map(|()| delta)
+                        };
+                        sums[which] += delta.unwrap_or_else(|error| panic!("a call failed: {error:?}"));
+                    }
+                    sums
+                })
+            })
+            .collect();
+        clients.into_iter().map(|client| client.join().expect("a client panicked")).collect()
+    });
+
+    for (i, name) in COUNTERS.iter().enumerate() {
+        let sent: i64 = expected.iter().map(|sums| sums[i]).sum();
+        assert_eq!(total(&mut conn, name), Some(sent), "{name}");
+    }
+}
+
+pub(super) fn increment_never_recreates_a_deleted_counter(package: &Package) {
+    const CLIENTS: usize = 8;
+    const MAX_CALLS: usize = 2_000;
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("doomed", "d", package.slots(4), None::<i64>))
+        .unwrap();
+    let succeeded = AtomicUsize::new(0);
+    let deleted = AtomicBool::new(false);
+
+    let late_successes: usize = thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut conn = db.conn();
+                    let mut late = 0;
+                    for _ in 0..MAX_CALLS {
+                        let started_after_delete = deleted.load(Ordering::SeqCst);
+                        match call(&mut conn, "CALL counter_increment('doomed')", ()) {
+                            Ok(()) => {
+                                succeeded.fetch_add(1, Ordering::SeqCst);
+                                late += usize::from(started_after_delete);
+                            }
+                            Err((code, message)) => {
+                                assert_eq!(
+                                    (code, message.as_str()),
+                                    (errno::UNKNOWN_COUNTER, "unknown counter: 'doomed'")
+                                );
+                                if started_after_delete {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    late
+                })
+            })
+            .collect();
+        while succeeded.load(Ordering::SeqCst) < 200 && !clients.iter().all(|client| client.is_finished()) {
+            thread::yield_now();
+        }
+        let mut conn = db.conn();
+        conn.query_drop("CALL counter_delete('doomed')").unwrap();
+        deleted.store(true, Ordering::SeqCst);
+        clients.into_iter().map(|client| client.join().expect("a client panicked")).sum()
+    });
+
+    assert_eq!(late_successes, 0, "increments that started after the delete returned succeeded");
+    assert!(slots_of(&mut conn, "doomed").is_empty(), "the counter came back");
+    assert_eq!(total(&mut conn, "doomed"), None);
+}
+
+pub(super) fn reset_keeps_later_increments(package: &Package) {
+    const CLIENTS: usize = 8;
+    const CALLS: usize = 300;
+    const RESET_TO: i64 = 1_000;
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("busy", "d", package.slots(8), None::<i64>)).unwrap();
+    let done = AtomicUsize::new(0);
+
+    let (reset_sent, reset_returned, calls): (Instant, Instant, Vec<(Instant, Instant)>) =
+        thread::scope(|scope| {
+            let clients: Vec<_> = (0..CLIENTS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut conn = db.conn();
+                        (0..CALLS)
+                            .map(|_| {
+                                let started = Instant::now();
+                                conn.query_drop("CALL counter_increment('busy')").expect("increment");
+                                done.fetch_add(1, Ordering::SeqCst);
+                                (started, Instant::now())
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            while done.load(Ordering::SeqCst) < CLIENTS * CALLS / 3
+                && !clients.iter().all(|client| client.is_finished())
+            {
+                thread::yield_now();
+            }
+            let mut reset = db.conn();
+            let reset_sent = Instant::now();
+            reset.exec_drop("CALL counter_reset('busy', ?, TRUE)", (RESET_TO,)).unwrap();
+            let reset_returned = Instant::now();
+            let calls =
+                clients.into_iter().flat_map(|client| client.join().expect("a client panicked")).collect();
+            (reset_sent, reset_returned, calls)
+        });
+
+    // An increment that started after the reset returned must count. One
+    // acknowledged after the reset was sent may have landed on either side:
+    // it may have waited for the reset's locks and been acknowledged before
+    // this thread saw the reset return.
+    let started_after = calls.iter().filter(|(started, _)| *started > reset_returned).count() as i64;
+    let acked_after = calls.iter().filter(|(_, acked)| *acked > reset_sent).count() as i64;
+    assert!(started_after > 0, "the reset came too late to test anything");
+    let value = total(&mut conn, "busy").unwrap();
+    assert!(
+        (RESET_TO + started_after..=RESET_TO + acked_after).contains(&value),
+        "total {value}, expected {RESET_TO} + between {started_after} and {acked_after}"
+    );
+}

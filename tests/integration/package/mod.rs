@@ -1,0 +1,101 @@
+//! The committed packages, installed into a real server and exercised from Rust.
+//!
+//! Every behaviour runs twice: on `generated/` (slot counts chosen per
+//! counter) and on `generated/fixed-slots-64/` (64 slots hard-coded).
+
+mod basics;
+mod concurrency;
+mod names;
+
+use std::path::PathBuf;
+
+use mysql::prelude::Queryable;
+use mysql::{Params, PooledConn};
+use slotted_counters::script;
+
+use crate::support::{self, Database, server_error};
+
+/// One committed package variant.
+struct Package {
+    dir: &'static str,
+    /// The hard-coded slot count, for the fixed-slot package.
+    fixed_slots: Option<u32>,
+}
+
+const DEFAULT: Package = Package { dir: "generated", fixed_slots: None };
+const FIXED_64: Package = Package { dir: "generated/fixed-slots-64", fixed_slots: Some(64) };
+
+impl Package {
+    fn setup_sql(&self) -> PathBuf {
+        support::committed_setup_sql(self.dir)
+    }
+
+    /// Installs the package through the library's script runner.
+    fn install(&self, db: &Database) {
+        support::install_committed(db, self.dir);
+    }
+
+    /// A fresh database with the package installed.
+    fn database(&self) -> Database {
+        support::with_committed(self.dir)
+    }
+
+    /// The slot count a setup asking for `wanted` slots gets: the fixed
+    /// package only accepts its own count.
+    fn slots(&self, wanted: u32) -> u32 {
+        self.fixed_slots.unwrap_or(wanted)
+    }
+}
+
+/// Declares each behaviour once per committed package.
+macro_rules! for_each_package {
+    ($($area:ident::$behaviour:ident),* $(,)?) => {
+        mod default_package {
+            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::DEFAULT) })*
+        }
+        mod fixed_slots_64 {
+            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::FIXED_64) })*
+        }
+    };
+}
+
+for_each_package!(
+    basics::walkthrough_gives_documented_results,
+    basics::client_installs_setup_sql_from_another_folder,
+    basics::sourcing_setup_twice_keeps_every_count,
+    basics::errors_name_the_counter_and_change_nothing,
+    basics::get_of_unknown_counter_is_null,
+    names::names_compare_case_insensitively,
+    names::names_that_look_like_sql_stay_data,
+    concurrency::increment_locks_one_row,
+    concurrency::broken_increment_is_caught,
+    concurrency::slots_are_used_uniformly,
+    concurrency::concurrent_increments_and_adds_are_exact,
+    concurrency::increment_never_recreates_a_deleted_counter,
+    concurrency::reset_keeps_later_increments,
+);
+
+pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> Result<(), (u16, String)> {
+    conn.exec_drop(sql, params).map_err(server_error)
+}
+
+/// Every row of the table, to show that a failed call changed nothing.
+pub(super) fn table(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, String, i64)> {
+    conn.query(
+        "SELECT counter_name, counter_id, description, CAST(start_date AS CHAR), counter \
+         FROM counters ORDER BY counter_name, counter_id",
+    )
+    .expect("read the table")
+}
+
+#[test]
+fn runner_reports_the_failing_statement() {
+    let db = Database::new();
+    let script = "CREATE TABLE first (x INT);\n-- a comment\nINSERT INTO first\n  VALUES ('not a number', 2);\nCREATE TABLE never (x INT);\n";
+    let error = script::run(&mut db.conn(), script).unwrap_err();
+    let message = error.to_string();
+    assert!(message.starts_with("statement 2 (line 3) failed: `INSERT INTO first`: "), "{message}");
+    assert!(message.contains("1136"), "the server's error is included: {message}");
+    let tables: Vec<String> = db.conn().query("SHOW TABLES").unwrap();
+    assert_eq!(tables, ["first"], "nothing after the failure ran");
+}

@@ -1,0 +1,116 @@
+//! One database per test, dropped when the test ends, with the accounts
+//! made for it.
+
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mysql::prelude::Queryable;
+use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, PooledConn};
+
+use super::server::{INSTALL_HINT, find_binary, server};
+
+/// A database of its own for one test, dropped when the test ends, with
+/// any account made for it.
+pub struct Database {
+    name: String,
+    opts: Opts,
+    pool: Pool,
+    users: Mutex<Vec<String>>,
+}
+
+impl Database {
+    /// Creates an empty database on the test server.
+    pub fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let server = server();
+        let name = format!("sc_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        server
+            .admin_conn()
+            .query_drop(format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4"))
+            .unwrap_or_else(|error| panic!("cannot create database {name}: {error}"));
+        let opts: Opts = OptsBuilder::from_opts(server.opts.clone())
+            .db_name(Some(&name))
+            .pool_opts(
+                PoolOpts::default()
+                    .with_constraints(PoolConstraints::new(0, 300).expect("valid constraints")),
+            )
+            .into();
+        let pool =
+            Pool::new(opts.clone()).unwrap_or_else(|error| panic!("cannot connect to {name}: {error}"));
+        Database { name, opts, pool, users: Mutex::new(Vec::new()) }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    pub fn conn(&self) -> PooledConn {
+        self.pool.get_conn().expect("connection to the test database")
+    }
+
+    /// `mysql://user:password@host:port/database` for this database.
+    pub fn url(&self) -> String {
+        self.url_as(self.opts.get_user().unwrap_or_default(), self.opts.get_pass().unwrap_or_default())
+    }
+
+    /// The URL of this database for another account.
+    pub fn url_as(&self, user: &str, password: &str) -> String {
+        format!(
+            "mysql://{user}:{password}@{}:{}/{}",
+            self.opts.get_ip_or_hostname(),
+            self.opts.get_tcp_port(),
+            self.name
+        )
+    }
+
+    /// Creates an account that has every privilege on this database and
+    /// none on the server (no SUPER), and returns its URL. The account is
+    /// dropped with the database.
+    pub fn unprivileged_user(&self) -> String {
+        let user = format!("app_{}", self.name.trim_start_matches("sc_test_"));
+        let host = if self.opts.get_ip_or_hostname() == "127.0.0.1" { "127.0.0.1" } else { "%" };
+        server()
+            .admin_conn()
+            .query_drop(format!(
+                "CREATE USER '{user}'@'{host}' IDENTIFIED BY 'app-password';
+                 GRANT ALL ON `{}`.* TO '{user}'@'{host}'",
+                self.name
+            ))
+            .unwrap_or_else(|error| panic!("cannot create user {user}: {error}"));
+        self.users.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(format!("'{user}'@'{host}'"));
+        self.url_as(&user, "app-password")
+    }
+
+    /// A `mariadb` (or `mysql`) client command connected to this database.
+    pub fn client(&self) -> Command {
+        let binary = find_binary(&["mariadb", "mysql"])
+            .unwrap_or_else(|| panic!("no mariadb client found; {INSTALL_HINT}"));
+        let mut command = Command::new(binary);
+        command
+            .arg("--no-defaults")
+            .arg("--protocol=TCP")
+            .arg(format!("--host={}", self.opts.get_ip_or_hostname()))
+            .arg(format!("--port={}", self.opts.get_tcp_port()))
+            .arg(format!("--user={}", self.opts.get_user().unwrap_or_default()))
+            .arg(format!("--database={}", self.name))
+            .env("MYSQL_PWD", self.opts.get_pass().unwrap_or_default());
+        command
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        // Never panic here: this may run while a failed test unwinds.
+        if let Ok(mut conn) = mysql::Conn::new(server().opts.clone()) {
+            let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
+            for user in self.users.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).iter() {
+                let _ = conn.query_drop(format!("DROP USER IF EXISTS {user}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The live-test harness and what the test modules share.
+//!
+//! One real MariaDB server per `cargo test` run (`server`), booted by the
+//! first test that needs it and stopped when the test binary exits, and one
+//! database per test (`database`), dropped when the test ends.
+
+mod database;
+mod server;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mysql::PooledConn;
+use mysql::prelude::Queryable;
+
+pub use database::Database;
+
+/// Runs a query that reads `information_schema.innodb_trx`.
+///
+/// The server answers such queries from a cache that it refreshes only when
+/// it has not been read for 100 ms: polled faster, it returns stale rows
+/// forever. So every read in this process goes through here, one at a time,
+/// at least 150 ms after the one before.
+pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &str) -> Option<T> {
+    static LAST_READ: Mutex<Option<Instant>> = Mutex::new(None);
+    let mut last_read = LAST_READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(previous) = *last_read {
+        std::thread::sleep(Duration::from_millis(150).saturating_sub(previous.elapsed()));
+    }
+    let row = conn.query_first(sql).unwrap_or_else(|error| panic!("{sql}: {error}"));
+    *last_read = Some(Instant::now());
+    row
+}
+
+/// Every routine of a package with a slot count per counter, by name.
+pub const ROUTINES: [&str; 9] = [
+    "counter_add",
+    "counter_compact",
+    "counter_delete",
+    "counter_estimate",
+    "counter_get",
+    "counter_increment",
+    "counter_reset",
+    "counter_resize",
+    "counter_setup",
+];
+
+/// The routines of a package, by name: a fixed-slot package has no resize.
+pub fn routines(fixed_slots: bool) -> Vec<&'static str> {
+    ROUTINES.into_iter().filter(|&routine| !(fixed_slots && routine == "counter_resize")).collect()
+}
+
+/// Runs the `slotted-counters` binary as an operator would, with no
+/// `DATABASE_URL` from the test's own environment.
+pub fn slotted_counters(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run slotted-counters")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `output`, after checking that its command exited 0.
+pub fn succeeded(output: Output) -> Output {
+    assert!(output.status.success(), "exit {:?}: {}", output.status.code(), stderr(&output));
+    output
+}
+
+/// The `setup.sql` of a committed package: `generated` or a folder in it.
+pub fn committed_setup_sql(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join("setup.sql")
+}
+
+/// Installs the committed package in `dir` through the library's script runner.
+pub fn install_committed(db: &Database, dir: &str) {
+    let script = std::fs::read_to_string(committed_setup_sql(dir)).expect("read setup.sql");
+    slotted_counters::script::run(&mut db.conn(), &script).expect("install setup.sql");
+}
+
+/// A fresh database with the committed package in `dir` installed.
+pub fn with_committed(dir: &str) -> Database {
+    let db = Database::new();
+    install_committed(&db, dir);
+    db
+}
+
+/// The code and message of a server error; any other error fails the test.
+pub fn server_error(error: mysql::Error) -> (u16, String) {
+    match error {
+        mysql::Error::MySqlError(error) => (error.code, error.message),
+        other => panic!("expected a server error, got {other}"),
+    }
+}
+
+/// A counter's value through `counter_get`: `None` for an unknown counter.
+pub fn total(conn: &mut PooledConn, name: &str) -> Option<i64> {
+    conn.exec_first("SELECT counter_get(?)", (name,)).expect("counter_get").flatten()
+}
+
+/// Slot number to value, for one counter of the `counters` table.
+pub fn slots_of(conn: &mut PooledConn, name: &str) -> BTreeMap<u32, i64> {
+    conn.exec_map(
+        "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
+        (name,),
+        |(slot, value): (u32, i64)| (slot, value),
+    )
+    .expect("read slots")
+    .into_iter()
+    .collect()
+}
+
+/// The names of the routines in the connection's database, sorted.
+pub fn routines_in(conn: &mut PooledConn) -> Vec<String> {
+    conn.query(
+        "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1",
+    )
+    .expect("list routines")
+}

@@ -1,0 +1,202 @@
+//! The test server: booted once per `cargo test` run, or given.
+//!
+//! Without `MYSQL_TEST_URL`, the first test that asks for a database boots a
+//! throwaway server: `mariadb-install-db` into a temporary folder, then
+//! `mariadbd` on a free loopback port with binary logging and durable commits,
+//! as production runs it. A small shell guardian owns the server and holds a
+//! pipe from this process: when the test binary exits, however it exits, the
+//! pipe closes and the guardian stops the server and removes its folder.
+//!
+//! With `MYSQL_TEST_URL=mysql://user:pass@host:port/`, every test runs on that
+//! server instead (a MySQL 8 you have, say); the user must be able to create
+//! and drop databases.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use std::{env, fs};
+
+use mysql::prelude::Queryable;
+use mysql::{Opts, OptsBuilder};
+
+/// How to get a server when none is configured.
+pub const INSTALL_HINT: &str = "install MariaDB (`apt-get install mariadb-server mariadb-client`) \
+     so the tests can boot their own server, or set MYSQL_TEST_URL=mysql://user:password@host:port/ \
+     to run them against an existing MySQL 8+ or MariaDB 10.6+ server";
+
+/// The account the tests use on a booted server (root may only log in by socket).
+const TEST_USER: &str = "slotted";
+const TEST_PASSWORD: &str = "slotted-test";
+
+/// Stops the server when this process goes away: EOF on stdin means the test
+/// binary has exited, whether it finished, panicked or was killed.
+const GUARDIAN: &str = r#"
+exec 3<&0
+"$1" --defaults-file="$2/my.cnf" >"$2/server.log" 2>&1 &
+server=$!
+( read -r _ <&3; kill "$server" 2>/dev/null ) &
+watcher=$!
+wait "$server"
+# The server stopped by itself: keep its folder so the log can be read.
+if kill -0 "$watcher" 2>/dev/null; then exit 1; fi
+rm -rf "$2"
+"#;
+
+/// A server the tests can use, booted or given.
+pub struct Server {
+    /// Options to reach it as a user who may create databases; no database selected.
+    pub(super) opts: Opts,
+    /// The booted server's guardian. Held, never waited for: dropping it at
+    /// exit is what stops the server.
+    _guardian: Option<Mutex<Child>>,
+}
+
+/// The server of this test run, booted on first use.
+pub fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| match env::var("MYSQL_TEST_URL") {
+        Ok(url) => {
+            let opts = Opts::from_url(&url)
+                .unwrap_or_else(|error| panic!("MYSQL_TEST_URL is not a valid URL: {error}"));
+            Server { opts, _guardian: None }
+        }
+        Err(_) => {
+            boot().unwrap_or_else(|problem| panic!("cannot start a MariaDB server for the tests: {problem}"))
+        }
+    })
+}
+
+impl Server {
+    pub(super) fn admin_conn(&self) -> mysql::Conn {
+        mysql::Conn::new(self.opts.clone()).expect("connect to the test server")
+    }
+}
+
+fn boot() -> Result<Server, String> {
+    let mariadbd =
+        find_binary(&["mariadbd", "mysqld"]).ok_or_else(|| format!("no mariadbd found; {INSTALL_HINT}"))?;
+    let install_db = find_binary(&["mariadb-install-db", "mysql_install_db"])
+        .ok_or_else(|| format!("no mariadb-install-db found; {INSTALL_HINT}"))?;
+    let dir = tempfile::Builder::new()
+        .prefix("slotted-counters-mariadb-")
+        .tempdir()
+        .map_err(|error| format!("cannot create a folder for the server: {error}"))?
+        .keep();
+    let datadir = dir.join("data");
+    let socket = dir.join("mysqld.sock");
+
+    let output = Command::new(&install_db)
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", datadir.display()))
+        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
+        .output()
+        .map_err(|error| format!("cannot run {}: {error}", install_db.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed: {}{}",
+            install_db.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+
+    let port = free_port()?;
+    let config = format!(
+        "[mariadbd]\n\
+         datadir={datadir}\n\
+         socket={socket}\n\
+         pid-file={dir}/mariadbd.pid\n\
+         port={port}\n\
+         bind-address=127.0.0.1\n\
+         skip-name-resolve\n\
+         user=root\n\
+         log-bin={dir}/binlog\n\
+         server-id=1\n\
+         innodb_flush_log_at_trx_commit=1\n\
+         sync_binlog=1\n\
+         max_connections=1000\n",
+        datadir = datadir.display(),
+        socket = socket.display(),
+        dir = dir.display(),
+    );
+    let config_path = dir.join("my.cnf");
+    fs::write(&config_path, config)
+        .map_err(|error| format!("cannot write {}: {error}", config_path.display()))?;
+    // The server ignores a world-writable config file.
+    set_mode(&config_path, 0o600)?;
+
+    let mut guardian = Command::new("sh")
+        .args(["-c", GUARDIAN, "slotted-counters-guardian"])
+        .arg(&mariadbd)
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|error| format!("cannot start sh: {error}"))?;
+
+    let root = OptsBuilder::new().socket(Some(socket.display().to_string())).user(Some("root"));
+    let mut conn = wait_until_up(&mut guardian, root, &dir)?;
+    conn.query_drop(format!(
+        "CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
+         GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
+    ))
+    .map_err(|error| format!("cannot create the test user: {error}"))?;
+
+    let opts = OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(port)
+        .user(Some(TEST_USER))
+        .pass(Some(TEST_PASSWORD))
+        .prefer_socket(false);
+    Ok(Server { opts: opts.into(), _guardian: Some(Mutex::new(guardian)) })
+}
+
+/// Polls until the server accepts a connection, or reports why it never will.
+fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<mysql::Conn, String> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        match mysql::Conn::new(opts.clone()) {
+            Ok(conn) => return Ok(conn),
+            Err(error) => {
+                if let Ok(Some(_)) = guardian.try_wait() {
+                    let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+                    let _ = fs::remove_dir_all(dir);
+                    let tail: Vec<&str> = log.lines().rev().take(15).collect();
+                    let tail: Vec<&str> = tail.into_iter().rev().collect();
+                    return Err(format!(
+                        "the server exited during startup; its log ends:\n{}",
+                        tail.join("\n")
+                    ));
+                }
+                if Instant::now() > deadline {
+                    return Err(format!("the server did not answer within 120 s: {error}"));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").map_err(|error| format!("cannot find a free port: {error}"))?;
+    listener.local_addr().map(|address| address.port()).map_err(|error| error.to_string())
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .map_err(|error| format!("cannot set permissions of {}: {error}", path.display()))
+}
+
+/// Looks for the first of `names` on PATH and in the usual sbin folders.
+pub fn find_binary(names: &[&str]) -> Option<PathBuf> {
+    let path = env::var_os("PATH").unwrap_or_default();
+    let folders: Vec<PathBuf> = env::split_paths(&path)
+        .chain(["/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from))
+        .collect();
+    names.iter().find_map(|name| folders.iter().map(|folder| folder.join(name)).find(|path| path.is_file()))
+}
