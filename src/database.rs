@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mysql::{Conn, Opts, OptsBuilder};
+use mysql::{Conn, Opts, OptsBuilder, UrlError};
 
 use crate::error::Error;
 
@@ -12,8 +12,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Parses a `mysql://user:password@host:port/database` URL. A database is required.
 pub fn parse_url(url: &str) -> Result<Opts, Error> {
-    let opts = Opts::from_url(url)
-        .map_err(|error| Error::Url(format!("{error}; expected mysql://user:password@host:port/database")))?;
+    let opts = Opts::from_url(url).map_err(|error| {
+        // The driver wraps a parse failure as `URL ParseError { ... }`.
+        let problem = match error {
+            UrlError::ParseError(error) => error.to_string(),
+            other => other.to_string(),
+        };
+        Error::Url(format!("{problem}; expected mysql://user:password@host:port/database"))
+    })?;
     if opts.get_db_name().is_none_or(str::is_empty) {
         return Err(Error::Url(format!(
             "the URL for {} names no database; add it as the path: mysql://user:password@host:port/database",

@@ -211,6 +211,7 @@ fn bad_urls_name_the_host_not_the_password() {
             assert_eq!(message.lines().count(), 1, "{command} {url}: {message}");
             assert!(message.contains(expected), "{command} {url}: {message}");
             assert!(!message.contains("Secret"), "{command} {url} shows the password: {message}");
+            assert!(!message.contains("Error {"), "{command} {url}: a debug dump, not a sentence: {message}");
         }
     }
 }
