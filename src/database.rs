@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, UrlError};
 
 use crate::error::Error;
@@ -48,4 +49,18 @@ fn describe(opts: &Opts) -> String {
         opts.get_tcp_port(),
         opts.get_db_name().unwrap_or_default()
     )
+}
+
+/// Deadlocks the server has counted since it started: `Innodb_deadlocks`
+/// where the server has it (MariaDB, Percona), else MySQL's `lock_deadlocks`
+/// metric in `information_schema.INNODB_METRICS` (the `lock` module, which
+/// counts only while enabled). `None` when the server has neither.
+pub fn deadlocks(conn: &mut impl Queryable) -> Result<Option<u64>, Error> {
+    let status: Option<(String, u64)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'").map_err(Error::Query)?;
+    if let Some((_, count)) = status {
+        return Ok(Some(count));
+    }
+    conn.query_first("SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE `NAME` = 'lock_deadlocks'")
+        .map_err(Error::Query)
 }

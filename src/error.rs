@@ -92,13 +92,13 @@ impl fmt::Display for Plain<'_> {
 /// An error of a counter call made through [`crate::Counters`].
 #[derive(Debug, thiserror::Error)]
 pub enum CounterError {
-    /// The counter does not exist (package errno 61001).
+    /// The counter does not exist (package errno 9001).
     #[error("{0}")]
     NotFound(String),
-    /// `setup` of a counter that exists (package errno 61002).
+    /// `setup` of a counter that exists (package errno 9002).
     #[error("{0}")]
     AlreadyExists(String),
-    /// An argument was NULL, empty, too long or out of range (package errno 61003).
+    /// An argument was NULL, empty, too long or out of range (package errno 9003).
     #[error("{0}")]
     InvalidArgument(String),
     /// Any other failure: connection, privileges, a deadlock that outlasted

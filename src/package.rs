@@ -60,23 +60,36 @@ pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
 /// `MYSQL_ERRNO` of the package's errors, all raised as `SQLSTATE '45000'`.
 ///
-/// The numbers sit above every range MySQL and MariaDB use for their own errors.
+/// Every common client must read them as documented: at most 32767 (PyMySQL
+/// decodes error numbers as signed 16-bit, so 61001 arrived as -4535), and
+/// outside the ranges the servers send themselves: MySQL 8.4 uses 1-999
+/// (global), 1000-1999 and 3000-5999 (server), 2000-2999 (client) and 10000
+/// and up (error log); MariaDB 11 uses 1000-1999, 3000-3999 and 4000-4299.
 pub mod errno {
     /// The named counter does not exist.
-    pub const UNKNOWN_COUNTER: u16 = 61_001;
+    pub const UNKNOWN_COUNTER: u16 = 9_001;
     /// `setup` was asked to create a counter that already exists.
-    pub const ALREADY_EXISTS: u16 = 61_002;
+    pub const ALREADY_EXISTS: u16 = 9_002;
     /// An argument is NULL, empty, too long or out of range.
-    pub const INVALID_ARGUMENT: u16 = 61_003;
+    pub const INVALID_ARGUMENT: u16 = 9_003;
 }
 
 /// Width of the `description` column, in characters.
 pub const DESCRIPTION_LENGTH: u32 = 255;
 
-/// Character set of the table and of every text parameter.
+/// Width of every text parameter, in characters, whatever its column's.
+/// A session with a non-strict `sql_mode` cuts a longer argument to this
+/// width with only a warning: kept wider than any name or description may
+/// be, a cut argument is still too long and meets the routine's own check,
+/// instead of being cut to another counter's name. (A strict session rejects
+/// an argument wider than this with error 1406.)
+pub const TEXT_PARAMETER_LENGTH: u32 = 1024;
+
+/// Character set of the table, of every text parameter and of every text
+/// variable: a variable without one takes the database's, and a latin1
+/// database cannot hold a non-latin1 name in it (error 1366).
 pub const CHARSET: &str = "utf8mb4";
 
-/// Collation of the table and of every text parameter. Case-insensitive, and
-/// known to MySQL 8 and MariaDB alike; pinning it on the parameters avoids
-/// error 1267 when a database's default collation differs.
-pub const COLLATION: &str = "utf8mb4_unicode_ci";
+/// The function `setup.sql` creates and drops before it changes anything,
+/// prefix included: an account that may not create functions fails there.
+pub const PROBE_SUFFIX: &str = "install_probe";

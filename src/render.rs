@@ -65,23 +65,29 @@ struct Context {
     comment: String,
     table: String,
     charset: &'static str,
-    collation: &'static str,
+    collation: String,
     name_length: u32,
-    /// One character wider than the column: a name that is too long reaches
-    /// the routine's own check instead of being silently cut to a valid name.
+    /// Every text parameter is [`package::TEXT_PARAMETER_LENGTH`] wide, so a
+    /// name that is too long reaches the routine's own check instead of
+    /// being cut to a valid name by a non-strict session.
     name_type: String,
     description_length: u32,
     description_type: String,
+    /// Text variables declare their character set: the database's may be latin1.
+    message_type: String,
+    description_variable_type: String,
     fixed_slots: Option<u32>,
     default_slots: u32,
     max_slots: u32,
     /// The slot an increment adds to, from `v_slots` or the fixed count.
     slot_expression: String,
+    slot_numbers: SlotNumbers,
     auto_create: bool,
     /// The view's slot count: the rows of a counter, or the fixed count when
     /// lazily created counters have only the rows that were hit.
     view_slots: String,
     totals_view: String,
+    probe: String,
     /// A fixed slot count cannot be resized: the package has no resize.
     has_resize: bool,
     setup: String,
@@ -103,12 +109,7 @@ impl Context {
     fn new(options: &PackageOptions) -> Self {
         let version = env!("CARGO_PKG_VERSION");
         let text_type = |length: u32| {
-            format!(
-                "VARCHAR({}) CHARACTER SET {} COLLATE {}",
-                length + 1,
-                package::CHARSET,
-                package::COLLATION
-            )
+            format!("VARCHAR({length}) CHARACTER SET {} COLLATE {}", package::CHARSET, options.collation())
         };
         let (fixed_slots, default_slots) = match options.slots() {
             SlotPolicy::Fixed(slots) => (Some(slots), slots),
@@ -129,18 +130,22 @@ impl Context {
             comment: options.routine_comment(),
             table: options.table().to_owned(),
             charset: package::CHARSET,
-            collation: package::COLLATION,
+            collation: options.collation().to_owned(),
             name_length: options.name_length(),
-            name_type: text_type(options.name_length()),
+            name_type: text_type(package::TEXT_PARAMETER_LENGTH),
             description_length: package::DESCRIPTION_LENGTH,
-            description_type: text_type(package::DESCRIPTION_LENGTH),
+            description_type: text_type(package::TEXT_PARAMETER_LENGTH),
+            message_type: format!("VARCHAR(128) CHARACTER SET {}", package::CHARSET),
+            description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             fixed_slots,
             default_slots,
             max_slots: options.max_slots(),
             slot_expression,
+            slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             auto_create: options.auto_create(),
             view_slots,
             totals_view: options.totals_view(),
+            probe: options.probe_name(),
             has_resize: options.routines().contains(&Routine::Resize),
             setup: options.routine_name(Routine::Setup),
             add: options.routine_name(Routine::Add),
@@ -160,6 +165,43 @@ impl Context {
             already_exists: errno::ALREADY_EXISTS,
             invalid_argument: errno::INVALID_ARGUMENT,
         }
+    }
+}
+
+/// Base of the digits that number slot rows.
+const DIGIT_BASE: u32 = 16;
+
+/// The numbers 1 to the largest slot count, for the one `INSERT ... SELECT`
+/// that creates a counter's slots: a cross join of a constant table of
+/// digits, one copy per digit. Neither `JSON_TABLE` (unsafe for
+/// statement-based logging: warning 1592) nor a recursive CTE (stopped at
+/// 1000 rows by `max_recursive_iterations` and `cte_max_recursion_depth`)
+/// does this on both servers.
+struct SlotNumbers {
+    /// The digit table's rows: `SELECT 0 UNION ALL SELECT 1 ...`.
+    digits: String,
+    /// The copies of the digit table: `digit AS d0, digit AS d1`.
+    tables: String,
+    /// The number the digits make, from 1: `d0.d + 16 * d1.d + 1`.
+    number: String,
+}
+
+impl SlotNumbers {
+    fn up_to(largest: u32) -> Self {
+        // One digit per power of the base below the largest count.
+        let mut weights = vec![1u32];
+        while u64::from(DIGIT_BASE).pow(weights.len() as u32) < u64::from(largest) {
+            weights.push(DIGIT_BASE.pow(weights.len() as u32));
+        }
+        let digits =
+            (0..DIGIT_BASE).map(|digit| format!("SELECT {digit}")).collect::<Vec<_>>().join(" UNION ALL ");
+        let tables = (0..weights.len()).map(|i| format!("digit AS d{i}")).collect::<Vec<_>>().join(", ");
+        let terms: Vec<String> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, weight)| if *weight == 1 { format!("d{i}.d") } else { format!("{weight} * d{i}.d") })
+            .collect();
+        SlotNumbers { digits, tables, number: format!("{} + 1", terms.join(" + ")) }
     }
 }
 
@@ -214,8 +256,22 @@ mod tests {
                 })
                 .collect();
             assert!(positions.is_sorted(), "{:?}: {positions:?}", options.to_args());
+            let probe = format!("CREATE FUNCTION `{}`()", options.probe_name());
+            assert!(sql.find(&probe) < positions.first().copied(), "the probe comes before any routine");
             let creates = sql.matches("CREATE PROCEDURE").count() + sql.matches("CREATE FUNCTION").count();
-            assert_eq!(creates, options.routines().len(), "no routine beyond the package's");
+            assert_eq!(
+                creates,
+                options.routines().len() + 1,
+                "no routine beyond the package's and the probe"
+            );
         }
+    }
+
+    #[test]
+    fn slot_numbers_have_one_digit_per_power_of_sixteen() {
+        let tables = |largest: u32| SlotNumbers::up_to(largest).tables.matches("digit AS").count();
+        assert_eq!([1, 16, 17, 256, 1024, 4096, 4097, 65535].map(tables), [1, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(SlotNumbers::up_to(1024).number, "d0.d + 16 * d1.d + 256 * d2.d + 1");
+        assert!(SlotNumbers::up_to(5).digits.ends_with("UNION ALL SELECT 15"));
     }
 }

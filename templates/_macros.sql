@@ -4,14 +4,38 @@
 {{ indent }}SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
 {%- endmacro %}
 
-{#- The invalid-argument errors for a NULL, blank or too long counter name. -#}
+{#- The invalid-argument error for a name longer than the column: a
+    non-strict session may have cut it, and it must not reach another counter. -#}
+{% macro check_name_length(indent, p) -%}
+{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
+{{ indent }}    SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
+{{ indent }}    SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- The invalid-argument errors of a name a row is created for: NULL, blank
+    or too long. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
 {{ indent }}    SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }},
 {{ indent }}        MESSAGE_TEXT = 'counter name must not be NULL or empty';
 {{ indent }}END IF;
-{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
-{{ indent }}    SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
-{{ indent }}    SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
-{{ indent }}END IF;
+{% call check_name_length(indent, p) %}{% endcall %}
+{%- endmacro %}
+
+{#- A function's answer for a name longer than the column: no counter. -#}
+{% macro null_if_too_long(p) -%}
+    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
+        RETURN NULL;
+    END IF;
+{%- endmacro %}
+
+{#- Inserts `count` slot rows of counter p_name in one statement, numbered
+    `id` (from slot.id = 1), with `values` for the other columns. -#}
+{% macro slot_rows(indent, p, id, values, count) -%}
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}WITH digit (d) AS ({{ p.slot_numbers.digits }})
+{{ indent }}SELECT p_name, {{ id }}, {{ values }}
+{{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
+{{ indent }}WHERE slot.id <= {{ count }};
 {%- endmacro %}

@@ -10,6 +10,7 @@ DELIMITER $$
 
 {% include "routines/reset.sql" %}
 {%- if p.has_resize %}
+
 {% include "routines/resize.sql" %}
 {%- endif %}
 

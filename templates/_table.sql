@@ -3,7 +3,7 @@
 -- rarely wait for the same row lock. IF NOT EXISTS: running the package again
 -- keeps every count.
 CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
-    `counter_name` VARCHAR({{ p.name_length }}) NOT NULL COMMENT 'compared case-insensitively',
+    `counter_name` VARCHAR({{ p.name_length }}) NOT NULL COMMENT 'compared in the table collation',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'slot number, 1 to the slot count',
     `description` VARCHAR({{ p.description_length }}) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',

@@ -2,4 +2,6 @@
 -- They expect the `{{ p.table }}` table of create_tables.sql.
 {% include "_header.sql" %}
 
+{% include "_probe.sql" %}
+
 {% include "_routines.sql" %}

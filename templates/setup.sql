@@ -3,6 +3,8 @@
 -- Running it again replaces the routines and keeps every count.
 {% include "_header.sql" %}
 
+{% include "_probe.sql" %}
+
 {% include "_table.sql" %}
 
 {% include "_routines.sql" %}

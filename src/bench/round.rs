@@ -14,6 +14,7 @@ use mysql::prelude::Queryable;
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{Latencies, RoundResult};
 use super::workbench::{Workbench, counter_names};
+use crate::database;
 use crate::error::Error;
 
 /// No client runs more iterations than this in a timed round.
@@ -24,6 +25,7 @@ impl Workbench {
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
         let mut conn = self.pool.get_conn().map_err(Error::Query)?;
         let before_status = status_counters(&mut conn)?;
+        let before_deadlocks = database::deadlocks(&mut conn)?;
         let before_total = self.total(&mut conn, case)?;
 
         let barrier = Barrier::new(case.clients as usize + 1);
@@ -47,6 +49,7 @@ impl Workbench {
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
         let after_status = status_counters(&mut conn)?;
+        let after_deadlocks = database::deadlocks(&mut conn)?;
         let after_total = self.total(&mut conn, case)?;
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
         let mut latencies: Vec<Duration> =
@@ -67,7 +70,9 @@ impl Workbench {
             latency_ms: Latencies::of(&latencies),
             row_lock_waits: delta("Innodb_row_lock_waits"),
             row_lock_time_ms: delta("Innodb_row_lock_time"),
-            server_deadlocks: delta("Innodb_deadlocks"),
+            server_deadlocks: after_deadlocks
+                .zip(before_deadlocks)
+                .map(|(after, before)| after.saturating_sub(before)),
             total_change: after_total - before_total,
             total_exact: after_total - before_total == increments as i64,
         })
@@ -152,13 +157,13 @@ impl Default for ClientOutcome {
     }
 }
 
-/// `Innodb_row_lock_waits`, `Innodb_row_lock_time` and `Innodb_deadlocks`
-/// as the server reports them; a server without one of them leaves it out.
+/// `Innodb_row_lock_waits` and `Innodb_row_lock_time` as the server reports
+/// them; a server without one of them leaves it out.
 fn status_counters(conn: &mut impl Queryable) -> Result<HashMap<String, u64>, Error> {
     let rows: Vec<(String, String)> = conn
         .query(
             "SHOW GLOBAL STATUS WHERE Variable_name IN \
-             ('Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Innodb_deadlocks')",
+             ('Innodb_row_lock_waits', 'Innodb_row_lock_time')",
         )
         .map_err(Error::Query)?;
     Ok(rows.into_iter().filter_map(|(name, value)| Some((name, value.parse().ok()?))).collect())

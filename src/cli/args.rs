@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench::Variant;
 use crate::error::Error;
 use crate::options::{
-    DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE, PackageOptions,
-    SlotChoice,
+    DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,
+    PackageOptions, SlotChoice,
 };
 
 /// Slotted counters for MySQL and MariaDB: spreads each hot counter over
@@ -225,6 +225,9 @@ pub struct PackageArgs {
     #[arg(long, value_name = "CHOICE", value_enum)]
     pub slot_choice: Option<SlotChoice>,
 
+    #[arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name; utf8mb4_bin tells case and accents apart [default: {DEFAULT_COLLATION}]"))]
+    pub collation: Option<String>,
+
     /// Lazy counters: an increment of an unknown counter creates it, and a
     /// slot row appears only when first hit (INSERT ... ON DUPLICATE KEY
     /// UPDATE). Needs --fixed-slots
@@ -256,6 +259,9 @@ impl PackageArgs {
         }
         if let Some(choice) = self.slot_choice {
             builder = builder.slot_choice(choice);
+        }
+        if let Some(collation) = &self.collation {
+            builder = builder.collation(collation);
         }
         builder.build()
     }

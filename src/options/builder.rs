@@ -4,11 +4,11 @@
 //! the generated files record.
 
 use super::{
-    DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE, IDENTIFIER_LIMIT,
-    NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
+    DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,
+    IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::Error;
-use crate::package::Routine;
+use crate::package::{PROBE_SUFFIX, Routine};
 
 /// Package options as a user gives them; what is not set takes its default.
 /// [`build`](Self::build) validates them.
@@ -30,6 +30,7 @@ pub struct PackageOptionsBuilder {
     fixed_slots: Option<u32>,
     slot_choice: Option<SlotChoice>,
     auto_create: bool,
+    collation: Option<String>,
 }
 
 impl PackageOptionsBuilder {
@@ -75,6 +76,13 @@ impl PackageOptionsBuilder {
         self
     }
 
+    /// The collation of the table and of every text parameter
+    /// (`--collation`): a `utf8mb4_` collation the server knows.
+    pub fn collation(mut self, collation: impl Into<String>) -> Self {
+        self.collation = Some(collation.into());
+        self
+    }
+
     /// Whether an increment creates an unknown counter (`--auto-create`).
     pub fn auto_create(mut self, auto_create: bool) -> Self {
         self.auto_create = auto_create;
@@ -90,7 +98,9 @@ impl PackageOptionsBuilder {
         let prefix = args.prefix.clone().unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
         let longest = Routine::ALL
             .iter()
-            .map(|routine| format!("{prefix}{}", routine.suffix()))
+            .map(|routine| routine.suffix())
+            .chain([PROBE_SUFFIX])
+            .map(|suffix| format!("{prefix}{suffix}"))
             .max_by_key(String::len)
             .unwrap_or_default();
         check_identifier("--prefix", &prefix, &longest)?;
@@ -131,6 +141,9 @@ impl PackageOptionsBuilder {
             ));
         }
 
+        let collation = args.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
+        check_collation(&collation)?;
+
         Ok(PackageOptions {
             table,
             prefix,
@@ -139,6 +152,7 @@ impl PackageOptionsBuilder {
             name_length,
             slot_choice: args.slot_choice.unwrap_or_default(),
             auto_create: args.auto_create,
+            collation,
         })
     }
 }
@@ -163,6 +177,21 @@ pub(crate) fn check_identifier(flag: &str, value: &str, longest: &str) -> Result
             "{flag} {value:?} is too long: it makes `{longest}`, {} characters, \
              and MySQL allows at most {IDENTIFIER_LIMIT}",
             longest.len()
+        )));
+    }
+    Ok(())
+}
+
+/// A collation of the package's character set, as a plain name. Whether the
+/// server knows it is the server's to say, when the table is created.
+fn check_collation(collation: &str) -> Result<(), Error> {
+    let well_formed = collation
+        .strip_prefix("utf8mb4_")
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if !well_formed {
+        return Err(invalid(format!(
+            "--collation {collation:?} is not a utf8mb4 collation: use a name such as \
+             utf8mb4_unicode_ci, utf8mb4_bin or utf8mb4_0900_ai_ci"
         )));
     }
     Ok(())
@@ -213,7 +242,8 @@ mod tests {
 
     #[test]
     fn routine_names_must_fit_in_64_characters() {
-        let longest_suffix = Routine::ALL.iter().map(|r| r.suffix().len()).max().unwrap();
+        let longest_suffix =
+            Routine::ALL.iter().map(|r| r.suffix().len()).chain([PROBE_SUFFIX.len()]).max().unwrap();
         let fits = "p".repeat(IDENTIFIER_LIMIT - longest_suffix);
         validate(options().prefix(fits.clone())).unwrap();
         let error = validate(options().prefix(format!("{fits}p"))).unwrap_err();
@@ -279,11 +309,23 @@ mod tests {
             .max_slots(128)
             .name_length(100)
             .slot_choice(SlotChoice::Connection)
-            .auto_create(true);
+            .auto_create(true)
+            .collation("utf8mb4_bin");
         assert_eq!(
             validate(options).unwrap().to_args().join(" "),
             "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100 \
-             --slot-choice connection --auto-create"
+             --slot-choice connection --collation utf8mb4_bin --auto-create"
         );
+    }
+
+    #[test]
+    fn collations_must_be_utf8mb4() {
+        for bad in ["latin1_swedish_ci", "utf8mb4_", "utf8mb4_bin; DROP TABLE x", "utf8_general_ci", ""] {
+            let error = validate(options().collation(bad)).unwrap_err();
+            assert!(error.starts_with("--collation") && error.contains("not a utf8mb4 collation"), "{error}");
+        }
+        let options = validate(options().collation("utf8mb4_0900_ai_ci")).unwrap();
+        assert_eq!(options.collation(), "utf8mb4_0900_ai_ci");
+        assert_eq!(PackageOptions::default().collation(), "utf8mb4_unicode_ci");
     }
 }

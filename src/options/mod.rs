@@ -19,6 +19,10 @@ pub const DEFAULT_PREFIX: &str = "counter_";
 pub const DEFAULT_SLOTS: u32 = 5;
 /// Largest slot count `counter_setup` accepts unless `--max-slots` says otherwise.
 pub const DEFAULT_MAX_SLOTS: u32 = 1024;
+/// Collation of the table and of every text parameter unless `--collation`
+/// says otherwise. Known to MySQL 8 and MariaDB alike; it ignores case,
+/// accents and trailing spaces.
+pub const DEFAULT_COLLATION: &str = "utf8mb4_unicode_ci";
 /// Width of the `counter_name` column unless `--name-length` says otherwise.
 pub const DEFAULT_NAME_LENGTH: u32 = 50;
 /// Slot numbers are stored as SMALLINT UNSIGNED.
@@ -70,6 +74,7 @@ pub struct PackageOptions {
     name_length: u32,
     slot_choice: SlotChoice,
     auto_create: bool,
+    collation: String,
 }
 
 impl Default for PackageOptions {
@@ -82,6 +87,7 @@ impl Default for PackageOptions {
             name_length: DEFAULT_NAME_LENGTH,
             slot_choice: SlotChoice::Random,
             auto_create: false,
+            collation: DEFAULT_COLLATION.to_owned(),
         }
     }
 }
@@ -108,6 +114,11 @@ impl PackageOptions {
             .into_iter()
             .filter(|&routine| routine != Routine::Resize || matches!(self.slots, SlotPolicy::Dynamic { .. }))
             .collect()
+    }
+
+    /// The throwaway function an install creates and drops first, prefix included.
+    pub fn probe_name(&self) -> String {
+        format!("{}{}", self.prefix, crate::package::PROBE_SUFFIX)
     }
 
     /// The name of the view of totals, prefix included.
@@ -140,6 +151,11 @@ impl PackageOptions {
         self.max_slots
     }
 
+    /// The collation of the table, of every text parameter and variable.
+    pub fn collation(&self) -> &str {
+        &self.collation
+    }
+
     /// The width of the counter name column, in characters.
     pub fn name_length(&self) -> u32 {
         self.name_length
@@ -169,6 +185,8 @@ impl PackageOptions {
             self.name_length.to_string(),
             "--slot-choice".to_owned(),
             self.slot_choice.name().to_owned(),
+            "--collation".to_owned(),
+            self.collation.clone(),
         ]);
         if self.auto_create {
             args.push("--auto-create".to_owned());

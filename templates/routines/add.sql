@@ -22,7 +22,7 @@ BEGIN
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
-    DECLARE v_message VARCHAR(128);
+    DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
@@ -34,6 +34,8 @@ BEGIN
     END IF;
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
+{%- else %}
+{% call m::check_name_length("    ", p) %}{% endcall %}
 {%- endif %}
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,

@@ -9,39 +9,45 @@ CREATE PROCEDURE `{{ p.compact }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    DECLARE v_slots INT;
-    DECLARE v_total BIGINT;
-{%- if p.auto_create %}
-    DECLARE v_description VARCHAR({{ p.description_length }});
-    DECLARE v_start_date DATETIME;
-{%- endif %}
-    DECLARE v_message VARCHAR(128);
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION
-    BEGIN
-        ROLLBACK;
-        RESIGNAL;
-    END;
+    DECLARE v_message {{ p.message_type }};
 
-    START TRANSACTION;
+{% call m::check_name_length("    ", p) %}{% endcall %}
+    -- The transaction and its handler live in an inner block, so that a bad
+    -- argument above rolls back nothing.
+    BEGIN
+        DECLARE v_slots INT;
+        DECLARE v_total BIGINT;
 {%- if p.auto_create %}
-    SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
-      INTO v_slots, v_total, v_description, v_start_date
-      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
-{%- else %}
-    SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+        DECLARE v_description {{ p.description_variable_type }};
+        DECLARE v_start_date DATETIME;
 {%- endif %}
-    IF v_slots = 0 THEN
-{% call m::unknown_counter("        ", p) %}{% endcall %}
-    END IF;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            ROLLBACK;
+            RESIGNAL;
+        END;
+
+        START TRANSACTION;
 {%- if p.auto_create %}
-    -- Lazy counters keep only the rows that were hit: slot 1 may be missing.
-    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
-    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    VALUES (p_name, 1, v_description, v_start_date, v_total);
+        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
+          INTO v_slots, v_total, v_description, v_start_date
+          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
 {%- else %}
-    UPDATE `{{ p.table }}` SET `counter` = IF(`counter_id` = 1, v_total, 0)
-     WHERE `counter_name` = p_name;
+        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
 {%- endif %}
-    COMMIT;
+        IF v_slots = 0 THEN
+{% call m::unknown_counter("            ", p) %}{% endcall %}
+        END IF;
+{%- if p.auto_create %}
+        -- Lazy counters keep only the rows that were hit: slot 1 may be missing.
+        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, 1, v_description, v_start_date, v_total);
+{%- else %}
+        UPDATE `{{ p.table }}` SET `counter` = IF(`counter_id` = 1, v_total, 0)
+         WHERE `counter_name` = p_name;
+{%- endif %}
+        COMMIT;
+    END;
 END$$

@@ -7,8 +7,9 @@ CREATE PROCEDURE `{{ p.delete }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    DECLARE v_message VARCHAR(128);
+    DECLARE v_message {{ p.message_type }};
 
+{% call m::check_name_length("    ", p) %}{% endcall %}
     DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}

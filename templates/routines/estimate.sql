@@ -1,3 +1,4 @@
+{%- import "_macros.sql" as m -%}
 DROP FUNCTION IF EXISTS `{{ p.estimate }}`$$
 -- An estimate of counter p_name that reads one slot, chosen at random, and
 -- multiplies it by the slot count: for dashboards that must not scan. NULL
@@ -18,6 +19,7 @@ BEGIN
 {%- if p.fixed_slots.is_none() %}
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 {%- endif %}
+{% call m::null_if_too_long(p) %}{% endcall %}
 {%- if let Some(slots) = p.fixed_slots %}
     SET v_slots = {{ slots }};
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN

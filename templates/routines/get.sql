@@ -1,7 +1,9 @@
+{%- import "_macros.sql" as m -%}
 DROP FUNCTION IF EXISTS `{{ p.get }}`$$
 -- The value of counter p_name: the sum of its slots, or NULL when it does
 -- not exist, so one SELECT can read many names. READS SQL DATA: with binary
 -- logging on, a function without a characteristic fails (error 1418).
+-- NULL too for a name longer than {{ p.name_length }} characters.
 CREATE FUNCTION `{{ p.get }}`(
     p_name {{ p.name_type }}
 )
@@ -10,5 +12,6 @@ NOT DETERMINISTIC
 READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
+{% call m::null_if_too_long(p) %}{% endcall %}
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.table }}` WHERE `counter_name` = p_name);
 END$$

@@ -15,27 +15,33 @@ CREATE PROCEDURE `{{ p.reset }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    DECLARE v_message VARCHAR(128);
-{%- if p.auto_create %}
-    DECLARE v_slots INT;
-    DECLARE v_description VARCHAR({{ p.description_length }});
-    DECLARE v_start_date DATETIME;
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION
-    BEGIN
-        ROLLBACK;
-        RESIGNAL;
-    END;
+    DECLARE v_message {{ p.message_type }};
 
-    START TRANSACTION;
-    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
-    IF v_slots = 0 THEN
-{% call m::unknown_counter("        ", p) %}{% endcall %}
-    END IF;
-    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
-    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), COALESCE(p_value, 0));
-    COMMIT;
+{% call m::check_name_length("    ", p) %}{% endcall %}
+{%- if p.auto_create %}
+    -- The transaction and its handler live in an inner block, so that a bad
+    -- argument above rolls back nothing.
+    BEGIN
+        DECLARE v_slots INT;
+        DECLARE v_description {{ p.description_variable_type }};
+        DECLARE v_start_date DATETIME;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            ROLLBACK;
+            RESIGNAL;
+        END;
+
+        START TRANSACTION;
+        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+{% call m::unknown_counter("            ", p) %}{% endcall %}
+        END IF;
+        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), COALESCE(p_value, 0));
+        COMMIT;
+    END;
 {%- else %}
 
     -- One statement locks and rewrites every slot: an increment lands wholly

@@ -12,37 +12,41 @@ CREATE PROCEDURE `{{ p.resize }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    DECLARE v_slots INT;
-    DECLARE v_moved BIGINT;
-    DECLARE v_description VARCHAR({{ p.description_length }});
-    DECLARE v_start_date DATETIME;
-    DECLARE v_message VARCHAR(128);
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION
-    BEGIN
-        ROLLBACK;
-        RESIGNAL;
-    END;
+    DECLARE v_message {{ p.message_type }};
 
+    -- Arguments are checked before the transaction and outside its handler:
+    -- a bad one rolls back nothing, not even a transaction of the caller's.
+{% call m::check_name_length("    ", p) %}{% endcall %}
     IF p_slots IS NULL OR p_slots NOT BETWEEN 1 AND {{ p.max_slots }} THEN
         SET v_message = LEFT(CONCAT('slots must be between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
-    START TRANSACTION;
-    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-      FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
-    IF v_slots = 0 THEN
-{% call m::unknown_counter("        ", p) %}{% endcall %}
-    END IF;
-    IF p_slots > v_slots THEN
-        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
-        FROM JSON_TABLE(CONCAT('[', REPEAT('0,', p_slots - v_slots - 1), '0]'), '$[*]' COLUMNS (id FOR ORDINALITY)) AS slot;
-    ELSEIF p_slots < v_slots THEN
-        SELECT CAST(SUM(`counter`) AS SIGNED) INTO v_moved
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
-        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
-        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
-         WHERE `counter_name` = p_name AND `counter_id` = 1;
-    END IF;
-    COMMIT;
+    BEGIN
+        DECLARE v_slots INT;
+        DECLARE v_moved BIGINT;
+        DECLARE v_description {{ p.description_variable_type }};
+        DECLARE v_start_date DATETIME;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            ROLLBACK;
+            RESIGNAL;
+        END;
+
+        START TRANSACTION;
+        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+{% call m::unknown_counter("            ", p) %}{% endcall %}
+        END IF;
+        IF p_slots > v_slots THEN
+{% call m::slot_rows("            ", p, "v_slots + slot.id", "v_description, v_start_date, 0", "p_slots - v_slots") %}{% endcall %}
+        ELSEIF p_slots < v_slots THEN
+            SELECT CAST(SUM(`counter`) AS SIGNED) INTO v_moved
+              FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+            DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+            UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
+             WHERE `counter_name` = p_name AND `counter_id` = 1;
+        END IF;
+        COMMIT;
+    END;
 END$$

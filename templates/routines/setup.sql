@@ -22,7 +22,7 @@ BEGIN
 {%- else %}
     DECLARE v_slots INT DEFAULT COALESCE(p_slots, {{ p.default_slots }});
 {%- endif %}
-    DECLARE v_message VARCHAR(128);
+    DECLARE v_message {{ p.message_type }};
     -- Two setups of one name can both pass any check made before the INSERT:
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
@@ -49,8 +49,7 @@ BEGIN
 {%- endif %}
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
-    -- JSON_TABLE numbers the slots 1..v_slots on MySQL 8 and MariaDB alike.
-    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, COALESCE(p_initial_value, 0), 0)
-    FROM JSON_TABLE(CONCAT('[', REPEAT('0,', v_slots - 1), '0]'), '$[*]' COLUMNS (id FOR ORDINALITY)) AS slot;
+    -- The slots are numbered by a join of digits: JSON_TABLE would make
+    -- the statement unsafe for statement-based logging (warning 1592).
+{% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, COALESCE(p_initial_value, 0), 0)", "v_slots") %}{% endcall %}
 END$$

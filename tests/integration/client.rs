@@ -151,9 +151,9 @@ fn wait_for_lock_wait(conn: &mut PooledConn) {
     }
 }
 
+/// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
 fn deadlocks(conn: &mut PooledConn) -> u64 {
-    let row: Option<(String, u64)> = conn.query_first("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'").unwrap();
-    row.expect("the server reports Innodb_deadlocks").1
+    slotted_counters::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
 }
 
 #[test]

@@ -6,7 +6,7 @@ use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
 
 use super::{Package, call, table};
-use crate::support::{self, Database, slots_of, total};
+use crate::support::{self, slots_of, total};
 
 pub(super) fn walkthrough_gives_documented_results(package: &Package) {
     let db = package.database();
@@ -72,7 +72,7 @@ pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
     let elsewhere = tempfile::tempdir().unwrap();
     let setup_sql = package.setup_sql();
     for how in ["redirect", "source"] {
-        let db = Database::new();
+        let db = package.empty_database();
         let mut client = db.client();
         client.current_dir(elsewhere.path());
         let output = if how == "redirect" {

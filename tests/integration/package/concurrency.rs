@@ -11,7 +11,7 @@ use slotted_counters::package::errno;
 use slotted_counters::script;
 
 use super::{Package, call};
-use crate::support::{self, Database, server_error, slots_of, total};
+use crate::support::{self, server_error, slots_of, total};
 
 /// Runs `sql` inside a transaction and tells how it went and how many rows
 /// it held locked before the rollback.
@@ -53,12 +53,74 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
         &format!("SET `counter` = `counter` + p_delta\n     WHERE `counter_name` = p_name AND `counter_id` = {random_slot};"),
     );
 
-    let db = Database::new();
+    let db = package.empty_database();
     script::run(&mut db.conn(), &broken).unwrap();
     let mut conn = db.conn();
     call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("hot", "d", package.slots(64), None::<i64>)).unwrap();
     let most = (0..5).map(|_| rows_locked_by(&mut conn, "CALL counter_increment('hot')").1).max().unwrap();
     assert!(most > 1, "the broken increment locked only {most} row");
+}
+
+/// The rows and the lock structures InnoDB holds for one transaction of
+/// `increments` increments of `name`, before it rolls back.
+fn locks_of_increments(conn: &mut PooledConn, name: &str, increments: usize) -> (u64, u64) {
+    conn.query_drop("START TRANSACTION").unwrap();
+    for _ in 0..increments {
+        conn.exec_drop("CALL counter_increment(?)", (name,)).unwrap();
+    }
+    let locks = support::read_innodb_trx(
+        conn,
+        "SELECT trx_rows_locked, trx_lock_structs FROM information_schema.innodb_trx \
+         WHERE trx_mysql_thread_id = CONNECTION_ID()",
+    )
+    .expect("the transaction is listed");
+    conn.query_drop("ROLLBACK").unwrap();
+    locks
+}
+
+/// Increments enough to meet a slot expression that can pick a slot outside
+/// 1..n. With 2 slots, `ROUND(RAND() * n) + 1` picks slot 3 once in 4
+/// increments; with the fixed package's 64 slots, slot 65 once in 128.
+fn increments_to_catch_a_missing_slot(package: &Package) -> usize {
+    if package.fixed_slots.is_some() { 2_000 } else { 300 }
+}
+
+/// A counter `pair` with the package's slot count for 2, followed in the
+/// index by another counter, and what many increments of it lock.
+fn pair_locks(package: &Package, conn: &mut PooledConn) -> (u64, u64) {
+    for name in ["pair", "pairz"] {
+        call(conn, "CALL counter_setup(?, ?, ?, ?)", (name, "d", package.slots(2), None::<i64>)).unwrap();
+    }
+    locks_of_increments(conn, "pair", increments_to_catch_a_missing_slot(package))
+}
+
+/// Every increment updates one existing slot and never looks elsewhere: a
+/// transaction of many increments locks exactly the counter's slot rows,
+/// with one table intention lock and one structure of record locks. A slot
+/// outside 1..n would send the increment to the fallback UPDATE of slot 1,
+/// which keeps totals right (so totals cannot show it), and its failed
+/// UPDATE leaves a gap lock: another structure, and on slot n + 1 another
+/// row, the next counter's.
+pub(super) fn every_increment_updates_one_existing_slot(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    let (rows, structures) = pair_locks(package, &mut conn);
+    assert_eq!((rows, structures), (u64::from(package.slots(2)), 2), "rows locked and lock structures");
+}
+
+/// The check above must notice a slot expression that picks a slot outside
+/// 1..n: `ROUND` instead of `FLOOR` (1 to n + 1), or a missing `+ 1` (0 to n - 1).
+pub(super) fn off_by_one_slot_is_caught(package: &Package) {
+    let script = std::fs::read_to_string(package.setup_sql()).unwrap();
+    let count = package.fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
+    let correct = format!("SET v_slot = FLOOR(RAND() * {count}) + 1;");
+    assert!(script.contains(&correct), "the slot expression this test breaks is where it expects");
+    for broken in [format!("ROUND(RAND() * {count}) + 1"), format!("FLOOR(RAND() * {count})")] {
+        let db = package.empty_database();
+        script::run(&mut db.conn(), &script.replace(&correct, &format!("SET v_slot = {broken};"))).unwrap();
+        let locks = pair_locks(package, &mut db.conn());
+        assert_ne!(locks, (u64::from(package.slots(2)), 2), "{broken} locked what a correct increment does");
+    }
 }
 
 pub(super) fn slots_are_used_uniformly(package: &Package) {

@@ -1,7 +1,9 @@
 //! The committed packages, installed into a real server and exercised from Rust.
 //!
-//! Every behaviour runs twice: on `generated/` (slot counts chosen per
-//! counter) and on `generated/fixed-slots-64/` (64 slots hard-coded).
+//! Every behaviour runs three times: on `generated/` (slot counts chosen per
+//! counter), on `generated/fixed-slots-64/` (64 slots hard-coded), and on
+//! `generated/` in a latin1 database, where every text variable without a
+//! character set of its own would take latin1.
 
 mod basics;
 mod concurrency;
@@ -20,10 +22,14 @@ struct Package {
     dir: &'static str,
     /// The hard-coded slot count, for the fixed-slot package.
     fixed_slots: Option<u32>,
+    /// The default character set of the databases it is installed into.
+    charset: &'static str,
 }
 
-const DEFAULT: Package = Package { dir: "generated", fixed_slots: None };
-const FIXED_64: Package = Package { dir: "generated/fixed-slots-64", fixed_slots: Some(64) };
+const DEFAULT: Package = Package { dir: "generated", fixed_slots: None, charset: "utf8mb4" };
+const FIXED_64: Package =
+    Package { dir: "generated/fixed-slots-64", fixed_slots: Some(64), charset: "utf8mb4" };
+const IN_LATIN1: Package = Package { dir: "generated", fixed_slots: None, charset: "latin1" };
 
 impl Package {
     fn setup_sql(&self) -> PathBuf {
@@ -35,9 +41,16 @@ impl Package {
         support::install_committed(db, self.dir);
     }
 
+    /// A fresh database in the package's character set.
+    fn empty_database(&self) -> Database {
+        Database::with_charset(self.charset)
+    }
+
     /// A fresh database with the package installed.
     fn database(&self) -> Database {
-        support::with_committed(self.dir)
+        let db = self.empty_database();
+        self.install(&db);
+        db
     }
 
     /// The slot count a setup asking for `wanted` slots gets: the fixed
@@ -56,6 +69,9 @@ macro_rules! for_each_package {
         mod fixed_slots_64 {
             $(#[test] fn $behaviour() { super::$area::$behaviour(&super::FIXED_64) })*
         }
+        mod default_package_in_latin1 {
+            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::IN_LATIN1) })*
+        }
     };
 }
 
@@ -69,6 +85,8 @@ for_each_package!(
     names::names_that_look_like_sql_stay_data,
     concurrency::increment_locks_one_row,
     concurrency::broken_increment_is_caught,
+    concurrency::every_increment_updates_one_existing_slot,
+    concurrency::off_by_one_slot_is_caught,
     concurrency::slots_are_used_uniformly,
     concurrency::concurrent_increments_and_adds_are_exact,
     concurrency::increment_never_recreates_a_deleted_counter,

@@ -20,14 +20,20 @@ pub struct Database {
 }
 
 impl Database {
-    /// Creates an empty database on the test server.
+    /// Creates an empty utf8mb4 database on the test server.
     pub fn new() -> Self {
+        Self::with_charset("utf8mb4")
+    }
+
+    /// Creates an empty database whose default character set is `charset`,
+    /// as a DBA's may be: every text variable without one of its own takes it.
+    pub fn with_charset(charset: &str) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let server = server();
         let name = format!("sc_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         server
             .admin_conn()
-            .query_drop(format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4"))
+            .query_drop(format!("CREATE DATABASE `{name}` CHARACTER SET {charset}"))
             .unwrap_or_else(|error| panic!("cannot create database {name}: {error}"));
         let opts: Opts = OptsBuilder::from_opts(server.opts.clone())
             .db_name(Some(&name))
@@ -88,6 +94,13 @@ impl Database {
 
     /// A `mariadb` (or `mysql`) client command connected to this database.
     pub fn client(&self) -> Command {
+        self.client_as(&self.url())
+    }
+
+    /// The client connected to this database as the account `url` names,
+    /// with a utf8mb4 connection as applications have.
+    pub fn client_as(&self, url: &str) -> Command {
+        let account = Opts::from_url(url).expect("a URL made by the tests");
         let binary = find_binary(&["mariadb", "mysql"])
             .unwrap_or_else(|| panic!("no mariadb client found; {INSTALL_HINT}"));
         let mut command = Command::new(binary);
@@ -96,9 +109,10 @@ impl Database {
             .arg("--protocol=TCP")
             .arg(format!("--host={}", self.opts.get_ip_or_hostname()))
             .arg(format!("--port={}", self.opts.get_tcp_port()))
-            .arg(format!("--user={}", self.opts.get_user().unwrap_or_default()))
+            .arg(format!("--user={}", account.get_user().unwrap_or_default()))
             .arg(format!("--database={}", self.name))
-            .env("MYSQL_PWD", self.opts.get_pass().unwrap_or_default());
+            .arg("--default-character-set=utf8mb4")
+            .env("MYSQL_PWD", account.get_pass().unwrap_or_default());
         command
     }
 }

@@ -1,0 +1,6 @@
+-- Before anything changes: an account that may not create functions (error
+-- 1419 with binary logging on and no SUPER, or no CREATE ROUTINE) stops
+-- here, leaving an installed package whole.
+DROP FUNCTION IF EXISTS `{{ p.probe }}`;
+CREATE FUNCTION `{{ p.probe }}`() RETURNS INT NO SQL RETURN 1;
+DROP FUNCTION `{{ p.probe }}`;

@@ -1,0 +1,325 @@
+//! The package where DBAs and applications run it, beyond a utf8mb4
+//! database, a strict session and the Rust client: latin1 databases,
+//! non-strict sessions, statement-based logging, accounts without SUPER,
+//! other clients' error numbers, other collations.
+
+use std::process::{Command, Stdio};
+
+use mysql::prelude::Queryable;
+use mysql::{Params, PooledConn};
+use slotted_counters::PackageOptions;
+use slotted_counters::package::errno;
+
+use crate::support::{self, Database, routines_in, server_error, slots_of, total};
+
+/// Every row of the table, to show that a failed call changed nothing.
+fn rows(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, i64)> {
+    conn.query("SELECT counter_name, counter_id, description, counter FROM counters ORDER BY 1, 2").unwrap()
+}
+
+fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16, String) {
+    server_error(conn.exec_drop(sql, params).expect_err(sql))
+}
+
+/// A latin1 database with the default package installed.
+fn latin1() -> Database {
+    let db = Database::with_charset("latin1");
+    support::install_committed(&db, "generated");
+    db
+}
+
+#[test]
+fn latin1_database_reports_every_error_for_non_latin1_names() {
+    let db = latin1();
+    let mut conn = db.conn();
+    conn.exec_drop("CALL counter_setup(?, 'd', 3, NULL)", ("日本語",)).unwrap();
+    let before = rows(&mut conn);
+
+    let unknown = [
+        ("CALL counter_increment(?)", Params::from(("ユニコード",))),
+        ("CALL counter_add(?, 2)", ("ユニコード",).into()),
+        ("CALL counter_reset(?, 0, FALSE)", ("ユニコード",).into()),
+        ("CALL counter_resize(?, 4)", ("ユニコード",).into()),
+        ("CALL counter_compact(?)", ("ユニコード",).into()),
+        ("CALL counter_delete(?)", ("ユニコード",).into()),
+    ];
+    for (sql, params) in unknown {
+        assert_eq!(
+            error_of(&mut conn, sql, params),
+            (errno::UNKNOWN_COUNTER, "unknown counter: 'ユニコード'".into())
+        );
+    }
+    // The server's error text cannot carry characters outside the BMP: an
+    // emoji arrives as '?'. The number is what callers match on.
+    let (code, message) = error_of(&mut conn, "CALL counter_increment(?)", ("clicks 😀",));
+    assert_eq!((code, message.as_str()), (errno::UNKNOWN_COUNTER, "unknown counter: 'clicks ?'"));
+    assert_eq!(
+        error_of(&mut conn, "CALL counter_setup(?, 'd', NULL, NULL)", ("日本語",)),
+        (errno::ALREADY_EXISTS, "counter already exists: '日本語'".into())
+    );
+    let long_name = "語".repeat(51);
+    let (code, message) = error_of(&mut conn, "CALL counter_setup(?, 'd', NULL, NULL)", (&long_name,));
+    assert_eq!(code, errno::INVALID_ARGUMENT);
+    assert!(message.starts_with("counter name is longer than 50 characters: '語語"), "{message}");
+    assert_eq!(
+        error_of(&mut conn, "CALL counter_setup(?, ?, NULL, NULL)", ("説明", "説".repeat(256))),
+        (errno::INVALID_ARGUMENT, "description is longer than 255 characters, for counter: '説明'".into())
+    );
+    assert_eq!(
+        error_of(&mut conn, "CALL counter_resize(?, 0)", ("日本語",)),
+        (errno::INVALID_ARGUMENT, "slots must be between 1 and 1024, not 0, for counter: '日本語'".into())
+    );
+    assert_eq!(rows(&mut conn), before, "no failed call changed the table");
+}
+
+#[test]
+fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
+    let db = latin1();
+    let mut conn = db.conn();
+    let (name, description) = ("😀 clicks 日本", "説明 ✓ 😀");
+    conn.exec_drop("CALL counter_setup(?, ?, 4, 10)", (name, description)).unwrap();
+    for _ in 0..20 {
+        conn.exec_drop("CALL counter_increment(?)", (name,)).unwrap();
+    }
+    for slots in [9, 2, 5] {
+        conn.exec_drop("CALL counter_resize(?, ?)", (name, slots)).unwrap();
+        assert_eq!(slots_of_named(&mut conn, name), slots, "resized to {slots}");
+        assert_eq!(total(&mut conn, name), Some(30));
+    }
+    conn.exec_drop("CALL counter_compact(?)", (name,)).unwrap();
+    let descriptions: Vec<String> =
+        conn.exec("SELECT DISTINCT description FROM counters WHERE counter_name = ?", (name,)).unwrap();
+    assert_eq!(descriptions, [description], "every slot keeps the description");
+    let shown: Vec<(String, u32, i64)> =
+        conn.query("SELECT counter_name, slots, total FROM counter_totals").unwrap();
+    assert_eq!(shown, [(name.to_owned(), 5, 30)]);
+}
+
+fn slots_of_named(conn: &mut PooledConn, name: &str) -> usize {
+    let count: Option<usize> =
+        conn.exec_first("SELECT COUNT(*) FROM counters WHERE counter_name = ?", (name,)).unwrap();
+    count.unwrap_or_default()
+}
+
+/// A name longer than the column must never be cut to another counter's
+/// name: in a non-strict session the server cuts an argument that does not
+/// fit its parameter with only a warning.
+#[test]
+fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
+    let db = support::with_committed("generated");
+    let short = "k".repeat(50);
+    // The collation ignores trailing spaces: cut after the space, this name
+    // would be the 50-character counter.
+    let long = format!("{short} tttttttttt");
+    let huge = format!("{short} {}", "t".repeat(2000));
+    db.conn().exec_drop("CALL counter_setup(?, 'd', 2, 7)", (&short,)).unwrap();
+
+    for sql_mode in ["", "STRICT_TRANS_TABLES"] {
+        let mut conn = db.conn();
+        conn.exec_drop("SET SESSION sql_mode = ?", (sql_mode,)).unwrap();
+        let before = rows(&mut conn);
+        for name in [&long, &huge] {
+            for sql in [
+                "CALL counter_increment(?)",
+                "CALL counter_add(?, 5)",
+                "CALL counter_reset(?, 0, TRUE)",
+                "CALL counter_resize(?, 3)",
+                "CALL counter_compact(?)",
+                "CALL counter_delete(?)",
+                "CALL counter_setup(?, 'd', NULL, NULL)",
+            ] {
+                let (code, message) = error_of(&mut conn, sql, (name,));
+                // A strict session rejects an argument wider than the
+                // parameter itself (1406); either way nothing is written.
+                let expected =
+                    if sql_mode.is_empty() || name == &long { errno::INVALID_ARGUMENT } else { 1406 };
+                assert_eq!(code, expected, "sql_mode '{sql_mode}', {sql} of {} chars: {message}", name.len());
+            }
+            if sql_mode.is_empty() || name == &long {
+                let read: (Option<i64>, Option<i64>) = conn
+                    .exec_first("SELECT counter_get(?), counter_estimate(?)", (name, name))
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(read, (None, None), "sql_mode '{sql_mode}': a long name reads no counter");
+            }
+        }
+        assert_eq!(rows(&mut conn), before, "sql_mode '{sql_mode}': nothing was written");
+        assert_eq!(total(&mut conn, &short), Some(7));
+    }
+}
+
+/// Every routine of every committed package, run in a session that logs
+/// statements, raises no warning: 1592 (unsafe for statement-based
+/// logging) would mean replicas may diverge.
+#[test]
+fn no_routine_warns_under_statement_based_logging() {
+    for dir in
+        ["generated", "generated/fixed-slots-64", "generated/auto-create-64", "generated/connection-slots"]
+    {
+        let db = support::with_committed(dir);
+        let mut conn = db.conn();
+        conn.query_drop("SET SESSION binlog_format = 'STATEMENT'").unwrap();
+        let resizable = routines_in(&mut conn).iter().any(|routine| routine == "counter_resize");
+        let mut calls = vec![
+            "CALL counter_setup('a', 'd', NULL, 5)",
+            "CALL counter_increment('a')",
+            "CALL counter_add('a', -2)",
+        ];
+        if dir.contains("auto-create") {
+            calls.push("CALL counter_increment('created by its first increment')");
+        }
+        if resizable {
+            calls.extend(["CALL counter_resize('a', 40)", "CALL counter_resize('a', 3)"]);
+        }
+        calls.extend([
+            "CALL counter_compact('a')",
+            "CALL counter_reset('a', 9, TRUE)",
+            "SELECT counter_get('a'), counter_estimate('a')",
+            "CALL counter_delete('a')",
+        ]);
+        for sql in calls {
+            conn.query_drop(sql).unwrap_or_else(|error| panic!("{dir}: {sql}: {error}"));
+            let warnings: Vec<(String, u16, String)> = conn.query("SHOW WARNINGS").unwrap();
+            assert!(warnings.is_empty(), "{dir}: {sql} warned: {warnings:?}");
+        }
+    }
+}
+
+/// A DBA without SUPER, on a server with binary logging, sources setup.sql
+/// over an installed package: the script must stop before it drops anything.
+#[test]
+fn setup_sql_refused_for_an_account_without_super_changes_nothing() {
+    let db = support::with_committed("generated");
+    let mut conn = db.conn();
+    let (log_bin, trusted): (u8, u8) =
+        conn.query_first("SELECT @@log_bin, @@log_bin_trust_function_creators").unwrap().unwrap();
+    assert_eq!(
+        (log_bin, trusted),
+        (1, 0),
+        "this test needs binary logging on and untrusted function creators"
+    );
+    conn.query_drop("CALL counter_setup('kept', 'd', 3, 41)").unwrap();
+    let routines = routines_in(&mut conn);
+    let app = db.unprivileged_user();
+
+    let output = db
+        .client_as(&app)
+        .stdin(std::fs::File::open(support::committed_setup_sql("generated")).unwrap())
+        .output()
+        .unwrap();
+    let message = support::stderr(&output);
+    assert!(!output.status.success(), "the account could install: {message}");
+    assert!(message.contains("1419") && message.contains("counter_install_probe"), "{message}");
+    assert_eq!(routines_in(&mut conn), routines, "every routine is still there");
+    conn.query_drop("CALL counter_increment('kept')").unwrap();
+    assert_eq!(total(&mut conn, "kept"), Some(42), "and works");
+}
+
+/// Applications in other languages read the documented error numbers:
+/// PyMySQL decodes them as signed 16-bit, so they must fit in 32767.
+#[test]
+fn pymysql_reads_the_documented_error_numbers() {
+    let db = support::with_committed("generated");
+    db.conn().query_drop("CALL counter_setup('exists', 'd', 2, NULL)").unwrap();
+    let url = mysql::Opts::from_url(&db.url()).unwrap();
+    let script = r#"
+import os, pymysql
+conn = pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                       password=os.environ["PASSWORD"], database=os.environ["DATABASE"])
+for sql in ["CALL counter_increment('missing')", "CALL counter_setup('exists', 'd', NULL, NULL)",
+            "CALL counter_setup('', 'd', NULL, NULL)"]:
+    try:
+        conn.cursor().execute(sql)
+        print("no error")
+    except pymysql.MySQLError as error:
+        print(error.args[0])
+"#;
+    let output = Command::new(python())
+        .args(["-c", script])
+        .env("HOST", url.get_ip_or_hostname().as_ref())
+        .env("PORT", url.get_tcp_port().to_string())
+        .env("USER", url.get_user().unwrap_or_default())
+        .env("PASSWORD", url.get_pass().unwrap_or_default())
+        .env("DATABASE", db.name())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    assert!(
+        output.status.success(),
+        "{}\nthe tests need PyMySQL: `python3 -m pip install pymysql`",
+        support::stderr(&output)
+    );
+    let seen: Vec<String> = support::stdout(&output).lines().map(str::to_owned).collect();
+    let documented =
+        [errno::UNKNOWN_COUNTER, errno::ALREADY_EXISTS, errno::INVALID_ARGUMENT].map(|code| code.to_string());
+    assert_eq!(seen, documented);
+}
+
+/// The Python the tests run: `PYTHON`, or `python3` from the PATH.
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// A package generated with the application's collation joins its tables;
+/// the default collation meets error 1267 (illegal mix of collations) there,
+/// as MySQL 8 applications in utf8mb4_0900_ai_ci do.
+#[test]
+fn collation_option_matches_application_tables() {
+    let join =
+        "SELECT p.title, t.total FROM pages AS p LEFT JOIN counter_totals AS t ON t.counter_name = p.slug";
+    let app_table = "CREATE TABLE pages (slug VARCHAR(50) COLLATE utf8mb4_general_ci, title TEXT)";
+
+    let db = support::with_committed("generated");
+    let mut conn = db.conn();
+    conn.query_drop(app_table).unwrap();
+    let (code, _) = server_error(conn.query_drop(join).unwrap_err());
+    assert_eq!(code, 1267, "the default collation does not mix with utf8mb4_general_ci");
+
+    for collation in ["utf8mb4_general_ci", "utf8mb4_bin"] {
+        let options = PackageOptions::builder().collation(collation).build().unwrap();
+        let db = Database::new();
+        let mut conn = db.conn();
+        slotted_counters::install::install(
+            &mut conn,
+            &slotted_counters::render::setup_sql(&options).unwrap(),
+        )
+        .unwrap();
+        conn.query_drop("CALL counter_setup('Home', 'd', 2, 3)").unwrap();
+        let table_collation: String = conn
+            .query_first("SELECT TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters'")
+            .unwrap()
+            .unwrap();
+        assert_eq!(table_collation, collation);
+        if collation == "utf8mb4_general_ci" {
+            conn.query_drop(app_table).unwrap();
+            conn.query_drop("INSERT INTO pages VALUES ('home', 'Home page')").unwrap();
+            let joined: Vec<(String, Option<i64>)> = conn.query(join).unwrap();
+            assert_eq!(joined, [("Home page".to_owned(), Some(3))], "joins, case-insensitively");
+        } else {
+            assert_eq!(total(&mut conn, "home"), None, "utf8mb4_bin tells case apart");
+            conn.query_drop("CALL counter_setup('home', 'd', 2, 1)").unwrap();
+            assert_eq!((total(&mut conn, "Home"), total(&mut conn, "home")), (Some(3), Some(1)));
+        }
+    }
+}
+
+/// A resize refused for its arguments leaves the caller's open transaction
+/// alone; a resize that runs commits it, as documented.
+#[test]
+fn refused_resize_keeps_the_callers_transaction() {
+    let db = support::with_committed("generated");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('orders', 'd', 4, NULL)").unwrap();
+    conn.query_drop("START TRANSACTION").unwrap();
+    conn.query_drop("CALL counter_add('orders', 5)").unwrap();
+    for refused in ["CALL counter_resize('orders', 0)", "CALL counter_resize('orders', NULL)"] {
+        let (code, _) = server_error(conn.query_drop(refused).unwrap_err());
+        assert_eq!(code, errno::INVALID_ARGUMENT, "{refused}");
+    }
+    let too_long = format!("CALL counter_compact('{}')", "x".repeat(51));
+    assert_eq!(server_error(conn.query_drop(&too_long).unwrap_err()).0, errno::INVALID_ARGUMENT);
+    assert_eq!(total(&mut conn, "orders"), Some(5), "the caller's add is still there");
+    conn.query_drop("ROLLBACK").unwrap();
+    assert_eq!(total(&mut conn, "orders"), Some(0), "in a transaction still open: the caller rolls it back");
+    assert_eq!(slots_of(&mut conn, "orders").len(), 4);
+}
