@@ -39,3 +39,15 @@
 {{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
 {{ indent }}WHERE slot.id <= {{ count }};
 {%- endmacro %}
+
+{#- A routine's own transaction: an error rolls back all of it, then goes to
+    the caller. START TRANSACTION commits a transaction the caller had open. -#}
+{% macro own_transaction(indent) -%}
+{{ indent }}DECLARE EXIT HANDLER FOR SQLEXCEPTION
+{{ indent }}BEGIN
+{{ indent }}    ROLLBACK;
+{{ indent }}    RESIGNAL;
+{{ indent }}END;
+
+{{ indent }}START TRANSACTION;
+{%- endmacro %}

@@ -21,13 +21,7 @@ BEGIN
         DECLARE v_description {{ p.description_variable_type }};
         DECLARE v_start_date DATETIME;
 {%- endif %}
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            RESIGNAL;
-        END;
-
-        START TRANSACTION;
+{% call m::own_transaction("        ") %}{% endcall %}
 {%- if p.auto_create %}
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
           INTO v_slots, v_total, v_description, v_start_date

@@ -26,13 +26,7 @@ BEGIN
         DECLARE v_moved BIGINT;
         DECLARE v_description {{ p.description_variable_type }};
         DECLARE v_start_date DATETIME;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            RESIGNAL;
-        END;
-
-        START TRANSACTION;
+{% call m::own_transaction("        ") %}{% endcall %}
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
           FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
