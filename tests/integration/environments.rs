@@ -10,12 +10,7 @@ use mysql::{Params, PooledConn};
 use slotted_counters::PackageOptions;
 use slotted_counters::package::errno;
 
-use crate::support::{self, Database, routines_in, server_error, slots_of, total};
-
-/// Every row of the table, to show that a failed call changed nothing.
-fn rows(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, i64)> {
-    conn.query("SELECT counter_name, counter_id, description, counter FROM counters ORDER BY 1, 2").unwrap()
-}
+use crate::support::{self, Database, routines_in, server_error, slots_of, table, total};
 
 fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16, String) {
     server_error(conn.exec_drop(sql, params).expect_err(sql))
@@ -33,7 +28,7 @@ fn latin1_database_reports_every_error_for_non_latin1_names() {
     let db = latin1();
     let mut conn = db.conn();
     conn.exec_drop("CALL counter_setup(?, 'd', 3, NULL)", ("日本語",)).unwrap();
-    let before = rows(&mut conn);
+    let before = table(&mut conn);
 
     let unknown = [
         ("CALL counter_increment(?)", Params::from(("ユニコード",))),
@@ -69,7 +64,7 @@ fn latin1_database_reports_every_error_for_non_latin1_names() {
         error_of(&mut conn, "CALL counter_resize(?, 0)", ("日本語",)),
         (errno::INVALID_ARGUMENT, "slots must be between 1 and 1024, not 0, for counter: '日本語'".into())
     );
-    assert_eq!(rows(&mut conn), before, "no failed call changed the table");
+    assert_eq!(table(&mut conn), before, "no failed call changed the table");
 }
 
 #[test]
@@ -83,7 +78,7 @@ fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
     }
     for slots in [9, 2, 5] {
         conn.exec_drop("CALL counter_resize(?, ?)", (name, slots)).unwrap();
-        assert_eq!(slots_of_named(&mut conn, name), slots, "resized to {slots}");
+        assert_eq!(slots_of(&mut conn, name).len(), slots, "resized to {slots}");
         assert_eq!(total(&mut conn, name), Some(30));
     }
     conn.exec_drop("CALL counter_compact(?)", (name,)).unwrap();
@@ -93,12 +88,6 @@ fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
     let shown: Vec<(String, u32, i64)> =
         conn.query("SELECT counter_name, slots, total FROM counter_totals").unwrap();
     assert_eq!(shown, [(name.to_owned(), 5, 30)]);
-}
-
-fn slots_of_named(conn: &mut PooledConn, name: &str) -> usize {
-    let count: Option<usize> =
-        conn.exec_first("SELECT COUNT(*) FROM counters WHERE counter_name = ?", (name,)).unwrap();
-    count.unwrap_or_default()
 }
 
 /// A name longer than the column must never be cut to another counter's
@@ -117,7 +106,7 @@ fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
     for sql_mode in ["", "STRICT_TRANS_TABLES"] {
         let mut conn = db.conn();
         conn.exec_drop("SET SESSION sql_mode = ?", (sql_mode,)).unwrap();
-        let before = rows(&mut conn);
+        let before = table(&mut conn);
         for name in [&long, &huge] {
             for sql in [
                 "CALL counter_increment(?)",
@@ -143,7 +132,7 @@ fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
                 assert_eq!(read, (None, None), "sql_mode '{sql_mode}': a long name reads no counter");
             }
         }
-        assert_eq!(rows(&mut conn), before, "sql_mode '{sql_mode}': nothing was written");
+        assert_eq!(table(&mut conn), before, "sql_mode '{sql_mode}': nothing was written");
         assert_eq!(total(&mut conn, &short), Some(7));
     }
 }

@@ -5,8 +5,8 @@ use mysql::Params;
 use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
 
-use super::{Package, call, table};
-use crate::support::{self, slots_of, total};
+use super::{Package, call};
+use crate::support::{self, slots_of, table, total};
 
 pub(super) fn walkthrough_gives_documented_results(package: &Package) {
     let db = package.database();

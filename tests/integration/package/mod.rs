@@ -97,15 +97,6 @@ pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) 
     conn.exec_drop(sql, params).map_err(server_error)
 }
 
-/// Every row of the table, to show that a failed call changed nothing.
-pub(super) fn table(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, String, i64)> {
-    conn.query(
-        "SELECT counter_name, counter_id, description, CAST(start_date AS CHAR), counter \
-         FROM counters ORDER BY counter_name, counter_id",
-    )
-    .expect("read the table")
-}
-
 #[test]
 fn runner_reports_the_failing_statement() {
     let db = Database::new();

@@ -120,6 +120,15 @@ pub fn slots_of(conn: &mut PooledConn, name: &str) -> BTreeMap<u32, i64> {
     .collect()
 }
 
+/// Every row of the `counters` table, to show that a failed call changed nothing.
+pub fn table(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, String, i64)> {
+    conn.query(
+        "SELECT counter_name, counter_id, description, CAST(start_date AS CHAR), counter \
+         FROM counters ORDER BY counter_name, counter_id",
+    )
+    .expect("read the table")
+}
+
 /// The names of the routines in the connection's database, sorted.
 pub fn routines_in(conn: &mut PooledConn) -> Vec<String> {
     conn.query(
