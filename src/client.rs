@@ -7,9 +7,14 @@
 //! bounded number of times. Inside a transaction of your own, use
 //! [`Counters::on`]: those calls are never retried, because a deadlock rolls
 //! back your whole transaction, and only you can run it again.
+//!
+//! Every call, in either mode, also rides through a reinstall on MySQL, which
+//! drops each routine just before creating it again: a call that finds its
+//! routine missing (1305) ran nothing, so it is sent again for up to
+//! [`REINSTALL_WINDOW`] before it fails with [`CounterError::NotInstalled`].
 
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Params, Pool};
@@ -24,6 +29,17 @@ const RETRYABLE: [u16; 2] = [1213, 1205];
 /// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
 const MAX_BACKOFF: Duration = Duration::from_millis(500);
+
+/// How long a call waits for a missing routine to come back. A reinstall
+/// replaces each routine within milliseconds; a package that is not
+/// installed at all fails after this.
+pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
+
+/// The server's error for a routine that does not exist.
+const NO_SUCH_ROUTINE: u16 = 1305;
+
+/// The longest pause between two tries of a missing routine.
+const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 
 /// Calls the slotted-counter routines through a connection pool.
 ///
@@ -271,7 +287,8 @@ impl<Q: Queryable> CountersOn<'_, Q> {
             return Ok(Vec::new());
         }
         let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
-        let row: Option<mysql::Row> = self.conn.exec_first(format!("SELECT {reads}"), names.to_vec())?;
+        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.to_vec()));
+        let row: Option<mysql::Row> = self.through_reinstall(|conn| conn.exec_first(&sql, params.clone()))?;
         let row = row.expect("a SELECT without FROM returns one row");
         (0..names.len())
             .map(|column| match row.get_opt::<Option<i64>, _>(column) {
@@ -287,7 +304,31 @@ impl<Q: Queryable> CountersOn<'_, Q> {
             Params::Positional(values) => vec!["?"; values.len()].join(", "),
             _ => String::new(),
         };
-        Ok(self.conn.exec_drop(format!("CALL `{routine}`({placeholders})"), params)?)
+        let sql = format!("CALL `{routine}`({placeholders})");
+        self.through_reinstall(|conn| conn.exec_drop(&sql, params.clone()))
+    }
+
+    /// Runs `statement` again while the routine it calls is missing, for up
+    /// to [`REINSTALL_WINDOW`]. A call of a missing routine runs nothing, so
+    /// sending it again is safe, inside the caller's transaction too.
+    fn through_reinstall<T>(
+        &mut self,
+        mut statement: impl FnMut(&mut Q) -> Result<T, mysql::Error>,
+    ) -> Result<T, CounterError> {
+        let deadline = Instant::now() + REINSTALL_WINDOW;
+        let mut pause = FIRST_BACKOFF;
+        loop {
+            match statement(self.conn) {
+                Err(mysql::Error::MySqlError(error)) if error.code == NO_SUCH_ROUTINE => {
+                    if Instant::now() >= deadline {
+                        return Err(CounterError::NotInstalled(error.message));
+                    }
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
+                }
+                outcome => return Ok(outcome?),
+            }
+        }
     }
 }
 

@@ -101,8 +101,15 @@ pub enum CounterError {
     /// An argument was NULL, empty, too long or out of range (package errno 9003).
     #[error("{0}")]
     InvalidArgument(String),
+    /// A routine of the package stayed missing (1305) for all of
+    /// [`crate::REINSTALL_WINDOW`]: the package is not installed,
+    /// or was installed with another prefix.
+    #[error(
+        "the counter package is not installed: {0}; install it with `slotted-counters install` (with the prefix this client uses)"
+    )]
+    NotInstalled(String),
     /// Any other failure: connection, privileges, a deadlock that outlasted
-    /// the retries, a missing routine.
+    /// the retries.
     #[error("database error: {}", Plain(.0))]
     Database(#[source] mysql::Error),
 }

@@ -31,7 +31,7 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 
-pub use client::{Counters, CountersOn};
+pub use client::{Counters, CountersOn, REINSTALL_WINDOW};
 pub use error::{CounterError, Error};
 pub use options::{
     DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,

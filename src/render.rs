@@ -250,7 +250,11 @@ mod tests {
                 .routines()
                 .into_iter()
                 .map(|routine| {
-                    let create = format!("CREATE {} `{}`(", routine.kind(), options.routine_name(routine));
+                    let create = format!(
+                        "CREATE /*M! OR REPLACE */ {} `{}`(",
+                        routine.kind(),
+                        options.routine_name(routine)
+                    );
                     assert_eq!(sql.matches(&create).count(), 1, "{create} once in {:?}", options.to_args());
                     sql.find(&create).unwrap_or_default()
                 })
@@ -258,7 +262,13 @@ mod tests {
             assert!(positions.is_sorted(), "{:?}: {positions:?}", options.to_args());
             let probe = format!("CREATE FUNCTION `{}`()", options.probe_name());
             assert!(sql.find(&probe) < positions.first().copied(), "the probe comes before any routine");
-            let creates = sql.matches("CREATE PROCEDURE").count() + sql.matches("CREATE FUNCTION").count();
+            let creates = sql
+                .lines()
+                .filter(|line| {
+                    line.starts_with("CREATE ")
+                        && (line.contains(" PROCEDURE ") || line.contains(" FUNCTION "))
+                })
+                .count();
             assert_eq!(
                 creates,
                 options.routines().len() + 1,

@@ -18,8 +18,8 @@ pub struct Statement {
     /// 1-based line of the script where the statement starts.
     pub line: usize,
     /// The statement's text. Comments are left out, as the `mysql` client
-    /// leaves them out; executable comments (`/*! ... */`) and optimizer
-    /// hints (`/*+ ... */`) are kept.
+    /// leaves them out; executable comments (`/*! ... */`, MariaDB's
+    /// `/*M! ... */`) and optimizer hints (`/*+ ... */`) are kept.
     pub text: String,
 }
 
@@ -93,7 +93,7 @@ impl<'a> Splitter<'a> {
                 {
                     self.skip_line();
                 }
-                '/' if self.rest.starts_with("/*!") || self.rest.starts_with("/*+") => {
+                '/' if ["/*!", "/*M!", "/*+"].iter().any(|start| self.rest.starts_with(start)) => {
                     self.block_comment(true)?
                 }
                 '/' if self.rest.starts_with("/*") => self.block_comment(false)?,
@@ -244,8 +244,16 @@ mod tests {
 
     #[test]
     fn comments_are_dropped_but_executable_comments_kept() {
-        let script = "-- header; not a statement\n# another;\nSELECT 1 /* a; b */ + 1;\n/*!40101 SET NAMES utf8mb4 */;\nSELECT 2 -- tail;\n;";
-        assert_eq!(texts(script), ["SELECT 1   + 1", "/*!40101 SET NAMES utf8mb4 */", "SELECT 2"]);
+        let script = "-- header; not a statement\n# another;\nSELECT 1 /* a; b */ + 1;\n/*!40101 SET NAMES utf8mb4 */;\nSELECT 2 -- tail;\n;\nCREATE /*M! OR REPLACE */ VIEW v AS SELECT /*+ NO_ICP() */ 3;";
+        assert_eq!(
+            texts(script),
+            [
+                "SELECT 1   + 1",
+                "/*!40101 SET NAMES utf8mb4 */",
+                "SELECT 2",
+                "CREATE /*M! OR REPLACE */ VIEW v AS SELECT /*+ NO_ICP() */ 3"
+            ]
+        );
     }
 
     #[test]

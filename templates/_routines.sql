@@ -1,5 +1,11 @@
 -- Errors are SQLSTATE '45000' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
 -- {{ p.already_exists }} (counter already exists) or {{ p.invalid_argument }} (invalid argument).
+-- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
+-- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
+-- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
+-- (MariaDB skips version comments from 50700 to 99999), and a call in the
+-- moment between the two fails with 1305. A DROP also revokes the grants on
+-- the routine: on MySQL, grant the application again after a reinstall.
 DELIMITER $$
 
 {% include "routines/setup.sql" %}

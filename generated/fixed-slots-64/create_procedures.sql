@@ -12,13 +12,19 @@ DROP FUNCTION `counter_install_probe`;
 
 -- Errors are SQLSTATE '45000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists) or 9003 (invalid argument).
+-- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
+-- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
+-- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
+-- (MariaDB skips version comments from 50700 to 99999), and a call in the
+-- moment between the two fails with 1305. A DROP also revokes the grants on
+-- the routine: on MySQL, grant the application again after a reinstall.
 DELIMITER $$
 
-DROP PROCEDURE IF EXISTS `counter_setup`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with its 64 slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or 64). p_initial_value (NULL: 0) goes
 -- into slot 1.
-CREATE PROCEDURE `counter_setup`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_slots INT,
@@ -64,10 +70,10 @@ BEGIN
     WHERE slot.id <= v_slots;
 END$$
 
-DROP PROCEDURE IF EXISTS `counter_add`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
 -- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
 -- exactly one row.
-CREATE PROCEDURE `counter_add`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_delta BIGINT
 )
@@ -108,9 +114,9 @@ BEGIN
     END IF;
 END$$
 
-DROP PROCEDURE IF EXISTS `counter_increment`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
 -- Adds 1 to counter p_name.
-CREATE PROCEDURE `counter_increment`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
@@ -119,10 +125,10 @@ BEGIN
     CALL `counter_add`(p_name, 1);
 END$$
 
-DROP PROCEDURE IF EXISTS `counter_reset`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
 -- to 0, and its start date to now when p_reset_start_date is TRUE.
-CREATE PROCEDURE `counter_reset`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_value BIGINT,
     IN p_reset_start_date BOOLEAN
@@ -152,11 +158,11 @@ BEGIN
     END IF;
 END$$
 
-DROP PROCEDURE IF EXISTS `counter_compact`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged: the
 -- other slots become 0. Runs as a transaction of its own, like DDL: it
 -- commits a transaction open on the connection.
-CREATE PROCEDURE `counter_compact`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
@@ -192,9 +198,9 @@ BEGIN
     END;
 END$$
 
-DROP PROCEDURE IF EXISTS `counter_delete`$$
+/*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
 -- Removes counter p_name and all its slots.
-CREATE PROCEDURE `counter_delete`(
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
@@ -213,12 +219,12 @@ BEGIN
     END IF;
 END$$
 
-DROP FUNCTION IF EXISTS `counter_get`$$
+/*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
 -- The value of counter p_name: the sum of its slots, or NULL when it does
 -- not exist, so one SELECT can read many names. READS SQL DATA: with binary
 -- logging on, a function without a characteristic fails (error 1418).
 -- NULL too for a name longer than 50 characters.
-CREATE FUNCTION `counter_get`(
+CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 RETURNS BIGINT
@@ -232,13 +238,13 @@ IF CHAR_LENGTH(p_name) > 50 THEN
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
 
-DROP FUNCTION IF EXISTS `counter_estimate`$$
+/*!80000 DROP FUNCTION IF EXISTS `counter_estimate` */$$
 -- An estimate of counter p_name that reads one slot, chosen at random, and
 -- multiplies it by the slot count: for dashboards that must not scan. NULL
 -- when the counter does not exist. Exact on average for increments spread
 -- over the slots; a value kept in slot 1 (an initial value, a reset, a
 -- compact) makes single estimates swing widely.
-CREATE FUNCTION `counter_estimate`(
+CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 RETURNS BIGINT

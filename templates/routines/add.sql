@@ -1,5 +1,5 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.add }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.add }}` */$$
 {%- if p.auto_create %}
 -- Adds p_delta (any signed BIGINT) to one slot of counter p_name, creating
 -- the slot row, and so the counter, when it is not there yet: the lazy form
@@ -11,7 +11,7 @@ DROP PROCEDURE IF EXISTS `{{ p.add }}`$$
 -- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
 -- exactly one row.
 {%- endif %}
-CREATE PROCEDURE `{{ p.add }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add }}`(
     IN p_name {{ p.name_type }},
     IN p_delta BIGINT
 )

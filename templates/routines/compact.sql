@@ -1,9 +1,9 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.compact }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.compact }}` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged{% if !p.auto_create %}: the
 -- other slots become 0{% endif %}. Runs as a transaction of its own, like DDL: it
 -- commits a transaction open on the connection.
-CREATE PROCEDURE `{{ p.compact }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.compact }}`(
     IN p_name {{ p.name_type }}
 )
 MODIFIES SQL DATA

@@ -1,7 +1,7 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.delete }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.delete }}` */$$
 -- Removes counter p_name and all its slots.
-CREATE PROCEDURE `{{ p.delete }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.delete }}`(
     IN p_name {{ p.name_type }}
 )
 MODIFIES SQL DATA

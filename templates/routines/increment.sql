@@ -1,6 +1,6 @@
-DROP PROCEDURE IF EXISTS `{{ p.increment }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.increment }}` */$$
 -- Adds 1 to counter p_name.
-CREATE PROCEDURE `{{ p.increment }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.increment }}`(
     IN p_name {{ p.name_type }}
 )
 MODIFIES SQL DATA

@@ -1,5 +1,5 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.reset }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.reset }}` */$$
 -- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
 -- to 0, and its start date to now when p_reset_start_date is TRUE.
 {%- if p.auto_create %}
@@ -7,7 +7,7 @@ DROP PROCEDURE IF EXISTS `{{ p.reset }}`$$
 -- the reset rewrites the counter as one row, in a transaction of its own,
 -- like DDL: it commits a transaction open on the connection.
 {%- endif %}
-CREATE PROCEDURE `{{ p.reset }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.reset }}`(
     IN p_name {{ p.name_type }},
     IN p_value BIGINT,
     IN p_reset_start_date BOOLEAN

@@ -1,11 +1,11 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.resize }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
 -- Gives counter p_name p_slots slots (1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
 -- it locks every slot first, and an increment whose slot was removed lands
 -- in slot 1. Runs as a transaction of its own, like DDL: it commits a
 -- transaction open on the connection.
-CREATE PROCEDURE `{{ p.resize }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.resize }}`(
     IN p_name {{ p.name_type }},
     IN p_slots INT
 )

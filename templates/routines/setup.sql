@@ -1,5 +1,5 @@
 {%- import "_macros.sql" as m -%}
-DROP PROCEDURE IF EXISTS `{{ p.setup }}`$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.setup }}` */$$
 {%- if let Some(slots) = p.fixed_slots %}
 -- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0) goes
@@ -8,7 +8,7 @@ DROP PROCEDURE IF EXISTS `{{ p.setup }}`$$
 -- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}, at most
 -- {{ p.max_slots }}). p_initial_value (NULL: 0) goes into slot 1.
 {%- endif %}
-CREATE PROCEDURE `{{ p.setup }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.setup }}`(
     IN p_name {{ p.name_type }},
     IN p_description {{ p.description_type }},
     IN p_slots INT,

@@ -74,8 +74,18 @@ fn client_errors_are_typed() {
     assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
 
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
+    let started = Instant::now();
     let error = counters.increment("exists").unwrap_err();
-    assert_eq!(server_code(&error), Some(1305), "a missing routine is a database error: {error:?}");
+    let waited = started.elapsed();
+    assert!(
+        matches!(&error, CounterError::NotInstalled(message) if message.contains("counter_increment does not exist")),
+        "a routine missing for good says the package is not installed: {error:?}"
+    );
+    assert!(error.to_string().contains("slotted-counters install"), "{error}");
+    assert!(
+        (slotted_counters::REINSTALL_WINDOW..slotted_counters::REINSTALL_WINDOW * 2).contains(&waited),
+        "waited {waited:?} for the routine to come back"
+    );
 }
 
 #[test]

@@ -10,4 +10,5 @@ mod environments;
 mod extensions;
 mod generate;
 mod install;
+mod operations;
 mod package;

@@ -1,0 +1,5 @@
+//! What a DBA does to a running package: upgrades under traffic, accounts
+//! with least privilege, `status` on a broken install, TLS, crashes,
+//! replicas and dumps. The last four boot servers of their own.
+
+mod upgrades;
