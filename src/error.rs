@@ -39,6 +39,18 @@ pub enum Error {
     )]
     FunctionPrivilege { source: mysql::Error },
 
+    /// Whether an account exists could not be read; nothing was installed.
+    #[error(
+        "cannot check that the account {account} exists, so nothing was installed: {}{}",
+        Plain(source),
+        account_hint(source)
+    )]
+    AccountCheck { account: String, source: mysql::Error },
+
+    /// `--app-user` named accounts that do not exist; nothing was installed.
+    #[error("no such account: {}; create it first (CREATE USER), nothing was installed", .0.join(", "))]
+    UnknownAccounts(Vec<String>),
+
     /// A database URL could not be used; the message never shows the password.
     #[error("invalid database URL: {0}")]
     Url(String),
@@ -66,6 +78,16 @@ fn hint(error: &mysql::Error) -> &'static str {
         }
         mysql::Error::MySqlError(error) if [1044, 1142, 1370].contains(&error.code) => {
             " (the account needs CREATE, ALTER ROUTINE and CREATE ROUTINE on the database)"
+        }
+        _ => "",
+    }
+}
+
+/// The way out when the accounts cannot be read.
+fn account_hint(error: &mysql::Error) -> &'static str {
+    match error {
+        mysql::Error::MySqlError(error) if [1142, 1044].contains(&error.code) => {
+            " (reading mysql.user needs SELECT on it: install with an administrator account)"
         }
         _ => "",
     }

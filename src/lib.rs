@@ -21,6 +21,8 @@ pub mod status;
 #[cfg(feature = "generate")]
 pub mod generate;
 #[cfg(feature = "generate")]
+pub mod grants;
+#[cfg(feature = "generate")]
 pub mod install;
 #[cfg(feature = "generate")]
 pub mod render;

@@ -46,6 +46,13 @@ impl Routine {
         }
     }
 
+    /// Whether an application that counts and reads calls it. Setup, reset,
+    /// resize, compact and delete change or destroy counts: they are for
+    /// administrators, and `install --app-user` grants none of them.
+    pub fn for_applications(self) -> bool {
+        matches!(self, Routine::Add | Routine::Increment | Routine::Get | Routine::Estimate)
+    }
+
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
     pub fn kind(self) -> &'static str {
         match self {

@@ -71,6 +71,13 @@ pub struct InstallArgs {
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
 
+    /// Also let this existing account count and read, and nothing more:
+    /// EXECUTE on add, increment, get and estimate, SELECT on the totals
+    /// view; no setup, reset, resize, compact, delete, nor the table.
+    /// Repeatable; an account without @host means any host ('%')
+    #[arg(long = "app-user", value_name = "USER@HOST")]
+    pub app_users: Vec<String>,
+
     /// Print the statements that would run, and run none
     #[arg(long)]
     pub dry_run: bool,

@@ -2,4 +2,5 @@
 //! with least privilege, `status` on a broken install, TLS, crashes,
 //! replicas and dumps. The last four boot servers of their own.
 
+mod privileges;
 mod upgrades;

@@ -10,6 +10,16 @@ use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, PooledConn};
 
 use super::server::{INSTALL_HINT, find_binary, server};
 
+/// An account a test made.
+pub struct Account {
+    /// `user@host`, as `--app-user` takes it.
+    pub spec: String,
+    /// `'user'@'host'`, as SQL names it.
+    pub quoted: String,
+    /// The URL of the test's database for this account.
+    pub url: String,
+}
+
 /// A database of its own for one test, dropped when the test ends, with
 /// any account made for it.
 pub struct Database {
@@ -78,18 +88,26 @@ impl Database {
     /// none on the server (no SUPER), and returns its URL. The account is
     /// dropped with the database.
     pub fn unprivileged_user(&self) -> String {
-        let user = format!("app_{}", self.name.trim_start_matches("sc_test_"));
+        self.account("app", &["ALL ON {db}.*"]).url
+    }
+
+    /// Creates the account `<role>_<database>` with `privileges` (GRANT
+    /// clauses such as `"SELECT ON {db}.*"`, `{db}` standing for this
+    /// database), dropped with the database.
+    pub fn account(&self, role: &str, privileges: &[&str]) -> Account {
+        let user = format!("{role}_{}", self.name.trim_start_matches("sc_test_"));
         let host = if self.opts.get_ip_or_hostname() == "127.0.0.1" { "127.0.0.1" } else { "%" };
-        server()
-            .admin_conn()
-            .query_drop(format!(
-                "CREATE USER '{user}'@'{host}' IDENTIFIED BY 'app-password';
-                 GRANT ALL ON `{}`.* TO '{user}'@'{host}'",
-                self.name
-            ))
-            .unwrap_or_else(|error| panic!("cannot create user {user}: {error}"));
-        self.users.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(format!("'{user}'@'{host}'"));
-        self.url_as(&user, "app-password")
+        let quoted = format!("'{user}'@'{host}'");
+        let mut conn = server().admin_conn();
+        conn.query_drop(format!("CREATE USER {quoted} IDENTIFIED BY 'app-password'"))
+            .unwrap_or_else(|error| panic!("cannot create user {quoted}: {error}"));
+        self.users.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(quoted.clone());
+        for privilege in privileges {
+            let privilege = privilege.replace("{db}", &format!("`{}`", self.name));
+            conn.query_drop(format!("GRANT {privilege} TO {quoted}"))
+                .unwrap_or_else(|error| panic!("cannot grant {privilege} to {quoted}: {error}"));
+        }
+        Account { spec: format!("{user}@{host}"), url: self.url_as(&user, "app-password"), quoted }
     }
 
     /// A `mariadb` (or `mysql`) client command connected to this database.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 
-pub use database::Database;
+pub use database::{Account, Database};
 
 /// Runs a query that reads `information_schema.innodb_trx`.
 ///

@@ -1,0 +1,127 @@
+//! Accounts with least privilege: `install --app-user`, and what `status`
+//! tells an account that cannot see everything or a package whose definer
+//! is gone.
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts};
+use slotted_counters::Counters;
+
+use crate::support::{self, Database, server_error, slotted_counters, stderr, stdout, succeeded};
+
+fn conn_as(url: &str) -> Conn {
+    Conn::new(Opts::from_url(url).unwrap()).unwrap()
+}
+
+#[test]
+fn an_app_user_counts_and_reads_and_nothing_else() {
+    let db = Database::new();
+    let app = db.account("counting", &[]);
+    let output = succeeded(slotted_counters(&["install", "--url", &db.url(), "--app-user", &app.spec]));
+    assert!(
+        stderr(&output).contains(&format!("granted counting and reading to {}", app.quoted)),
+        "{}",
+        stderr(&output)
+    );
+    db.conn().query_drop("CALL counter_setup('hits', 'd', 4, 10)").unwrap();
+
+    let mut conn = conn_as(&app.url);
+    conn.query_drop("CALL counter_increment('hits')").unwrap();
+    conn.query_drop("CALL counter_add('hits', 4)").unwrap();
+    let read: (Option<i64>, Option<i64>) =
+        conn.query_first("SELECT counter_get('hits'), counter_estimate('hits')").unwrap().unwrap();
+    assert_eq!(read.0, Some(15));
+    assert!(read.1.is_some(), "estimate reads too");
+    let total: Option<i64> =
+        conn.query_first("SELECT total FROM counter_totals WHERE counter_name = 'hits'").unwrap();
+    assert_eq!(total, Some(15));
+    let counters = Counters::new(mysql::Pool::new(app.url.as_str()).unwrap());
+    counters.increment("hits").unwrap();
+    assert_eq!(counters.get("hits").unwrap(), Some(16));
+
+    for call in [
+        "CALL counter_setup('other', 'd', NULL, NULL)",
+        "CALL counter_reset('hits', 0, 1)",
+        "CALL counter_resize('hits', 2)",
+        "CALL counter_compact('hits')",
+        "CALL counter_delete('hits')",
+    ] {
+        let (code, message) = server_error(conn.query_drop(call).unwrap_err());
+        assert_eq!(code, 1370, "{call}: {message}");
+    }
+    for statement in [
+        "UPDATE counters SET counter = 0",
+        "DELETE FROM counters",
+        "INSERT INTO counters (counter_name, counter_id) VALUES ('x', 1)",
+        "SELECT COUNT(*) FROM counters",
+    ] {
+        let (code, message) = server_error(conn.query_drop(statement).unwrap_err());
+        assert_eq!(code, 1142, "{statement}: {message}");
+    }
+    assert_eq!(support::total(&mut db.conn(), "hits"), Some(16), "nothing refused changed a count");
+}
+
+#[test]
+fn an_unknown_app_user_is_one_line_and_installs_nothing() {
+    let db = Database::new();
+    let app = db.account("known", &[]);
+    let output = slotted_counters(&[
+        "install",
+        "--url",
+        &db.url(),
+        "--app-user",
+        &app.spec,
+        "--app-user",
+        "nobody@localhost",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("no such account: 'nobody'@'localhost'"), "{message}");
+    assert!(!message.contains(&app.quoted), "only the unknown account is named: {message}");
+    assert!(support::routines_in(&mut db.conn()).is_empty(), "nothing was installed");
+    let grants: Vec<String> = db.conn().query(format!("SHOW GRANTS FOR {}", app.quoted)).unwrap();
+    assert_eq!(grants.len(), 1, "the known account got nothing either: {grants:?}");
+
+    let output = slotted_counters(&["install", "--url", &db.url(), "--app-user", "app@"]);
+    assert_eq!(output.status.code(), Some(2), "a malformed account is bad usage");
+    assert!(stderr(&output).contains("--app-user \"app@\""), "{}", stderr(&output));
+}
+
+#[test]
+fn dry_run_prints_the_grants_of_the_package_it_would_install() {
+    let expected = |prefix: &str| {
+        [
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}add` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}increment` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON FUNCTION `{prefix}get` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON FUNCTION `{prefix}estimate` TO 'app'@'10.0.0.%';"),
+            format!("GRANT SELECT ON `{prefix}totals` TO 'app'@'10.0.0.%';"),
+        ]
+    };
+    let url = "mysql://nobody@127.0.0.1:1/app";
+    let rendered = stdout(&succeeded(slotted_counters(&[
+        "install",
+        "--url",
+        url,
+        "--dry-run",
+        "--app-user",
+        "app@10.0.0.%",
+        "--prefix",
+        "hits_",
+    ])));
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fixed-slots-64");
+    let committed = stdout(&succeeded(slotted_counters(&[
+        "install",
+        "--url",
+        url,
+        "--dry-run",
+        "--app-user",
+        "app@10.0.0.%",
+        "--from",
+        folder,
+    ])));
+    for (listing, prefix) in [(rendered, "hits_"), (committed, "counter_")] {
+        let grants: Vec<&str> = listing.lines().filter(|line| line.starts_with("GRANT")).collect();
+        assert_eq!(grants, expected(prefix), "{listing}");
+    }
+}
