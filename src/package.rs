@@ -53,6 +53,16 @@ impl Routine {
         matches!(self, Routine::Add | Routine::Increment | Routine::Get | Routine::Estimate)
     }
 
+    /// How many parameters it takes, in every package.
+    pub fn arity(self) -> usize {
+        match self {
+            Routine::Setup => 4,
+            Routine::Reset => 3,
+            Routine::Add | Routine::Resize => 2,
+            Routine::Increment | Routine::Compact | Routine::Delete | Routine::Get | Routine::Estimate => 1,
+        }
+    }
+
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
     pub fn kind(self) -> &'static str {
         match self {

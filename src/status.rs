@@ -1,58 +1,111 @@
-//! Reads what a database holds: whether the installed routines are this
-//! version's, and the counters themselves. Presentation is the caller's.
+//! Reads what a database holds: whether the installed package is this
+//! version's and works, and the counters themselves. Presentation is the
+//! caller's.
+//!
+//! Existing is not working: a routine whose DEFINER account was dropped
+//! fails every call (1449), so each current routine is called once,
+//! harmlessly, with NULL arguments, and the view is read. And absent from
+//! `information_schema` is not missing: an account sees there only what it
+//! has a privilege on, so what it cannot see is reported as such.
 
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use crate::options::PackageOptions;
+use crate::package::{Routine, errno};
 
-/// How one routine of the package stands in the database.
+/// How one object of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RoutineState {
-    /// Installed by this version with these options.
+pub enum State {
+    /// A routine installed by this version with these options, that runs.
     Current,
+    /// The table, or the view, is there and can be read.
+    Present,
     /// Installed, but by another version or with other options.
     Stale { installed: String },
     /// Not installed.
     Missing,
+    /// This account cannot tell whether it exists: it lacks `privilege` on it.
+    NotVisible { privilege: &'static str },
+    /// Installed, but using it fails with the server's `problem`, such as a
+    /// DEFINER that no longer exists.
+    Broken { problem: String },
 }
 
-/// One routine and how it stands.
+/// One routine, the view or the table, and how it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoutineStatus {
+pub struct ObjectStatus {
     pub name: String,
+    /// `PROCEDURE`, `FUNCTION`, `VIEW` or `TABLE`.
     pub kind: &'static str,
-    pub state: RoutineState,
+    pub state: State,
 }
 
-/// What `status` found.
+/// What `status` found: every routine of the package, then the view and the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
-    pub table: String,
-    pub table_present: bool,
-    pub view: String,
-    pub view_present: bool,
-    pub routines: Vec<RoutineStatus>,
+    pub objects: Vec<ObjectStatus>,
 }
 
 impl Status {
-    /// The routines, and the view, that need installing: missing or stale.
-    pub fn outdated(&self) -> Vec<&str> {
-        let mut outdated: Vec<&str> = self
-            .routines
-            .iter()
-            .filter(|routine| routine.state != RoutineState::Current)
-            .map(|routine| routine.name.as_str())
-            .collect();
-        if !self.view_present {
-            outdated.push(&self.view);
-        }
-        outdated
+    /// The objects that need installing: missing or stale.
+    pub fn outdated(&self) -> Vec<&ObjectStatus> {
+        self.filter(|state| matches!(state, State::Missing | State::Stale { .. }))
+    }
+
+    /// The objects that are there but fail when used.
+    pub fn broken(&self) -> Vec<&ObjectStatus> {
+        self.filter(|state| matches!(state, State::Broken { .. }))
+    }
+
+    /// The objects this account could not check.
+    pub fn not_visible(&self) -> Vec<&ObjectStatus> {
+        self.filter(|state| matches!(state, State::NotVisible { .. }))
+    }
+
+    fn filter(&self, keep: impl Fn(&State) -> bool) -> Vec<&ObjectStatus> {
+        self.objects.iter().filter(|object| keep(&object.state)).collect()
     }
 }
 
-/// Compares the routines in the connection's database with the package
-/// `options` describe, as this version renders it.
+/// What using an object, harmlessly, showed.
+enum Probe {
+    Works,
+    Missing,
+    Denied,
+    Fails(String),
+}
+
+/// Runs `sql`, which uses one object and changes nothing, and says how it went.
+/// A package error (unknown counter, invalid argument) means the routine ran.
+fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
+    // Rows are read, not dropped: a function's error arrives in place of its row.
+    match conn.query::<mysql::Row, _>(sql) {
+        Ok(_) => Ok(Probe::Works),
+        Err(mysql::Error::MySqlError(error)) => Ok(match error.code {
+            errno::UNKNOWN_COUNTER | errno::ALREADY_EXISTS | errno::INVALID_ARGUMENT => Probe::Works,
+            1305 | 1146 => Probe::Missing,
+            1370 | 1142 | 1143 => Probe::Denied,
+            _ => Probe::Fails(error.message),
+        }),
+        Err(other) => Err(Error::Query(other)),
+    }
+}
+
+/// A call of `routine` that changes nothing: NULL for every argument, which
+/// every routine refuses (or, for a function, answers NULL) before it
+/// touches a row.
+fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
+    let arguments = vec!["NULL"; routine.arity()].join(", ");
+    let name = options.routine_name(routine);
+    match routine.kind() {
+        "FUNCTION" => format!("SELECT `{name}`({arguments})"),
+        _ => format!("CALL `{name}`({arguments})"),
+    }
+}
+
+/// Compares the package in the connection's database with the one
+/// `options` describe, as this version renders it, and checks that it works.
 pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Status, Error> {
     let installed: Vec<(String, String)> = conn
         .exec(
@@ -62,35 +115,49 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         )
         .map_err(Error::Query)?;
     let expected = options.routine_comment();
-    let routines = options
-        .routines()
-        .into_iter()
-        .map(|routine| {
-            let name = options.routine_name(routine);
-            let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
-                None => RoutineState::Missing,
-                Some((_, comment)) if *comment == expected => RoutineState::Current,
-                Some((_, comment)) => RoutineState::Stale { installed: comment.clone() },
-            };
-            RoutineStatus { name, kind: routine.kind(), state }
-        })
-        .collect();
-    let mut present = |name: String| -> Result<bool, Error> {
-        let count: Option<u32> = conn
+    let mut objects = Vec::new();
+    for routine in options.routines() {
+        let name = options.routine_name(routine);
+        let call = harmless_call(options, routine);
+        let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
+            Some((_, comment)) if *comment != expected => State::Stale { installed: comment.clone() },
+            Some(_) => match probe(conn, &call)? {
+                Probe::Fails(problem) => State::Broken { problem },
+                _ => State::Current,
+            },
+            None => unseen(probe(conn, &call)?, "EXECUTE"),
+        };
+        objects.push(ObjectStatus { name, kind: routine.kind(), state });
+    }
+    for (name, kind) in [(options.totals_view(), "VIEW"), (options.table().to_owned(), "TABLE")] {
+        let listed: Option<u32> = conn
             .exec_first(
                 "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                (name,),
+                (&name,),
             )
             .map_err(Error::Query)?;
-        Ok(count.unwrap_or(0) > 0)
-    };
-    Ok(Status {
-        table: options.table().to_owned(),
-        table_present: present(options.table().to_owned())?,
-        view: options.totals_view(),
-        view_present: present(options.totals_view())?,
-        routines,
-    })
+        let read = probe(conn, &format!("SELECT 1 FROM `{name}` LIMIT 0"))?;
+        let state = match read {
+            Probe::Fails(problem) => State::Broken { problem },
+            Probe::Works => State::Present,
+            _ if listed.unwrap_or(0) > 0 => State::Present,
+            unseen_read => unseen(unseen_read, "SELECT"),
+        };
+        objects.push(ObjectStatus { name, kind, state });
+    }
+    Ok(Status { objects })
+}
+
+/// The state of an object `information_schema` did not list, from a probe.
+/// A server denies an account the use of an object it has no privilege on
+/// whether or not the object exists; and an object the account may use is
+/// listed, so a probe that works here means a listing that lagged.
+fn unseen(probe: Probe, privilege: &'static str) -> State {
+    match probe {
+        Probe::Denied => State::NotVisible { privilege },
+        Probe::Fails(problem) => State::Broken { problem },
+        Probe::Missing | Probe::Works => State::Missing,
+    }
 }
 
 /// One counter as `show` lists it.

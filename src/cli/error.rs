@@ -21,9 +21,25 @@ pub enum CliError {
     )]
     Stale { dir: PathBuf, args: Vec<String> },
 
-    /// `status` found routines that are missing or from another version.
-    #[error("routines need installing (missing or stale): {}; run `slotted-counters install`", .0.join(", "))]
+    /// `status` found objects that are missing or from another version.
+    #[error("the package needs installing (missing or stale): {}; run `slotted-counters install`", .0.join(", "))]
     Outdated(Vec<String>),
+
+    /// `status` found objects that are there but fail when used.
+    #[error(
+        "the package is installed but fails: {}; reinstall it as an account that exists \
+         (`slotted-counters install`): the installing account becomes the DEFINER of every routine and the view",
+        .0.join("; ")
+    )]
+    Broken(Vec<String>),
+
+    /// `status` could not see some objects with the account it ran as.
+    #[error(
+        "cannot check with this account: {}; run status as the account that installed the package, \
+         or grant those privileges",
+        .0.join(", ")
+    )]
+    NotVisible(Vec<String>),
 
     /// A benchmark round lost or invented increments.
     #[error("totals were not exact, so these figures cannot be trusted: {}", .0.join("; "))]

@@ -4,18 +4,51 @@ use super::args::{ShowArgs, StatusArgs};
 use super::error::CliError;
 use super::table;
 use crate::database;
-use crate::status::{self, CounterSummary, RoutineState, Status};
+use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
 
 pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
     let options = args.package.options()?;
     let (mut conn, _) = database::connect(&args.connect.url)?;
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
+    let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
+    let broken = status.broken();
+    if !broken.is_empty() {
+        return Err(CliError::Broken(grouped_problems(&broken)));
+    }
     let outdated = status.outdated();
     if !outdated.is_empty() {
-        return Err(CliError::Outdated(outdated.into_iter().map(str::to_owned).collect()));
+        return Err(CliError::Outdated(names(outdated)));
+    }
+    let not_visible: Vec<String> = status
+        .not_visible()
+        .into_iter()
+        .filter_map(|object| match object.state {
+            State::NotVisible { privilege } => {
+                Some(format!("{} {} (needs {privilege})", object.kind.to_lowercase(), object.name))
+            }
+            _ => None,
+        })
+        .collect();
+    if !not_visible.is_empty() {
+        return Err(CliError::NotVisible(not_visible));
     }
     Ok(())
+}
+
+/// Each distinct problem once, with the objects that have it: a dropped
+/// definer breaks every routine with the same message.
+fn grouped_problems(broken: &[&ObjectStatus]) -> Vec<String> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for object in broken {
+        if let State::Broken { problem } = &object.state {
+            match groups.iter_mut().find(|(known, _)| known == problem) {
+                Some((_, names)) => names.push(&object.name),
+                None => groups.push((problem, vec![&object.name])),
+            }
+        }
+    }
+    groups.into_iter().map(|(problem, names)| format!("{problem} ({})", names.join(", "))).collect()
 }
 
 pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
@@ -38,22 +71,23 @@ pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
 
 /// Every routine and its state, then the view and the counter table.
 fn status_report(status: &Status) -> String {
-    let mut rows: Vec<Vec<String>> = status
-        .routines
+    let rows: Vec<Vec<String>> = status
+        .objects
         .iter()
-        .map(|routine| {
-            let state = match &routine.state {
-                RoutineState::Current => "current".to_owned(),
-                RoutineState::Stale { installed } => format!("stale (installed: {installed})"),
-                RoutineState::Missing => "missing".to_owned(),
-            };
-            vec![routine.name.clone(), routine.kind.to_lowercase(), state]
-        })
+        .map(|object| vec![object.name.clone(), object.kind.to_lowercase(), state_text(&object.state)])
         .collect();
-    let presence = |present: bool| if present { "present" } else { "missing" }.to_owned();
-    rows.push(vec![status.view.clone(), "view".to_owned(), presence(status.view_present)]);
-    rows.push(vec![status.table.clone(), "table".to_owned(), presence(status.table_present)]);
     table::format(&["name", "kind", "state"], &rows)
+}
+
+fn state_text(state: &State) -> String {
+    match state {
+        State::Current => "current".to_owned(),
+        State::Present => "present".to_owned(),
+        State::Stale { installed } => format!("stale (installed: {installed})"),
+        State::Missing => "missing".to_owned(),
+        State::NotVisible { privilege } => format!("not visible to this account (needs {privilege})"),
+        State::Broken { problem } => format!("broken: {problem}"),
+    }
 }
 
 fn counters_report(counters: &[CounterSummary]) -> String {

@@ -142,9 +142,7 @@ fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
 /// logging) would mean replicas may diverge.
 #[test]
 fn no_routine_warns_under_statement_based_logging() {
-    for dir in
-        ["generated", "generated/fixed-slots-64", "generated/auto-create-64", "generated/connection-slots"]
-    {
+    for (dir, _) in support::COMMITTED {
         let db = support::with_committed(dir);
         let mut conn = db.conn();
         conn.query_drop("SET SESSION binlog_format = 'STATEMENT'").unwrap();

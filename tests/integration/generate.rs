@@ -6,7 +6,7 @@ use std::fs;
 use slotted_counters::package::Routine;
 use slotted_counters::{PackageOptions, PackageOptionsBuilder, SlotChoice, render};
 
-use crate::support::{slotted_counters, stderr};
+use crate::support::{COMMITTED, slotted_counters, stderr};
 
 fn options(builder: PackageOptionsBuilder) -> PackageOptions {
     builder.build().expect("valid options")
@@ -27,15 +27,6 @@ fn connection_slots() -> PackageOptionsBuilder {
 fn custom_names() -> PackageOptionsBuilder {
     PackageOptions::builder().table("page_hits").prefix("hits_")
 }
-
-/// Every package committed under generated/, with the flags it is made with
-/// (the README's regeneration commands).
-const COMMITTED: [(&str, &[&str]); 4] = [
-    ("generated", &[]),
-    ("generated/fixed-slots-64", &["--fixed-slots", "64"]),
-    ("generated/auto-create-64", &["--fixed-slots", "64", "--auto-create"]),
-    ("generated/connection-slots", &["--slot-choice", "connection"]),
-];
 
 #[test]
 fn committed_packages_are_fresh() {

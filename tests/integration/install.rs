@@ -70,7 +70,7 @@ fn dry_run_prints_statements_and_runs_none() {
     let listing = stdout(&output);
     assert!(listing.starts_with("-- statement 1 (line "), "{listing}");
     assert!(listing.contains("CREATE TABLE IF NOT EXISTS `counters`"), "{listing}");
-    assert!(listing.contains("CREATE FUNCTION `hits_get`"), "{listing}");
+    assert!(listing.contains("CREATE /*M! OR REPLACE */ FUNCTION `hits_get`"), "{listing}");
     assert!(!listing.contains("DELIMITER"), "the listing shows statements, not client directives");
     assert!(
         tables(&db).is_empty() && support::routines_in(&mut db.conn()).is_empty(),

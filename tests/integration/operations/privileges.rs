@@ -125,3 +125,92 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
         assert_eq!(grants, expected(prefix), "{listing}");
     }
 }
+
+/// The report line of one object.
+fn line<'a>(report: &'a str, name: &str) -> &'a str {
+    report.lines().find(|line| line.split_whitespace().next() == Some(name)).unwrap_or_default()
+}
+
+#[test]
+fn status_fails_naming_the_definer_when_it_was_dropped() {
+    let db = Database::new();
+    let installer = db.account("installer", &["ALL ON *.*"]);
+    succeeded(slotted_counters(&["install", "--url", &installer.url]));
+    db.conn().query_drop("CALL counter_setup('kept', 'd', 4, 42)").unwrap();
+    succeeded(slotted_counters(&["status", "--url", &db.url()]));
+
+    db.conn().query_drop(format!("DROP USER {}", installer.quoted)).unwrap();
+    let output = slotted_counters(&["status", "--url", &db.url()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let (report, message) = (stdout(&output), stderr(&output));
+    for name in support::ROUTINES.into_iter().chain(["counter_totals"]) {
+        assert!(line(&report, name).contains("broken: "), "{name}: {report}");
+    }
+    assert!(line(&report, "counters").ends_with("present"), "{report}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains(&format!("definer ({})", installer.quoted)), "names the definer: {message}");
+    assert!(message.contains("reinstall") && message.contains("slotted-counters install"), "{message}");
+
+    succeeded(slotted_counters(&["install", "--url", &db.url()]));
+    succeeded(slotted_counters(&["status", "--url", &db.url()]));
+    assert_eq!(support::total(&mut db.conn(), "kept"), Some(42), "the way out keeps the counts");
+}
+
+#[test]
+fn status_tells_a_restricted_account_what_it_cannot_see() {
+    let db = Database::new();
+    let executor = db.account("executor", &["EXECUTE ON {db}.*"]);
+    let app = db.account("counting", &[]);
+    succeeded(slotted_counters(&["install", "--url", &db.url(), "--app-user", &app.spec]));
+
+    let output = slotted_counters(&["status", "--url", &executor.url]);
+    assert_eq!(output.status.code(), Some(1));
+    let (report, message) = (stdout(&output), stderr(&output));
+    for name in support::ROUTINES {
+        assert!(line(&report, name).ends_with("current"), "{name}: {report}");
+    }
+    for name in ["counter_totals", "counters"] {
+        assert!(
+            line(&report, name).ends_with("not visible to this account (needs SELECT)"),
+            "{name}: {report}"
+        );
+    }
+    assert!(
+        !report.contains("missing") && !message.contains("install`"),
+        "nothing is called missing: {message}"
+    );
+    assert!(
+        message.contains("cannot check with this account: view counter_totals (needs SELECT), table counters (needs SELECT)"),
+        "{message}"
+    );
+
+    let report = stdout(&slotted_counters(&["status", "--url", &app.url]));
+    for name in ["counter_add", "counter_increment", "counter_get", "counter_estimate"] {
+        assert!(line(&report, name).ends_with("current"), "{name}: {report}");
+    }
+    for name in ["counter_setup", "counter_reset", "counter_resize", "counter_compact", "counter_delete"] {
+        assert!(
+            line(&report, name).ends_with("not visible to this account (needs EXECUTE)"),
+            "{name}: {report}"
+        );
+    }
+    assert!(line(&report, "counter_totals").ends_with("present"), "{report}");
+    assert!(line(&report, "counters").ends_with("not visible to this account (needs SELECT)"), "{report}");
+}
+
+/// `status` calls every routine to see that it runs: the calls must change
+/// nothing, in every committed package.
+#[test]
+fn status_checks_every_committed_package_without_changing_it() {
+    for (dir, flags) in support::COMMITTED {
+        let db = support::with_committed(dir);
+        db.conn().query_drop("CALL counter_setup('kept', 'd', NULL, 7)").unwrap();
+        let before = support::table(&mut db.conn());
+        let url = db.url();
+        let mut args = vec!["status", "--url", &url];
+        args.extend_from_slice(flags);
+        let report = stdout(&succeeded(slotted_counters(&args)));
+        assert!(!report.contains("broken") && !report.contains("missing"), "{dir}: {report}");
+        assert_eq!(support::table(&mut db.conn()), before, "{dir}: status changed the table");
+    }
+}

@@ -35,6 +35,15 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
     row
 }
 
+/// Every package committed under generated/, with the flags it is made with
+/// (the README's regeneration commands).
+pub const COMMITTED: [(&str, &[&str]); 4] = [
+    ("generated", &[]),
+    ("generated/fixed-slots-64", &["--fixed-slots", "64"]),
+    ("generated/auto-create-64", &["--fixed-slots", "64", "--auto-create"]),
+    ("generated/connection-slots", &["--slot-choice", "connection"]),
+];
+
 /// Every routine of a package with a slot count per counter, by name.
 pub const ROUTINES: [&str; 9] = [
     "counter_add",
