@@ -55,9 +55,10 @@ pub enum Error {
     #[error("invalid database URL: {0}")]
     Url(String),
 
-    /// The server could not be reached or refused the login.
-    #[error("cannot connect to {target}: {}", Plain(source))]
-    Connect { target: String, source: mysql::Error },
+    /// The server could not be reached or refused the login. `hint` is the
+    /// way out, or empty.
+    #[error("cannot connect to {target}: {}{hint}", Plain(source))]
+    Connect { target: String, source: mysql::Error, hint: &'static str },
 
     /// A query of the tool's own failed.
     #[error("query failed: {}", Plain(.0))]
@@ -106,6 +107,7 @@ impl fmt::Display for Plain<'_> {
             mysql::Error::IoError(error) => error.fmt(f),
             mysql::Error::UrlError(error) => error.fmt(f),
             mysql::Error::CodecError(error) => error.fmt(f),
+            mysql::Error::TlsError(error) => error.fmt(f),
             other => other.fmt(f),
         }
     }
@@ -161,7 +163,7 @@ mod tests {
             "Connection refused (os error 111)".to_owned(),
             std::io::ErrorKind::ConnectionRefused,
         ))));
-        let error = Error::Connect { target: "app@127.0.0.1:1/app".to_owned(), source: refused };
+        let error = Error::Connect { target: "app@127.0.0.1:1/app".to_owned(), source: refused, hint: "" };
         assert_eq!(
             error.to_string(),
             "cannot connect to app@127.0.0.1:1/app: \

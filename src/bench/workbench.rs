@@ -65,8 +65,7 @@ impl Workbench {
     /// Connects, and creates the tables, routines and counters that rounds
     /// of `variants` over `slots` (empty: the classic layout) need.
     pub fn prepare(url: &str, variants: &[Variant], slots: &[u32], max_clients: u32) -> Result<Self, Error> {
-        let opts = database::parse_url(url)?;
-        let (mut conn, target) = database::connect(url)?;
+        let database::Connection { mut conn, opts, target } = database::connect(url)?;
         let server = ServerInfo::read(&mut conn)?;
         let max_connections: u32 =
             server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
@@ -79,7 +78,7 @@ impl Workbench {
         let pool_opts = PoolOpts::default()
             .with_constraints(PoolConstraints::new(0, max_clients as usize + 1).expect("min <= max"));
         let pool = Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
-            .map_err(|source| Error::Connect { target: target.clone(), source })?;
+            .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })?;
         let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
         for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
             if variant.has_slots() && !slots.is_empty() {

@@ -8,7 +8,7 @@ use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
 
 pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
     let options = args.package.options()?;
-    let (mut conn, _) = database::connect(&args.connect.url)?;
+    let mut conn = database::connect(&args.connect.url)?.conn;
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
@@ -52,7 +52,7 @@ fn grouped_problems(broken: &[&ObjectStatus]) -> Vec<String> {
 }
 
 pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
-    let (mut conn, _) = database::connect(&args.connect.url)?;
+    let mut conn = database::connect(&args.connect.url)?.conn;
     let counters = status::counters(&mut conn, &args.table, &args.names)?;
     print!("{}", counters_report(&counters));
     // The table's collation ignores case; lowercase comparison is close enough

@@ -3,4 +3,5 @@
 //! replicas and dumps. The last four boot servers of their own.
 
 mod privileges;
+mod tls;
 mod upgrades;

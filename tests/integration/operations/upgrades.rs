@@ -31,8 +31,9 @@ impl Traffic {
                     let outcome = if calls % 8 == 0 {
                         conn.exec_first::<Option<i64>, _, _>("SELECT counter_get(?)", (name,)).map(|_| ())
                     } else {
-                        conn.exec_drop("CALL counter_increment(?)", (name,))
-                            .map(|()| drop(acknowledged.fetch_add(1, Ordering::SeqCst)))
+                        conn.exec_drop("CALL counter_increment(?)", (name,)).map(|()| {
+                            acknowledged.fetch_add(1, Ordering::SeqCst);
+                        })
                     };
                     if let Err(error) = outcome {
                         failures.lock().unwrap().push(error.to_string());
@@ -49,7 +50,9 @@ impl Traffic {
             move || {
                 while !stop.load(Ordering::Relaxed) {
                     match counters.increment(name) {
-                        Ok(()) => drop(acknowledged.fetch_add(1, Ordering::SeqCst)),
+                        Ok(()) => {
+                            acknowledged.fetch_add(1, Ordering::SeqCst);
+                        }
                         Err(error) => failures.lock().unwrap().push(error.to_string()),
                     }
                 }

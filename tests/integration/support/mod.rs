@@ -5,7 +5,7 @@
 //! database per test (`database`), dropped when the test ends.
 
 mod database;
-mod server;
+pub mod server;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 
-pub use database::{Account, Database};
+pub use database::Database;
 
 /// Runs a query that reads `information_schema.innodb_trx`.
 ///

@@ -48,9 +48,9 @@ rm -rf "$2"
 pub struct Server {
     /// Options to reach it as a user who may create databases; no database selected.
     pub(super) opts: Opts,
-    /// The booted server's guardian. Held, never waited for: dropping it at
-    /// exit is what stops the server.
-    _guardian: Option<Mutex<Child>>,
+    /// The booted server. Held in a static, never dropped: its guardian's
+    /// stdin closing at exit is what stops it.
+    _booted: Option<Mutex<Booted>>,
 }
 
 /// The server of this test run, booted on first use.
@@ -60,10 +60,12 @@ pub fn server() -> &'static Server {
         Ok(url) => {
             let opts = Opts::from_url(&url)
                 .unwrap_or_else(|error| panic!("MYSQL_TEST_URL is not a valid URL: {error}"));
-            Server { opts, _guardian: None }
+            Server { opts, _booted: None }
         }
         Err(_) => {
-            boot().unwrap_or_else(|problem| panic!("cannot start a MariaDB server for the tests: {problem}"))
+            let booted = Booted::start("")
+                .unwrap_or_else(|problem| panic!("cannot start a MariaDB server for the tests: {problem}"));
+            Server { opts: booted.opts.clone(), _booted: Some(Mutex::new(booted)) }
         }
     })
 }
@@ -74,84 +76,150 @@ impl Server {
     }
 }
 
-fn boot() -> Result<Server, String> {
-    let mariadbd =
-        find_binary(&["mariadbd", "mysqld"]).ok_or_else(|| format!("no mariadbd found; {INSTALL_HINT}"))?;
-    let install_db = find_binary(&["mariadb-install-db", "mysql_install_db"])
-        .ok_or_else(|| format!("no mariadb-install-db found; {INSTALL_HINT}"))?;
-    let dir = tempfile::Builder::new()
-        .prefix("slotted-counters-mariadb-")
-        .tempdir()
-        .map_err(|error| format!("cannot create a folder for the server: {error}"))?
-        .keep();
-    let datadir = dir.join("data");
-    let socket = dir.join("mysqld.sock");
+/// A MariaDB server booted by this process, with its folder and guardian.
+pub struct Booted {
+    /// Options to reach it over TCP as the test user; no database selected.
+    pub opts: Opts,
+    pub port: u16,
+    pub dir: PathBuf,
+    mariadbd: PathBuf,
+    guardian: Child,
+}
 
-    let output = Command::new(&install_db)
-        .arg("--no-defaults")
-        .arg(format!("--datadir={}", datadir.display()))
-        .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
-        .output()
-        .map_err(|error| format!("cannot run {}: {error}", install_db.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} failed: {}{}",
-            install_db.display(),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ));
+impl Booted {
+    /// Installs a fresh data folder and starts `mariadbd` on it, with
+    /// binary logging and durable commits plus `extra_config` (lines of the
+    /// `[mariadbd]` group), and creates the test user. The user is created
+    /// with binary logging off for the session, so a replica of this server
+    /// does not replay it.
+    pub fn start(extra_config: &str) -> Result<Booted, String> {
+        let mariadbd = find_binary(&["mariadbd", "mysqld"])
+            .ok_or_else(|| format!("no mariadbd found; {INSTALL_HINT}"))?;
+        let install_db = find_binary(&["mariadb-install-db", "mysql_install_db"])
+            .ok_or_else(|| format!("no mariadb-install-db found; {INSTALL_HINT}"))?;
+        let dir = tempfile::Builder::new()
+            .prefix("slotted-counters-mariadb-")
+            .tempdir()
+            .map_err(|error| format!("cannot create a folder for the server: {error}"))?
+            .keep();
+        let datadir = dir.join("data");
+
+        let output = Command::new(&install_db)
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", datadir.display()))
+            .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
+            .output()
+            .map_err(|error| format!("cannot run {}: {error}", install_db.display()))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{} failed: {}{}",
+                install_db.display(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+
+        let port = free_port()?;
+        let config = format!(
+            "[mariadbd]\n\
+             datadir={datadir}\n\
+             socket={dir}/mysqld.sock\n\
+             pid-file={dir}/mariadbd.pid\n\
+             port={port}\n\
+             bind-address=127.0.0.1\n\
+             skip-name-resolve\n\
+             user=root\n\
+             log-bin={dir}/binlog\n\
+             server-id=1\n\
+             innodb_flush_log_at_trx_commit=1\n\
+             sync_binlog=1\n\
+             max_connections=1000\n\
+             {extra_config}\n",
+            datadir = datadir.display(),
+            dir = dir.display(),
+        );
+        let config_path = dir.join("my.cnf");
+        fs::write(&config_path, config)
+            .map_err(|error| format!("cannot write {}: {error}", config_path.display()))?;
+        // The server ignores a world-writable config file.
+        set_mode(&config_path, 0o600)?;
+
+        let guardian = guard(&mariadbd, &dir)?;
+        let mut booted = Booted { opts: Opts::default(), port, dir, guardian, mariadbd };
+        let mut conn = booted.wait_until_up()?;
+        conn.query_drop(format!(
+            "SET SESSION sql_log_bin = 0;
+             CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
+             GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
+        ))
+        .map_err(|error| format!("cannot create the test user: {error}"))?;
+
+        booted.opts = OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(port)
+            .user(Some(TEST_USER))
+            .pass(Some(TEST_PASSWORD))
+            .prefer_socket(false)
+            .into();
+        Ok(booted)
     }
 
-    let port = free_port()?;
-    let config = format!(
-        "[mariadbd]\n\
-         datadir={datadir}\n\
-         socket={socket}\n\
-         pid-file={dir}/mariadbd.pid\n\
-         port={port}\n\
-         bind-address=127.0.0.1\n\
-         skip-name-resolve\n\
-         user=root\n\
-         log-bin={dir}/binlog\n\
-         server-id=1\n\
-         innodb_flush_log_at_trx_commit=1\n\
-         sync_binlog=1\n\
-         max_connections=1000\n",
-        datadir = datadir.display(),
-        socket = socket.display(),
-        dir = dir.display(),
-    );
-    let config_path = dir.join("my.cnf");
-    fs::write(&config_path, config)
-        .map_err(|error| format!("cannot write {}: {error}", config_path.display()))?;
-    // The server ignores a world-writable config file.
-    set_mode(&config_path, 0o600)?;
+    /// A root connection over the server's socket.
+    pub fn root_conn(&self) -> mysql::Conn {
+        mysql::Conn::new(self.root_opts()).expect("connect as root over the socket")
+    }
 
-    let mut guardian = Command::new("sh")
+    fn root_opts(&self) -> OptsBuilder {
+        OptsBuilder::new().socket(Some(self.dir.join("mysqld.sock").display().to_string())).user(Some("root"))
+    }
+
+    /// `mysql://user:password@127.0.0.1:port/database` for the test user.
+    pub fn url(&self, database: &str) -> String {
+        format!("mysql://{TEST_USER}:{TEST_PASSWORD}@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// Kills the server with SIGKILL, as a crash would, and waits until it is gone.
+    pub fn kill9(&mut self) {
+        let pid = fs::read_to_string(self.dir.join("mariadbd.pid")).expect("read the server's pid file");
+        let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("run kill");
+        assert!(killed.success(), "kill -9 {pid} failed");
+        // The guardian sees its server die on its own and exits, keeping the folder.
+        self.guardian.wait().expect("wait for the guardian");
+    }
+
+    /// Starts the server again on the same folder, after [`Booted::kill9`].
+    pub fn restart(&mut self) {
+        self.guardian = guard(&self.mariadbd, &self.dir).expect("restart the server");
+        self.wait_until_up().expect("the server comes back after a crash");
+    }
+
+    /// Polls until the server accepts a connection, or reports why it never will.
+    fn wait_until_up(&mut self) -> Result<mysql::Conn, String> {
+        let root = self.root_opts();
+        wait_until_up(&mut self.guardian, root, &self.dir)
+    }
+}
+
+impl Drop for Booted {
+    /// Stops the server and removes its folder: EOF on the guardian's stdin.
+    fn drop(&mut self) {
+        drop(self.guardian.stdin.take());
+        let _ = self.guardian.wait();
+    }
+}
+
+/// Starts `mariadbd` on the folder `dir` under a guardian that stops it
+/// when this process closes the guardian's stdin, however it exits.
+fn guard(mariadbd: &Path, dir: &Path) -> Result<Child, String> {
+    Command::new("sh")
         .args(["-c", GUARDIAN, "slotted-counters-guardian"])
-        .arg(&mariadbd)
-        .arg(&dir)
+        .arg(mariadbd)
+        .arg(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|error| format!("cannot start sh: {error}"))?;
-
-    let root = OptsBuilder::new().socket(Some(socket.display().to_string())).user(Some("root"));
-    let mut conn = wait_until_up(&mut guardian, root, &dir)?;
-    conn.query_drop(format!(
-        "CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
-         GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
-    ))
-    .map_err(|error| format!("cannot create the test user: {error}"))?;
-
-    let opts = OptsBuilder::new()
-        .ip_or_hostname(Some("127.0.0.1"))
-        .tcp_port(port)
-        .user(Some(TEST_USER))
-        .pass(Some(TEST_PASSWORD))
-        .prefer_socket(false);
-    Ok(Server { opts: opts.into(), _guardian: Some(Mutex::new(guardian)) })
+        .map_err(|error| format!("cannot start sh: {error}"))
 }
 
 /// Polls until the server accepts a connection, or reports why it never will.
