@@ -2,6 +2,7 @@
 //! with least privilege, `status` on a broken install, TLS, crashes,
 //! replicas and dumps. The last four boot servers of their own.
 
+mod durability;
 mod privileges;
 mod tls;
 mod upgrades;

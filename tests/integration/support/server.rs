@@ -183,8 +183,12 @@ impl Booted {
         let pid = fs::read_to_string(self.dir.join("mariadbd.pid")).expect("read the server's pid file");
         let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("run kill");
         assert!(killed.success(), "kill -9 {pid} failed");
-        // The guardian sees its server die on its own and exits, keeping the folder.
-        self.guardian.wait().expect("wait for the guardian");
+        // The guardian sees its server die on its own and exits, keeping the
+        // folder. Polled, not waited for: `Child::wait` closes its stdin,
+        // which tells the guardian to remove the folder.
+        while self.guardian.try_wait().expect("poll the guardian").is_none() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Starts the server again on the same folder, after [`Booted::kill9`].
