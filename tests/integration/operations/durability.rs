@@ -105,3 +105,94 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
     let resized: Option<i64> = conn.query_first("SELECT counter_get('resized')").unwrap().flatten();
     assert_eq!(resized, Some(1000), "resizes keep the total through a crash");
 }
+
+/// Every row of a database's `counters` table.
+fn rows(conn: &mut Conn, database: &str) -> Vec<(String, u32, Option<String>, String, i64)> {
+    conn.query(format!(
+        "SELECT counter_name, counter_id, description, CAST(start_date AS CHAR), counter \
+         FROM `{database}`.counters ORDER BY counter_name, counter_id"
+    ))
+    .unwrap()
+}
+
+/// Increments, negative adds, resets, resizes both ways under load, and
+/// deletes, through the Rust client on a pool whose sessions log in `format`.
+fn mixed_workload(server: &Booted, database: &str, format: &str) {
+    let opts = mysql::OptsBuilder::from_opts(Opts::from_url(&server.url(database)).unwrap())
+        .init(vec![format!("SET SESSION binlog_format = '{format}'")]);
+    let counters = slotted_counters::Counters::new(mysql::Pool::new(opts).unwrap()).max_attempts(50);
+    counters.setup("views", "page views", Some(8), None).unwrap();
+    counters.setup("stock", "units in store", Some(4), Some(10_000)).unwrap();
+    counters.setup("daily", "reset every day", Some(2), None).unwrap();
+    counters.setup("gone", "deleted under load", Some(3), None).unwrap();
+    let clients: Vec<thread::JoinHandle<()>> = (0..8)
+        .map(|client| {
+            let counters = counters.clone();
+            thread::spawn(move || {
+                for call in 0..300 {
+                    match (client + call) % 4 {
+                        0 | 1 => counters.increment("views").unwrap(),
+                        2 => counters.add("stock", -3).unwrap(),
+                        _ => counters.increment("daily").unwrap(),
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut admin = connect(server, database);
+    admin.query_drop(format!("SET SESSION binlog_format = '{format}'")).unwrap();
+    for slots in [32, 4, 16, 2, 8] {
+        admin.exec_drop("CALL counter_resize(?, ?)", ("views", slots)).unwrap();
+        admin.exec_drop("CALL counter_resize(?, ?)", ("stock", slots)).unwrap();
+        admin.query_drop("CALL counter_reset('daily', 0, TRUE)").unwrap();
+        thread::sleep(Duration::from_millis(20));
+    }
+    admin.query_drop("CALL counter_delete('gone')").unwrap();
+    for client in clients {
+        client.join().unwrap();
+    }
+    assert_eq!(counters.get("views").unwrap(), Some(1200), "{format}: the primary is exact");
+}
+
+#[test]
+fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
+    let primary = booted_with_package("", "statement_logged");
+    let replica = Booted::start("server-id=2\nslave_parallel_threads=4\nread_only=ON")
+        .unwrap_or_else(|problem| panic!("cannot boot the replica: {problem}"));
+    primary
+        .root_conn()
+        .query_drop(
+            "SET SESSION sql_log_bin = 0;
+             CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY 'replicator-password';
+             GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'127.0.0.1'",
+        )
+        .unwrap();
+    let mut replica_root = replica.root_conn();
+    replica_root
+        .query_drop(format!(
+            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, MASTER_USER = 'replicator', \
+             MASTER_PASSWORD = 'replicator-password', MASTER_USE_GTID = slave_pos;
+             START SLAVE",
+            primary.port
+        ))
+        .unwrap();
+
+    primary.root_conn().query_drop("CREATE DATABASE row_logged").unwrap();
+    let script = render::setup_sql(&PackageOptions::default()).unwrap();
+    script::run(&mut connect(&primary, "row_logged"), &script).unwrap();
+    mixed_workload(&primary, "statement_logged", "STATEMENT");
+    mixed_workload(&primary, "row_logged", "ROW");
+
+    let mut primary_root = primary.root_conn();
+    let position: String = primary_root.query_first("SELECT @@GLOBAL.gtid_binlog_pos").unwrap().unwrap();
+    let waited: Option<i32> =
+        replica_root.exec_first("SELECT MASTER_GTID_WAIT(?, 120)", (&position,)).unwrap().flatten();
+    let status: Option<mysql::Row> = replica_root.query_first("SHOW SLAVE STATUS").unwrap();
+    let last_error: String = status.and_then(|row| row.get("Last_SQL_Error")).unwrap_or_default();
+    assert_eq!(waited, Some(0), "the replica did not reach {position}: {last_error}");
+    for database in ["statement_logged", "row_logged"] {
+        let on_primary = rows(&mut primary_root, database);
+        assert!(on_primary.len() > 10, "{database}: {on_primary:?}");
+        assert_eq!(rows(&mut replica_root, database), on_primary, "{database}: the replica differs");
+    }
+}
