@@ -1,6 +1,8 @@
 //! Crashes, replicas and dumps, each on servers of the test's own: a kill -9
 //! under load, a primary with a replica, a dump restored elsewhere.
 
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -10,7 +12,8 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters::{PackageOptions, render, script};
 
-use crate::support::server::Booted;
+use crate::support::server::{Booted, INSTALL_HINT, find_binary};
+use crate::support::{slotted_counters, stdout, succeeded};
 
 /// Boots a server of the test's own with `config`, and a database `name`
 /// on it holding the default package.
@@ -195,4 +198,67 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
         assert!(on_primary.len() > 10, "{database}: {on_primary:?}");
         assert_eq!(rows(&mut replica_root, database), on_primary, "{database}: the replica differs");
     }
+}
+
+/// A `mariadb` client tool (`mariadb` or `mariadb-dump`) logged in to `server`
+/// as the test user, over TCP.
+fn client_tool(names: &[&str], server: &Booted) -> Command {
+    let binary = find_binary(names).unwrap_or_else(|| panic!("no {} found; {INSTALL_HINT}", names[0]));
+    let opts = &server.opts;
+    let mut command = Command::new(binary);
+    command
+        .arg("--no-defaults")
+        .arg("--protocol=TCP")
+        .arg("--host=127.0.0.1")
+        .arg(format!("--port={}", server.port))
+        .arg(format!("--user={}", opts.get_user().unwrap_or_default()))
+        .arg("--default-character-set=utf8mb4")
+        .env("MYSQL_PWD", opts.get_pass().unwrap_or_default());
+    command
+}
+
+/// Each counter's total through the view, by name.
+fn totals(conn: &mut Conn) -> Vec<(String, i64)> {
+    conn.query("SELECT counter_name, total FROM counter_totals ORDER BY counter_name").unwrap()
+}
+
+#[test]
+fn a_dump_with_routines_restores_into_a_fresh_server_and_keeps_working() {
+    let source = Booted::start("").unwrap_or_else(|problem| panic!("cannot boot a server: {problem}"));
+    source.root_conn().query_drop("CREATE DATABASE app").unwrap();
+    succeeded(slotted_counters(&["install", "--url", &source.url("app")]));
+    let mut conn = connect(&source, "app");
+    conn.query_drop("CALL counter_setup('downloads', 'release downloads', 8, 1000)").unwrap();
+    conn.query_drop("CALL counter_setup('likes', 'café ☕', 3, NULL)").unwrap();
+    for _ in 0..50 {
+        conn.query_drop("CALL counter_increment('downloads')").unwrap();
+        conn.query_drop("CALL counter_add('likes', -2)").unwrap();
+    }
+    let dump = client_tool(&["mariadb-dump", "mysqldump"], &source)
+        .args(["--routines", "--single-transaction", "app"])
+        .output()
+        .unwrap();
+    assert!(dump.status.success(), "mariadb-dump failed: {}", String::from_utf8_lossy(&dump.stderr));
+
+    let fresh = Booted::start("").unwrap_or_else(|problem| panic!("cannot boot a server: {problem}"));
+    fresh.root_conn().query_drop("CREATE DATABASE restored").unwrap();
+    let mut restore = client_tool(&["mariadb", "mysql"], &fresh)
+        .arg("--database=restored")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    restore.stdin.take().unwrap().write_all(&dump.stdout).unwrap();
+    assert!(restore.wait().unwrap().success(), "the restore failed");
+
+    let mut restored = connect(&fresh, "restored");
+    assert_eq!(totals(&mut restored), totals(&mut conn));
+    assert_eq!(totals(&mut restored), [("downloads".to_owned(), 1050), ("likes".to_owned(), -100)]);
+    let routines = "SELECT ROUTINE_NAME, ROUTINE_COMMENT FROM information_schema.ROUTINES \
+                    WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1";
+    let listed: Vec<(String, String)> = restored.query(routines).unwrap();
+    assert_eq!(listed, conn.query::<(String, String), _>(routines).unwrap());
+    let report = stdout(&succeeded(slotted_counters(&["status", "--url", &fresh.url("restored")])));
+    assert_eq!(report.matches("current").count(), 9, "{report}");
+    restored.query_drop("CALL counter_increment('downloads')").unwrap();
+    assert_eq!(totals(&mut restored)[0].1, 1051, "the restored routines count");
 }
