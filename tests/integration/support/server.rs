@@ -103,10 +103,15 @@ impl Booted {
             .map_err(|error| format!("cannot create a folder for the server: {error}"))?
             .keep();
         let datadir = dir.join("data");
+        // Each server a temporary folder of its own: a starting server
+        // removes every `#sql*` file in its tmpdir, another's included.
+        let tmpdir = dir.join("tmp");
+        fs::create_dir(&tmpdir).map_err(|error| format!("cannot create {}: {error}", tmpdir.display()))?;
 
         let output = Command::new(&install_db)
             .arg("--no-defaults")
             .arg(format!("--datadir={}", datadir.display()))
+            .arg(format!("--tmpdir={}", tmpdir.display()))
             .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
             .output()
             .map_err(|error| format!("cannot run {}: {error}", install_db.display()))?;
@@ -123,6 +128,7 @@ impl Booted {
         let config = format!(
             "[mariadbd]\n\
              datadir={datadir}\n\
+             tmpdir={tmpdir}\n\
              socket={dir}/mysqld.sock\n\
              pid-file={dir}/mariadbd.pid\n\
              port={port}\n\
@@ -136,6 +142,7 @@ impl Booted {
              max_connections=1000\n\
              {extra_config}\n",
             datadir = datadir.display(),
+            tmpdir = tmpdir.display(),
             dir = dir.display(),
         );
         let config_path = dir.join("my.cnf");
