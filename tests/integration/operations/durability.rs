@@ -69,7 +69,7 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
         thread::spawn(move || {
             let mut resizes = 0_u32;
             while running.load(Ordering::Relaxed) {
-                let slots = if resizes % 2 == 0 { 16 } else { 8 };
+                let slots = if resizes.is_multiple_of(2) { 16 } else { 8 };
                 if conn.exec_drop("CALL counter_resize('resized', ?)", (slots,)).is_err() {
                     break;
                 }

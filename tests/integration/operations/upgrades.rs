@@ -28,7 +28,7 @@ impl Traffic {
                 let mut calls = 0_u64;
                 while !stop.load(Ordering::Relaxed) {
                     calls += 1;
-                    let outcome = if calls % 8 == 0 {
+                    let outcome = if calls.is_multiple_of(8) {
                         conn.exec_first::<Option<i64>, _, _>("SELECT counter_get(?)", (name,)).map(|_| ())
                     } else {
                         conn.exec_drop("CALL counter_increment(?)", (name,)).map(|()| {
