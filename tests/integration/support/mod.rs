@@ -5,6 +5,7 @@
 //! database per test (`database`), dropped when the test ends.
 
 mod database;
+pub mod galera;
 pub mod server;
 
 use std::collections::BTreeMap;
@@ -37,11 +38,12 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
 
 /// Every package committed under generated/, with the flags it is made with
 /// (the README's regeneration commands).
-pub const COMMITTED: [(&str, &[&str]); 4] = [
+pub const COMMITTED: [(&str, &[&str]); 5] = [
     ("generated", &[]),
     ("generated/fixed-slots-64", &["--fixed-slots", "64"]),
     ("generated/auto-create-64", &["--fixed-slots", "64", "--auto-create"]),
     ("generated/connection-slots", &["--slot-choice", "connection"]),
+    ("generated/galera", &["--cluster", "galera"]),
 ];
 
 /// Every routine of a package with a slot count per counter, by name.

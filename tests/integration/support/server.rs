@@ -32,16 +32,20 @@ const TEST_PASSWORD: &str = "slotted-test";
 
 /// Stops the server when this process goes away: EOF on stdin means the test
 /// binary has exited, whether it finished, panicked or was killed.
+/// Arguments: the server binary, its folder, then arguments for this start.
 const GUARDIAN: &str = r#"
 exec 3<&0
-"$1" --defaults-file="$2/my.cnf" >"$2/server.log" 2>&1 &
+binary=$1
+dir=$2
+shift 2
+"$binary" --defaults-file="$dir/my.cnf" "$@" >"$dir/server.log" 2>&1 &
 server=$!
 ( read -r _ <&3; kill "$server" 2>/dev/null ) &
 watcher=$!
 wait "$server"
 # The server stopped by itself: keep its folder so the log can be read.
 if kill -0 "$watcher" 2>/dev/null; then exit 1; fi
-rm -rf "$2"
+rm -rf "$dir"
 "#;
 
 /// A server the tests can use, booted or given.
@@ -76,6 +80,39 @@ impl Server {
     }
 }
 
+/// How to boot a server beyond the common settings.
+pub struct Launch<'a> {
+    /// Lines of the `[mariadbd]` group; a setting here overrides the common one.
+    pub config: &'a str,
+    /// Run as the `mysql` user instead of root: Galera's rsync state
+    /// transfer fails as root.
+    pub as_mysql_user: bool,
+    /// Arguments for this start only, such as `--wsrep-new-cluster`.
+    pub server_args: &'a [&'a str],
+    /// Whether to create the test user: a joining Galera node receives it.
+    pub create_user: bool,
+}
+
+impl Default for Launch<'_> {
+    fn default() -> Self {
+        Launch { config: "", as_mysql_user: false, server_args: &[], create_user: true }
+    }
+}
+
+/// Runs `command` and reports its output when it fails.
+fn run(command: &mut Command) -> Result<(), String> {
+    let output = command.output().map_err(|error| format!("cannot run {command:?}: {error}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{command:?} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
 /// A MariaDB server booted by this process, with its folder and guardian.
 pub struct Booted {
     /// Options to reach it over TCP as the test user; no database selected.
@@ -93,6 +130,11 @@ impl Booted {
     /// with binary logging off for the session, so a replica of this server
     /// does not replay it.
     pub fn start(extra_config: &str) -> Result<Booted, String> {
+        Self::launch(&Launch { config: extra_config, ..Launch::default() })
+    }
+
+    /// Boots a server as `launch` says.
+    pub fn launch(launch: &Launch<'_>) -> Result<Booted, String> {
         let mariadbd = find_binary(&["mariadbd", "mysqld"])
             .ok_or_else(|| format!("no mariadbd found; {INSTALL_HINT}"))?;
         let install_db = find_binary(&["mariadb-install-db", "mysql_install_db"])
@@ -107,21 +149,24 @@ impl Booted {
         // removes every `#sql*` file in its tmpdir, another's included.
         let tmpdir = dir.join("tmp");
         fs::create_dir(&tmpdir).map_err(|error| format!("cannot create {}: {error}", tmpdir.display()))?;
+        let user = if launch.as_mysql_user {
+            // The mysql user must reach its folders, and own them.
+            set_mode(&dir, 0o755)?;
+            run(Command::new("chown").arg("mysql:mysql").arg(&dir).arg(&tmpdir))?;
+            "mysql"
+        } else {
+            "root"
+        };
 
-        let output = Command::new(&install_db)
+        run(Command::new(&install_db)
             .arg("--no-defaults")
             .arg(format!("--datadir={}", datadir.display()))
             .arg(format!("--tmpdir={}", tmpdir.display()))
-            .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
-            .output()
-            .map_err(|error| format!("cannot run {}: {error}", install_db.display()))?;
-        if !output.status.success() {
-            return Err(format!(
-                "{} failed: {}{}",
-                install_db.display(),
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ));
+            .arg(format!("--user={user}"))
+            .args(["--auth-root-authentication-method=normal", "--skip-test-db"]))?;
+        if launch.as_mysql_user {
+            // Its binary log, socket and pid file live beside the data.
+            run(Command::new("chown").arg("-R").arg("mysql:mysql").arg(&dir))?;
         }
 
         let port = free_port()?;
@@ -134,7 +179,7 @@ impl Booted {
              port={port}\n\
              bind-address=127.0.0.1\n\
              skip-name-resolve\n\
-             user=root\n\
+             user={user}\n\
              log-bin={dir}/binlog\n\
              server-id=1\n\
              innodb_flush_log_at_trx_commit=1\n\
@@ -144,22 +189,26 @@ impl Booted {
             datadir = datadir.display(),
             tmpdir = tmpdir.display(),
             dir = dir.display(),
+            extra_config = launch.config,
         );
         let config_path = dir.join("my.cnf");
         fs::write(&config_path, config)
             .map_err(|error| format!("cannot write {}: {error}", config_path.display()))?;
-        // The server ignores a world-writable config file.
-        set_mode(&config_path, 0o600)?;
+        // The server ignores a world-writable config file; Galera's state
+        // transfer, run as the mysql user, reads it too.
+        set_mode(&config_path, 0o644)?;
 
-        let guardian = guard(&mariadbd, &dir)?;
+        let guardian = guard(&mariadbd, &dir, launch.server_args)?;
         let mut booted = Booted { opts: Opts::default(), port, dir, guardian, mariadbd };
         let mut conn = booted.wait_until_up()?;
-        conn.query_drop(format!(
-            "SET SESSION sql_log_bin = 0;
-             CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
-             GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
-        ))
-        .map_err(|error| format!("cannot create the test user: {error}"))?;
+        if launch.create_user {
+            conn.query_drop(format!(
+                "SET SESSION sql_log_bin = 0;
+                 CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
+                 GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
+            ))
+            .map_err(|error| format!("cannot create the test user: {error}"))?;
+        }
 
         booted.opts = OptsBuilder::new()
             .ip_or_hostname(Some("127.0.0.1"))
@@ -176,7 +225,7 @@ impl Booted {
         mysql::Conn::new(self.root_opts()).expect("connect as root over the socket")
     }
 
-    fn root_opts(&self) -> OptsBuilder {
+    pub fn root_opts(&self) -> OptsBuilder {
         OptsBuilder::new().socket(Some(self.dir.join("mysqld.sock").display().to_string())).user(Some("root"))
     }
 
@@ -200,7 +249,7 @@ impl Booted {
 
     /// Starts the server again on the same folder, after [`Booted::kill9`].
     pub fn restart(&mut self) {
-        self.guardian = guard(&self.mariadbd, &self.dir).expect("restart the server");
+        self.guardian = guard(&self.mariadbd, &self.dir, &[]).expect("restart the server");
         self.wait_until_up().expect("the server comes back after a crash");
     }
 
@@ -221,11 +270,12 @@ impl Drop for Booted {
 
 /// Starts `mariadbd` on the folder `dir` under a guardian that stops it
 /// when this process closes the guardian's stdin, however it exits.
-fn guard(mariadbd: &Path, dir: &Path) -> Result<Child, String> {
+fn guard(mariadbd: &Path, dir: &Path, server_args: &[&str]) -> Result<Child, String> {
     Command::new("sh")
         .args(["-c", GUARDIAN, "slotted-counters-guardian"])
         .arg(mariadbd)
         .arg(dir)
+        .args(server_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -243,7 +293,7 @@ fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<
                 if let Ok(Some(_)) = guardian.try_wait() {
                     let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
                     let _ = fs::remove_dir_all(dir);
-                    let tail: Vec<&str> = log.lines().rev().take(15).collect();
+                    let tail: Vec<&str> = log.lines().rev().take(60).collect();
                     let tail: Vec<&str> = tail.into_iter().rev().collect();
                     return Err(format!(
                         "the server exited during startup; its log ends:\n{}",
@@ -259,7 +309,7 @@ fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<
     }
 }
 
-fn free_port() -> Result<u16, String> {
+pub fn free_port() -> Result<u16, String> {
     let listener =
         TcpListener::bind("127.0.0.1:0").map_err(|error| format!("cannot find a free port: {error}"))?;
     listener.local_addr().map(|address| address.port()).map_err(|error| error.to_string())

@@ -1,0 +1,107 @@
+//! A three-node MariaDB Galera cluster on loopback, booted by the tests that
+//! need one and stopped when they drop it (or when the test binary exits).
+//!
+//! As `shared/guides/galera.md` found: every node runs as the `mysql` user
+//! (the joiners' rsync state transfer fails as root), the first starts with
+//! `--wsrep-new-cluster`, the others join one at a time, and every port,
+//! Galera's own included, is on 127.0.0.1.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+
+use super::server::{Booted, INSTALL_HINT, Launch, free_port};
+
+/// Galera's provider library, from Debian's galera-4 package.
+const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
+
+/// Nodes of the cluster, node 1 first.
+pub struct Cluster {
+    nodes: Vec<Booted>,
+}
+
+impl Cluster {
+    /// Boots three nodes and waits until all are synced.
+    pub fn boot() -> Cluster {
+        assert!(
+            Path::new(PROVIDER).exists(),
+            "no Galera provider at {PROVIDER}: apt-get install galera-4 rsync ({INSTALL_HINT})"
+        );
+        let ports: Vec<[u16; 3]> = (0..3)
+            .map(|_| [free_port(), free_port(), free_port()].map(|port| port.expect("a free port")))
+            .collect();
+        let members: Vec<String> = ports.iter().map(|[group, ..]| format!("127.0.0.1:{group}")).collect();
+        let mut nodes = Vec::new();
+        for (index, [group, incremental, snapshot]) in ports.iter().enumerate() {
+            let config = format!(
+                "server-id={id}\n\
+                 binlog_format=ROW\n\
+                 innodb_autoinc_lock_mode=2\n\
+                 wsrep_on=ON\n\
+                 wsrep_provider={PROVIDER}\n\
+                 wsrep_cluster_name=slotted_counters_test\n\
+                 wsrep_cluster_address=gcomm://{members}\n\
+                 wsrep_node_name=node{id}\n\
+                 wsrep_node_address=127.0.0.1:{group}\n\
+                 wsrep_provider_options=\"base_host=127.0.0.1;base_port={group};\
+                 gmcast.listen_addr=tcp://127.0.0.1:{group};ist.recv_addr=127.0.0.1:{incremental};gcache.size=64M\"\n\
+                 wsrep_sst_method=rsync\n\
+                 wsrep_sst_receive_address=127.0.0.1:{snapshot}\n\
+                 wsrep_slave_threads=2",
+                id = index + 1,
+                members = members.join(","),
+            );
+            let first = index == 0;
+            let launch = Launch {
+                config: &config,
+                as_mysql_user: true,
+                server_args: if first { &["--wsrep-new-cluster"] } else { &[] },
+                create_user: first,
+            };
+            let node = Booted::launch(&launch)
+                .unwrap_or_else(|problem| panic!("cannot boot Galera node {}: {problem}", index + 1));
+            wait_until_synced(&node, index + 1);
+            nodes.push(node);
+        }
+        Cluster { nodes }
+    }
+
+    /// Node `number`, 1 to 3.
+    pub fn node(&self, number: usize) -> &Booted {
+        &self.nodes[number - 1]
+    }
+
+    pub fn nodes(&self) -> &[Booted] {
+        &self.nodes
+    }
+}
+
+impl Drop for Cluster {
+    /// Stops the nodes last first, so the first does not wait for lost peers.
+    fn drop(&mut self) {
+        while self.nodes.pop().is_some() {}
+    }
+}
+
+/// Waits until `node` says it is synced with a cluster of `size` nodes. A
+/// joiner may drop connections while it receives its state transfer.
+fn wait_until_synced(node: &Booted, size: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let synced = || -> Result<bool, mysql::Error> {
+        let mut conn = mysql::Conn::new(node.root_opts())?;
+        let state: Option<(String, String)> =
+            conn.query_first("SHOW STATUS LIKE 'wsrep_local_state_comment'")?;
+        let members: Option<(String, String)> = conn.query_first("SHOW STATUS LIKE 'wsrep_cluster_size'")?;
+        Ok(state.is_some_and(|(_, state)| state == "Synced")
+            && members.is_some_and(|(_, members)| members == size.to_string()))
+    };
+    loop {
+        let outcome = synced();
+        if let Ok(true) = outcome {
+            return;
+        }
+        assert!(Instant::now() < deadline, "Galera node {size} did not sync within 120 s: {outcome:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
