@@ -36,7 +36,7 @@ pub mod cli;
 pub use client::{Counters, CountersOn, REINSTALL_WINDOW};
 pub use error::{CounterError, Error};
 pub use options::{
-    DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,
-    IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, PackageOptionsBuilder, SLOT_LIMIT, SlotChoice,
-    SlotPolicy,
+    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
+    DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, PackageOptionsBuilder, SLOT_LIMIT,
+    SlotChoice, SlotPolicy,
 };

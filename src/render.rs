@@ -6,7 +6,7 @@
 use askama::Template;
 
 use crate::error::Error;
-use crate::options::{PackageOptions, SlotChoice, SlotPolicy};
+use crate::options::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
 use crate::package::{self, Routine, errno};
 
 /// One file of the rendered package.
@@ -51,6 +51,19 @@ fn file(name: &'static str, rendered: askama::Result<String>) -> Result<Generate
     Ok(GeneratedFile { name, contents: format!("{}\n", rendered.trim_end()) })
 }
 
+/// A slot this node owns among `slots`: the node at position `o` of a
+/// cluster of `k` owns o, o + k, o + 2k, ... and picks one at random. A
+/// counter with fewer slots than `o` gets slot `(o - 1) % slots + 1`, shared
+/// with fewer nodes than any random pick would be.
+fn node_slot(slots: &str) -> String {
+    let (o, k) = ("@@GLOBAL.auto_increment_offset", "@@GLOBAL.auto_increment_increment");
+    format!(
+        "IF({o} <= {slots},\n        \
+         {o} + {k} * FLOOR(RAND() * (FLOOR(({slots} - {o}) / {k}) + 1)),\n        \
+         ({o} - 1) % {slots} + 1)"
+    )
+}
+
 /// A routine as `uninstall.sql` drops it.
 struct RoutineRef {
     kind: &'static str,
@@ -77,6 +90,8 @@ struct Context {
     message_type: String,
     description_variable_type: String,
     fixed_slots: Option<u32>,
+    /// A `--cluster galera` package: its reset puts every slot in its write set.
+    galera: bool,
     default_slots: u32,
     max_slots: u32,
     /// The slot an increment adds to, from `v_slots` or the fixed count.
@@ -119,7 +134,9 @@ impl Context {
         let slot_expression = match options.slot_choice() {
             SlotChoice::Random => format!("FLOOR(RAND() * {slot_count}) + 1"),
             SlotChoice::Connection => format!("CONNECTION_ID() % {slot_count} + 1"),
+            SlotChoice::Node => node_slot(&slot_count),
         };
+        let galera = options.cluster() == Some(Cluster::Galera);
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
@@ -138,6 +155,7 @@ impl Context {
             message_type: format!("VARCHAR(128) CHARACTER SET {}", package::CHARSET),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             fixed_slots,
+            galera,
             default_slots,
             max_slots: options.max_slots(),
             slot_expression,

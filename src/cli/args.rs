@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench::Variant;
 use crate::error::Error;
 use crate::options::{
-    DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,
-    PackageOptions, SlotChoice,
+    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
+    DEFAULT_TABLE, PackageOptions, SlotChoice,
 };
 
 /// Slotted counters for MySQL and MariaDB: spreads each hot counter over
@@ -228,7 +228,9 @@ pub struct PackageArgs {
 
     /// How an increment picks its slot: `random` spreads every client over
     /// all slots; `connection` gives each connection one slot of its own
-    /// (CONNECTION_ID() % slots + 1) [default: random]
+    /// (CONNECTION_ID() % slots + 1); `node` picks among the slots this node
+    /// of a multi-primary cluster owns (from auto_increment_offset and
+    /// auto_increment_increment; random on a single server) [default: random]
     #[arg(long, value_name = "CHOICE", value_enum)]
     pub slot_choice: Option<SlotChoice>,
 
@@ -240,6 +242,12 @@ pub struct PackageArgs {
     /// UPDATE). Needs --fixed-slots
     #[arg(long)]
     pub auto_create: bool,
+
+    /// Make the package for a multi-primary cluster: `galera` implies
+    /// --slot-choice node, and its reset certifies every slot, so that it
+    /// erases increments acknowledged on other nodes before the call
+    #[arg(long, value_name = "CLUSTER", value_enum)]
+    pub cluster: Option<Cluster>,
 }
 
 impl PackageArgs {
@@ -269,6 +277,9 @@ impl PackageArgs {
         }
         if let Some(collation) = &self.collation {
             builder = builder.collation(collation);
+        }
+        if let Some(cluster) = self.cluster {
+            builder = builder.cluster(cluster);
         }
         builder.build()
     }

@@ -4,8 +4,8 @@
 //! the generated files record.
 
 use super::{
-    DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS, DEFAULT_TABLE,
-    IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
+    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
+    DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::Error;
 use crate::package::{PROBE_SUFFIX, Routine};
@@ -31,6 +31,7 @@ pub struct PackageOptionsBuilder {
     slot_choice: Option<SlotChoice>,
     auto_create: bool,
     collation: Option<String>,
+    cluster: Option<Cluster>,
 }
 
 impl PackageOptionsBuilder {
@@ -80,6 +81,13 @@ impl PackageOptionsBuilder {
     /// (`--collation`): a `utf8mb4_` collation the server knows.
     pub fn collation(mut self, collation: impl Into<String>) -> Self {
         self.collation = Some(collation.into());
+        self
+    }
+
+    /// The multi-primary cluster the package is made for (`--cluster`);
+    /// implies node-owned slots.
+    pub fn cluster(mut self, cluster: Cluster) -> Self {
+        self.cluster = Some(cluster);
         self
     }
 
@@ -144,15 +152,29 @@ impl PackageOptionsBuilder {
         let collation = args.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
         check_collation(&collation)?;
 
+        let slot_choice = match (args.cluster, args.slot_choice) {
+            (Some(cluster), Some(choice)) if choice != SlotChoice::Node => {
+                return Err(invalid(format!(
+                    "--cluster {} needs --slot-choice node, not {}: slots shared by nodes \
+                     fail certification when two nodes write them at once",
+                    cluster.name(),
+                    choice.name()
+                )));
+            }
+            (Some(_), _) => SlotChoice::Node,
+            (None, choice) => choice.unwrap_or_default(),
+        };
+
         Ok(PackageOptions {
             table,
             prefix,
             slots,
             max_slots,
             name_length,
-            slot_choice: args.slot_choice.unwrap_or_default(),
+            slot_choice,
             auto_create: args.auto_create,
             collation,
+            cluster: args.cluster,
         })
     }
 }
@@ -315,6 +337,22 @@ mod tests {
             validate(options).unwrap().to_args().join(" "),
             "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100 \
              --slot-choice connection --collation utf8mb4_bin --auto-create"
+        );
+    }
+
+    #[test]
+    fn a_galera_package_takes_node_slots() {
+        let galera = validate(options().cluster(Cluster::Galera)).unwrap();
+        assert_eq!(galera.slot_choice(), SlotChoice::Node);
+        assert!(validate(options().cluster(Cluster::Galera).slot_choice(SlotChoice::Node)).is_ok());
+        for shared in [SlotChoice::Random, SlotChoice::Connection] {
+            let error = validate(options().cluster(Cluster::Galera).slot_choice(shared)).unwrap_err();
+            assert!(error.starts_with("--cluster galera needs --slot-choice node"), "{error}");
+        }
+        let args = galera.to_args().join(" ");
+        assert!(
+            args.ends_with("--slot-choice node --collation utf8mb4_unicode_ci --cluster galera"),
+            "{args}"
         );
     }
 

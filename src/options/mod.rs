@@ -42,6 +42,12 @@ pub enum SlotChoice {
     Random,
     /// `CONNECTION_ID() % slots + 1`: one slot per connection.
     Connection,
+    /// At random among the slots this node owns on a multi-primary cluster:
+    /// slot numbers congruent to `auto_increment_offset` modulo
+    /// `auto_increment_increment`, which Galera and Group Replication keep
+    /// at the node's position and the cluster size. Two nodes then never
+    /// write the same row. Plain random on a single server (both are 1).
+    Node,
 }
 
 impl SlotChoice {
@@ -50,6 +56,27 @@ impl SlotChoice {
         match self {
             SlotChoice::Random => "random",
             SlotChoice::Connection => "connection",
+            SlotChoice::Node => "node",
+        }
+    }
+}
+
+/// A multi-primary cluster the package is made for (`--cluster`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Cluster {
+    /// MariaDB Galera: node-owned slots, and a reset that changes every
+    /// slot before it sets them, so that it cannot miss, without a conflict,
+    /// an increment another node acknowledged and this one has not applied
+    /// yet. Plain SQL: the package also runs on a single server.
+    Galera,
+}
+
+impl Cluster {
+    /// The flag value that selects this cluster.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cluster::Galera => "galera",
         }
     }
 }
@@ -75,6 +102,7 @@ pub struct PackageOptions {
     slot_choice: SlotChoice,
     auto_create: bool,
     collation: String,
+    cluster: Option<Cluster>,
 }
 
 impl Default for PackageOptions {
@@ -88,6 +116,7 @@ impl Default for PackageOptions {
             slot_choice: SlotChoice::Random,
             auto_create: false,
             collation: DEFAULT_COLLATION.to_owned(),
+            cluster: None,
         }
     }
 }
@@ -134,6 +163,11 @@ impl PackageOptions {
     /// Whether increments create unknown counters.
     pub fn auto_create(&self) -> bool {
         self.auto_create
+    }
+
+    /// The multi-primary cluster the package is made for, if any.
+    pub fn cluster(&self) -> Option<Cluster> {
+        self.cluster
     }
 
     /// The full name of one routine, prefix included.
@@ -190,6 +224,9 @@ impl PackageOptions {
         ]);
         if self.auto_create {
             args.push("--auto-create".to_owned());
+        }
+        if let Some(cluster) = self.cluster {
+            args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
         }
         args
     }

@@ -4,7 +4,7 @@
 use std::fs;
 
 use slotted_counters::package::Routine;
-use slotted_counters::{PackageOptions, PackageOptionsBuilder, SlotChoice, render};
+use slotted_counters::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, render};
 
 use crate::support::{COMMITTED, slotted_counters, stderr};
 
@@ -22,6 +22,10 @@ fn auto_create_64() -> PackageOptionsBuilder {
 
 fn connection_slots() -> PackageOptionsBuilder {
     PackageOptions::builder().slot_choice(SlotChoice::Connection)
+}
+
+fn galera() -> PackageOptionsBuilder {
+    PackageOptions::builder().cluster(Cluster::Galera)
 }
 
 fn custom_names() -> PackageOptionsBuilder {
@@ -54,6 +58,7 @@ fn rendered_files_match_reviewed_snapshots() {
         ("custom-names", custom_names()),
         ("auto-create-64", auto_create_64()),
         ("connection-slots", connection_slots()),
+        ("galera", galera()),
     ];
     for (variant, builder) in variants {
         for file in render::render(&options(builder)).unwrap() {
