@@ -57,7 +57,16 @@ const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 pub struct Counters {
     pool: Pool,
     names: RoutineNames,
-    max_attempts: u32,
+    budget: RetryBudget,
+}
+
+/// How long a call keeps retrying deadlocks and lock wait timeouts.
+#[derive(Debug, Clone, Copy)]
+enum RetryBudget {
+    /// This many tries in all.
+    Attempts(u32),
+    /// As many tries as fit in this time since the first.
+    Time(Duration),
 }
 
 impl Counters {
@@ -83,7 +92,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
-        Self { pool, names: RoutineNames::new(options), max_attempts: 5 }
+        Self { pool, names: RoutineNames::new(options), budget: RetryBudget::Attempts(5) }
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks
@@ -95,7 +104,24 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.max_attempts = attempts.max(1);
+        self.budget = RetryBudget::Attempts(attempts.max(1));
+        self
+    }
+
+    /// Retries for as long as `time` instead of a number of times. On a
+    /// multi-primary cluster (Galera), a write that loses certification to
+    /// another node's comes back as a deadlock, and a routine that touches
+    /// every slot of a counter under load may need hundreds of tries: a time
+    /// bounds the wait however busy the cluster is.
+    ///
+    /// ```no_run
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// use std::time::Duration;
+    /// let counters = slotted_counters::Counters::new(pool).retry_for(Duration::from_secs(30));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn retry_for(mut self, time: Duration) -> Self {
+        self.budget = RetryBudget::Time(time);
         self
     }
 
@@ -201,17 +227,23 @@ impl Counters {
     }
 
     /// Runs `call` on a pooled connection, again after a deadlock or lock
-    /// wait timeout, up to `max_attempts` times in all.
+    /// wait timeout, within the retry budget.
     fn retried<T>(
         &self,
         call: impl Fn(&mut CountersOn<'_, mysql::PooledConn>) -> Result<T, CounterError>,
     ) -> Result<T, CounterError> {
+        let started = Instant::now();
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
             let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
-            match call(&mut CountersOn { conn: &mut conn, names: &self.names }) {
-                Err(error) if attempt < self.max_attempts && is_retryable(&error) => {
+            let outcome = call(&mut CountersOn { conn: &mut conn, names: &self.names });
+            let may_retry = match self.budget {
+                RetryBudget::Attempts(attempts) => attempt < attempts,
+                RetryBudget::Time(time) => started.elapsed() < time,
+            };
+            match outcome {
+                Err(error) if may_retry && is_retryable(&error) => {
                     thread::sleep(jittered(backoff));
                     backoff = (backoff * 2).min(MAX_BACKOFF);
                     attempt += 1;

@@ -206,3 +206,39 @@ fn retries_stop_after_max_attempts() {
 
     assert_eq!(server_code(&outcome.unwrap_err()), Some(1213));
 }
+
+/// A client whose sessions give up a lock wait after one second.
+fn impatient(db: &Database) -> Counters {
+    let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
+        .init(vec!["SET SESSION innodb_lock_wait_timeout = 1"]);
+    Counters::new(mysql::Pool::new(opts).unwrap())
+}
+
+#[test]
+fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
+    let (db, counters) = installed();
+    counters.setup("one", "one slot", Some(1), None).unwrap();
+    let hold = |seconds: u64| {
+        let mut holder = db.conn();
+        holder.query_drop("START TRANSACTION").unwrap();
+        holder.query_drop("UPDATE counters SET counter = counter + 100 WHERE counter_name = 'one'").unwrap();
+        thread::spawn(move || {
+            thread::sleep(Duration::from_secs(seconds));
+            holder.query_drop("COMMIT").unwrap();
+        })
+    };
+
+    let holder = hold(3);
+    let outcome = impatient(&db).retry_for(Duration::from_secs(20)).increment("one");
+    holder.join().unwrap();
+    assert!(outcome.is_ok(), "tries after 1205 until the lock was free: {outcome:?}");
+
+    let holder = hold(4);
+    let started = Instant::now();
+    let outcome = impatient(&db).retry_for(Duration::from_millis(1500)).increment("one");
+    let waited = started.elapsed();
+    holder.join().unwrap();
+    assert_eq!(server_code(&outcome.unwrap_err()), Some(1205));
+    assert!(waited < Duration::from_millis(2900), "gave up when its time was spent, after {waited:?}");
+    assert_eq!(counters.get("one").unwrap(), Some(201));
+}
