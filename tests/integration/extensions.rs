@@ -290,6 +290,39 @@ fn connection_slot_choice_keeps_a_connection_on_one_slot() {
     assert_eq!(locked, 1);
 }
 
+/// On one server (node position 1 of 1) the Galera package spreads
+/// increments over every slot, and its reset, which rewrites every slot in a
+/// transaction of its own, keeps the classic reset's answers.
+#[test]
+fn the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server() {
+    let db = with_committed("generated/galera");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('hits', 'd', 4, NULL)").unwrap();
+    for _ in 0..200 {
+        conn.query_drop("CALL counter_increment('hits')").unwrap();
+    }
+    let slots = slots_of(&mut conn, "hits");
+    assert_eq!(slots.values().sum::<i64>(), 200);
+    assert!(slots.values().all(|&hits| hits > 0), "every slot is used: {slots:?}");
+
+    for value in [7, 7, 0] {
+        conn.query_drop(format!("CALL counter_reset('hits', {value}, FALSE)")).unwrap();
+        assert_eq!(slots_of(&mut conn, "hits"), BTreeMap::from([(1, value), (2, 0), (3, 0), (4, 0)]));
+    }
+
+    let (code, message) =
+        server_error(conn.query_drop("CALL counter_reset('missing', 1, FALSE)").unwrap_err());
+    assert_eq!((code, message.as_str()), (errno::UNKNOWN_COUNTER, "unknown counter: 'missing'"));
+    assert_eq!(slots_of(&mut conn, "missing"), BTreeMap::new());
+
+    conn.query_drop("START TRANSACTION").unwrap();
+    conn.query_drop("CALL counter_add('hits', 5)").unwrap();
+    let too_long = format!("CALL counter_reset('{}', 1, FALSE)", "x".repeat(51));
+    assert_eq!(server_error(conn.query_drop(&too_long).unwrap_err()).0, errno::INVALID_ARGUMENT);
+    conn.query_drop("ROLLBACK").unwrap();
+    assert_eq!(total(&mut conn, "hits"), Some(0), "a refused reset leaves the caller's transaction open");
+}
+
 #[test]
 fn client_errors_from_lazy_packages_stay_typed() {
     let db = with_committed("generated/auto-create-64");

@@ -6,6 +6,7 @@ mod support;
 mod application;
 mod bench;
 mod client;
+mod cluster;
 mod environments;
 mod extensions;
 mod generate;

@@ -1,0 +1,281 @@
+//! A three-node Galera cluster booted by the tests: the `--cluster galera`
+//! package installed on node 1 counts exactly on every node under load from
+//! all three, with no certification conflict, and a reset erases every
+//! increment acknowledged anywhere before it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, Pool};
+use slotted_counters::{Cluster as ClusterKind, Counters, PackageOptions, render, script};
+
+use crate::support::galera::Cluster;
+use crate::support::server::Booted;
+
+/// One cluster for every test here: booting three nodes takes half a minute.
+/// Each test works in databases of its own.
+fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(Cluster::boot)
+}
+
+/// Holds the cluster for one test: the tests count the cluster's
+/// certification conflicts, to which another test's load would add.
+fn one_test_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn conn(node: &Booted, database: &str) -> Conn {
+    Conn::new(Opts::from_url(&node.url(database)).unwrap()).unwrap()
+}
+
+/// A connection whose reads first wait for every write the cluster committed.
+fn causal_conn(node: &Booted, database: &str) -> Conn {
+    let mut conn = conn(node, database);
+    conn.query_drop("SET SESSION wsrep_sync_wait = 1").unwrap();
+    conn
+}
+
+/// Creates `database` on node 1 with the package `options` describe.
+fn install(database: &str, options: &PackageOptions) {
+    let node = cluster().node(1);
+    node.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
+    script::run(&mut conn(node, database), &render::setup_sql(options).unwrap()).unwrap();
+}
+
+fn galera() -> PackageOptions {
+    PackageOptions::builder().cluster(ClusterKind::Galera).build().unwrap()
+}
+
+/// Certification failures and brute-force aborts, summed over the nodes.
+fn conflicts() -> u64 {
+    cluster()
+        .nodes()
+        .iter()
+        .map(|node| {
+            let mut root = node.root_conn();
+            ["wsrep_local_cert_failures", "wsrep_local_bf_aborts"]
+                .iter()
+                .map(|name| {
+                    let row: Option<(String, u64)> =
+                        root.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap();
+                    row.map_or(0, |(_, count)| count)
+                })
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+/// A client on `node`'s database that retries certification conflicts for
+/// as long as a busy cluster may need.
+fn client(node: &Booted, database: &str) -> Counters {
+    let pool = Pool::new(Opts::from_url(&node.url(database)).unwrap()).unwrap();
+    Counters::new(pool).retry_for(Duration::from_secs(60))
+}
+
+/// `per_client` increments of `name` by `clients` clients on every node.
+/// Returns the certification conflicts the load caused.
+fn increment_from_every_node(database: &str, name: &str, clients: usize, per_client: usize) -> u64 {
+    let before = conflicts();
+    thread::scope(|scope| {
+        for node in cluster().nodes() {
+            for _ in 0..clients {
+                let counters = client(node, database);
+                scope.spawn(move || {
+                    for _ in 0..per_client {
+                        counters.increment(name).unwrap();
+                    }
+                });
+            }
+        }
+    });
+    conflicts() - before
+}
+
+/// Every node's causal read of counter `name`.
+fn totals_on_every_node(database: &str, name: &str) -> Vec<Option<i64>> {
+    cluster()
+        .nodes()
+        .iter()
+        .map(|node| {
+            causal_conn(node, database).exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
+        })
+        .collect()
+}
+
+#[test]
+fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
+    let _turn = one_test_at_a_time();
+    install("galera_load", &galera());
+    install("default_load", &PackageOptions::default());
+    for node in cluster().nodes() {
+        let routines: Vec<String> = conn(node, "galera_load")
+            .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()")
+            .unwrap();
+        assert_eq!(routines.len(), 9, "node {}: {routines:?}", node.port);
+    }
+    for database in ["galera_load", "default_load"] {
+        conn(cluster().node(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
+    }
+
+    let (clients, per_client) = (4, 250);
+    let expected = Some((3 * clients * per_client) as i64);
+    let default_conflicts = increment_from_every_node("default_load", "hot", clients, per_client);
+    let galera_conflicts = increment_from_every_node("galera_load", "hot", clients, per_client);
+
+    assert_eq!(totals_on_every_node("default_load", "hot"), [expected; 3]);
+    assert_eq!(totals_on_every_node("galera_load", "hot"), [expected; 3]);
+    assert_eq!(galera_conflicts, 0, "node slots: no two nodes write one row");
+    assert!(default_conflicts > 0, "the default package's random slots conflict between nodes");
+    eprintln!("certification conflicts: default {default_conflicts}, galera {galera_conflicts}");
+}
+
+/// Runs `work` while clients on nodes 2 and 3 increment `name` in
+/// `database`; returns the increments they made.
+fn under_load_from_nodes_2_and_3(database: &str, name: &'static str, work: impl FnOnce()) -> i64 {
+    /// Stops the clients however `work` ends, a failed assertion included.
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::Relaxed);
+        }
+    }
+
+    let running = AtomicBool::new(true);
+    thread::scope(|scope| {
+        let clients: Vec<_> = [2, 2, 3, 3]
+            .into_iter()
+            .map(|node| {
+                let counters = client(cluster().node(node), database);
+                let running = &running;
+                scope.spawn(move || {
+                    let mut made = 0;
+                    while running.load(Ordering::Relaxed) {
+                        counters.increment(name).unwrap();
+                        made += 1;
+                    }
+                    made
+                })
+            })
+            .collect();
+        let stop = Stop(&running);
+        work();
+        drop(stop);
+        clients.into_iter().map(|client| client.join().unwrap()).sum()
+    })
+}
+
+#[test]
+fn a_reset_erases_every_increment_acknowledged_on_another_node() {
+    let _turn = one_test_at_a_time();
+    install("galera_reset", &galera());
+    let admin = client(cluster().node(1), "galera_reset");
+    admin.setup("reset", "reset after remote increments", Some(8), None).unwrap();
+    admin.setup("busy", "background load", Some(16), None).unwrap();
+    // Node 2 applies each reset while it increments: its increment may be
+    // brute-force aborted (1213) and retried, acknowledged only once it commits.
+    let node2 = client(cluster().node(2), "galera_reset");
+    let mut node3 = causal_conn(cluster().node(3), "galera_reset");
+
+    let mut survivors = Vec::new();
+    under_load_from_nodes_2_and_3("galera_reset", "busy", || {
+        for round in 0..300 {
+            node2.increment("reset").unwrap();
+            admin.reset("reset", 0, false).unwrap();
+            let value: Option<i64> = node3.query_first("SELECT counter_get('reset')").unwrap().flatten();
+            if value != Some(0) {
+                survivors.push((round, value));
+            }
+        }
+    });
+    assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
+}
+
+#[test]
+fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
+    let _turn = one_test_at_a_time();
+    install("galera_resize", &galera());
+    let admin = client(cluster().node(1), "galera_resize");
+    admin.setup("resized", "resized under load", Some(16), Some(1000)).unwrap();
+    let mut node1 = conn(cluster().node(1), "galera_resize");
+
+    let made = under_load_from_nodes_2_and_3("galera_resize", "resized", || {
+        for slots in [32, 8, 24, 3, 12] {
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            // A resize rewrites slots other nodes are incrementing: it loses
+            // certification (1213) until it wins a round.
+            while let Err(error) = node1.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
+                assert!(std::time::Instant::now() < deadline, "resize to {slots} kept failing: {error}");
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    });
+
+    assert_eq!(totals_on_every_node("galera_resize", "resized"), [Some(1000 + made); 3]);
+    let slots: Vec<u32> = causal_conn(cluster().node(2), "galera_resize")
+        .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
+        .unwrap();
+    assert_eq!(slots, (1..=12).collect::<Vec<_>>());
+}
+
+/// The slots a node at `position` of a `size`-node cluster owns among
+/// `slots`: those congruent to its position, or when it has none, one that
+/// it shares with as few nodes as the count allows.
+fn owned_slots(position: u32, size: u32, slots: u32) -> Vec<u32> {
+    if position <= slots {
+        (position..=slots).step_by(size as usize).collect()
+    } else {
+        vec![(position - 1) % slots + 1]
+    }
+}
+
+#[test]
+fn every_node_increments_only_the_slots_it_owns() {
+    let _turn = one_test_at_a_time();
+    install("galera_owned", &galera());
+    let mut reader = causal_conn(cluster().node(1), "galera_owned");
+    for slots in [7, 2, 1] {
+        reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
+    }
+    let mut positions = Vec::new();
+    for node in cluster().nodes() {
+        let mut conn = conn(node, "galera_owned");
+        let (position, size): (u32, u32) = conn
+            .query_first("SELECT @@GLOBAL.auto_increment_offset, @@GLOBAL.auto_increment_increment")
+            .unwrap()
+            .unwrap();
+        assert_eq!(size, 3, "Galera keeps auto_increment_increment at the cluster size");
+        positions.push(position);
+        for slots in [7, 2, 1] {
+            let name = format!("owned{slots}");
+            let before: Vec<(u32, i64)> = reader
+                .exec(
+                    "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
+                    (&name,),
+                )
+                .unwrap();
+            for _ in 0..30 {
+                conn.exec_drop("CALL counter_increment(?)", (&name,)).unwrap();
+            }
+            let after: Vec<(u32, i64)> = reader
+                .exec(
+                    "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
+                    (&name,),
+                )
+                .unwrap();
+            let hit: Vec<u32> = before
+                .iter()
+                .zip(&after)
+                .filter(|(old, new)| old != new)
+                .map(|(_, (slot, _))| *slot)
+                .collect();
+            assert_eq!(hit, owned_slots(position, size, slots), "node at position {position}, {slots} slots");
+        }
+    }
+    positions.sort();
+    assert_eq!(positions, [1, 2, 3]);
+}
