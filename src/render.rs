@@ -51,17 +51,22 @@ fn file(name: &'static str, rendered: askama::Result<String>) -> Result<Generate
     Ok(GeneratedFile { name, contents: format!("{}\n", rendered.trim_end()) })
 }
 
-/// A slot this node owns among `slots`: the node at position `o` of a
-/// cluster of `k` owns o, o + k, o + 2k, ... and picks one at random. A
-/// counter with fewer slots than `o` gets slot `(o - 1) % slots + 1`, shared
-/// with fewer nodes than any random pick would be.
-fn node_slot(slots: &str) -> String {
-    let (o, k) = ("@@GLOBAL.auto_increment_offset", "@@GLOBAL.auto_increment_increment");
-    format!(
-        "IF({o} <= {slots},\n        \
-         {o} + {k} * FLOOR(RAND() * (FLOOR(({slots} - {o}) / {k}) + 1)),\n        \
-         ({o} - 1) % {slots} + 1)"
-    )
+/// The values `v_slot` takes, in turn, to become a slot this node owns among
+/// `slots`: first the node's position `p` in a cluster of `k` (Galera keeps
+/// the offset at the position; Group Replication sets it to the server id,
+/// hence the modulo), then one of p, p + k, p + 2k, ... at random. A counter
+/// with fewer slots than `p` gets slot `(p - 1) % slots + 1`, shared with
+/// fewer nodes than any random pick would be.
+fn node_slot(slots: &str) -> Vec<String> {
+    let k = "@@GLOBAL.auto_increment_increment";
+    vec![
+        format!("(@@GLOBAL.auto_increment_offset - 1) % {k} + 1"),
+        format!(
+            "IF(v_slot <= {slots},\n        \
+             v_slot + {k} * FLOOR(RAND() * (FLOOR(({slots} - v_slot) / {k}) + 1)),\n        \
+             (v_slot - 1) % {slots} + 1)"
+        ),
+    ]
 }
 
 /// A routine as `uninstall.sql` drops it.
@@ -94,8 +99,9 @@ struct Context {
     galera: bool,
     default_slots: u32,
     max_slots: u32,
-    /// The slot an increment adds to, from `v_slots` or the fixed count.
-    slot_expression: String,
+    /// The values `v_slot` takes in turn, the last the slot an increment adds
+    /// to, from `v_slots` or the fixed count.
+    slot_assignments: Vec<String>,
     slot_numbers: SlotNumbers,
     auto_create: bool,
     /// The view's slot count: the rows of a counter, or the fixed count when
@@ -131,9 +137,9 @@ impl Context {
             SlotPolicy::Dynamic { default } => (None, default),
         };
         let slot_count = fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
-        let slot_expression = match options.slot_choice() {
-            SlotChoice::Random => format!("FLOOR(RAND() * {slot_count}) + 1"),
-            SlotChoice::Connection => format!("CONNECTION_ID() % {slot_count} + 1"),
+        let slot_assignments = match options.slot_choice() {
+            SlotChoice::Random => vec![format!("FLOOR(RAND() * {slot_count}) + 1")],
+            SlotChoice::Connection => vec![format!("CONNECTION_ID() % {slot_count} + 1")],
             SlotChoice::Node => node_slot(&slot_count),
         };
         let galera = options.cluster() == Some(Cluster::Galera);
@@ -158,7 +164,7 @@ impl Context {
             galera,
             default_slots,
             max_slots: options.max_slots(),
-            slot_expression,
+            slot_assignments,
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             auto_create: options.auto_create(),
             view_slots,

@@ -125,9 +125,10 @@ BEGIN
     -- scans every slot. NULL when the counter does not exist.
     SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;
-    SET v_slot = IF(@@GLOBAL.auto_increment_offset <= v_slots,
-        @@GLOBAL.auto_increment_offset + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - @@GLOBAL.auto_increment_offset) / @@GLOBAL.auto_increment_increment) + 1)),
-        (@@GLOBAL.auto_increment_offset - 1) % v_slots + 1);
+    SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
+    SET v_slot = IF(v_slot <= v_slots,
+        v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
+        (v_slot - 1) % v_slots + 1);
     UPDATE `counters` SET `counter` = `counter` + p_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     IF ROW_COUNT() = 0 THEN

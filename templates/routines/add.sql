@@ -47,7 +47,9 @@ BEGIN
     SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;
 {%- endif %}
-    SET v_slot = {{ p.slot_expression }};
+{%- for value in p.slot_assignments %}
+    SET v_slot = {{ value }};
+{%- endfor %}
 {%- if p.auto_create %}
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
     VALUES (p_name, v_slot, NULL, NOW(), p_delta)
