@@ -44,8 +44,15 @@ pub fn recommend(rounds: &[RoundResult]) -> Option<(usize, usize)> {
 }
 
 /// Measures every slot count for `clients` clients holding their locks for
-/// `hold_ms`, each round lasting `seconds`, and recommends one.
-pub fn advise(url: &str, clients: u32, hold_ms: u32, max_slots: u32, seconds: f64) -> Result<Advice, Error> {
+/// `hold_ms`, spread over the nodes `urls` name (node-owned slots when there
+/// are several), each round lasting `seconds`, and recommends one.
+pub fn advise(
+    urls: &[String],
+    clients: u32,
+    hold_ms: u32,
+    max_slots: u32,
+    seconds: f64,
+) -> Result<Advice, Error> {
     if clients == 0 || !(1..=SLOT_LIMIT).contains(&max_slots) || !(seconds > 0.0 && seconds <= 600.0) {
         return Err(Error::InvalidOption(
             "advise needs --clients of at least 1, --max-slots between 1 and 65535 and --duration between 0 and 600 seconds"
@@ -53,12 +60,15 @@ pub fn advise(url: &str, clients: u32, hold_ms: u32, max_slots: u32, seconds: f6
         ));
     }
     let counts = slot_counts(max_slots);
-    let bench = Workbench::prepare(url, &[Variant::Dynamic], &counts, clients)?;
+    // On a cluster, the slots a node owns: random ones would measure
+    // certification conflicts between nodes more than slot contention.
+    let variant = if urls.len() > 1 { Variant::Node } else { Variant::Dynamic };
+    let bench = Workbench::prepare(urls, &[variant], &counts, clients)?;
     let progress = ProgressBar::new(counts.len() as u64);
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()
         .map(|&slots| {
-            let case = Case { variant: Variant::Dynamic, slots: Some(slots), clients, hold_ms };
+            let case = Case { variant, slots: Some(slots), clients, hold_ms };
             progress.set_message(case.label());
             let round = bench.round(case, Budget::Seconds(seconds), &ProgressBar::hidden());
             progress.inc(1);

@@ -21,12 +21,13 @@ pub use workbench::Workbench;
 
 use crate::error::Error;
 
-/// Runs `plan` against the database `url` names and reports every round.
-/// The caller checks [`Report::inexact`]: figures of a round whose totals
-/// were off cannot be trusted.
-pub fn run(url: &str, plan: &Plan) -> Result<Report, Error> {
+/// Runs `plan` against the database `urls` name (the nodes of one cluster
+/// when there are several) and reports every round. The caller checks
+/// [`Report::inexact`]: figures of a round whose totals were off cannot be
+/// trusted.
+pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
-    let bench = Workbench::prepare(url, &plan.variants, &plan.slots, max_clients)?;
+    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, max_clients)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
     let outcome = plan.cases().into_iter().try_for_each(|case| {
@@ -36,11 +37,13 @@ pub fn run(url: &str, plan: &Plan) -> Result<Report, Error> {
     });
     progress.finish_and_clear();
     let server = bench.server().clone();
+    let nodes = bench.nodes().to_vec();
     bench.clean_up()?;
     outcome?;
     Ok(Report {
         tool: format!("slotted-counters {}", env!("CARGO_PKG_VERSION")),
         server,
+        nodes,
         budget: plan.budget,
         results,
     })

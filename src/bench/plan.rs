@@ -24,6 +24,9 @@ pub enum Variant {
     Lazy,
     /// The dynamic package with `--slot-choice connection`.
     Connection,
+    /// The dynamic package with `--slot-choice node`: on a multi-primary
+    /// cluster, each node increments only slots of its own.
+    Node,
     /// The ceiling: every client increments a 1-slot counter of its own, so
     /// no two clients ever want the same row.
     OwnCounter,
@@ -32,7 +35,10 @@ pub enum Variant {
 impl Variant {
     /// Whether the variant is measured once per `--slots` value.
     pub(super) fn has_slots(self) -> bool {
-        matches!(self, Variant::Dynamic | Variant::Fixed | Variant::Lazy | Variant::Connection)
+        matches!(
+            self,
+            Variant::Dynamic | Variant::Fixed | Variant::Lazy | Variant::Connection | Variant::Node
+        )
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -48,6 +54,7 @@ impl Variant {
             Variant::Fixed => "fixed",
             Variant::Lazy => "lazy",
             Variant::Connection => "connection",
+            Variant::Node => "node",
             Variant::OwnCounter => "own-counter",
         }
     }
@@ -81,7 +88,7 @@ impl Case {
     pub fn label(&self) -> String {
         let name = self.variant.name();
         match (self.variant, self.slots) {
-            (Variant::Dynamic | Variant::Connection, None) => format!("{name}, 1-50 slots"),
+            (Variant::Dynamic | Variant::Connection | Variant::Node, None) => format!("{name}, 1-50 slots"),
             (_, Some(slots)) => format!("{name}, {slots} slots"),
             _ => name.to_owned(),
         }

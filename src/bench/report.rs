@@ -95,6 +95,10 @@ pub struct RoundResult {
     /// Deltas of the server's status counters; `None` when it has no such counter.
     pub row_lock_waits: Option<u64>,
     pub row_lock_time_ms: Option<u64>,
+    /// Galera's `wsrep_local_cert_failures` and `wsrep_local_bf_aborts`:
+    /// transactions that lost to another node's write of the same row.
+    pub certification_failures: Option<u64>,
+    pub brute_force_aborts: Option<u64>,
     pub server_deadlocks: Option<u64>,
     /// How much the measured counters grew, and whether that is exactly `increments`.
     pub total_change: i64,
@@ -105,7 +109,10 @@ pub struct RoundResult {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub tool: String,
+    /// The server the first node is.
     pub server: ServerInfo,
+    /// Every node clients connected to, as `user@host:port/database`.
+    pub nodes: Vec<String>,
     pub budget: Budget,
     pub results: Vec<RoundResult>,
 }
@@ -155,6 +162,8 @@ impl RoundResult {
             latency_ms: Latencies::default(),
             row_lock_waits: None,
             row_lock_time_ms: None,
+            certification_failures: None,
+            brute_force_aborts: None,
             server_deadlocks: None,
             total_change,
             total_exact: total_change == 100,
@@ -167,7 +176,13 @@ impl Report {
     /// A report of `results`, for unit tests.
     pub(crate) fn sample(results: Vec<RoundResult>) -> Self {
         let server = ServerInfo { version: "x".into(), date: "d".into(), settings: BTreeMap::new() };
-        Report { tool: "t".into(), server, budget: Budget::Iterations(1), results }
+        Report {
+            tool: "t".into(),
+            server,
+            nodes: vec!["u@h:3306/db".into()],
+            budget: Budget::Iterations(1),
+            results,
+        }
     }
 }
 

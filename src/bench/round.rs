@@ -1,7 +1,8 @@
 //! One benchmark round: its clients, started together at a barrier, each on
 //! a connection of its own, and the figures they leave. Every round checks
 //! its totals: the measured counters must grow by exactly the increments
-//! the server acknowledged.
+//! the server acknowledged. On a cluster, the server's counters are summed
+//! over the nodes.
 
 use std::collections::HashMap;
 use std::sync::Barrier;
@@ -13,7 +14,7 @@ use mysql::prelude::Queryable;
 
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{Latencies, RoundResult};
-use super::workbench::{Workbench, counter_names};
+use super::workbench::{REPLICATION_WAIT, Workbench, counter_names};
 use crate::database;
 use crate::error::Error;
 
@@ -23,9 +24,8 @@ const ITERATION_LIMIT: u32 = 10_000_000;
 impl Workbench {
     /// Runs one round and checks its totals.
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
-        let mut conn = self.pool.get_conn().map_err(Error::Query)?;
-        let before_status = status_counters(&mut conn)?;
-        let before_deadlocks = database::deadlocks(&mut conn)?;
+        let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
+        let (before_status, before_deadlocks) = self.status_counters()?;
         let before_total = self.total(&mut conn, case)?;
 
         let barrier = Barrier::new(case.clients as usize + 1);
@@ -48,10 +48,9 @@ impl Workbench {
         let finished = outcomes.iter().map(|outcome| outcome.finished).max().unwrap_or(started);
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
-        let after_status = status_counters(&mut conn)?;
-        let after_deadlocks = database::deadlocks(&mut conn)?;
-        let after_total = self.total(&mut conn, case)?;
+        let (after_status, after_deadlocks) = self.status_counters()?;
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
+        let after_total = self.total_after(&mut conn, case, before_total + increments as i64)?;
         let mut latencies: Vec<Duration> =
             outcomes.iter().flat_map(|outcome| outcome.latencies.iter().copied()).collect();
         latencies.sort_unstable();
@@ -70,12 +69,43 @@ impl Workbench {
             latency_ms: Latencies::of(&latencies),
             row_lock_waits: delta("Innodb_row_lock_waits"),
             row_lock_time_ms: delta("Innodb_row_lock_time"),
+            certification_failures: delta("wsrep_local_cert_failures"),
+            brute_force_aborts: delta("wsrep_local_bf_aborts"),
             server_deadlocks: after_deadlocks
                 .zip(before_deadlocks)
                 .map(|(after, before)| after.saturating_sub(before)),
             total_change: after_total - before_total,
             total_exact: after_total - before_total == increments as i64,
         })
+    }
+
+    /// The counters of `case` after a round that should have brought them to
+    /// `expected`. Other nodes' increments reach the first node a moment
+    /// later: on a cluster, a total short of `expected` is read again for up
+    /// to [`REPLICATION_WAIT`].
+    fn total_after(&self, conn: &mut impl Queryable, case: Case, expected: i64) -> Result<i64, Error> {
+        let deadline = Instant::now() + REPLICATION_WAIT;
+        loop {
+            let total = self.total(conn, case)?;
+            if total == expected || self.pools.len() == 1 || Instant::now() >= deadline {
+                return Ok(total);
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// [`status_counters`] and the deadlocks, summed over the nodes.
+    fn status_counters(&self) -> Result<(HashMap<String, u64>, Option<u64>), Error> {
+        let mut summed: HashMap<String, u64> = HashMap::new();
+        let mut deadlocks = Some(0);
+        for pool in &self.pools {
+            let mut conn = pool.get_conn().map_err(Error::Query)?;
+            for (name, value) in status_counters(&mut conn)? {
+                *summed.entry(name).or_default() += value;
+            }
+            deadlocks = deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
+        }
+        Ok((summed, deadlocks))
     }
 
     /// One client's loop: prepared statement, barrier, bounded iterations.
@@ -88,7 +118,7 @@ impl Workbench {
         progress: &ProgressBar,
     ) -> Result<ClientOutcome, Error> {
         let prepared = self.increment_sql(case).and_then(|sql| {
-            let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+            let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
             let statement = conn.prep(sql).map_err(Error::Query)?;
             Ok((conn, statement))
         });
@@ -157,13 +187,14 @@ impl Default for ClientOutcome {
     }
 }
 
-/// `Innodb_row_lock_waits` and `Innodb_row_lock_time` as the server reports
-/// them; a server without one of them leaves it out.
+/// `Innodb_row_lock_waits`, `Innodb_row_lock_time` and Galera's
+/// certification failures and brute-force aborts as the server reports them;
+/// a server without one of them leaves it out.
 fn status_counters(conn: &mut impl Queryable) -> Result<HashMap<String, u64>, Error> {
     let rows: Vec<(String, String)> = conn
         .query(
-            "SHOW GLOBAL STATUS WHERE Variable_name IN \
-             ('Innodb_row_lock_waits', 'Innodb_row_lock_time')",
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_waits', 'Innodb_row_lock_time', \
+             'wsrep_local_cert_failures', 'wsrep_local_bf_aborts')",
         )
         .map_err(Error::Query)?;
     Ok(rows.into_iter().filter_map(|(name, value)| Some((name, value.parse().ok()?))).collect())

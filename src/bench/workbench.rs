@@ -2,7 +2,12 @@
 //!
 //! Everything is named `bench_*`, created at the start and dropped at the
 //! end, so a benchmark never touches an application's counters. Each
-//! variant has its own table and routine prefix, so no two share rows.
+//! variant has its own table and routine prefix, so no two share rows. On a
+//! multi-primary cluster, the first node prepares and every node serves
+//! clients.
+
+use std::thread;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Pool, PoolConstraints, PoolOpts};
@@ -23,10 +28,16 @@ const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
 const LAYOUT_SEED: u64 = 2012;
+/// How long the other nodes of a cluster may take to apply what the first
+/// one prepared, or a round's increments.
+pub(super) const REPLICATION_WAIT: Duration = Duration::from_secs(30);
 
-/// The benchmark's tables and routines in one database, and a pool to use them.
+/// The benchmark's tables and routines in one database, and a pool per node
+/// to use them, the preparing node first.
 pub struct Workbench {
-    pub(super) pool: Pool,
+    pub(super) pools: Vec<Pool>,
+    /// Each node as `user@host:port/database`, in the order of `pools`.
+    nodes: Vec<String>,
     /// Every kind of round to prepare for: a variant and a slot count.
     kinds: Vec<(Variant, Option<u32>)>,
     /// The dynamic packages' largest slot count.
@@ -48,6 +59,10 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
             .table("bench_conn_counters")
             .prefix("bench_conn_")
             .slot_choice(SlotChoice::Connection),
+        Variant::Node => PackageOptions::builder()
+            .table("bench_node_counters")
+            .prefix("bench_node_")
+            .slot_choice(SlotChoice::Node),
         Variant::Fixed => PackageOptions::builder()
             .table(format!("bench_fixed_{fixed}"))
             .prefix(format!("bench_fixed{fixed}_"))
@@ -62,23 +77,46 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
 }
 
 impl Workbench {
-    /// Connects, and creates the tables, routines and counters that rounds
-    /// of `variants` over `slots` (empty: the classic layout) need.
-    pub fn prepare(url: &str, variants: &[Variant], slots: &[u32], max_clients: u32) -> Result<Self, Error> {
-        let database::Connection { mut conn, opts, target } = database::connect(url)?;
-        let server = ServerInfo::read(&mut conn)?;
-        let max_connections: u32 =
-            server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
-        if max_connections <= max_clients {
-            return Err(Error::InvalidOption(format!(
-                "{target} allows {max_connections} connections, and {max_clients} clients need more: \
-                 raise max_connections or use fewer --clients"
-            )));
+    /// Connects to every node of `urls`, and creates on the first the
+    /// tables, routines and counters that rounds of `variants` over `slots`
+    /// (empty: the classic layout) need.
+    pub fn prepare(
+        urls: &[String],
+        variants: &[Variant],
+        slots: &[u32],
+        max_clients: u32,
+    ) -> Result<Self, Error> {
+        let Some(first_url) = urls.first() else {
+            return Err(Error::InvalidOption("the benchmark needs at least one --url".to_owned()));
+        };
+        let clients_per_node = max_clients.div_ceil(urls.len() as u32);
+        let mut pools = Vec::new();
+        let mut nodes = Vec::new();
+        let mut first = None;
+        for url in urls {
+            let database::Connection { mut conn, opts, target } = database::connect(url)?;
+            let server = ServerInfo::read(&mut conn)?;
+            let max_connections: u32 =
+                server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
+            if max_connections <= clients_per_node {
+                return Err(Error::InvalidOption(format!(
+                    "{target} allows {max_connections} connections, and {clients_per_node} clients need more: \
+                     raise max_connections or use fewer --clients"
+                )));
+            }
+            let pool_opts = PoolOpts::default().with_constraints(
+                PoolConstraints::new(0, clients_per_node as usize + 1).expect("min <= max"),
+            );
+            pools.push(
+                Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
+                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })?,
+            );
+            nodes.push(target);
+            if url == first_url && first.is_none() {
+                first = Some((conn, server));
+            }
         }
-        let pool_opts = PoolOpts::default()
-            .with_constraints(PoolConstraints::new(0, max_clients as usize + 1).expect("min <= max"));
-        let pool = Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
-            .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })?;
+        let (mut conn, server) = first.expect("the first url connected");
         let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
         for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
             if variant.has_slots() && !slots.is_empty() {
@@ -90,10 +128,51 @@ impl Workbench {
         kinds.sort();
         kinds.dedup();
         let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
-        let bench = Workbench { pool, kinds, max_slots, max_clients, server };
+        let bench = Workbench { pools, nodes, kinds, max_slots, max_clients, server };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
+        bench.wait_for_every_node()?;
         Ok(bench)
+    }
+
+    /// The pool `client` connects through: clients take the nodes in turn.
+    pub(super) fn pool_of(&self, client: u32) -> &Pool {
+        &self.pools[client as usize % self.pools.len()]
+    }
+
+    /// Waits until every node has the counters the first one created (one
+    /// transaction, so all of them or none), or gives up after
+    /// [`REPLICATION_WAIT`].
+    fn wait_for_every_node(&self) -> Result<(), Error> {
+        let deadline = Instant::now() + REPLICATION_WAIT;
+        for (pool, node) in self.pools.iter().zip(&self.nodes).skip(1) {
+            let mut conn = pool.get_conn().map_err(Error::Query)?;
+            loop {
+                let rows: Result<Option<u32>, _> = conn.query_first("SELECT COUNT(*) FROM bench_single_row");
+                if let Ok(Some(CLASSIC_COUNTERS)) = rows {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    let seen = match rows {
+                        Ok(rows) => format!("{} rows", rows.unwrap_or(0)),
+                        Err(error) => error.to_string(),
+                    };
+                    return Err(Error::InvalidOption(format!(
+                        "{node} did not show the {CLASSIC_COUNTERS} benchmark rows {} made within {} s ({seen}): \
+                         every --url must be a node of one multi-primary cluster",
+                        self.nodes[0],
+                        REPLICATION_WAIT.as_secs()
+                    )));
+                }
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every node, as `user@host:port/database`, the preparing one first.
+    pub fn nodes(&self) -> &[String] {
+        &self.nodes
     }
 
     /// The server the rounds run on.
@@ -103,7 +182,7 @@ impl Workbench {
 
     /// Drops everything the benchmark created.
     pub fn clean_up(self) -> Result<(), Error> {
-        let mut conn = self.pool.get_conn().map_err(Error::Query)?;
+        let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
         self.drop_objects(&mut conn)
     }
 

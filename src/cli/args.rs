@@ -61,6 +61,16 @@ pub struct ConnectArgs {
     pub url: String,
 }
 
+/// Where the benchmark's clients connect.
+#[derive(Debug, Args)]
+pub struct NodesArgs {
+    /// Database to use, as mysql://user:password@host:port/database. Repeat
+    /// it for each node of a multi-primary cluster: clients are spread over
+    /// the nodes in turn, and the first prepares and cleans up
+    #[arg(long = "url", env = "DATABASE_URL", hide_env_values = true, value_name = "URL", required = true)]
+    pub urls: Vec<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -144,7 +154,7 @@ pub struct GenerateArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub nodes: NodesArgs,
 
     /// Concurrent clients, one thread and connection each; a list runs each count
     #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "250")]
@@ -183,7 +193,7 @@ pub struct BenchArgs {
 #[derive(Debug, Args)]
 pub struct AdviseArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub nodes: NodesArgs,
 
     /// Concurrent clients to plan for
     #[arg(long, value_name = "N")]

@@ -4,7 +4,7 @@
 use super::args::{AdviseArgs, BenchArgs};
 use super::error::CliError;
 use super::table;
-use crate::bench::{self, Budget, Plan, Report, advise};
+use crate::bench::{self, Budget, Plan, Report, RoundResult, advise};
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
     let plan = Plan {
@@ -18,7 +18,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
         variants: args.variant.clone(),
     }
     .validated()?;
-    let report = bench::run(&args.connect.url, &plan)?;
+    let report = bench::run(&args.nodes.urls, &plan)?;
     print!("{}", report_table(&report));
     if let Some(path) = &args.json {
         report.write_json(path)?;
@@ -34,23 +34,31 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
 }
 
 pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
-    let advice =
-        advise::advise(&args.connect.url, args.clients, args.hold_ms, args.max_slots, args.duration)?;
+    let advice = advise::advise(&args.nodes.urls, args.clients, args.hold_ms, args.max_slots, args.duration)?;
     let best = advice.rounds[advice.best].increments_per_second;
+    let on_galera = advice.rounds.iter().any(|round| round.certification_failures.is_some());
     let rows: Vec<Vec<String>> = advice
         .rounds
         .iter()
         .map(|round| {
-            vec![
+            let mut row = vec![
                 round.slots.unwrap_or_default().to_string(),
                 format!("{:.0}", round.increments_per_second),
                 format!("{:.0}", 100.0 * round.increments_per_second / best),
                 format!("{:.2}", round.latency_ms.p99),
-                round.row_lock_waits.map_or_else(|| "-".to_owned(), |waits| waits.to_string()),
-            ]
+                optional(round.row_lock_waits),
+            ];
+            if on_galera {
+                row.push(optional(conflicts(round)));
+            }
+            row
         })
         .collect();
-    print!("{}", table::format(&["slots", "incr/s", "% of best", "p99 ms", "lock waits"], &rows));
+    let mut header = vec!["slots", "incr/s", "% of best", "p99 ms", "lock waits"];
+    if on_galera {
+        header.push("conflicts");
+    }
+    print!("{}", table::format(&header, &rows));
     let recommended = &advice.rounds[advice.recommended];
     println!(
         "recommended: {} slots for {} clients holding locks {} ms ({:.0} increments/s, within 10% of the best)",
@@ -67,14 +75,24 @@ pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+fn optional(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |value| value.to_string())
+}
+
+/// Galera's certification failures and brute-force aborts of a round:
+/// transactions that lost to another node's write of the same row.
+fn conflicts(round: &RoundResult) -> Option<u64> {
+    Some(round.certification_failures? + round.brute_force_aborts?)
+}
+
 /// One line per round.
 fn report_table(report: &Report) -> String {
-    let optional = |value: Option<u64>| value.map_or_else(|| "-".to_owned(), |value| value.to_string());
+    let on_galera = report.results.iter().any(|result| result.certification_failures.is_some());
     let rows: Vec<Vec<String>> = report
         .results
         .iter()
         .map(|result| {
-            vec![
+            let mut row = vec![
                 result.label.clone(),
                 result.clients.to_string(),
                 result.hold_ms.to_string(),
@@ -87,32 +105,36 @@ fn report_table(report: &Report) -> String {
                 optional(result.server_deadlocks),
                 result.errors.to_string(),
                 if result.total_exact { "yes" } else { "NO" }.to_owned(),
-            ]
+            ];
+            if on_galera {
+                row.insert(10, optional(conflicts(result)));
+            }
+            row
         })
         .collect();
-    table::format(
-        &[
-            "variant",
-            "clients",
-            "hold ms",
-            "incr/s",
-            "p50 ms",
-            "p95 ms",
-            "p99 ms",
-            "lock waits",
-            "lock wait ms",
-            "deadlocks",
-            "errors",
-            "exact",
-        ],
-        &rows,
-    )
+    let mut header = vec![
+        "variant",
+        "clients",
+        "hold ms",
+        "incr/s",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "lock waits",
+        "lock wait ms",
+        "deadlocks",
+        "errors",
+        "exact",
+    ];
+    if on_galera {
+        header.insert(10, "conflicts");
+    }
+    table::format(&header, &rows)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::RoundResult;
 
     #[test]
     fn inexact_rounds_say_no_in_the_table() {
@@ -122,5 +144,19 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert!(lines[0].ends_with("exact"), "{lines:?}");
         assert!(lines[1].ends_with("yes") && lines[2].ends_with("NO"), "{lines:?}");
+    }
+
+    #[test]
+    fn conflicts_get_a_column_only_from_galera() {
+        let plain = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
+        assert!(!report_table(&plain).contains("conflicts"));
+        let mut galera = RoundResult::sample(4, 100.0, 100);
+        galera.certification_failures = Some(3);
+        galera.brute_force_aborts = Some(4);
+        let table = report_table(&Report::sample(vec![galera]));
+        let [header, row] = table.lines().collect::<Vec<_>>()[..] else { panic!("{table}") };
+        // Numbers align right: the figure ends where its header does.
+        let end = header.find("conflicts").expect("a conflicts column") + "conflicts".len();
+        assert_eq!(row[..end].split_whitespace().last(), Some("7"), "{table}");
     }
 }

@@ -12,8 +12,11 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
 use slotted_counters::{Cluster as ClusterKind, Counters, PackageOptions, SlotChoice, render, script};
 
+use serde_json::Value;
+
 use crate::support::galera::Cluster;
 use crate::support::server::Booted;
+use crate::support::{slotted_counters, stderr};
 
 /// One cluster for every test here: booting three nodes takes half a minute.
 /// Each test works in databases of its own.
@@ -330,4 +333,58 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
         .query("SELECT counter_id FROM counters WHERE counter_name = 'server10' AND counter <> 0 ORDER BY counter_id")
         .unwrap();
     assert_eq!(hit, owned_slots(3, 7, 20), "server id 10 in a group of increment 7 is at position 3");
+}
+
+/// `bench` spreads its clients over every `--url` and reports each round's
+/// certification failures and brute-force aborts: none for node slots.
+#[test]
+fn bench_over_every_node_reports_the_conflicts_node_slots_avoid() {
+    let _turn = one_test_at_a_time();
+    cluster().node(1).root_conn().query_drop("CREATE DATABASE galera_bench").unwrap();
+    let urls: Vec<String> = cluster().nodes().iter().map(|node| node.url("galera_bench")).collect();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
+    args.extend(["--hold-ms", "0", "--iterations", "40", "--json", json.to_str().unwrap()]);
+    for url in &urls {
+        args.extend(["--url", url]);
+    }
+    let output = slotted_counters(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{table}");
+    assert!(table.lines().next().unwrap().contains("conflicts"), "{table}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["nodes"].as_array().unwrap().len(), 3, "{report}");
+    let conflicts = |variant: &str| -> u64 {
+        let round =
+            report["results"].as_array().unwrap().iter().find(|round| round["variant"] == variant).unwrap();
+        assert_eq!(round["total_exact"], true, "{round}");
+        round["certification_failures"].as_u64().unwrap() + round["brute_force_aborts"].as_u64().unwrap()
+    };
+    assert_eq!(conflicts("node"), 0);
+    assert!(conflicts("dynamic") > 0, "{report}");
+
+    let output = slotted_counters(&[
+        "advise",
+        "--clients",
+        "6",
+        "--max-slots",
+        "6",
+        "--duration",
+        "0.5",
+        "--url",
+        &urls[0],
+        "--url",
+        &urls[1],
+        "--url",
+        &urls[2],
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
+        "{table}"
+    );
 }
