@@ -18,18 +18,13 @@ use crate::support::galera::Cluster;
 use crate::support::server::Booted;
 use crate::support::{slotted_counters, stderr};
 
-/// One cluster for every test here: booting three nodes takes half a minute.
-/// Each test works in databases of its own.
-fn cluster() -> &'static Cluster {
-    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
-    CLUSTER.get_or_init(Cluster::boot)
-}
-
-/// Holds the cluster for one test: the tests count the cluster's
-/// certification conflicts, to which another test's load would add.
-fn one_test_at_a_time() -> MutexGuard<'static, ()> {
-    static TURN: Mutex<()> = Mutex::new(());
-    TURN.lock().unwrap_or_else(PoisonError::into_inner)
+/// One cluster for every test here (booting three nodes takes half a
+/// minute), held by one test at a time: the tests count the cluster's
+/// certification conflicts, to which another test's load would add, and one
+/// stops a node. Each test works in databases of its own.
+fn take_cluster() -> MutexGuard<'static, Cluster> {
+    static CLUSTER: OnceLock<Mutex<Cluster>> = OnceLock::new();
+    CLUSTER.get_or_init(|| Mutex::new(Cluster::boot())).lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn conn(node: &Booted, database: &str) -> Conn {
@@ -44,8 +39,8 @@ fn causal_conn(node: &Booted, database: &str) -> Conn {
 }
 
 /// Creates `database` on node 1 with the package `options` describe.
-fn install(database: &str, options: &PackageOptions) {
-    let node = cluster().node(1);
+fn install(cluster: &Cluster, database: &str, options: &PackageOptions) {
+    let node = cluster.node(1);
     node.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
     script::run(&mut conn(node, database), &render::setup_sql(options).unwrap()).unwrap();
 }
@@ -55,8 +50,8 @@ fn galera() -> PackageOptions {
 }
 
 /// Certification failures and brute-force aborts, summed over the nodes.
-fn conflicts() -> u64 {
-    cluster()
+fn conflicts(cluster: &Cluster) -> u64 {
+    cluster
         .nodes()
         .iter()
         .map(|node| {
@@ -82,10 +77,16 @@ fn client(node: &Booted, database: &str) -> Counters {
 
 /// `per_client` increments of `name` by `clients` clients on every node.
 /// Returns the certification conflicts the load caused.
-fn increment_from_every_node(database: &str, name: &str, clients: usize, per_client: usize) -> u64 {
-    let before = conflicts();
+fn increment_from_every_node(
+    cluster: &Cluster,
+    database: &str,
+    name: &str,
+    clients: usize,
+    per_client: usize,
+) -> u64 {
+    let before = conflicts(cluster);
     thread::scope(|scope| {
-        for node in cluster().nodes() {
+        for node in cluster.nodes() {
             for _ in 0..clients {
                 let counters = client(node, database);
                 scope.spawn(move || {
@@ -96,12 +97,12 @@ fn increment_from_every_node(database: &str, name: &str, clients: usize, per_cli
             }
         }
     });
-    conflicts() - before
+    conflicts(cluster) - before
 }
 
 /// Every node's causal read of counter `name`.
-fn totals_on_every_node(database: &str, name: &str) -> Vec<Option<i64>> {
-    cluster()
+fn totals_on_every_node(cluster: &Cluster, database: &str, name: &str) -> Vec<Option<i64>> {
+    cluster
         .nodes()
         .iter()
         .map(|node| {
@@ -112,7 +113,7 @@ fn totals_on_every_node(database: &str, name: &str) -> Vec<Option<i64>> {
 
 #[test]
 fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
-    let _turn = one_test_at_a_time();
+    let cluster = take_cluster();
     let connection = PackageOptions::builder().slot_choice(SlotChoice::Connection).build().unwrap();
     let packages = [
         ("default_load", PackageOptions::default()),
@@ -120,10 +121,10 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
         ("galera_load", galera()),
     ];
     for (database, options) in &packages {
-        install(database, options);
-        conn(cluster().node(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
+        install(&cluster, database, options);
+        conn(cluster.node(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
     }
-    for node in cluster().nodes() {
+    for node in cluster.nodes() {
         let routines: Vec<String> = conn(node, "galera_load")
             .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()")
             .unwrap();
@@ -135,13 +136,13 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
     let mut conflicts = Vec::new();
     for (database, _) in &packages {
         let started = Instant::now();
-        conflicts.push(increment_from_every_node(database, "hot", clients, per_client));
+        conflicts.push(increment_from_every_node(&cluster, database, "hot", clients, per_client));
         let rate = (3 * clients * per_client) as f64 / started.elapsed().as_secs_f64();
         eprintln!(
             "{database}: {} certification conflicts, {rate:.0} increments/s",
             conflicts.last().unwrap()
         );
-        assert_eq!(totals_on_every_node(database, "hot"), [expected; 3], "{database}");
+        assert_eq!(totals_on_every_node(&cluster, database, "hot"), [expected; 3], "{database}");
     }
     let [default, _, galera] = conflicts[..] else { unreachable!() };
     assert_eq!(galera, 0, "node slots: no two nodes write one row");
@@ -150,7 +151,12 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
 
 /// Runs `work` while clients on nodes 2 and 3 increment `name` in
 /// `database`; returns the increments they made.
-fn under_load_from_nodes_2_and_3(database: &str, name: &'static str, work: impl FnOnce()) -> i64 {
+fn under_load_from_nodes_2_and_3(
+    cluster: &Cluster,
+    database: &str,
+    name: &'static str,
+    work: impl FnOnce(),
+) -> i64 {
     /// Stops the clients however `work` ends, a failed assertion included.
     struct Stop<'a>(&'a AtomicBool);
     impl Drop for Stop<'_> {
@@ -164,7 +170,7 @@ fn under_load_from_nodes_2_and_3(database: &str, name: &'static str, work: impl 
         let clients: Vec<_> = [2, 2, 3, 3]
             .into_iter()
             .map(|node| {
-                let counters = client(cluster().node(node), database);
+                let counters = client(cluster.node(node), database);
                 let running = &running;
                 scope.spawn(move || {
                     let mut made = 0;
@@ -185,18 +191,18 @@ fn under_load_from_nodes_2_and_3(database: &str, name: &'static str, work: impl 
 
 #[test]
 fn a_reset_erases_every_increment_acknowledged_on_another_node() {
-    let _turn = one_test_at_a_time();
-    install("galera_reset", &galera());
-    let admin = client(cluster().node(1), "galera_reset");
+    let cluster = take_cluster();
+    install(&cluster, "galera_reset", &galera());
+    let admin = client(cluster.node(1), "galera_reset");
     admin.setup("reset", "reset after remote increments", Some(8), None).unwrap();
     admin.setup("busy", "background load", Some(16), None).unwrap();
     // Node 2 applies each reset while it increments: its increment may be
     // brute-force aborted (1213) and retried, acknowledged only once it commits.
-    let node2 = client(cluster().node(2), "galera_reset");
-    let mut node3 = causal_conn(cluster().node(3), "galera_reset");
+    let node2 = client(cluster.node(2), "galera_reset");
+    let mut node3 = causal_conn(cluster.node(3), "galera_reset");
 
     let mut survivors = Vec::new();
-    under_load_from_nodes_2_and_3("galera_reset", "busy", || {
+    under_load_from_nodes_2_and_3(&cluster, "galera_reset", "busy", || {
         for round in 0..300 {
             node2.increment("reset").unwrap();
             admin.reset("reset", 0, false).unwrap();
@@ -211,13 +217,13 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
 
 #[test]
 fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
-    let _turn = one_test_at_a_time();
-    install("galera_resize", &galera());
-    let admin = client(cluster().node(1), "galera_resize");
+    let cluster = take_cluster();
+    install(&cluster, "galera_resize", &galera());
+    let admin = client(cluster.node(1), "galera_resize");
     admin.setup("resized", "resized under load", Some(16), Some(1000)).unwrap();
-    let mut node1 = conn(cluster().node(1), "galera_resize");
+    let mut node1 = conn(cluster.node(1), "galera_resize");
 
-    let made = under_load_from_nodes_2_and_3("galera_resize", "resized", || {
+    let made = under_load_from_nodes_2_and_3(&cluster, "galera_resize", "resized", || {
         for slots in [32, 8, 24, 3, 12] {
             let deadline = Instant::now() + Duration::from_secs(60);
             // A resize rewrites slots other nodes are incrementing: it loses
@@ -229,8 +235,8 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
         }
     });
 
-    assert_eq!(totals_on_every_node("galera_resize", "resized"), [Some(1000 + made); 3]);
-    let slots: Vec<u32> = causal_conn(cluster().node(2), "galera_resize")
+    assert_eq!(totals_on_every_node(&cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
+    let slots: Vec<u32> = causal_conn(cluster.node(2), "galera_resize")
         .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
         .unwrap();
     assert_eq!(slots, (1..=12).collect::<Vec<_>>());
@@ -249,14 +255,14 @@ fn owned_slots(position: u32, size: u32, slots: u32) -> Vec<u32> {
 
 #[test]
 fn every_node_increments_only_the_slots_it_owns() {
-    let _turn = one_test_at_a_time();
-    install("galera_owned", &galera());
-    let mut reader = causal_conn(cluster().node(1), "galera_owned");
+    let cluster = take_cluster();
+    install(&cluster, "galera_owned", &galera());
+    let mut reader = causal_conn(cluster.node(1), "galera_owned");
     for slots in [7, 2, 1] {
         reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
     }
     let mut positions = Vec::new();
-    for node in cluster().nodes() {
+    for node in cluster.nodes() {
         let mut conn = conn(node, "galera_owned");
         let (position, size): (u32, u32) = conn
             .query_first("SELECT @@GLOBAL.auto_increment_offset, @@GLOBAL.auto_increment_increment")
@@ -313,9 +319,9 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
         }
     }
 
-    let _turn = one_test_at_a_time();
-    install("galera_group_replication", &galera());
-    let node = cluster().node(1);
+    let cluster = take_cluster();
+    install(&cluster, "galera_group_replication", &galera());
+    let node = cluster.node(1);
     let mut root = node.root_conn();
     let galera_assigned: (u32, u32) = root
         .query_first("SELECT @@GLOBAL.auto_increment_offset, @@GLOBAL.auto_increment_increment")
@@ -339,9 +345,9 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
 /// certification failures and brute-force aborts: none for node slots.
 #[test]
 fn bench_over_every_node_reports_the_conflicts_node_slots_avoid() {
-    let _turn = one_test_at_a_time();
-    cluster().node(1).root_conn().query_drop("CREATE DATABASE galera_bench").unwrap();
-    let urls: Vec<String> = cluster().nodes().iter().map(|node| node.url("galera_bench")).collect();
+    let cluster = take_cluster();
+    cluster.node(1).root_conn().query_drop("CREATE DATABASE galera_bench").unwrap();
+    let urls: Vec<String> = cluster.nodes().iter().map(|node| node.url("galera_bench")).collect();
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("bench.json");
     let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
@@ -387,4 +393,43 @@ fn bench_over_every_node_reports_the_conflicts_node_slots_avoid() {
         table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
         "{table}"
     );
+}
+
+/// Each running node's (offset, increment).
+fn positions(cluster: &Cluster) -> Vec<(u32, u32)> {
+    let mut positions: Vec<(u32, u32)> = cluster
+        .nodes()
+        .iter()
+        .map(|node| {
+            node.root_conn()
+                .query_first("SELECT @@GLOBAL.auto_increment_offset, @@GLOBAL.auto_increment_increment")
+                .unwrap()
+                .unwrap()
+        })
+        .collect();
+    positions.sort();
+    positions
+}
+
+/// Galera assigns the positions again when a node leaves and when it
+/// rejoins; node slots read them at each call, so the package needs nothing
+/// to stay exact and free of conflicts through both.
+#[test]
+fn node_slots_follow_a_node_that_leaves_and_rejoins() {
+    let mut cluster = take_cluster();
+    install(&cluster, "galera_membership", &galera());
+    conn(cluster.node(1), "galera_membership")
+        .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
+        .unwrap();
+
+    cluster.stop(3);
+    assert_eq!(positions(&cluster), [(1, 2), (2, 2)]);
+    let two_nodes = increment_from_every_node(&cluster, "galera_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&cluster, "galera_membership", "members"), [Some(600); 2]);
+
+    cluster.rejoin(3);
+    assert_eq!(positions(&cluster), [(1, 3), (2, 3), (3, 3)]);
+    let three_nodes = increment_from_every_node(&cluster, "galera_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&cluster, "galera_membership", "members"), [Some(1500); 3]);
+    assert_eq!((two_nodes, three_nodes), (0, 0), "certification conflicts with two nodes, then three");
 }

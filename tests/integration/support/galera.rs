@@ -19,6 +19,8 @@ const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
 /// Nodes of the cluster, node 1 first.
 pub struct Cluster {
     nodes: Vec<Booted>,
+    /// Whether each node is running: [`Cluster::stop`] stops one.
+    running: Vec<bool>,
 }
 
 impl Cluster {
@@ -64,7 +66,8 @@ impl Cluster {
             wait_until_synced(&node, index + 1);
             nodes.push(node);
         }
-        Cluster { nodes }
+        let running = vec![true; nodes.len()];
+        Cluster { nodes, running }
     }
 
     /// Node `number`, 1 to 3.
@@ -72,8 +75,32 @@ impl Cluster {
         &self.nodes[number - 1]
     }
 
-    pub fn nodes(&self) -> &[Booted] {
-        &self.nodes
+    /// The running nodes, node 1 first.
+    pub fn nodes(&self) -> Vec<&Booted> {
+        self.nodes.iter().zip(&self.running).filter(|(_, running)| **running).map(|(node, _)| node).collect()
+    }
+
+    /// Shuts node `number` down, as an operator would, and waits until the
+    /// others are synced as a smaller cluster.
+    pub fn stop(&mut self, number: usize) {
+        self.nodes[number - 1].shut_down();
+        self.running[number - 1] = false;
+        self.wait_until_synced();
+    }
+
+    /// Starts node `number` again after [`Cluster::stop`]: it rejoins with a
+    /// state transfer, and every node is synced again.
+    pub fn rejoin(&mut self, number: usize) {
+        self.nodes[number - 1].restart();
+        self.running[number - 1] = true;
+        self.wait_until_synced();
+    }
+
+    fn wait_until_synced(&self) {
+        let nodes = self.nodes();
+        for node in &nodes {
+            wait_until_synced(node, nodes.len());
+        }
     }
 }
 
@@ -101,7 +128,11 @@ fn wait_until_synced(node: &Booted, size: usize) {
         if let Ok(true) = outcome {
             return;
         }
-        assert!(Instant::now() < deadline, "Galera node {size} did not sync within 120 s: {outcome:?}");
+        assert!(
+            Instant::now() < deadline,
+            "Galera node on port {} did not sync with {size} nodes within 120 s: {outcome:?}",
+            node.port
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }

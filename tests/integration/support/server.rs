@@ -239,15 +239,27 @@ impl Booted {
         let pid = fs::read_to_string(self.dir.join("mariadbd.pid")).expect("read the server's pid file");
         let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("run kill");
         assert!(killed.success(), "kill -9 {pid} failed");
-        // The guardian sees its server die on its own and exits, keeping the
-        // folder. Polled, not waited for: `Child::wait` closes its stdin,
-        // which tells the guardian to remove the folder.
+        self.wait_until_stopped();
+    }
+
+    /// Shuts the server down cleanly, as an operator would, and waits until
+    /// it is gone. Its folder stays, for [`Booted::restart`].
+    pub fn shut_down(&mut self) {
+        self.root_conn().query_drop("SHUTDOWN").expect("shut the server down");
+        self.wait_until_stopped();
+    }
+
+    /// Waits until the server has stopped by itself. The guardian sees it and
+    /// exits, keeping the folder. Polled, not waited for: `Child::wait`
+    /// closes its stdin, which tells the guardian to remove the folder.
+    fn wait_until_stopped(&mut self) {
         while self.guardian.try_wait().expect("poll the guardian").is_none() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
-    /// Starts the server again on the same folder, after [`Booted::kill9`].
+    /// Starts the server again on the same folder, after [`Booted::kill9`]
+    /// or [`Booted::shut_down`].
     pub fn restart(&mut self) {
         self.guardian = guard(&self.mariadbd, &self.dir, &[]).expect("restart the server");
         self.wait_until_up().expect("the server comes back after a crash");
