@@ -296,7 +296,9 @@ impl<Q: Queryable> CountersOn<'_, Q> {
         self.call(&names.add, (name, delta))
     }
 
-    /// [`Counters::reset`], on the caller's connection.
+    /// [`Counters::reset`], on the caller's connection. The lazy and the
+    /// Galera packages reset in a transaction of their own, whose `START
+    /// TRANSACTION` commits the caller's.
     pub fn reset(&mut self, name: &str, value: i64, reset_start_date: bool) -> Result<(), CounterError> {
         let names = self.names;
         self.call(&names.reset, (name, value, reset_start_date))
