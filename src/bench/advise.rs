@@ -33,7 +33,7 @@ pub fn slot_counts(max_slots: u32) -> Vec<u32> {
     counts
 }
 
-/// The smallest slot count within [`GOOD_ENOUGH`] of the best, and the best.
+/// The smallest slot count within 90% of the best, and the best.
 /// `rounds` must be in increasing slot order.
 pub fn recommend(rounds: &[RoundResult]) -> Option<(usize, usize)> {
     let best = (0..rounds.len())
