@@ -35,7 +35,7 @@ pub struct ServerInfo {
 }
 
 impl ServerInfo {
-    /// Reads the version, the date and those benchmark-deciding settings the server knows.
+    /// Reads the version, the date, and each setting of `SETTINGS` the server has.
     pub fn read(conn: &mut impl Queryable) -> Result<Self, Error> {
         let (version, date): (String, String) = conn
             .query_first("SELECT VERSION(), CAST(UTC_TIMESTAMP() AS CHAR)")
