@@ -3,7 +3,7 @@
 
 use indicatif::ProgressBar;
 
-use super::plan::{Budget, Case, Variant};
+use super::plan::{Budget, Case, DEFAULT_HOT, Variant};
 use super::report::RoundResult;
 use super::workbench::Workbench;
 use crate::error::Error;
@@ -63,7 +63,7 @@ pub fn advise(
     // On a cluster, the slots a node owns: random ones would measure
     // certification conflicts between nodes more than slot contention.
     let variant = if urls.len() > 1 { Variant::Node } else { Variant::Dynamic };
-    let bench = Workbench::prepare(urls, &[variant], &counts, clients)?;
+    let bench = Workbench::prepare(urls, &[variant], &counts, DEFAULT_HOT, clients)?;
     let progress = ProgressBar::new(counts.len() as u64);
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()

@@ -15,7 +15,7 @@ mod workbench;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub use plan::{Budget, Case, Plan, Variant};
+pub use plan::{Budget, Case, DEFAULT_HOT, Plan, Variant};
 pub use report::{Report, RoundResult, ServerInfo};
 pub use workbench::Workbench;
 
@@ -27,7 +27,7 @@ use crate::error::Error;
 /// trusted.
 pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
-    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, max_clients)?;
+    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
     let outcome = plan.cases().into_iter().try_for_each(|case| {
@@ -45,6 +45,7 @@ pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
         server,
         nodes,
         budget: plan.budget,
+        hot_counters: plan.hot,
         results,
     })
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::workbench::HOT_LIMIT;
 use crate::error::Error;
 use crate::options::SLOT_LIMIT;
 
@@ -64,7 +65,7 @@ impl Variant {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Budget {
-    /// This many iterations of 4 increments, one on each hot counter.
+    /// This many iterations of one increment on each hot counter.
     Iterations(u32),
     /// Iterations until this much time has passed.
     Seconds(f64),
@@ -104,13 +105,15 @@ pub struct Plan {
     pub hold_ms: Vec<u32>,
     pub budget: Budget,
     pub variants: Vec<Variant>,
+    /// Hot counters every client increments, each once per iteration.
+    pub hot: u32,
 }
 
 /// No round runs longer than this, whatever its budget.
 pub(super) const ROUND_TIME_LIMIT: Duration = Duration::from_secs(600);
 
-/// Increments one iteration of a client makes: one on each hot counter.
-pub(super) const INCREMENTS_PER_ITERATION: u64 = 4;
+/// Hot counters of the classic test.
+pub const DEFAULT_HOT: u32 = 4;
 
 impl Plan {
     /// Checks the plan and fills in the variants when none were chosen.
@@ -124,6 +127,9 @@ impl Plan {
         }
         if self.hold_ms.is_empty() {
             return invalid("--hold-ms needs at least one value");
+        }
+        if !(1..=HOT_LIMIT).contains(&self.hot) {
+            return Err(Error::InvalidOption(format!("--hot must be between 1 and {HOT_LIMIT}")));
         }
         match self.budget {
             Budget::Iterations(0) => return invalid("--iterations must be at least 1"),
@@ -179,7 +185,7 @@ impl Plan {
             Budget::Iterations(iterations) => Some(
                 self.cases()
                     .iter()
-                    .map(|case| u64::from(case.clients) * u64::from(iterations) * INCREMENTS_PER_ITERATION)
+                    .map(|case| u64::from(case.clients) * u64::from(iterations) * u64::from(self.hot))
                     .sum(),
             ),
             Budget::Seconds(_) => None,
@@ -192,8 +198,15 @@ mod tests {
     use super::*;
 
     fn plan(slots: Vec<u32>, variants: Vec<Variant>) -> Result<Plan, Error> {
-        Plan { clients: vec![1, 4], slots, hold_ms: vec![0, 2], budget: Budget::Iterations(1), variants }
-            .validated()
+        Plan {
+            clients: vec![1, 4],
+            slots,
+            hold_ms: vec![0, 2],
+            budget: Budget::Iterations(1),
+            variants,
+            hot: 3,
+        }
+        .validated()
     }
 
     #[test]
@@ -218,7 +231,7 @@ mod tests {
             cases.iter().filter(|case| case.variant == Variant::Fixed && case.slots == Some(64)).count(),
             4
         );
-        assert_eq!(plan.planned_increments(), Some(2 * 6 * (1 + 4) * 4));
+        assert_eq!(plan.planned_increments(), Some(2 * 6 * (1 + 4) * 3), "3 hot counters");
     }
 
     #[test]
@@ -230,9 +243,12 @@ mod tests {
             hold_ms: vec![0],
             budget: Budget::Iterations(1),
             variants: vec![],
+            hot: 4,
         };
         assert!(bad(Plan { clients: vec![0], ..base.clone() }).contains("--clients"));
         assert!(bad(Plan { slots: vec![0], ..base.clone() }).contains("--slots"));
+        assert!(bad(Plan { hot: 0, ..base.clone() }).contains("--hot must be between 1 and 1500"));
+        assert!(bad(Plan { hot: 1501, ..base.clone() }).contains("--hot"));
         assert!(bad(Plan { budget: Budget::Iterations(0), ..base.clone() }).contains("--iterations"));
         assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
     }

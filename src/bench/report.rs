@@ -113,6 +113,8 @@ pub struct Report {
     pub server: ServerInfo,
     /// Every node clients connected to, as `user@host:port/database`.
     pub nodes: Vec<String>,
+    /// Hot counters each client incremented, each once per iteration.
+    pub hot_counters: u32,
     pub budget: Budget,
     pub results: Vec<RoundResult>,
 }
@@ -180,6 +182,7 @@ impl Report {
             tool: "t".into(),
             server,
             nodes: vec!["u@h:3306/db".into()],
+            hot_counters: 4,
             budget: Budget::Iterations(1),
             results,
         }

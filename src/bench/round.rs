@@ -14,7 +14,7 @@ use mysql::prelude::Queryable;
 
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{Latencies, RoundResult};
-use super::workbench::{REPLICATION_WAIT, Workbench, counter_names};
+use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
 
@@ -131,7 +131,7 @@ impl Workbench {
             Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
         };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
-        let names = counter_names(case, client);
+        let names = self.counter_names(case, client);
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
             if Instant::now() >= deadline {

@@ -22,8 +22,11 @@ use crate::{database, install, render, script};
 
 /// Counters in the classic layout, as in the 2012 load test.
 const CLASSIC_COUNTERS: u32 = 1_500;
-/// The four counters the classic test hammers.
+/// The four counters the classic test hammers; `--hot` takes the first of
+/// them, or adds others.
 const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
+/// Hot counters a benchmark may ask for: one per counter of the layout.
+pub const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
 /// Largest slot count of the classic layout.
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
@@ -43,6 +46,8 @@ pub struct Workbench {
     /// The dynamic packages' largest slot count.
     max_slots: u32,
     max_clients: u32,
+    /// The ids of the hot counters every client increments, each once per iteration.
+    hot: Vec<u32>,
     server: ServerInfo,
 }
 
@@ -79,11 +84,12 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
 impl Workbench {
     /// Connects to every node of `urls`, and creates on the first the
     /// tables, routines and counters that rounds of `variants` over `slots`
-    /// (empty: the classic layout) need.
+    /// (empty: the classic layout) on `hot` hot counters need.
     pub fn prepare(
         urls: &[String],
         variants: &[Variant],
         slots: &[u32],
+        hot: u32,
         max_clients: u32,
     ) -> Result<Self, Error> {
         let Some(first_url) = urls.first() else {
@@ -128,7 +134,7 @@ impl Workbench {
         kinds.sort();
         kinds.dedup();
         let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
-        let bench = Workbench { pools, nodes, kinds, max_slots, max_clients, server };
+        let bench = Workbench { pools, nodes, kinds, max_slots, max_clients, hot: hot_ids(hot), server };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
         bench.wait_for_every_node()?;
@@ -235,10 +241,12 @@ impl Workbench {
                 }
                 (Variant::Lazy, _) => {}
                 (Variant::Fixed, Some(slots)) => {
-                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), None::<u32>).into()))?;
+                    self.hot
+                        .iter()
+                        .try_for_each(|&hot| create((hot_name(hot, slots), None::<u32>).into()))?;
                 }
                 (_, Some(slots)) => {
-                    HOT.iter().try_for_each(|&hot| create((hot_name(hot, slots), slots).into()))?
+                    self.hot.iter().try_for_each(|&hot| create((hot_name(hot, slots), slots).into()))?
                 }
                 (_, None) => {
                     let mut layout = rand::rngs::StdRng::seed_from_u64(LAYOUT_SEED);
@@ -254,9 +262,9 @@ impl Workbench {
     /// The summed value of the counters `case` increments.
     pub(super) fn total(&self, conn: &mut impl Queryable, case: Case) -> Result<i64, Error> {
         let names: Vec<mysql::Value> = match case.variant {
-            Variant::SingleRow => HOT.iter().map(|&id| id.into()).collect(),
+            Variant::SingleRow => self.hot.iter().map(|&id| id.into()).collect(),
             Variant::OwnCounter => (0..case.clients).map(|client| own_name(client).into()).collect(),
-            _ => counter_names(case, 0).into_iter().map(Into::into).collect(),
+            _ => self.counter_names(case, 0).into_iter().map(Into::into).collect(),
         };
         let placeholders = vec!["?"; names.len()].join(", ");
         let sql = match package(case.variant, case.slots, self.max_slots)? {
@@ -272,6 +280,16 @@ impl Workbench {
         Ok(total.unwrap_or_default())
     }
 
+    /// The names (or ids) one iteration of `client` increments, one per hot counter.
+    pub(super) fn counter_names(&self, case: Case, client: u32) -> Vec<String> {
+        match (case.variant, case.slots) {
+            (Variant::SingleRow, _) => self.hot.iter().map(u32::to_string).collect(),
+            (Variant::OwnCounter, _) => vec![own_name(client); self.hot.len()],
+            (_, Some(slots)) => self.hot.iter().map(|&hot| hot_name(hot, slots)).collect(),
+            (_, None) => self.hot.iter().map(|&hot| classic_name(hot)).collect(),
+        }
+    }
+
     /// The statement one increment of `case` runs.
     pub(super) fn increment_sql(&self, case: Case) -> Result<String, Error> {
         Ok(match package(case.variant, case.slots, self.max_slots)? {
@@ -281,14 +299,10 @@ impl Workbench {
     }
 }
 
-/// The four names (or ids) one iteration of `client` increments.
-pub(super) fn counter_names(case: Case, client: u32) -> Vec<String> {
-    match (case.variant, case.slots) {
-        (Variant::SingleRow, _) => HOT.iter().map(u32::to_string).collect(),
-        (Variant::OwnCounter, _) => vec![own_name(client); HOT.len()],
-        (_, Some(slots)) => HOT.iter().map(|&hot| hot_name(hot, slots)).collect(),
-        (_, None) => HOT.iter().map(|&hot| classic_name(hot)).collect(),
-    }
+/// The ids of `hot` hot counters: the classic four first, then the others
+/// in order.
+fn hot_ids(hot: u32) -> Vec<u32> {
+    HOT.into_iter().chain((1..=CLASSIC_COUNTERS).filter(|id| !HOT.contains(id))).take(hot as usize).collect()
 }
 
 fn classic_name(id: u32) -> String {
@@ -301,4 +315,21 @@ fn hot_name(id: u32, slots: u32) -> String {
 
 fn own_name(client: u32) -> String {
     format!("client{client}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_counters_start_with_the_classic_four() {
+        assert_eq!(hot_ids(4), HOT);
+        assert_eq!(hot_ids(1), [100]);
+        let many = hot_ids(HOT_LIMIT);
+        assert_eq!(many[..6], [100, 500, 1_000, 1_499, 1, 2]);
+        let mut distinct = many.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct, (1..=CLASSIC_COUNTERS).collect::<Vec<_>>(), "every counter once");
+    }
 }

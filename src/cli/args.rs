@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::bench::Variant;
+use crate::bench::{DEFAULT_HOT, Variant};
 use crate::error::Error;
 use crate::options::{
     Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
@@ -169,7 +169,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MS,...", value_delimiter = ',', default_value = "0,2")]
     pub hold_ms: Vec<u32>,
 
-    /// Iterations per client, each incrementing the 4 hot counters once
+    /// Hot counters: each client increments every one once per iteration.
+    /// 4 is the classic test; 1 is the worst case for the single-row counter
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_HOT)]
+    pub hot: u32,
+
+    /// Iterations per client, each incrementing every hot counter once
     #[arg(long, value_name = "N", default_value_t = 100, conflicts_with = "duration")]
     pub iterations: u32,
 

@@ -16,6 +16,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
             None => Budget::Iterations(args.iterations),
         },
         variants: args.variant.clone(),
+        hot: args.hot,
     }
     .validated()?;
     let report = bench::run(&args.nodes.urls, &plan)?;

@@ -114,6 +114,45 @@ fn bench_classic_layout_leaves_application_counters_alone() {
     assert!(leftovers.iter().all(|name| name.starts_with("counter_")), "{leftovers:?}");
 }
 
+/// `--hot N`: every client increments N counters per iteration, each once;
+/// 1 puts every client of the single-row variant on one row.
+#[test]
+fn bench_hot_sets_how_many_counters_each_iteration_increments() {
+    let db = Database::new();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    for hot in ["1", "7"] {
+        let output = slotted_counters(&[
+            "bench",
+            "--url",
+            &db.url(),
+            "--hot",
+            hot,
+            "--clients",
+            "3",
+            "--slots",
+            "4",
+            "--hold-ms",
+            "0",
+            "--iterations",
+            "5",
+            "--variant",
+            "single-row,dynamic,own-counter",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let hot: u64 = hot.parse().unwrap();
+        assert_eq!(report["hot_counters"], hot);
+        for result in report["results"].as_array().unwrap() {
+            assert_eq!(result["increments"].as_u64().unwrap(), 3 * 5 * hot, "{result}");
+            assert_eq!(result["total_exact"], true, "{result}");
+        }
+    }
+    assert!(bench_objects(&db).is_empty());
+}
+
 #[test]
 fn advise_recommends_a_slot_count_from_its_table() {
     let db = Database::new();
@@ -156,6 +195,7 @@ fn bench_refuses_bad_plans() {
         (&["--variant", "fixed"][..], "needs --slots"),
         (&["--clients", "0"][..], "--clients"),
         (&["--clients", "5000"][..], "raise max_connections"),
+        (&["--hot", "0"][..], "--hot must be between 1 and 1500"),
     ] {
         let url = db.url();
         let mut full = vec!["bench", "--url", &url];
