@@ -118,6 +118,7 @@ mod tests {
             [
                 "GRANT EXECUTE ON PROCEDURE `hits_add` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_increment` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_add_many` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_get` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_estimate` TO 'app'@'%'",
                 "GRANT SELECT ON `hits_totals` TO 'app'@'%'",

@@ -8,6 +8,7 @@ pub enum Routine {
     Setup,
     Add,
     Increment,
+    AddMany,
     Reset,
     Resize,
     Compact,
@@ -19,10 +20,11 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 9] = [
+    pub const ALL: [Routine; 10] = [
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
+        Routine::AddMany,
         Routine::Reset,
         Routine::Resize,
         Routine::Compact,
@@ -37,6 +39,7 @@ impl Routine {
             Routine::Setup => "setup",
             Routine::Add => "add",
             Routine::Increment => "increment",
+            Routine::AddMany => "add_many",
             Routine::Reset => "reset",
             Routine::Resize => "resize",
             Routine::Compact => "compact",
@@ -50,7 +53,10 @@ impl Routine {
     /// resize, compact and delete change or destroy counts: they are for
     /// administrators, and `install --app-user` grants none of them.
     pub fn for_applications(self) -> bool {
-        matches!(self, Routine::Add | Routine::Increment | Routine::Get | Routine::Estimate)
+        matches!(
+            self,
+            Routine::Add | Routine::Increment | Routine::AddMany | Routine::Get | Routine::Estimate
+        )
     }
 
     /// How many parameters it takes, in every package.
@@ -59,7 +65,12 @@ impl Routine {
             Routine::Setup => 4,
             Routine::Reset => 3,
             Routine::Add | Routine::Resize => 2,
-            Routine::Increment | Routine::Compact | Routine::Delete | Routine::Get | Routine::Estimate => 1,
+            Routine::Increment
+            | Routine::AddMany
+            | Routine::Compact
+            | Routine::Delete
+            | Routine::Get
+            | Routine::Estimate => 1,
         }
     }
 
@@ -90,6 +101,10 @@ pub mod errno {
     /// An argument is NULL, empty, too long or out of range.
     pub const INVALID_ARGUMENT: u16 = 9_003;
 }
+
+/// Most counters one `counter_add_many` call takes: its entries are numbered
+/// by the same digit tables as slots, three digits of base 16.
+pub const BATCH_LIMIT: u32 = 4_096;
 
 /// Width of the `description` column, in characters.
 pub const DESCRIPTION_LENGTH: u32 = 255;

@@ -103,6 +103,11 @@ struct Context {
     /// to, from `v_slots` or the fixed count.
     slot_assignments: Vec<String>,
     slot_numbers: SlotNumbers,
+    /// The numbers of a batch's entries, 1 to [`package::BATCH_LIMIT`].
+    batch_numbers: SlotNumbers,
+    batch_limit: u32,
+    /// A batch of deltas: JSON text, in the package's character set.
+    deltas_type: String,
     auto_create: bool,
     /// The view's slot count: the rows of a counter, or the fixed count when
     /// lazily created counters have only the rows that were hit.
@@ -114,6 +119,7 @@ struct Context {
     setup: String,
     add: String,
     increment: String,
+    add_many: String,
     reset: String,
     delete: String,
     get: String,
@@ -166,6 +172,9 @@ impl Context {
             max_slots: options.max_slots(),
             slot_assignments,
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
+            batch_numbers: SlotNumbers::up_to(package::BATCH_LIMIT),
+            batch_limit: package::BATCH_LIMIT,
+            deltas_type: format!("LONGTEXT CHARACTER SET {}", package::CHARSET),
             auto_create: options.auto_create(),
             view_slots,
             totals_view: options.totals_view(),
@@ -174,6 +183,7 @@ impl Context {
             setup: options.routine_name(Routine::Setup),
             add: options.routine_name(Routine::Add),
             increment: options.routine_name(Routine::Increment),
+            add_many: options.routine_name(Routine::AddMany),
             reset: options.routine_name(Routine::Reset),
             delete: options.routine_name(Routine::Delete),
             get: options.routine_name(Routine::Get),

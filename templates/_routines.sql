@@ -14,6 +14,8 @@ DELIMITER $$
 
 {% include "routines/increment.sql" %}
 
+{% include "routines/add_many.sql" %}
+
 {% include "routines/reset.sql" %}
 {%- if p.has_resize %}
 

@@ -135,6 +135,137 @@ BEGIN
     CALL `counter_add`(p_name, 1);
 END$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
+-- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
+-- 4096 counters, to one slot of its counter. Names that collate
+-- equal are one counter: their deltas are summed. Every name and delta is
+-- checked first, and all of them are applied by one statement: on any error
+-- none is, in autocommit mode and inside the caller's transaction alike.
+-- The statement reaches the slots in the table's order, so two batches
+-- cannot deadlock on each other. It is built as text (PREPARE), with names
+-- as hex literals: a quoted literal would be read in the session's
+-- character set.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster galera'
+BEGIN
+    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4;
+    DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The counter being summed: the first of the keys that collate equal.
+    DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The name being checked; named like counter_add's parameter, so the
+    -- shared checks and messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_text LONGTEXT CHARACTER SET utf8mb4;
+    DECLARE v_delta BIGINT;
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_slots INT;
+    DECLARE v_slot INT;
+    DECLARE v_entries INT DEFAULT 0;
+    DECLARE v_values LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_cases LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_plan LONGTEXT CHARACTER SET utf8mb4 DEFAULT '[]';
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    -- The names in the order of the package's collation.
+    DECLARE c_keys CURSOR FOR
+        WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+        SELECT JSON_UNQUOTE(JSON_EXTRACT(v_keys, CONCAT('$[', entry.id - 1, ']'))) AS name
+          FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS entry
+         WHERE entry.id <= JSON_LENGTH(v_keys)
+         ORDER BY name COLLATE utf8mb4_unicode_ci;
+    -- The slots the statement aimed at: [name, slot, delta] each.
+    DECLARE c_plan CURSOR FOR
+        WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+        SELECT JSON_UNQUOTE(JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][0]'))),
+               JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][1]')),
+               JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][2]'))
+          FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS entry
+         WHERE entry.id <= JSON_LENGTH(v_plan);
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    IF p_deltas IS NULL OR NOT JSON_VALID(p_deltas) OR JSON_TYPE(p_deltas) <> 'OBJECT' THEN
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END IF;
+    IF JSON_LENGTH(p_deltas) > 4096 THEN
+        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name more than 4096 counters';
+    END IF;
+    SET v_keys = JSON_KEYS(p_deltas);
+
+    -- Checks every name and delta, picks each counter's slot, and writes the
+    -- statement's parts; nothing is written to the table yet.
+    OPEN c_keys;
+    FETCH c_keys INTO v_key;
+    WHILE NOT v_done DO
+        SET v_counter = v_key, v_delta = 0;
+        WHILE NOT v_done AND v_key = v_counter DO
+            SET p_name = v_key;
+            IF CHAR_LENGTH(p_name) > 50 THEN
+                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            SET v_text = JSON_EXTRACT(p_deltas, CONCAT('$.', JSON_QUOTE(v_key)));
+            IF JSON_TYPE(v_text) <> 'INTEGER' OR v_text NOT REGEXP '^-?[0-9]{1,19}$'
+               OR CAST(CAST(v_text AS SIGNED) AS CHAR) <> v_text THEN
+                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            SET v_delta = v_delta + CAST(v_text AS SIGNED);
+            FETCH c_keys INTO v_key;
+        END WHILE;
+        SET p_name = v_counter;
+        -- The last slot, as in counter_add. A subquery: a missing counter
+        -- gives NULL instead of NOT FOUND, which here ends the cursor.
+        SET v_slots = (SELECT `counter_id` FROM `counters` WHERE `counter_name` = p_name
+                        ORDER BY `counter_id` DESC LIMIT 1);
+        IF v_slots IS NULL THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        IF v_delta <> 0 THEN
+            SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
+            SET v_slot = IF(v_slot <= v_slots,
+        v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
+        (v_slot - 1) % v_slots + 1);
+            SET v_entries = v_entries + 1;
+            SET v_values = CONCAT(v_values, IF(v_entries = 1, '', ', '),
+                '(CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci, ', v_slot, ')');
+            SET v_plan = JSON_ARRAY_APPEND(v_plan, '$', JSON_ARRAY(p_name, v_slot, v_delta));
+            SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci THEN ', v_delta);
+        END IF;
+    END WHILE;
+    CLOSE c_keys;
+    IF v_entries > 0 THEN
+        SET @slotted_counters_batch = CONCAT(
+            'UPDATE `counters` SET `counter` = `counter` + CASE `counter_name`', v_cases,
+            ' END WHERE (`counter_name`, `counter_id`) IN (', v_values, ')');
+        PREPARE slotted_counters_batch FROM @slotted_counters_batch;
+        SET @slotted_counters_batch = NULL;
+        EXECUTE slotted_counters_batch;
+        -- A slot that a resize removed since the lookup changed no row: its
+        -- delta goes to slot 1, which exists as long as the counter does.
+        -- (A counter deleted meanwhile takes its delta with it, as if the
+        -- batch had come first.)
+        IF ROW_COUNT() < v_entries THEN
+            SET v_done = FALSE;
+            OPEN c_plan;
+            FETCH c_plan INTO p_name, v_slot, v_delta;
+            WHILE NOT v_done DO
+                IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot) THEN
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                END IF;
+                FETCH c_plan INTO p_name, v_slot, v_delta;
+            END WHILE;
+            CLOSE c_plan;
+        END IF;
+        DEALLOCATE PREPARE slotted_counters_batch;
+    END IF;
+END$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
 -- to 0, and its start date to now when p_reset_start_date is TRUE.

@@ -7,6 +7,7 @@
 DROP PROCEDURE IF EXISTS `counter_setup`;
 DROP PROCEDURE IF EXISTS `counter_add`;
 DROP PROCEDURE IF EXISTS `counter_increment`;
+DROP PROCEDURE IF EXISTS `counter_add_many`;
 DROP PROCEDURE IF EXISTS `counter_reset`;
 DROP PROCEDURE IF EXISTS `counter_resize`;
 DROP PROCEDURE IF EXISTS `counter_compact`;

@@ -82,7 +82,7 @@ pub struct InstallArgs {
     pub from: Option<PathBuf>,
 
     /// Also let this existing account count and read, and nothing more:
-    /// EXECUTE on add, increment, get and estimate, SELECT on the totals
+    /// EXECUTE on add, increment, add_many, get and estimate, SELECT on the totals
     /// view; no setup, reset, resize, compact, delete, nor the table.
     /// Repeatable; an account without @host means any host ('%')
     #[arg(long = "app-user", value_name = "USER@HOST")]

@@ -128,7 +128,7 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
         let routines: Vec<String> = conn(node, "galera_load")
             .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()")
             .unwrap();
-        assert_eq!(routines.len(), 9, "node {}: {routines:?}", node.port);
+        assert_eq!(routines.len(), 10, "node {}: {routines:?}", node.port);
     }
 
     let (clients, per_client) = (4, 250);

@@ -9,7 +9,7 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use slotted_counters::{Counters, database};
 
 use crate::support::server::Booted;
-use crate::support::{slotted_counters, stderr, stdout, succeeded};
+use crate::support::{self, slotted_counters, stderr, stdout, succeeded};
 
 /// A certificate authority made for the test, written as `<name>.pem` into `dir`.
 fn authority(dir: &Path, name: &str) -> CertifiedIssuer<'static, KeyPair> {
@@ -61,7 +61,7 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
         let url = format!("{url}?{parameters}");
         succeeded(slotted_counters(&["install", "--url", &url]));
         let report = stdout(&succeeded(slotted_counters(&["status", "--url", &url])));
-        assert_eq!(report.matches("current").count(), 9, "{parameters}: {report}");
+        assert_eq!(report.matches("current").count(), support::ROUTINES.len(), "{parameters}: {report}");
 
         let mut conn = database::connect(&url).unwrap().conn;
         let cipher: Option<(String, String)> =

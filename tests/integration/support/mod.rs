@@ -47,8 +47,9 @@ pub const COMMITTED: [(&str, &[&str]); 5] = [
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 9] = [
+pub const ROUTINES: [&str; 10] = [
     "counter_add",
+    "counter_add_many",
     "counter_compact",
     "counter_delete",
     "counter_estimate",
