@@ -150,10 +150,9 @@ END$$
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
 -- none is, in autocommit mode and inside the caller's transaction alike.
--- The statement reaches the slots in the table's order, so two batches
--- cannot deadlock on each other. It is built as text (PREPARE), with names
--- as hex literals: a quoted literal would be read in the session's
--- character set.
+-- The statement reaches the counters in the order of their names, so two
+-- batches cannot deadlock on each other. It is built as text (PREPARE), with names as hex
+-- literals: a quoted literal would be read in the session's character set.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4
 )
@@ -172,7 +171,7 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
     DECLARE v_entries INT DEFAULT 0;
-    DECLARE v_values LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_rows LONGTEXT CHARACTER SET ascii DEFAULT '';
     DECLARE v_cases LONGTEXT CHARACTER SET ascii DEFAULT '';
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
     -- The names in the order of the package's collation.
@@ -223,7 +222,7 @@ BEGIN
         IF v_delta <> 0 THEN
             SET v_slot = FLOOR(RAND() * 64) + 1;
             SET v_entries = v_entries + 1;
-            SET v_values = CONCAT(v_values, IF(v_entries = 1, '', ', '),
+            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING utf8mb4), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci THEN ', v_delta);
         END IF;
@@ -232,7 +231,7 @@ BEGIN
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',
-            v_values, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
+            v_rows, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
         EXECUTE slotted_counters_batch;

@@ -165,10 +165,11 @@ END$$
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
 -- none is, in autocommit mode and inside the caller's transaction alike.
--- The statement reaches the slots in the table's order, so two batches
--- cannot deadlock on each other. It is built as text (PREPARE), with names
--- as hex literals: a quoted literal would be read in the session's
--- character set.
+-- The statement reaches the counters in the order of their names, so two
+-- batches cannot deadlock on each other, and looks each slot up by its
+-- whole key, so it locks that row alone (a range over the keys would lock
+-- each next row too). It is built as text (PREPARE), with names as hex
+-- literals: a quoted literal would be read in the session's character set.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4
 )
@@ -188,9 +189,11 @@ BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_entries INT DEFAULT 0;
-    DECLARE v_values LONGTEXT CHARACTER SET ascii DEFAULT '';
-    DECLARE v_cases LONGTEXT CHARACTER SET ascii DEFAULT '';
-    DECLARE v_plan LONGTEXT CHARACTER SET utf8mb4 DEFAULT '[]';
+    DECLARE v_rows LONGTEXT CHARACTER SET ascii DEFAULT '';
+    -- The slots the statement aims at, `hex(name):slot:delta;` each.
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_entry LONGTEXT CHARACTER SET ascii;
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
     -- The names in the order of the package's collation.
     DECLARE c_keys CURSOR FOR
@@ -199,14 +202,6 @@ BEGIN
           FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS entry
          WHERE entry.id <= JSON_LENGTH(v_keys)
          ORDER BY name COLLATE utf8mb4_unicode_ci;
-    -- The slots the statement aimed at: [name, slot, delta] each.
-    DECLARE c_plan CURSOR FOR
-        WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-        SELECT JSON_UNQUOTE(JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][0]'))),
-               JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][1]')),
-               JSON_EXTRACT(v_plan, CONCAT('$[', entry.id - 1, '][2]'))
-          FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS entry
-         WHERE entry.id <= JSON_LENGTH(v_plan);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
     IF p_deltas IS NULL OR NOT JSON_VALID(p_deltas) OR JSON_TYPE(p_deltas) <> 'OBJECT' THEN
@@ -241,50 +236,95 @@ BEGIN
             FETCH c_keys INTO v_key;
         END WHILE;
         SET p_name = v_counter;
-        -- The last slot, as in counter_add. A subquery: a missing counter
-        -- gives NULL instead of NOT FOUND, which here ends the cursor.
-        SET v_slots = (SELECT `counter_id` FROM `counters` WHERE `counter_name` = p_name
-                        ORDER BY `counter_id` DESC LIMIT 1);
-        IF v_slots IS NULL THEN
+        -- A look at the counter's last slot, as in counter_add: SELECT ...
+        -- INTO, because with binary logging a subquery in SET or IF locks the
+        -- rows it reads. In a block of its own, whose NOT FOUND does not end
+        -- the cursor.
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
+            SET v_slot = NULL;
+            SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+             ORDER BY `counter_id` DESC LIMIT 1;
+        END;
+        IF v_slot IS NULL THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
+        SET v_slots = v_slot;
         IF v_delta <> 0 THEN
             SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
             SET v_slot = IF(v_slot <= v_slots,
         v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
         (v_slot - 1) % v_slots + 1);
             SET v_entries = v_entries + 1;
-            SET v_values = CONCAT(v_values, IF(v_entries = 1, '', ', '),
-                '(CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci, ', v_slot, ')');
-            SET v_plan = JSON_ARRAY_APPEND(v_plan, '$', JSON_ARRAY(p_name, v_slot, v_delta));
-            SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci THEN ', v_delta);
+            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
+                'CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci AS name, ',
+                v_slot, ' AS slot, ', v_delta, ' AS delta');
+            SET v_plan = CONCAT(v_plan, HEX(p_name), ':', v_slot, ':', v_delta, ';');
         END IF;
     END WHILE;
     CLOSE c_keys;
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
-            'UPDATE `counters` SET `counter` = `counter` + CASE `counter_name`', v_cases,
-            ' END WHERE (`counter_name`, `counter_id`) IN (', v_values, ')');
+            'UPDATE `counters` AS slot JOIN (', v_rows, ') AS batch',
+            ' ON slot.`counter_name` = batch.name AND slot.`counter_id` = batch.slot',
+            ' SET slot.`counter` = slot.`counter` + batch.delta');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
-        EXECUTE slotted_counters_batch;
-        -- A slot that a resize removed since the lookup changed no row: its
-        -- delta goes to slot 1, which exists as long as the counter does.
-        -- (A counter deleted meanwhile takes its delta with it, as if the
-        -- batch had come first.)
-        IF ROW_COUNT() < v_entries THEN
-            SET v_done = FALSE;
-            OPEN c_plan;
-            FETCH c_plan INTO p_name, v_slot, v_delta;
-            WHILE NOT v_done DO
-                IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot) THEN
-                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+        -- The statement and the slot 1 fallback below form one transaction:
+        -- the caller's when one is open, else one of this call's own. A
+        -- savepoint that does not survive its own statement (1305) means
+        -- autocommit mode with no transaction, where START TRANSACTION
+        -- commits nothing of the caller's.
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+            SAVEPOINT slotted_counters_batch;
+            ROLLBACK TO SAVEPOINT slotted_counters_batch;
+        END;
+        IF v_own_transaction THEN
+            START TRANSACTION;
+        END IF;
+        SAVEPOINT slotted_counters_batch;
+        BEGIN
+            DECLARE EXIT HANDLER FOR SQLEXCEPTION
+            BEGIN
+                IF v_own_transaction THEN
+                    ROLLBACK;
+                ELSE
+                    -- A deadlock has rolled back the caller's whole
+                    -- transaction, and the savepoint with it.
+                    BEGIN
+                        DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                        ROLLBACK TO SAVEPOINT slotted_counters_batch;
+                    END;
                 END IF;
-                FETCH c_plan INTO p_name, v_slot, v_delta;
-            END WHILE;
-            CLOSE c_plan;
+                RESIGNAL;
+            END;
+            EXECUTE slotted_counters_batch;
+            -- A slot that a resize removed since the lookup changed no row:
+            -- its delta goes to slot 1, which exists as long as the counter
+            -- does. The rows the statement changed stay locked until the
+            -- transaction ends, so a slot missing now was missing then. (A
+            -- counter deleted meanwhile takes its delta with it, as if the
+            -- batch had come first.)
+            IF ROW_COUNT() < v_entries THEN
+                WHILE v_plan <> '' DO
+                    SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
+                    SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
+                    SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
+                    SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
+                    SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+                    IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot) THEN
+                        UPDATE `counters` SET `counter` = `counter` + v_delta
+                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    END IF;
+                END WHILE;
+            END IF;
+        END;
+        IF v_own_transaction THEN
+            COMMIT;
+        ELSE
+            RELEASE SAVEPOINT slotted_counters_batch;
         END IF;
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;

@@ -151,6 +151,7 @@ fn no_routine_warns_under_statement_based_logging() {
             "CALL counter_setup('a', 'd', NULL, 5)",
             "CALL counter_increment('a')",
             "CALL counter_add('a', -2)",
+            r#"CALL counter_add_many('{"a": 3, "A": -1}')"#,
         ];
         if dir.contains("auto-create") {
             calls.push("CALL counter_increment('created by its first increment')");

@@ -101,6 +101,96 @@ fn resize_under_load_loses_no_increment() {
     assert_eq!(total(&mut conn, "busy"), Some(1000 + acknowledged.load(Ordering::SeqCst) as i64));
 }
 
+/// Batches of 3 counters, from 16 clients, while each counter shrinks and
+/// grows many times: a batch that picked a slot a resize then removed puts
+/// that delta on slot 1, so none is lost.
+#[test]
+fn batches_racing_resizes_lose_no_delta() {
+    const CLIENTS: usize = 16;
+    const NAMES: [&str; 3] = ["r1", "r2", "r3"];
+    let db = with_committed("generated");
+    for name in NAMES {
+        db.conn().exec_drop("CALL counter_setup(?, 'd', 32, 0)", (name,)).unwrap();
+    }
+    let acknowledged = AtomicU64::new(0);
+    let resizing = AtomicBool::new(true);
+
+    thread::scope(|scope| {
+        for _ in 0..CLIENTS {
+            scope.spawn(|| {
+                let mut conn = db.conn();
+                while resizing.load(Ordering::SeqCst) {
+                    match conn.query_drop(r#"CALL counter_add_many('{"r1": 1, "r2": 1, "r3": 1}')"#) {
+                        Ok(()) => {
+                            acknowledged.fetch_add(1, Ordering::SeqCst);
+                        }
+                        // A deadlock with a resize rolled the whole batch back.
+                        Err(error) => {
+                            assert_eq!(server_error(error).0, 1213, "a batch failed during a resize")
+                        }
+                    }
+                }
+            });
+        }
+        // Stops the clients however the resizes end, a failure included.
+        struct Stop<'a>(&'a AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::SeqCst);
+            }
+        }
+        let _stop = Stop(&resizing);
+        let mut conn = db.conn();
+        for round in 0..30 {
+            for name in NAMES {
+                let slots = if round % 2 == 0 { 2 } else { 32 };
+                // A resize and a batch may deadlock: the server rolls one
+                // back whole, and it runs again.
+                while let Err(error) = conn.exec_drop("CALL counter_resize(?, ?)", (name, slots)) {
+                    assert_eq!(server_error(error).0, 1213, "resize of {name} to {slots}");
+                }
+            }
+        }
+    });
+
+    let mut conn = db.conn();
+    let sent = acknowledged.load(Ordering::SeqCst) as i64;
+    assert!(sent > 0);
+    for name in NAMES {
+        assert_eq!(total(&mut conn, name), Some(sent), "{name}");
+    }
+}
+
+/// Every committed package takes batches: lazy counters are created by
+/// them, the others must exist.
+#[test]
+fn every_committed_package_takes_batches() {
+    for (dir, _) in support::COMMITTED {
+        let db = with_committed(dir);
+        let mut conn = db.conn();
+        let lazy = dir.contains("auto-create");
+        if !lazy {
+            conn.query_drop("CALL counter_setup('a', 'd', NULL, NULL)").unwrap();
+            conn.query_drop("CALL counter_setup('b', 'd', NULL, 10)").unwrap();
+        }
+        conn.query_drop(r#"CALL counter_add_many('{"a": 2, "b": -3}')"#)
+            .unwrap_or_else(|error| panic!("{dir}: {error}"));
+        let expected_b = if lazy { -3 } else { 7 };
+        assert_eq!((total(&mut conn, "a"), total(&mut conn, "b")), (Some(2), Some(expected_b)), "{dir}");
+        let outcome = conn.query_drop(r#"CALL counter_add_many('{"a": 1, "new": 5}')"#);
+        if lazy {
+            outcome.unwrap();
+            assert_eq!((total(&mut conn, "a"), total(&mut conn, "new")), (Some(3), Some(5)), "{dir}");
+            let (code, _) =
+                server_error(conn.query_drop(r#"CALL counter_add_many('{"a": 1, " ": 5}')"#).unwrap_err());
+            assert_eq!(code, errno::INVALID_ARGUMENT, "{dir}: a blank name");
+        } else {
+            assert_eq!(server_error(outcome.unwrap_err()).0, errno::UNKNOWN_COUNTER, "{dir}");
+            assert_eq!(total(&mut conn, "a"), Some(2), "{dir}: nothing applied");
+        }
+    }
+}
+
 #[test]
 fn fixed_slot_packages_cannot_resize() {
     let db = with_committed("generated/fixed-slots-64");

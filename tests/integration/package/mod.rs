@@ -6,6 +6,7 @@
 //! character set of its own would take latin1.
 
 mod basics;
+mod batches;
 mod concurrency;
 mod names;
 
@@ -91,6 +92,10 @@ for_each_package!(
     concurrency::concurrent_increments_and_adds_are_exact,
     concurrency::increment_never_recreates_a_deleted_counter,
     concurrency::reset_keeps_later_increments,
+    batches::add_many_adds_each_delta_to_its_counter,
+    batches::add_many_is_all_or_nothing,
+    batches::add_many_locks_one_slot_per_counter,
+    batches::concurrent_batches_do_not_deadlock,
 );
 
 pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> Result<(), (u16, String)> {
