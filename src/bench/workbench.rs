@@ -92,9 +92,9 @@ impl Workbench {
         hot: u32,
         max_clients: u32,
     ) -> Result<Self, Error> {
-        let Some(first_url) = urls.first() else {
+        if urls.is_empty() {
             return Err(Error::InvalidOption("the benchmark needs at least one --url".to_owned()));
-        };
+        }
         let clients_per_node = max_clients.div_ceil(urls.len() as u32);
         let mut pools = Vec::new();
         let mut nodes = Vec::new();
@@ -118,7 +118,7 @@ impl Workbench {
                     .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })?,
             );
             nodes.push(target);
-            if url == first_url && first.is_none() {
+            if first.is_none() {
                 first = Some((conn, server));
             }
         }

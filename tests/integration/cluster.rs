@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::support::galera::Cluster;
 use crate::support::server::Booted;
-use crate::support::{slotted_counters, stderr};
+use crate::support::{ROUTINES, StopOnDrop, routines_in, slotted_counters, stderr};
 
 /// One cluster for every test here (booting three nodes takes half a
 /// minute), held by one test at a time: the tests count the cluster's
@@ -125,10 +125,7 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
         conn(cluster.node(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
     }
     for node in cluster.nodes() {
-        let routines: Vec<String> = conn(node, "galera_load")
-            .query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()")
-            .unwrap();
-        assert_eq!(routines.len(), 10, "node {}: {routines:?}", node.port);
+        assert_eq!(routines_in(&mut conn(node, "galera_load")), ROUTINES, "node {}", node.port);
     }
 
     let (clients, per_client) = (4, 250);
@@ -157,14 +154,6 @@ fn under_load_from_nodes_2_and_3(
     name: &'static str,
     work: impl FnOnce(),
 ) -> i64 {
-    /// Stops the clients however `work` ends, a failed assertion included.
-    struct Stop<'a>(&'a AtomicBool);
-    impl Drop for Stop<'_> {
-        fn drop(&mut self) {
-            self.0.store(false, Ordering::Relaxed);
-        }
-    }
-
     let running = AtomicBool::new(true);
     thread::scope(|scope| {
         let clients: Vec<_> = [2, 2, 3, 3]
@@ -182,7 +171,7 @@ fn under_load_from_nodes_2_and_3(
                 })
             })
             .collect();
-        let stop = Stop(&running);
+        let stop = StopOnDrop(&running);
         work();
         drop(stop);
         clients.into_iter().map(|client| client.join().unwrap()).sum()

@@ -132,14 +132,7 @@ fn batches_racing_resizes_lose_no_delta() {
                 }
             });
         }
-        // Stops the clients however the resizes end, a failure included.
-        struct Stop<'a>(&'a AtomicBool);
-        impl Drop for Stop<'_> {
-            fn drop(&mut self) {
-                self.0.store(false, Ordering::SeqCst);
-            }
-        }
-        let _stop = Stop(&resizing);
+        let _stop = support::StopOnDrop(&resizing);
         let mut conn = db.conn();
         for round in 0..30 {
             for name in NAMES {

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mysql::PooledConn;
@@ -34,6 +35,16 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
     let row = conn.query_first(sql).unwrap_or_else(|error| panic!("{sql}: {error}"));
     *last_read = Some(Instant::now());
     row
+}
+
+/// Clears a "keep running" flag when dropped, so that background clients
+/// stop however the work they run beside ends, a failed assertion included.
+pub struct StopOnDrop<'a>(pub &'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
 }
 
 /// Every package committed under generated/, with the flags it is made with
@@ -142,7 +153,7 @@ pub fn table(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, String,
 }
 
 /// The names of the routines in the connection's database, sorted.
-pub fn routines_in(conn: &mut PooledConn) -> Vec<String> {
+pub fn routines_in(conn: &mut impl Queryable) -> Vec<String> {
     conn.query(
         "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1",
     )
