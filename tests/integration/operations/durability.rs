@@ -12,7 +12,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters::{PackageOptions, render, script};
 
-use crate::support::server::{Booted, INSTALL_HINT, find_binary};
+use crate::support::server::{Booted, INSTALL_HINT, find_binary, run_each};
 use crate::support::{self, slotted_counters, stdout, succeeded};
 
 /// Boots a server of the test's own with `config`, and a database `name`
@@ -162,23 +162,22 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     let primary = booted_with_package("", "statement_logged");
     let replica = Booted::start("server-id=2\nslave_parallel_threads=4\nread_only=ON")
         .unwrap_or_else(|problem| panic!("cannot boot the replica: {problem}"));
-    primary
-        .root_conn()
-        .query_drop(
-            "SET SESSION sql_log_bin = 0;
-             CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY 'replicator-password';
-             GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'127.0.0.1'",
-        )
-        .unwrap();
+    run_each(
+        &mut primary.root_conn(),
+        &[
+            "SET SESSION sql_log_bin = 0",
+            "CREATE USER 'replicator'@'127.0.0.1' IDENTIFIED BY 'replicator-password'",
+            "GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'127.0.0.1'",
+        ],
+    )
+    .unwrap();
     let mut replica_root = replica.root_conn();
-    replica_root
-        .query_drop(format!(
-            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, MASTER_USER = 'replicator', \
-             MASTER_PASSWORD = 'replicator-password', MASTER_USE_GTID = slave_pos;
-             START SLAVE",
-            primary.port
-        ))
-        .unwrap();
+    let change_master = format!(
+        "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, MASTER_USER = 'replicator', \
+         MASTER_PASSWORD = 'replicator-password', MASTER_USE_GTID = slave_pos",
+        primary.port
+    );
+    run_each(&mut replica_root, &[&change_master, "START SLAVE"]).unwrap();
 
     primary.root_conn().query_drop("CREATE DATABASE row_logged").unwrap();
     let script = render::setup_sql(&PackageOptions::default()).unwrap();

@@ -73,11 +73,14 @@ impl Cluster {
                 config: &config,
                 as_mysql_user: true,
                 server_args: if first { &["--wsrep-new-cluster"] } else { &[] },
-                create_user: first,
+                create_user: false,
             };
             let node = Booted::launch(&launch)
                 .map_err(|problem| format!("cannot boot Galera node {}: {problem}", index + 1))?;
             wait_until_synced(&node, index + 1)?;
+            if first {
+                node.create_test_user()?;
+            }
             nodes.push(node);
         }
         let running = vec![true; nodes.len()];

@@ -89,7 +89,9 @@ pub struct Launch<'a> {
     pub as_mysql_user: bool,
     /// Arguments for this start only, such as `--wsrep-new-cluster`.
     pub server_args: &'a [&'a str],
-    /// Whether to create the test user: a joining Galera node receives it.
+    /// Whether to create the test user once the server answers. A Galera
+    /// node answers before it can run statements, and a joiner receives
+    /// the user with its state transfer: the cluster creates it itself.
     pub create_user: bool,
 }
 
@@ -126,9 +128,7 @@ pub struct Booted {
 impl Booted {
     /// Installs a fresh data folder and starts `mariadbd` on it, with
     /// binary logging and durable commits plus `extra_config` (lines of the
-    /// `[mariadbd]` group), and creates the test user. The user is created
-    /// with binary logging off for the session, so a replica of this server
-    /// does not replay it.
+    /// `[mariadbd]` group), and creates the test user.
     pub fn start(extra_config: &str) -> Result<Booted, String> {
         Self::launch(&Launch { config: extra_config, ..Launch::default() })
     }
@@ -200,16 +200,10 @@ impl Booted {
 
         let guardian = guard(&mariadbd, &dir, launch.server_args)?;
         let mut booted = Booted { opts: Opts::default(), port, dir, guardian, mariadbd };
-        let mut conn = booted.wait_until_up()?;
+        booted.wait_until_up()?;
         if launch.create_user {
-            conn.query_drop(format!(
-                "SET SESSION sql_log_bin = 0;
-                 CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}';
-                 GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"
-            ))
-            .map_err(|error| format!("cannot create the test user: {error}"))?;
+            booted.create_test_user()?;
         }
-
         booted.opts = OptsBuilder::new()
             .ip_or_hostname(Some("127.0.0.1"))
             .tcp_port(port)
@@ -218,6 +212,22 @@ impl Booted {
             .prefer_socket(false)
             .into();
         Ok(booted)
+    }
+
+    /// Creates the account the tests log in with, with binary logging off
+    /// for the session so that a replica of this server does not replay it.
+    pub fn create_test_user(&self) -> Result<(), String> {
+        let mut conn =
+            mysql::Conn::new(self.root_opts()).map_err(|error| format!("cannot connect as root: {error}"))?;
+        run_each(
+            &mut conn,
+            &[
+                "SET SESSION sql_log_bin = 0",
+                &format!("CREATE USER '{TEST_USER}'@'127.0.0.1' IDENTIFIED BY '{TEST_PASSWORD}'"),
+                &format!("GRANT ALL ON *.* TO '{TEST_USER}'@'127.0.0.1' WITH GRANT OPTION"),
+            ],
+        )
+        .map_err(|error| format!("cannot create the test user: {error}"))
     }
 
     /// A root connection over the server's socket.
@@ -266,9 +276,9 @@ impl Booted {
     }
 
     /// Polls until the server accepts a connection, or reports why it never will.
-    fn wait_until_up(&mut self) -> Result<mysql::Conn, String> {
+    fn wait_until_up(&mut self) -> Result<(), String> {
         let root = self.root_opts();
-        wait_until_up(&mut self.guardian, root, &self.dir)
+        wait_until_up(&mut self.guardian, root, &self.dir).map(drop)
     }
 }
 
@@ -319,6 +329,13 @@ fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<
             }
         }
     }
+}
+
+/// Runs `statements` one at a time. One `query_drop` of several statements
+/// would report only the first one's error: the mysql crate drops the later
+/// results, errors included, unread.
+pub fn run_each(conn: &mut impl Queryable, statements: &[&str]) -> Result<(), mysql::Error> {
+    statements.iter().try_for_each(|statement| conn.query_drop(statement))
 }
 
 pub fn free_port() -> Result<u16, String> {
