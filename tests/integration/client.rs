@@ -40,6 +40,9 @@ fn client_calls_every_routine() {
     assert_eq!(counters.get("Downloads").unwrap(), Some(100), "names are case-insensitive");
     assert_eq!(counters.get_many(&["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
     assert_eq!(counters.get_many(&[]).unwrap(), []);
+    counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap();
+    assert_eq!(counters.get_many(&["downloads", "stock"]).unwrap(), [Some(100), Some(10)]);
+    counters.add_many(Vec::<(String, i64)>::new()).unwrap();
 
     counters.reset("downloads", 7, true).unwrap();
     assert_eq!(counters.get("downloads").unwrap(), Some(7));
@@ -65,6 +68,12 @@ fn client_errors_are_typed() {
     {
         assert!(matches!(error, Err(CounterError::NotFound(_))), "{error:?}");
     }
+    let error = counters.add_many([("exists", 1), ("missing", 1)]).unwrap_err();
+    assert!(
+        matches!(&error, CounterError::NotFound(message) if message == "unknown counter: 'missing'"),
+        "{error:?}"
+    );
+    assert_eq!(counters.get("exists").unwrap(), Some(0), "a batch naming a missing counter applies nothing");
     let error = counters.setup("zero", "d", Some(0), None).unwrap_err();
     assert!(
         matches!(&error, CounterError::InvalidArgument(message) if message.contains("not 0")),
@@ -96,7 +105,8 @@ fn client_uses_the_package_prefix() {
     let counters = Counters::with_options(db.pool().clone(), &options);
     counters.setup("home", "d", Some(3), None).unwrap();
     counters.increment("home").unwrap();
-    assert_eq!(counters.get_many(&["home"]).unwrap(), [Some(1)]);
+    counters.add_many([("home", 2)]).unwrap();
+    assert_eq!(counters.get_many(&["home"]).unwrap(), [Some(3)]);
     let rows: u32 = db.conn().query_first("SELECT COUNT(*) FROM hits").unwrap().unwrap();
     assert_eq!(rows, 3);
 }
@@ -108,9 +118,10 @@ fn calls_inside_the_callers_transaction_commit_with_it() {
     let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
     counters.on(&mut tx).increment("orders").unwrap();
     counters.on(&mut tx).add("orders", 4).unwrap();
+    counters.on(&mut tx).add_many([("orders", 2)]).unwrap();
     assert_eq!(
         counters.on(&mut tx).get("orders").unwrap(),
-        Some(5),
+        Some(7),
         "the transaction sees its own increments"
     );
     tx.rollback().unwrap();

@@ -181,6 +181,24 @@ impl Counters {
         self.retried(|conn| conn.add(name, delta))
     }
 
+    /// Adds each delta to its counter, all in one call and one transaction:
+    /// all are applied or, when a counter does not exist or an argument is
+    /// wrong, none. Deltas for the same name are summed first. Up to
+    /// [`crate::package::BATCH_LIMIT`] counters per call.
+    ///
+    /// ```no_run
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// counters.add_many([("views", 12), ("likes", 3), ("stock", -1)])?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_many<S: AsRef<str>>(
+        &self,
+        deltas: impl IntoIterator<Item = (S, i64)>,
+    ) -> Result<(), CounterError> {
+        let Some(batch) = batch_json(deltas)? else { return Ok(()) };
+        self.retried(|conn| conn.add_many_json(&batch))
+    }
+
     /// Sets a counter to `value`; moves its start date to now when `reset_start_date`.
     ///
     /// ```no_run
@@ -296,6 +314,23 @@ impl<Q: Queryable> CountersOn<'_, Q> {
         self.call(&names.add, (name, delta))
     }
 
+    /// [`Counters::add_many`], on the caller's connection: its deltas commit
+    /// or roll back with the caller's transaction.
+    pub fn add_many<S: AsRef<str>>(
+        &mut self,
+        deltas: impl IntoIterator<Item = (S, i64)>,
+    ) -> Result<(), CounterError> {
+        match batch_json(deltas)? {
+            Some(batch) => self.add_many_json(&batch),
+            None => Ok(()),
+        }
+    }
+
+    fn add_many_json(&mut self, batch: &str) -> Result<(), CounterError> {
+        let names = self.names;
+        self.call(&names.add_many, (batch,))
+    }
+
     /// [`Counters::reset`], on the caller's connection. The lazy and the
     /// Galera packages reset in a transaction of their own, whose `START
     /// TRANSACTION` commits the caller's.
@@ -366,12 +401,32 @@ impl<Q: Queryable> CountersOn<'_, Q> {
     }
 }
 
+/// The JSON object `counter_add_many` takes, deltas for one name summed;
+/// `None` for no deltas at all, which need no call.
+fn batch_json<S: AsRef<str>>(
+    deltas: impl IntoIterator<Item = (S, i64)>,
+) -> Result<Option<String>, CounterError> {
+    let mut batch = serde_json::Map::new();
+    for (name, delta) in deltas {
+        let name = name.as_ref();
+        let sum = match batch.get(name).and_then(serde_json::Value::as_i64) {
+            Some(earlier) => earlier.checked_add(delta).ok_or_else(|| {
+                CounterError::InvalidArgument(format!("the deltas for counter {name:?} add up past a BIGINT"))
+            })?,
+            None => delta,
+        };
+        batch.insert(name.to_owned(), sum.into());
+    }
+    Ok((!batch.is_empty()).then(|| serde_json::Value::Object(batch).to_string()))
+}
+
 /// The full names of the routines the client calls.
 #[derive(Debug, Clone)]
 struct RoutineNames {
     setup: String,
     increment: String,
     add: String,
+    add_many: String,
     reset: String,
     delete: String,
     get: String,
@@ -383,6 +438,7 @@ impl RoutineNames {
             setup: options.routine_name(Routine::Setup),
             increment: options.routine_name(Routine::Increment),
             add: options.routine_name(Routine::Add),
+            add_many: options.routine_name(Routine::AddMany),
             reset: options.routine_name(Routine::Reset),
             delete: options.routine_name(Routine::Delete),
             get: options.routine_name(Routine::Get),
@@ -393,6 +449,35 @@ impl RoutineNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_sums_the_deltas_of_one_name() {
+        let batch = batch_json([("views", 2), ("likes", 1), ("views", -5)]).unwrap().unwrap();
+        let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
+        assert_eq!(batch, serde_json::json!({"views": -3, "likes": 1}));
+    }
+
+    #[test]
+    fn an_empty_batch_needs_no_call() {
+        assert_eq!(batch_json(Vec::<(&str, i64)>::new()).unwrap(), None);
+    }
+
+    #[test]
+    fn a_batch_keeps_names_that_need_escaping_whole() {
+        let name = "quote \" back\\slash 漢字 🎉";
+        let batch = batch_json([(name, 1)]).unwrap().unwrap();
+        let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
+        assert_eq!(batch[name], 1);
+    }
+
+    #[test]
+    fn deltas_that_add_up_past_a_bigint_are_refused() {
+        let error = batch_json([("n", i64::MAX), ("n", 1)]).unwrap_err();
+        assert!(
+            matches!(&error, CounterError::InvalidArgument(message) if message.contains("\"n\"")),
+            "{error:?}"
+        );
+    }
 
     #[test]
     fn jitter_stays_within_half_and_all_of_the_backoff() {
