@@ -136,6 +136,34 @@ pub enum CounterError {
     /// the retries.
     #[error("database error: {}", Plain(.0))]
     Database(#[source] mysql::Error),
+    /// The thread flushing this call's delta for a [`crate::Coalescing`]
+    /// handle panicked: whether the delta was applied is unknown.
+    #[error("the flush carrying this delta panicked; whether it was applied is unknown")]
+    FlushPanicked,
+}
+
+impl CounterError {
+    /// The same error for another caller of a shared flush. Server, driver
+    /// and URL errors are copied whole; any other kind, which the driver
+    /// does not let be copied, becomes an I/O error with the same message.
+    pub(crate) fn duplicate(&self) -> CounterError {
+        match self {
+            CounterError::NotFound(message) => CounterError::NotFound(message.clone()),
+            CounterError::AlreadyExists(message) => CounterError::AlreadyExists(message.clone()),
+            CounterError::InvalidArgument(message) => CounterError::InvalidArgument(message.clone()),
+            CounterError::NotInstalled(message) => CounterError::NotInstalled(message.clone()),
+            CounterError::FlushPanicked => CounterError::FlushPanicked,
+            CounterError::Database(error) => CounterError::Database(match error {
+                mysql::Error::MySqlError(error) => mysql::Error::MySqlError(error.clone()),
+                mysql::Error::DriverError(error) => mysql::Error::DriverError(error.clone()),
+                mysql::Error::UrlError(error) => mysql::Error::UrlError(error.clone()),
+                mysql::Error::IoError(io) => {
+                    mysql::Error::IoError(std::io::Error::new(io.kind(), io.to_string()))
+                }
+                other => mysql::Error::IoError(std::io::Error::other(Plain(other).to_string())),
+            }),
+        }
+    }
 }
 
 impl From<mysql::Error> for CounterError {

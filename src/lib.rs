@@ -33,7 +33,10 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 
-pub use client::{Counters, CountersOn, REINSTALL_WINDOW};
+pub use client::{
+    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats,
+    REINSTALL_WINDOW,
+};
 pub use error::{CounterError, Error};
 pub use options::{
     Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,

@@ -13,6 +13,8 @@
 //! routine missing (1305) ran nothing, so it is sent again for up to
 //! [`REINSTALL_WINDOW`] before it fails with [`CounterError::NotInstalled`].
 
+mod coalescing;
+
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,6 +24,8 @@ use mysql::{Params, Pool};
 use crate::error::CounterError;
 use crate::options::PackageOptions;
 use crate::package::Routine;
+
+pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
 
 /// Server error codes after which a call that ran alone can safely run again.
 const RETRYABLE: [u16; 2] = [1213, 1205];

@@ -4,8 +4,8 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use mysql::{PooledConn, TxOpts};
 use slotted_counters::{CounterError, Counters, PackageOptions, render, script};
 
 use crate::support::{self, Database};
@@ -143,7 +143,7 @@ fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> 
 
     thread::scope(|scope| {
         let caller = scope.spawn(call);
-        wait_for_lock_wait(&mut db.conn());
+        support::wait_for_lock_wait(&mut db.conn());
         heavy
             .query_drop(
                 "UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1",
@@ -154,39 +154,16 @@ fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> 
     })
 }
 
-/// Waits until a transaction on this test's database waits for a lock.
-fn wait_for_lock_wait(conn: &mut PooledConn) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let waiting: u32 = support::read_innodb_trx(
-            conn,
-            "SELECT COUNT(*) FROM information_schema.innodb_trx AS trx \
-             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
-             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
-        )
-        .unwrap_or_default();
-        if waiting > 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the call never waited for the lock");
-    }
-}
-
-/// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
-fn deadlocks(conn: &mut PooledConn) -> u64 {
-    slotted_counters::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
-}
-
 #[test]
 fn deadlocked_call_is_retried_and_succeeds() {
     let (db, counters) = installed();
     counters.setup("d", "d", Some(4), None).unwrap();
-    let before = deadlocks(&mut db.conn());
+    let before = support::deadlocks(&mut db.conn());
 
     let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
 
     assert!(outcome.is_ok(), "{outcome:?}");
-    assert!(deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
+    assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
     assert_eq!(counters.get("d").unwrap(), Some(50), "the retried reset ran after the other transaction");
 }
 

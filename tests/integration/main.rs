@@ -7,6 +7,7 @@ mod application;
 mod bench;
 mod client;
 mod cluster;
+mod coalescing;
 mod environments;
 mod extensions;
 mod generate;

@@ -37,6 +37,29 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
     row
 }
 
+/// Waits until a transaction on this test's database waits for a lock.
+pub fn wait_for_lock_wait(conn: &mut PooledConn) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let waiting: u32 = read_innodb_trx(
+            conn,
+            "SELECT COUNT(*) FROM information_schema.innodb_trx AS trx \
+             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+        )
+        .unwrap_or_default();
+        if waiting > 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the call never waited for the lock");
+    }
+}
+
+/// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
+pub fn deadlocks(conn: &mut PooledConn) -> u64 {
+    slotted_counters::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
+}
+
 /// Clears a "keep running" flag when dropped, so that background clients
 /// stop however the work they run beside ends, a failed assertion included.
 pub struct StopOnDrop<'a>(pub &'a AtomicBool);

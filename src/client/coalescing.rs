@@ -1,0 +1,325 @@
+//! Group commit in the client: many threads' increments, one transaction
+//! per flush.
+//!
+//! A [`Coalescing`] handle is shared by many threads. [`Coalescing::add`]
+//! queues a delta and waits. Whenever fewer than the allowed number of
+//! flushes are in flight, one waiting caller becomes the leader: it takes
+//! what is queued, sums it per counter, applies it with one
+//! `counter_add_many` call, and wakes the callers whose deltas it carried.
+//! Deltas queued while flushes are in flight gather for the next one, so
+//! under load a flush carries many callers' deltas, and an idle handle
+//! flushes each call at once. There is no timer and no thread of its own:
+//! every queued delta has its caller waiting on it, so nothing is ever
+//! pending without someone to flush it, and dropping the handle loses
+//! nothing.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::client::Counters;
+use crate::error::CounterError;
+use crate::package::BATCH_LIMIT;
+
+/// Flushes in flight at once, by default: the server commits concurrent
+/// transactions with one log write, so a few flushes side by side carry
+/// more than one.
+pub const DEFAULT_FLUSHES: usize = 2;
+
+/// Counters per flush, by default: a bound on one flush's work, so one
+/// caller's wait stays short however many counters are hot.
+pub const DEFAULT_COUNTERS_PER_FLUSH: usize = 256;
+
+/// Coalesces the increments of many threads into few transactions. Made by
+/// [`Counters::coalescing`]; share it by reference or in an `Arc`.
+///
+/// Each call returns once the transaction holding its delta has committed,
+/// so an acknowledged increment is as durable as one made by
+/// [`Counters::add`]. The price is latency: a call may wait for the flush
+/// in flight before its own is sent.
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+/// let views = Arc::new(slotted_counters::Counters::new(pool).coalescing());
+/// let workers: Vec<_> = (0..8)
+///     .map(|_| {
+///         let views = Arc::clone(&views);
+///         std::thread::spawn(move || views.increment("front page"))
+///     })
+///     .collect();
+/// for worker in workers {
+///     worker.join().expect("a worker panicked")?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Coalescing {
+    counters: Counters,
+    max_flushes: usize,
+    max_counters: usize,
+    queue: Mutex<Queue>,
+    flushed: Condvar,
+}
+
+/// What a [`Coalescing`] handle has flushed so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushStats {
+    /// Batches sent, each one `counter_add_many` call (split up only when
+    /// some of its counters failed).
+    pub flushes: u64,
+    /// Callers' deltas those batches carried.
+    pub deltas: u64,
+}
+
+impl FlushStats {
+    /// Deltas per flush: how many calls shared each transaction.
+    pub fn mean_batch(&self) -> f64 {
+        if self.flushes == 0 { 0.0 } else { self.deltas as f64 / self.flushes as f64 }
+    }
+}
+
+/// The deltas waiting for a flush, and the outcomes of flushed ones until
+/// their callers collect them.
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: Vec<Queued>,
+    in_flight: usize,
+    outcomes: HashMap<u64, Result<(), CounterError>>,
+    next_ticket: u64,
+    stats: FlushStats,
+}
+
+#[derive(Debug)]
+struct Queued {
+    ticket: u64,
+    name: String,
+    delta: i64,
+}
+
+/// One flush: a sum per counter, and the callers whose deltas it holds.
+#[derive(Debug, Default)]
+struct Batch {
+    counters: BTreeMap<String, Share>,
+}
+
+#[derive(Debug)]
+struct Share {
+    delta: i64,
+    tickets: Vec<u64>,
+}
+
+impl Counters {
+    /// A handle that coalesces the increments of many threads, with
+    /// [`DEFAULT_FLUSHES`] flushes in flight at most.
+    pub fn coalescing(&self) -> Coalescing {
+        Coalescing {
+            counters: self.clone(),
+            max_flushes: DEFAULT_FLUSHES,
+            max_counters: DEFAULT_COUNTERS_PER_FLUSH,
+            queue: Mutex::default(),
+            flushed: Condvar::new(),
+        }
+    }
+}
+
+impl Coalescing {
+    /// How many flushes may be in flight at once (at least 1). Each holds a
+    /// pooled connection while it runs: keep it within the pool's size.
+    pub fn max_flushes(mut self, flushes: usize) -> Self {
+        self.max_flushes = flushes.max(1);
+        self
+    }
+
+    /// How many counters one flush may carry, 1 to
+    /// [`BATCH_LIMIT`]; deltas for more wait for the next flush.
+    pub fn max_counters_per_flush(mut self, counters: usize) -> Self {
+        self.max_counters = counters.clamp(1, BATCH_LIMIT as usize);
+        self
+    }
+
+    /// Adds 1 to a counter; returns once that is committed.
+    pub fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.add(name, 1)
+    }
+
+    /// Adds `delta` to a counter; returns once that is committed.
+    ///
+    /// The outcome is this delta's own: an unknown counter fails the calls
+    /// that named it and the rest of their flush is applied; a deadlock or
+    /// lock wait timeout retries the whole flush within the client's retry
+    /// budget; a lost connection fails the calls of the flush in flight, as
+    /// it fails a single call (whether the server committed it is unknown).
+    pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        let mut queue = self.lock();
+        let ticket = queue.next_ticket;
+        queue.next_ticket += 1;
+        queue.waiting.push(Queued { ticket, name: name.to_owned(), delta });
+        loop {
+            if let Some(outcome) = queue.outcomes.remove(&ticket) {
+                return outcome;
+            }
+            if queue.in_flight < self.max_flushes && !queue.waiting.is_empty() {
+                let batch = queue.take_batch(self.max_counters);
+                queue.in_flight += 1;
+                drop(queue);
+                let mut flight = InFlight { coalescing: self, batch, outcomes: Vec::new() };
+                flight.outcomes = self.flush(&flight.batch);
+                drop(flight);
+                queue = self.lock();
+            } else {
+                queue = self.flushed.wait(queue).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+    }
+
+    /// How many calls' deltas wait for a flush now: the queue's depth.
+    pub fn waiting(&self) -> usize {
+        self.lock().waiting.len()
+    }
+
+    /// What this handle has flushed so far.
+    pub fn stats(&self) -> FlushStats {
+        self.lock().stats
+    }
+
+    /// Applies `batch` and says how each of its counters fared.
+    fn flush(&self, batch: &Batch) -> Vec<Result<(), CounterError>> {
+        let deltas = || batch.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
+        match self.counters.add_many(deltas()) {
+            Ok(()) => batch.counters.values().map(|_| Ok(())).collect(),
+            Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
+                deltas().map(|delta| self.counters.add_many([delta])).collect()
+            }
+            Err(error) => batch.counters.values().map(|_| Err(error.duplicate())).collect(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Whether a batch's failure may be one counter's alone, so that the other
+/// counters can still be applied: an unknown counter, a bad name, a slot
+/// that would leave BIGINT's range (1690).
+fn is_about_a_counter(error: &CounterError) -> bool {
+    match error {
+        CounterError::NotFound(_) | CounterError::InvalidArgument(_) => true,
+        CounterError::Database(mysql::Error::MySqlError(error)) => error.code == 1690,
+        _ => false,
+    }
+}
+
+impl Queue {
+    /// Takes the oldest waiting deltas into a batch of up to `max_counters`
+    /// counters. Deltas that would take a counter's sum past BIGINT stay
+    /// queued for a later flush.
+    fn take_batch(&mut self, max_counters: usize) -> Batch {
+        let mut batch = Batch::default();
+        let mut later = Vec::new();
+        for queued in self.waiting.drain(..) {
+            let room = batch.counters.len() < max_counters;
+            match batch.counters.get_mut(&queued.name) {
+                Some(share) => match share.delta.checked_add(queued.delta) {
+                    Some(sum) => {
+                        share.delta = sum;
+                        share.tickets.push(queued.ticket);
+                    }
+                    None => later.push(queued),
+                },
+                None if room => {
+                    batch
+                        .counters
+                        .insert(queued.name, Share { delta: queued.delta, tickets: vec![queued.ticket] });
+                }
+                None => later.push(queued),
+            }
+        }
+        self.waiting = later;
+        batch
+    }
+}
+
+/// A flush under way. Dropping it, once the flush returned or if it
+/// panicked, hands each caller its outcome and lets another flush start:
+/// no caller waits forever on a flush that is gone.
+struct InFlight<'a> {
+    coalescing: &'a Coalescing,
+    batch: Batch,
+    /// One outcome per counter of the batch, in its order; none if the flush panicked.
+    outcomes: Vec<Result<(), CounterError>>,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut queue = self.coalescing.lock();
+        queue.in_flight -= 1;
+        queue.stats.flushes += 1;
+        let mut outcomes = std::mem::take(&mut self.outcomes).into_iter();
+        for share in std::mem::take(&mut self.batch.counters).into_values() {
+            let outcome = outcomes.next().unwrap_or_else(|| Err(CounterError::FlushPanicked));
+            queue.stats.deltas += share.tickets.len() as u64;
+            for ticket in share.tickets {
+                let copy = match &outcome {
+                    Ok(()) => Ok(()),
+                    Err(error) => Err(error.duplicate()),
+                };
+                queue.outcomes.insert(ticket, copy);
+            }
+        }
+        self.coalescing.flushed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(deltas: &[(&str, i64)]) -> Queue {
+        let mut queue = Queue::default();
+        for (ticket, &(name, delta)) in deltas.iter().enumerate() {
+            queue.waiting.push(Queued { ticket: ticket as u64, name: name.to_owned(), delta });
+        }
+        queue
+    }
+
+    fn sums(batch: &Batch) -> Vec<(&str, i64, Vec<u64>)> {
+        batch
+            .counters
+            .iter()
+            .map(|(name, share)| (name.as_str(), share.delta, share.tickets.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_sums_each_counters_deltas_and_remembers_their_callers() {
+        let mut queue = queue(&[("views", 1), ("likes", 2), ("views", 3)]);
+        let batch = queue.take_batch(10);
+        assert_eq!(sums(&batch), [("likes", 2, vec![1]), ("views", 4, vec![0, 2])]);
+        assert!(queue.waiting.is_empty());
+    }
+
+    #[test]
+    fn counters_beyond_the_limit_wait_for_the_next_flush_in_order() {
+        let mut queue = queue(&[("a", 1), ("b", 1), ("c", 1), ("a", 1), ("d", 1)]);
+        let batch = queue.take_batch(2);
+        assert_eq!(sums(&batch), [("a", 2, vec![0, 3]), ("b", 1, vec![1])]);
+        let left: Vec<u64> = queue.waiting.iter().map(|queued| queued.ticket).collect();
+        assert_eq!(left, [2, 4]);
+    }
+
+    #[test]
+    fn a_delta_that_would_overflow_the_sum_waits_for_the_next_flush() {
+        let mut queue = queue(&[("n", i64::MAX), ("n", 1), ("n", -1)]);
+        let batch = queue.take_batch(10);
+        assert_eq!(sums(&batch), [("n", i64::MAX - 1, vec![0, 2])]);
+        assert_eq!(queue.waiting.len(), 1);
+    }
+
+    #[test]
+    fn mean_batch_is_deltas_per_flush() {
+        assert_eq!(FlushStats { flushes: 4, deltas: 10 }.mean_batch(), 2.5);
+        assert_eq!(FlushStats::default().mean_batch(), 0.0);
+    }
+}

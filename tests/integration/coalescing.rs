@@ -1,0 +1,181 @@
+//! The coalescing client against a live server: many threads' deltas in few
+//! transactions, exact; each caller gets its own delta's outcome; a flush
+//! that deadlocks is retried whole; a lost connection fails only its flush.
+
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOptions, render, script};
+
+use crate::support::{self, Database};
+
+/// A database with the default package, counters `names` of one slot each
+/// (so a test can hold a counter's only row), and a handle flushing one
+/// batch at a time.
+fn installed(names: &[&str]) -> (Database, Counters, Coalescing) {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let counters = Counters::new(db.pool().clone());
+    for name in names {
+        counters.setup(name, "d", Some(1), None).unwrap();
+    }
+    let coalescing = counters.coalescing().max_flushes(1);
+    (db, counters, coalescing)
+}
+
+/// Waits until `count` calls' deltas are queued behind the flush in flight.
+fn wait_until_waiting(coalescing: &Coalescing, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while coalescing.waiting() < count {
+        assert!(Instant::now() < deadline, "only {} calls queued, not {count}", coalescing.waiting());
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Holds the only slot of counter `gate` in an open transaction, so that a
+/// flush carrying `gate` waits while the test queues the calls it wants in
+/// the next flush. Returns the connection; COMMIT on it opens the gate.
+fn close_gate(db: &Database) -> mysql::PooledConn {
+    let mut holder = db.conn();
+    holder.query_drop("START TRANSACTION").unwrap();
+    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
+    holder
+}
+
+#[test]
+fn many_threads_count_exactly_in_few_transactions_and_the_dropped_handle_loses_nothing() {
+    let (db, _counters, coalescing) = installed(&["views", "likes", "stock"]);
+    let coalescing = Arc::new(coalescing.max_flushes(2));
+    let (threads, calls): (i64, i64) = (32, 60);
+    let workers: Vec<_> = (0..threads)
+        .map(|thread| {
+            let coalescing = Arc::clone(&coalescing);
+            thread::spawn(move || {
+                for call in 0..calls {
+                    coalescing.increment("views").unwrap();
+                    if call % 3 == 0 {
+                        coalescing.add("likes", 2).unwrap();
+                    }
+                    coalescing.add("stock", if thread % 2 == 0 { 5 } else { -3 }).unwrap();
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("a worker panicked");
+    }
+    let stats: FlushStats = coalescing.stats();
+    drop(coalescing);
+
+    let likes_calls = (0..calls).filter(|call| call % 3 == 0).count() as i64;
+    let mut conn = db.conn();
+    assert_eq!(support::total(&mut conn, "views"), Some(threads * calls));
+    assert_eq!(support::total(&mut conn, "likes"), Some(threads * likes_calls * 2));
+    assert_eq!(support::total(&mut conn, "stock"), Some(threads / 2 * calls * 5 - threads / 2 * calls * 3));
+    let deltas = (threads * (2 * calls + likes_calls)) as u64;
+    assert_eq!(stats.deltas, deltas, "every call's delta was flushed once");
+    assert!(stats.mean_batch() >= 4.0, "32 threads shared few flushes: {stats:?}");
+}
+
+#[test]
+fn an_unknown_counter_fails_only_the_calls_that_named_it() {
+    let (db, counters, coalescing) = installed(&["gate", "a", "b"]);
+    let coalescing = &coalescing;
+    let mut gate = close_gate(&db);
+    let outcomes = thread::scope(|scope| {
+        let first = scope.spawn(|| coalescing.increment("gate"));
+        support::wait_for_lock_wait(&mut db.conn());
+        let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
+            .into_iter()
+            .map(|(name, delta)| (name, scope.spawn(move || coalescing.add(name, delta))))
+            .collect();
+        wait_until_waiting(coalescing, calls.len());
+        gate.query_drop("COMMIT").unwrap();
+        assert!(first.join().unwrap().is_ok());
+        calls.into_iter().map(|(name, call)| (name, call.join().unwrap())).collect::<Vec<_>>()
+    });
+
+    for (name, outcome) in &outcomes {
+        match *name {
+            "missing" => assert!(
+                matches!(outcome, Err(CounterError::NotFound(message)) if message == "unknown counter: 'missing'"),
+                "{outcome:?}"
+            ),
+            _ => assert!(outcome.is_ok(), "{name}: {outcome:?}"),
+        }
+    }
+    assert_eq!(counters.get_many(&["gate", "a", "b"]).unwrap(), [Some(2), Some(3), Some(2)]);
+    assert_eq!(
+        coalescing.stats(),
+        FlushStats { flushes: 2, deltas: 7 },
+        "the six calls shared one flush, after the gate's"
+    );
+}
+
+#[test]
+fn a_flush_that_deadlocks_is_retried_whole() {
+    let (db, counters, coalescing) = installed(&["gate", "a", "b"]);
+    // `heavy` changes 200 rows, then holds b: InnoDB picks the flush, which
+    // did less, as the deadlock's victim.
+    counters.setup("ballast", "d", Some(200), None).unwrap();
+    let mut heavy = db.conn();
+    heavy.query_drop("START TRANSACTION").unwrap();
+    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
+    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'b'").unwrap();
+    let deadlocks_before = support::deadlocks(&mut db.conn());
+
+    let coalescing = &coalescing;
+    let mut gate = close_gate(&db);
+    let outcomes = thread::scope(|scope| {
+        let first = scope.spawn(|| coalescing.increment("gate"));
+        support::wait_for_lock_wait(&mut db.conn());
+        let calls: Vec<_> =
+            ["a", "b", "a"].into_iter().map(|name| scope.spawn(move || coalescing.increment(name))).collect();
+        wait_until_waiting(coalescing, calls.len());
+        gate.query_drop("COMMIT").unwrap();
+        assert!(first.join().unwrap().is_ok());
+        // The flush of a and b holds a and waits for b; asking for a closes the cycle.
+        support::wait_for_lock_wait(&mut db.conn());
+        heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'a'").unwrap();
+        heavy.query_drop("COMMIT").unwrap();
+        calls.into_iter().map(|call| call.join().unwrap()).collect::<Vec<_>>()
+    });
+
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert!(support::deadlocks(&mut db.conn()) > deadlocks_before, "the server saw no deadlock");
+    assert_eq!(counters.get_many(&["a", "b"]).unwrap(), [Some(3), Some(2)], "the retried flush applied all");
+    assert_eq!(coalescing.stats(), FlushStats { flushes: 2, deltas: 4 });
+}
+
+#[test]
+fn a_lost_connection_fails_only_the_flush_in_flight() {
+    let (db, counters, coalescing) = installed(&["gate", "a"]);
+    let coalescing = &coalescing;
+    let mut gate = close_gate(&db);
+    thread::scope(|scope| {
+        let first = scope.spawn(|| coalescing.increment("gate"));
+        support::wait_for_lock_wait(&mut db.conn());
+        let next = scope.spawn(|| coalescing.increment("a"));
+        wait_until_waiting(coalescing, 1);
+
+        let flush: u64 = support::read_innodb_trx(
+            &mut db.conn(),
+            "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
+             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+        )
+        .expect("the flush waits for the gate");
+        db.conn().query_drop(format!("KILL {flush}")).unwrap();
+        let lost = first.join().unwrap();
+        assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");
+        assert!(next.join().unwrap().is_ok(), "the next flush runs on another connection");
+    });
+    gate.query_drop("COMMIT").unwrap();
+    assert_eq!(
+        counters.get_many(&["gate", "a"]).unwrap(),
+        [Some(1), Some(1)],
+        "the killed flush applied nothing"
+    );
+}
