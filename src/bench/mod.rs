@@ -16,7 +16,7 @@ mod workbench;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use plan::{Budget, Case, DEFAULT_HOT, Plan, Variant};
-pub use report::{Report, RoundResult, ServerInfo};
+pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo};
 pub use workbench::Workbench;
 
 use crate::error::Error;

@@ -28,6 +28,11 @@ pub enum Variant {
     /// The dynamic package with `--slot-choice node`: on a multi-primary
     /// cluster, each node increments only slots of its own.
     Node,
+    /// The dynamic package through one coalescing handle per node
+    /// (`Counters::coalescing`) that the clients share over a small pool:
+    /// their increments gather into one transaction per flush. Runs at hold
+    /// 0 only: an increment inside an application's transaction cannot be coalesced.
+    Coalesced,
     /// The ceiling: every client increments a 1-slot counter of its own, so
     /// no two clients ever want the same row.
     OwnCounter,
@@ -38,7 +43,12 @@ impl Variant {
     pub(super) fn has_slots(self) -> bool {
         matches!(
             self,
-            Variant::Dynamic | Variant::Fixed | Variant::Lazy | Variant::Connection | Variant::Node
+            Variant::Dynamic
+                | Variant::Fixed
+                | Variant::Lazy
+                | Variant::Connection
+                | Variant::Node
+                | Variant::Coalesced
         )
     }
 
@@ -56,6 +66,7 @@ impl Variant {
             Variant::Lazy => "lazy",
             Variant::Connection => "connection",
             Variant::Node => "node",
+            Variant::Coalesced => "coalesced",
             Variant::OwnCounter => "own-counter",
         }
     }
@@ -89,7 +100,9 @@ impl Case {
     pub fn label(&self) -> String {
         let name = self.variant.name();
         match (self.variant, self.slots) {
-            (Variant::Dynamic | Variant::Connection | Variant::Node, None) => format!("{name}, 1-50 slots"),
+            (Variant::Dynamic | Variant::Connection | Variant::Node | Variant::Coalesced, None) => {
+                format!("{name}, 1-50 slots")
+            }
             (_, Some(slots)) => format!("{name}, {slots} slots"),
             _ => name.to_owned(),
         }
@@ -146,6 +159,12 @@ impl Plan {
         }
         self.variants.sort();
         self.variants.dedup();
+        if self.variants.contains(&Variant::Coalesced) && !self.hold_ms.contains(&0) {
+            return invalid(
+                "--variant coalesced runs in autocommit only, so --hold-ms needs 0: an increment inside \
+                 a transaction of the application's commits with it and cannot join a shared flush",
+            );
+        }
         if let Some(variant) = self.variants.iter().find(|variant| variant.needs_slots())
             && self.slots.is_empty()
         {
@@ -158,12 +177,16 @@ impl Plan {
     }
 
     /// Every round of the plan, in the order they run: by hold, then
-    /// clients, then variant and slots, so compared rounds run close together.
+    /// clients, then variant and slots, so compared rounds run close
+    /// together. The coalesced variant runs at hold 0 only.
     pub fn cases(&self) -> Vec<Case> {
         let mut cases = Vec::new();
         for &hold_ms in &self.hold_ms {
             for &clients in &self.clients {
                 for &variant in &self.variants {
+                    if variant == Variant::Coalesced && hold_ms > 0 {
+                        continue;
+                    }
                     let slot_counts: Vec<Option<u32>> = if variant.has_slots() && !self.slots.is_empty() {
                         self.slots.iter().copied().map(Some).collect()
                     } else {
@@ -235,6 +258,19 @@ mod tests {
     }
 
     #[test]
+    fn coalesced_rounds_run_in_autocommit_only() {
+        let plan = plan(vec![], vec![Variant::Dynamic, Variant::Coalesced]).unwrap();
+        let coalesced: Vec<u32> = plan
+            .cases()
+            .iter()
+            .filter(|case| case.variant == Variant::Coalesced)
+            .map(|case| case.hold_ms)
+            .collect();
+        assert_eq!(coalesced, [0, 0], "hold 0 for each client count, never hold 2");
+        assert_eq!(plan.cases().iter().filter(|case| case.variant == Variant::Dynamic).count(), 4);
+    }
+
+    #[test]
     fn bad_plans_are_refused() {
         let bad = |plan: Plan| plan.validated().unwrap_err().to_string();
         let base = Plan {
@@ -251,5 +287,7 @@ mod tests {
         assert!(bad(Plan { hot: 1501, ..base.clone() }).contains("--hot"));
         assert!(bad(Plan { budget: Budget::Iterations(0), ..base.clone() }).contains("--iterations"));
         assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
+        let held = Plan { variants: vec![Variant::Coalesced], hold_ms: vec![2], ..base.clone() };
+        assert!(bad(held).contains("--variant coalesced runs in autocommit only"));
     }
 }

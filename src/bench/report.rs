@@ -100,9 +100,22 @@ pub struct RoundResult {
     pub certification_failures: Option<u64>,
     pub brute_force_aborts: Option<u64>,
     pub server_deadlocks: Option<u64>,
+    /// How the shared handle flushed, for the coalesced variant.
+    pub coalesced: Option<CoalescedFigures>,
     /// How much the measured counters grew, and whether that is exactly `increments`.
     pub total_change: i64,
     pub total_exact: bool,
+}
+
+/// What the coalesced variant's handles did in one round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CoalescedFigures {
+    /// Connections each node's handle flushes over, and flushes in flight at most.
+    pub pool_size: u32,
+    /// Transactions the round's increments took.
+    pub flushes: u64,
+    /// Increments per flush.
+    pub mean_batch: f64,
 }
 
 /// A whole benchmark run.
@@ -167,6 +180,7 @@ impl RoundResult {
             certification_failures: None,
             brute_force_aborts: None,
             server_deadlocks: None,
+            coalesced: None,
             total_change,
             total_exact: total_change == 100,
         }

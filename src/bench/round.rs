@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
 use mysql::prelude::Queryable;
+use mysql::{PooledConn, Statement};
 
-use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
-use super::report::{Latencies, RoundResult};
-use super::workbench::{REPLICATION_WAIT, Workbench};
-use crate::database;
-use crate::error::Error;
+use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
+use super::report::{CoalescedFigures, Latencies, RoundResult};
+use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
+use crate::error::{CounterError, Error};
+use crate::{Coalescing, FlushStats, database};
 
 /// No client runs more iterations than this in a timed round.
 const ITERATION_LIMIT: u32 = 10_000_000;
@@ -26,6 +27,7 @@ impl Workbench {
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
         let (before_status, before_deadlocks) = self.status_counters()?;
+        let before_flushes = self.flush_stats();
         let before_total = self.total(&mut conn, case)?;
 
         let barrier = Barrier::new(case.clients as usize + 1);
@@ -49,6 +51,7 @@ impl Workbench {
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
         let (after_status, after_deadlocks) = self.status_counters()?;
+        let after_flushes = self.flush_stats();
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
         let after_total = self.total_after(&mut conn, case, before_total + increments as i64)?;
         let mut latencies: Vec<Duration> =
@@ -74,6 +77,17 @@ impl Workbench {
             server_deadlocks: after_deadlocks
                 .zip(before_deadlocks)
                 .map(|(after, before)| after.saturating_sub(before)),
+            coalesced: (case.variant == Variant::Coalesced).then(|| {
+                let round = FlushStats {
+                    flushes: after_flushes.flushes - before_flushes.flushes,
+                    deltas: after_flushes.deltas - before_flushes.deltas,
+                };
+                CoalescedFigures {
+                    pool_size: COALESCED_POOL,
+                    flushes: round.flushes,
+                    mean_batch: round.mean_batch(),
+                }
+            }),
             total_change: after_total - before_total,
             total_exact: after_total - before_total == increments as i64,
         })
@@ -108,6 +122,14 @@ impl Workbench {
         Ok((summed, deadlocks))
     }
 
+    /// What the coalescing handles have flushed so far, summed over the nodes.
+    fn flush_stats(&self) -> FlushStats {
+        self.coalescing.iter().map(Coalescing::stats).fold(FlushStats::default(), |sum, node| FlushStats {
+            flushes: sum.flushes + node.flushes,
+            deltas: sum.deltas + node.deltas,
+        })
+    }
+
     /// One client's loop: prepared statement, barrier, bounded iterations.
     fn client(
         &self,
@@ -117,14 +139,17 @@ impl Workbench {
         barrier: &Barrier,
         progress: &ProgressBar,
     ) -> Result<ClientOutcome, Error> {
-        let prepared = self.increment_sql(case).and_then(|sql| {
-            let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
-            let statement = conn.prep(sql).map_err(Error::Query)?;
-            Ok((conn, statement))
-        });
+        let prepared = match case.variant {
+            Variant::Coalesced => Ok(Incrementer::Coalesced(self.coalescing_of(client))),
+            _ => self.increment_sql(case).and_then(|sql| {
+                let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
+                let statement = conn.prep(sql).map_err(Error::Query)?;
+                Ok(Incrementer::Statement(conn, statement))
+            }),
+        };
         // Wait at the barrier even after a failure, or the others wait forever.
         barrier.wait();
-        let (mut conn, statement) = prepared?;
+        let mut incrementer = prepared?;
         let started = Instant::now();
         let (iterations, deadline) = match budget {
             Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
@@ -139,36 +164,71 @@ impl Workbench {
             }
             for name in &names {
                 let began = Instant::now();
-                let result = if hold.is_zero() {
-                    conn.exec_drop(&statement, (name,))
-                } else {
-                    conn.query_drop("START TRANSACTION")
-                        .and_then(|()| conn.exec_drop(&statement, (name,)))
-                        .and_then(|()| {
-                            thread::sleep(hold);
-                            conn.query_drop("COMMIT")
-                        })
-                };
-                match result {
-                    Ok(()) => {
+                match incrementer.increment(name, hold)? {
+                    Attempt::Applied => {
                         outcome.increments += 1;
                         outcome.latencies.push(began.elapsed());
                         progress.inc(1);
                     }
-                    Err(error) => {
+                    Attempt::Failed { deadlock } => {
                         outcome.errors += 1;
-                        if matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213) {
-                            outcome.deadlocks += 1;
-                        }
-                        if !hold.is_zero() {
-                            conn.query_drop("ROLLBACK").map_err(Error::Query)?;
-                        }
+                        outcome.deadlocks += u64::from(deadlock);
                     }
                 }
             }
         }
         outcome.finished = Instant::now();
         Ok(outcome)
+    }
+}
+
+/// How a client increments: its own prepared statement, or the handle it
+/// shares with the other clients of its node.
+enum Incrementer<'a> {
+    Statement(PooledConn, Statement),
+    Coalesced(&'a Coalescing),
+}
+
+/// What became of one increment. A failed one is counted, not fatal.
+enum Attempt {
+    Applied,
+    Failed { deadlock: bool },
+}
+
+impl Incrementer<'_> {
+    /// Increments `name`, in a transaction held open for `hold` when that
+    /// is not zero. Fails only when a failed transaction cannot be rolled back.
+    fn increment(&mut self, name: &str, hold: Duration) -> Result<Attempt, Error> {
+        let error = match self {
+            Incrementer::Statement(conn, statement) => {
+                let result = if hold.is_zero() {
+                    conn.exec_drop(&*statement, (name,))
+                } else {
+                    conn.query_drop("START TRANSACTION")
+                        .and_then(|()| conn.exec_drop(&*statement, (name,)))
+                        .and_then(|()| {
+                            thread::sleep(hold);
+                            conn.query_drop("COMMIT")
+                        })
+                };
+                match result {
+                    Ok(()) => return Ok(Attempt::Applied),
+                    Err(error) => {
+                        if !hold.is_zero() {
+                            conn.query_drop("ROLLBACK").map_err(Error::Query)?;
+                        }
+                        error
+                    }
+                }
+            }
+            Incrementer::Coalesced(coalescing) => match coalescing.increment(name) {
+                Ok(()) => return Ok(Attempt::Applied),
+                Err(CounterError::Database(error)) => error,
+                Err(_) => return Ok(Attempt::Failed { deadlock: false }),
+            },
+        };
+        let deadlock = matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213);
+        Ok(Attempt::Failed { deadlock })
     }
 }
 

@@ -18,7 +18,7 @@ use super::report::ServerInfo;
 use crate::error::Error;
 use crate::options::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
 use crate::package::Routine;
-use crate::{database, install, render, script};
+use crate::{Coalescing, Counters, database, install, render, script};
 
 /// Counters in the classic layout, as in the 2012 load test.
 const CLASSIC_COUNTERS: u32 = 1_500;
@@ -31,6 +31,11 @@ pub const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
 const LAYOUT_SEED: u64 = 2012;
+/// Connections of each node's coalescing handle, each carrying one flush
+/// at a time. Two let one group of callers flush while the next gathers;
+/// more split the callers into smaller batches (64 clients, one hot
+/// counter, here: 26,000 increments/s with 1, 32,500 with 2, 21,000 with 4).
+pub const COALESCED_POOL: u32 = 2;
 /// How long the other nodes of a cluster may take to apply what the first
 /// one prepared, or a round's increments.
 pub(super) const REPLICATION_WAIT: Duration = Duration::from_secs(30);
@@ -39,6 +44,9 @@ pub(super) const REPLICATION_WAIT: Duration = Duration::from_secs(30);
 /// to use them, the preparing node first.
 pub struct Workbench {
     pub(super) pools: Vec<Pool>,
+    /// Per node, in the order of `pools`, the handle the coalesced
+    /// variant's clients share; empty when no round needs one.
+    pub(super) coalescing: Vec<Coalescing>,
     /// Each node as `user@host:port/database`, in the order of `pools`.
     nodes: Vec<String>,
     /// Every kind of round to prepare for: a variant and a slot count.
@@ -59,6 +67,9 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
         Variant::SingleRow => return Ok(None),
         Variant::Dynamic | Variant::OwnCounter => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
+        }
+        Variant::Coalesced => {
+            PackageOptions::builder().table("bench_coalesced_counters").prefix("bench_coalesced_")
         }
         Variant::Connection => PackageOptions::builder()
             .table("bench_conn_counters")
@@ -96,7 +107,9 @@ impl Workbench {
             return Err(Error::InvalidOption("the benchmark needs at least one --url".to_owned()));
         }
         let clients_per_node = max_clients.div_ceil(urls.len() as u32);
+        let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
         let mut pools = Vec::new();
+        let mut coalescing = Vec::new();
         let mut nodes = Vec::new();
         let mut first = None;
         for url in urls {
@@ -113,10 +126,18 @@ impl Workbench {
             let pool_opts = PoolOpts::default().with_constraints(
                 PoolConstraints::new(0, clients_per_node as usize + 1).expect("min <= max"),
             );
-            pools.push(
-                Pool::new(mysql::OptsBuilder::from_opts(opts).pool_opts(pool_opts))
-                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })?,
-            );
+            let connect = |pool_opts: PoolOpts| {
+                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts))
+                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
+            };
+            pools.push(connect(pool_opts)?);
+            if variants.contains(&Variant::Coalesced) {
+                let pool_opts = PoolOpts::default()
+                    .with_constraints(PoolConstraints::new(0, COALESCED_POOL as usize).expect("min <= max"));
+                let package = package(Variant::Coalesced, None, max_slots)?.expect("a package variant");
+                let counters = Counters::with_options(connect(pool_opts)?, &package);
+                coalescing.push(counters.coalescing().max_flushes(COALESCED_POOL as usize));
+            }
             nodes.push(target);
             if first.is_none() {
                 first = Some((conn, server));
@@ -133,8 +154,8 @@ impl Workbench {
         }
         kinds.sort();
         kinds.dedup();
-        let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
-        let bench = Workbench { pools, nodes, kinds, max_slots, max_clients, hot: hot_ids(hot), server };
+        let bench =
+            Workbench { pools, coalescing, nodes, kinds, max_slots, max_clients, hot: hot_ids(hot), server };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
         bench.wait_for_every_node()?;
@@ -144,6 +165,11 @@ impl Workbench {
     /// The pool `client` connects through: clients take the nodes in turn.
     pub(super) fn pool_of(&self, client: u32) -> &Pool {
         &self.pools[client as usize % self.pools.len()]
+    }
+
+    /// The coalescing handle `client` shares with the other clients of its node.
+    pub(super) fn coalescing_of(&self, client: u32) -> &Coalescing {
+        &self.coalescing[client as usize % self.coalescing.len()]
     }
 
     /// Waits until every node has the counters the first one created (one

@@ -89,6 +89,7 @@ fn conflicts(round: &RoundResult) -> Option<u64> {
 /// One line per round.
 fn report_table(report: &Report) -> String {
     let on_galera = report.results.iter().any(|result| result.certification_failures.is_some());
+    let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
     let rows: Vec<Vec<String>> = report
         .results
         .iter()
@@ -110,6 +111,13 @@ fn report_table(report: &Report) -> String {
             if on_galera {
                 row.insert(10, optional(conflicts(result)));
             }
+            if coalesced {
+                row.push(
+                    result
+                        .coalesced
+                        .map_or_else(|| "-".to_owned(), |figures| format!("{:.1}", figures.mean_batch)),
+                );
+            }
             row
         })
         .collect();
@@ -130,12 +138,16 @@ fn report_table(report: &Report) -> String {
     if on_galera {
         header.insert(10, "conflicts");
     }
+    if coalesced {
+        header.push("batch");
+    }
     table::format(&header, &rows)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::CoalescedFigures;
 
     #[test]
     fn inexact_rounds_say_no_in_the_table() {
@@ -159,5 +171,19 @@ mod tests {
         // Numbers align right: the figure ends where its header does.
         let end = header.find("conflicts").expect("a conflicts column") + "conflicts".len();
         assert_eq!(row[..end].split_whitespace().last(), Some("7"), "{table}");
+    }
+
+    #[test]
+    fn coalesced_rounds_show_their_mean_batch() {
+        let plain = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
+        assert!(!report_table(&plain).contains("batch"));
+        let mut coalesced = RoundResult::sample(4, 100.0, 100);
+        coalesced.coalesced = Some(CoalescedFigures { pool_size: 4, flushes: 8, mean_batch: 12.5 });
+        let table = report_table(&Report::sample(vec![RoundResult::sample(4, 100.0, 100), coalesced]));
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(
+            lines[0].ends_with("batch") && lines[1].ends_with('-') && lines[2].ends_with("12.5"),
+            "{table}"
+        );
     }
 }

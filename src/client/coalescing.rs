@@ -14,7 +14,7 @@
 //! nothing.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::client::Counters;
 use crate::error::CounterError;
@@ -59,7 +59,6 @@ pub struct Coalescing {
     max_flushes: usize,
     max_counters: usize,
     queue: Mutex<Queue>,
-    flushed: Condvar,
 }
 
 /// What a [`Coalescing`] handle has flushed so far.
@@ -92,9 +91,18 @@ struct Queue {
 
 #[derive(Debug)]
 struct Queued {
-    ticket: u64,
+    caller: Caller,
     name: String,
     delta: i64,
+}
+
+/// A waiting call: its ticket, under which its outcome is kept, and what
+/// wakes it. Each call waits on a condition of its own, so that a flush
+/// wakes only its own callers and the one call that leads next.
+#[derive(Debug)]
+struct Caller {
+    ticket: u64,
+    wake: Arc<Condvar>,
 }
 
 /// One flush: a sum per counter, and the callers whose deltas it holds.
@@ -106,7 +114,7 @@ struct Batch {
 #[derive(Debug)]
 struct Share {
     delta: i64,
-    tickets: Vec<u64>,
+    callers: Vec<Caller>,
 }
 
 impl Counters {
@@ -118,7 +126,6 @@ impl Counters {
             max_flushes: DEFAULT_FLUSHES,
             max_counters: DEFAULT_COUNTERS_PER_FLUSH,
             queue: Mutex::default(),
-            flushed: Condvar::new(),
         }
     }
 }
@@ -154,7 +161,12 @@ impl Coalescing {
         let mut queue = self.lock();
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
-        queue.waiting.push(Queued { ticket, name: name.to_owned(), delta });
+        let wake = Arc::new(Condvar::new());
+        queue.waiting.push(Queued {
+            caller: Caller { ticket, wake: Arc::clone(&wake) },
+            name: name.to_owned(),
+            delta,
+        });
         loop {
             if let Some(outcome) = queue.outcomes.remove(&ticket) {
                 return outcome;
@@ -168,7 +180,7 @@ impl Coalescing {
                 drop(flight);
                 queue = self.lock();
             } else {
-                queue = self.flushed.wait(queue).unwrap_or_else(PoisonError::into_inner);
+                queue = wake.wait(queue).unwrap_or_else(PoisonError::into_inner);
             }
         }
     }
@@ -183,10 +195,16 @@ impl Coalescing {
         self.lock().stats
     }
 
-    /// Applies `batch` and says how each of its counters fared.
+    /// Applies `batch` and says how each of its counters fared. A batch of
+    /// one counter, the usual one when a single counter is hot, goes through
+    /// `counter_add`, which does the same for one counter at half the cost.
     fn flush(&self, batch: &Batch) -> Vec<Result<(), CounterError>> {
         let deltas = || batch.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
-        match self.counters.add_many(deltas()) {
+        let applied = match batch.counters.first_key_value() {
+            Some((name, share)) if batch.counters.len() == 1 => self.counters.add(name, share.delta),
+            _ => self.counters.add_many(deltas()),
+        };
+        match applied {
             Ok(()) => batch.counters.values().map(|_| Ok(())).collect(),
             Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
                 deltas().map(|delta| self.counters.add_many([delta])).collect()
@@ -224,14 +242,14 @@ impl Queue {
                 Some(share) => match share.delta.checked_add(queued.delta) {
                     Some(sum) => {
                         share.delta = sum;
-                        share.tickets.push(queued.ticket);
+                        share.callers.push(queued.caller);
                     }
                     None => later.push(queued),
                 },
                 None if room => {
                     batch
                         .counters
-                        .insert(queued.name, Share { delta: queued.delta, tickets: vec![queued.ticket] });
+                        .insert(queued.name, Share { delta: queued.delta, callers: vec![queued.caller] });
                 }
                 None => later.push(queued),
             }
@@ -242,8 +260,9 @@ impl Queue {
 }
 
 /// A flush under way. Dropping it, once the flush returned or if it
-/// panicked, hands each caller its outcome and lets another flush start:
-/// no caller waits forever on a flush that is gone.
+/// panicked, hands each caller its outcome and wakes the oldest waiting
+/// call to lead the next flush: no caller waits forever on a flush that is
+/// gone.
 struct InFlight<'a> {
     coalescing: &'a Coalescing,
     batch: Batch,
@@ -259,16 +278,19 @@ impl Drop for InFlight<'_> {
         let mut outcomes = std::mem::take(&mut self.outcomes).into_iter();
         for share in std::mem::take(&mut self.batch.counters).into_values() {
             let outcome = outcomes.next().unwrap_or_else(|| Err(CounterError::FlushPanicked));
-            queue.stats.deltas += share.tickets.len() as u64;
-            for ticket in share.tickets {
+            queue.stats.deltas += share.callers.len() as u64;
+            for caller in share.callers {
                 let copy = match &outcome {
                     Ok(()) => Ok(()),
                     Err(error) => Err(error.duplicate()),
                 };
-                queue.outcomes.insert(ticket, copy);
+                queue.outcomes.insert(caller.ticket, copy);
+                caller.wake.notify_one();
             }
         }
-        self.coalescing.flushed.notify_all();
+        if let Some(next) = queue.waiting.first() {
+            next.caller.wake.notify_one();
+        }
     }
 }
 
@@ -279,7 +301,8 @@ mod tests {
     fn queue(deltas: &[(&str, i64)]) -> Queue {
         let mut queue = Queue::default();
         for (ticket, &(name, delta)) in deltas.iter().enumerate() {
-            queue.waiting.push(Queued { ticket: ticket as u64, name: name.to_owned(), delta });
+            let caller = Caller { ticket: ticket as u64, wake: Arc::new(Condvar::new()) };
+            queue.waiting.push(Queued { caller, name: name.to_owned(), delta });
         }
         queue
     }
@@ -288,7 +311,9 @@ mod tests {
         batch
             .counters
             .iter()
-            .map(|(name, share)| (name.as_str(), share.delta, share.tickets.clone()))
+            .map(|(name, share)| {
+                (name.as_str(), share.delta, share.callers.iter().map(|caller| caller.ticket).collect())
+            })
             .collect()
     }
 
@@ -305,7 +330,7 @@ mod tests {
         let mut queue = queue(&[("a", 1), ("b", 1), ("c", 1), ("a", 1), ("d", 1)]);
         let batch = queue.take_batch(2);
         assert_eq!(sums(&batch), [("a", 2, vec![0, 3]), ("b", 1, vec![1])]);
-        let left: Vec<u64> = queue.waiting.iter().map(|queued| queued.ticket).collect();
+        let left: Vec<u64> = queue.waiting.iter().map(|queued| queued.caller.ticket).collect();
         assert_eq!(left, [2, 4]);
     }
 

@@ -4,7 +4,7 @@
 use mysql::prelude::Queryable;
 use serde_json::Value;
 
-use crate::support::{Database, slotted_counters, stderr};
+use crate::support::{Database, slotted_counters, stderr, stdout};
 
 /// What the benchmark leaves in the database: only what was there before.
 fn bench_objects(db: &Database) -> Vec<String> {
@@ -153,6 +153,56 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
     assert!(bench_objects(&db).is_empty());
 }
 
+/// `--variant coalesced`: the clients share a coalescing handle; its
+/// rounds say how many flushes carried the increments, and run at hold 0
+/// only.
+#[test]
+fn bench_coalesced_reports_its_pool_and_batches() {
+    let db = Database::new();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let output = slotted_counters(&[
+        "bench",
+        "--url",
+        &db.url(),
+        "--variant",
+        "coalesced,dynamic",
+        "--hot",
+        "1",
+        "--clients",
+        "16",
+        "--slots",
+        "8",
+        "--hold-ms",
+        "0,2",
+        "--iterations",
+        "20",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    assert!(table.lines().next().unwrap().ends_with("batch"), "{table}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let coalesced: Vec<&Value> = results.iter().filter(|result| result["variant"] == "coalesced").collect();
+    assert_eq!(coalesced.len(), 1, "one coalesced round, at hold 0: {results:?}");
+    let round = coalesced[0];
+    assert_eq!((round["hold_ms"].as_u64(), round["total_exact"].as_bool()), (Some(0), Some(true)), "{round}");
+    assert_eq!(round["increments"], 16 * 20);
+    let figures = &round["coalesced"];
+    assert!(figures["pool_size"].as_u64().unwrap() >= 1, "{figures}");
+    let flushes = figures["flushes"].as_u64().unwrap();
+    assert!((1..16 * 20).contains(&flushes), "16 clients shared flushes: {figures}");
+    let mean_batch = figures["mean_batch"].as_f64().unwrap();
+    assert!((mean_batch - 320.0 / flushes as f64).abs() < 1e-9, "{figures}");
+    for result in results.iter().filter(|result| result["variant"] == "dynamic") {
+        assert!(result["coalesced"].is_null(), "{result}");
+    }
+    assert!(bench_objects(&db).is_empty());
+}
+
 #[test]
 fn advise_recommends_a_slot_count_from_its_table() {
     let db = Database::new();
@@ -196,6 +246,7 @@ fn bench_refuses_bad_plans() {
         (&["--clients", "0"][..], "--clients"),
         (&["--clients", "5000"][..], "raise max_connections"),
         (&["--hot", "0"][..], "--hot must be between 1 and 1500"),
+        (&["--variant", "coalesced", "--hold-ms", "2"][..], "--variant coalesced runs in autocommit only"),
     ] {
         let url = db.url();
         let mut full = vec!["bench", "--url", &url];
