@@ -28,6 +28,13 @@ pub enum Variant {
     /// The dynamic package with `--slot-choice node`: on a multi-primary
     /// cluster, each node increments only slots of its own.
     Node,
+    /// The dynamic package, each iteration one transaction of one
+    /// `counter_add` per hot counter: what an application batching by hand
+    /// does without `counter_add_many`. Runs at hold 0 only.
+    Transaction,
+    /// The dynamic package, each iteration one `counter_add_many` call for
+    /// all hot counters. Runs at hold 0 only.
+    AddMany,
     /// The dynamic package through one coalescing handle per node
     /// (`Counters::coalescing`) that the clients share over a small pool:
     /// their increments gather into one transaction per flush. Runs at hold
@@ -48,8 +55,16 @@ impl Variant {
                 | Variant::Lazy
                 | Variant::Connection
                 | Variant::Node
+                | Variant::Transaction
+                | Variant::AddMany
                 | Variant::Coalesced
         )
+    }
+
+    /// Whether the variant's rounds can hold a transaction open: the
+    /// batching variants make their own transactions, at hold 0 only.
+    pub(super) fn holds(self) -> bool {
+        !matches!(self, Variant::Transaction | Variant::AddMany | Variant::Coalesced)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -66,6 +81,8 @@ impl Variant {
             Variant::Lazy => "lazy",
             Variant::Connection => "connection",
             Variant::Node => "node",
+            Variant::Transaction => "transaction",
+            Variant::AddMany => "add-many",
             Variant::Coalesced => "coalesced",
             Variant::OwnCounter => "own-counter",
         }
@@ -100,7 +117,15 @@ impl Case {
     pub fn label(&self) -> String {
         let name = self.variant.name();
         match (self.variant, self.slots) {
-            (Variant::Dynamic | Variant::Connection | Variant::Node | Variant::Coalesced, None) => {
+            (
+                Variant::Dynamic
+                | Variant::Connection
+                | Variant::Node
+                | Variant::Transaction
+                | Variant::AddMany
+                | Variant::Coalesced,
+                None,
+            ) => {
                 format!("{name}, 1-50 slots")
             }
             (_, Some(slots)) => format!("{name}, {slots} slots"),
@@ -159,11 +184,14 @@ impl Plan {
         }
         self.variants.sort();
         self.variants.dedup();
-        if self.variants.contains(&Variant::Coalesced) && !self.hold_ms.contains(&0) {
-            return invalid(
-                "--variant coalesced runs in autocommit only, so --hold-ms needs 0: an increment inside \
-                 a transaction of the application's commits with it and cannot join a shared flush",
-            );
+        if let Some(variant) = self.variants.iter().find(|variant| !variant.holds())
+            && !self.hold_ms.contains(&0)
+        {
+            return Err(Error::InvalidOption(format!(
+                "--variant {} runs at hold 0 only, so --hold-ms needs 0: it makes its own \
+                 transactions, which no application work holds open",
+                variant.name()
+            )));
         }
         if let Some(variant) = self.variants.iter().find(|variant| variant.needs_slots())
             && self.slots.is_empty()
@@ -178,13 +206,13 @@ impl Plan {
 
     /// Every round of the plan, in the order they run: by hold, then
     /// clients, then variant and slots, so compared rounds run close
-    /// together. The coalesced variant runs at hold 0 only.
+    /// together. The batching variants run at hold 0 only.
     pub fn cases(&self) -> Vec<Case> {
         let mut cases = Vec::new();
         for &hold_ms in &self.hold_ms {
             for &clients in &self.clients {
                 for &variant in &self.variants {
-                    if variant == Variant::Coalesced && hold_ms > 0 {
+                    if hold_ms > 0 && !variant.holds() {
                         continue;
                     }
                     let slot_counts: Vec<Option<u32>> = if variant.has_slots() && !self.slots.is_empty() {
@@ -288,6 +316,6 @@ mod tests {
         assert!(bad(Plan { budget: Budget::Iterations(0), ..base.clone() }).contains("--iterations"));
         assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
         let held = Plan { variants: vec![Variant::Coalesced], hold_ms: vec![2], ..base.clone() };
-        assert!(bad(held).contains("--variant coalesced runs in autocommit only"));
+        assert!(bad(held).contains("--variant coalesced runs at hold 0 only"));
     }
 }

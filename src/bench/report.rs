@@ -91,6 +91,8 @@ pub struct RoundResult {
     pub deadlocks_seen: u64,
     pub seconds: f64,
     pub increments_per_second: f64,
+    /// Per call: one increment, or for the transaction and add-many
+    /// variants, one iteration's.
     pub latency_ms: Latencies,
     /// Deltas of the server's status counters; `None` when it has no such counter.
     pub row_lock_waits: Option<u64>,

@@ -139,12 +139,21 @@ impl Workbench {
         barrier: &Barrier,
         progress: &ProgressBar,
     ) -> Result<ClientOutcome, Error> {
+        let names = self.counter_names(case, client);
         let prepared = match case.variant {
             Variant::Coalesced => Ok(Incrementer::Coalesced(self.coalescing_of(client))),
-            _ => self.increment_sql(case).and_then(|sql| {
+            variant => self.increment_sql(case).and_then(|sql| {
                 let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
                 let statement = conn.prep(sql).map_err(Error::Query)?;
-                Ok(Incrementer::Statement(conn, statement))
+                Ok(match variant {
+                    Variant::Transaction => Incrementer::Transaction(conn, statement),
+                    Variant::AddMany => {
+                        let deltas: serde_json::Map<String, serde_json::Value> =
+                            names.iter().map(|name| (name.clone(), 1.into())).collect();
+                        Incrementer::Batch(conn, statement, serde_json::Value::Object(deltas).to_string())
+                    }
+                    _ => Incrementer::Statement(conn, statement),
+                })
             }),
         };
         // Wait at the barrier even after a failure, or the others wait forever.
@@ -156,80 +165,98 @@ impl Workbench {
             Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
         };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
-        let names = self.counter_names(case, client);
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
             if Instant::now() >= deadline {
                 break;
             }
-            for name in &names {
-                let began = Instant::now();
-                match incrementer.increment(name, hold)? {
-                    Attempt::Applied => {
-                        outcome.increments += 1;
-                        outcome.latencies.push(began.elapsed());
-                        progress.inc(1);
-                    }
-                    Attempt::Failed { deadlock } => {
-                        outcome.errors += 1;
-                        outcome.deadlocks += u64::from(deadlock);
-                    }
-                }
-            }
+            incrementer.iteration(&names, hold, &mut outcome, progress)?;
         }
         outcome.finished = Instant::now();
         Ok(outcome)
     }
 }
 
-/// How a client increments: its own prepared statement, or the handle it
-/// shares with the other clients of its node.
+/// How a client increments its hot counters.
 enum Incrementer<'a> {
+    /// One statement per counter, alone with autocommit or in a
+    /// transaction held open.
     Statement(PooledConn, Statement),
+    /// One transaction per iteration, one statement per counter in it.
+    Transaction(PooledConn, Statement),
+    /// One statement per iteration for every counter, with this argument.
+    Batch(PooledConn, Statement, String),
+    /// One call per counter through the handle the node's clients share.
     Coalesced(&'a Coalescing),
 }
 
-/// What became of one increment. A failed one is counted, not fatal.
-enum Attempt {
-    Applied,
-    Failed { deadlock: bool },
-}
-
 impl Incrementer<'_> {
-    /// Increments `name`, in a transaction held open for `hold` when that
-    /// is not zero. Fails only when a failed transaction cannot be rolled back.
-    fn increment(&mut self, name: &str, hold: Duration) -> Result<Attempt, Error> {
-        let error = match self {
+    /// Increments each of `names` once, and records how that went.
+    fn iteration(
+        &mut self,
+        names: &[String],
+        hold: Duration,
+        outcome: &mut ClientOutcome,
+        progress: &ProgressBar,
+    ) -> Result<(), Error> {
+        match self {
             Incrementer::Statement(conn, statement) => {
-                let result = if hold.is_zero() {
-                    conn.exec_drop(&*statement, (name,))
-                } else {
-                    conn.query_drop("START TRANSACTION")
-                        .and_then(|()| conn.exec_drop(&*statement, (name,)))
-                        .and_then(|()| {
+                for name in names {
+                    let began = Instant::now();
+                    let result = if hold.is_zero() {
+                        conn.exec_drop(&*statement, (name,))
+                    } else {
+                        in_transaction(conn, |conn| {
+                            conn.exec_drop(&*statement, (name,))?;
                             thread::sleep(hold);
-                            conn.query_drop("COMMIT")
-                        })
-                };
-                match result {
-                    Ok(()) => return Ok(Attempt::Applied),
-                    Err(error) => {
-                        if !hold.is_zero() {
-                            conn.query_drop("ROLLBACK").map_err(Error::Query)?;
-                        }
-                        error
-                    }
+                            Ok(())
+                        })?
+                    };
+                    outcome.record(result, 1, began, progress);
                 }
             }
-            Incrementer::Coalesced(coalescing) => match coalescing.increment(name) {
-                Ok(()) => return Ok(Attempt::Applied),
-                Err(CounterError::Database(error)) => error,
-                Err(_) => return Ok(Attempt::Failed { deadlock: false }),
-            },
-        };
-        let deadlock = matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213);
-        Ok(Attempt::Failed { deadlock })
+            Incrementer::Transaction(conn, statement) => {
+                let began = Instant::now();
+                let result = in_transaction(conn, |conn| {
+                    names.iter().try_for_each(|name| conn.exec_drop(&*statement, (name,)))
+                })?;
+                outcome.record(result, names.len(), began, progress);
+            }
+            Incrementer::Batch(conn, statement, deltas) => {
+                let began = Instant::now();
+                let result = conn.exec_drop(&*statement, (deltas.as_str(),));
+                outcome.record(result, names.len(), began, progress);
+            }
+            Incrementer::Coalesced(coalescing) => {
+                for name in names {
+                    let began = Instant::now();
+                    let result = match coalescing.increment(name) {
+                        Ok(()) => Ok(()),
+                        Err(CounterError::Database(error)) => Err(error),
+                        Err(other) => Err(mysql::Error::IoError(std::io::Error::other(other.to_string()))),
+                    };
+                    outcome.record(result, 1, began, progress);
+                }
+            }
+        }
+        Ok(())
     }
+}
+
+/// Runs `work` between START TRANSACTION and COMMIT, and rolls back when it
+/// fails. Fails only when that ROLLBACK fails; the work's own outcome is inside.
+fn in_transaction(
+    conn: &mut PooledConn,
+    work: impl FnOnce(&mut PooledConn) -> Result<(), mysql::Error>,
+) -> Result<Result<(), mysql::Error>, Error> {
+    let result = conn
+        .query_drop("START TRANSACTION")
+        .and_then(|()| work(conn))
+        .and_then(|()| conn.query_drop("COMMIT"));
+    if result.is_err() {
+        conn.query_drop("ROLLBACK").map_err(Error::Query)?;
+    }
+    Ok(result)
 }
 
 #[derive(Debug)]
@@ -239,6 +266,31 @@ struct ClientOutcome {
     deadlocks: u64,
     latencies: Vec<Duration>,
     finished: Instant,
+}
+
+impl ClientOutcome {
+    /// Counts one call that started at `began` and was to apply `increments`.
+    fn record(
+        &mut self,
+        result: Result<(), mysql::Error>,
+        increments: usize,
+        began: Instant,
+        progress: &ProgressBar,
+    ) {
+        match result {
+            Ok(()) => {
+                self.increments += increments as u64;
+                self.latencies.push(began.elapsed());
+                progress.inc(increments as u64);
+            }
+            Err(error) => {
+                self.errors += 1;
+                if matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213) {
+                    self.deadlocks += 1;
+                }
+            }
+        }
+    }
 }
 
 impl Default for ClientOutcome {

@@ -68,6 +68,8 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
         Variant::Dynamic | Variant::OwnCounter => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
         }
+        Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
+        Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
         Variant::Coalesced => {
             PackageOptions::builder().table("bench_coalesced_counters").prefix("bench_coalesced_")
         }
@@ -316,10 +318,15 @@ impl Workbench {
         }
     }
 
-    /// The statement one increment of `case` runs.
+    /// The statement a client of `case` runs: one increment, given a
+    /// counter, or for add-many, every hot counter's, given their deltas.
     pub(super) fn increment_sql(&self, case: Case) -> Result<String, Error> {
         Ok(match package(case.variant, case.slots, self.max_slots)? {
-            Some(options) => format!("CALL `{}`(?)", options.routine_name(Routine::Increment)),
+            Some(options) => match case.variant {
+                Variant::Transaction => format!("CALL `{}`(?, 1)", options.routine_name(Routine::Add)),
+                Variant::AddMany => format!("CALL `{}`(?)", options.routine_name(Routine::AddMany)),
+                _ => format!("CALL `{}`(?)", options.routine_name(Routine::Increment)),
+            },
             None => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
         })
     }

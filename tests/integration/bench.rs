@@ -203,6 +203,45 @@ fn bench_coalesced_reports_its_pool_and_batches() {
     assert!(bench_objects(&db).is_empty());
 }
 
+/// `--variant transaction` and `add-many` apply an iteration's increments,
+/// one per hot counter, in one transaction and in one call.
+#[test]
+fn bench_batching_variants_apply_every_hot_counter_of_an_iteration() {
+    let db = Database::new();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let output = slotted_counters(&[
+        "bench",
+        "--url",
+        &db.url(),
+        "--variant",
+        "transaction,add-many",
+        "--hot",
+        "5",
+        "--clients",
+        "3",
+        "--slots",
+        "4",
+        "--hold-ms",
+        "0",
+        "--iterations",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let variants: Vec<&str> = results.iter().map(|result| result["variant"].as_str().unwrap()).collect();
+    assert_eq!(variants, ["transaction", "add-many"]);
+    for result in results {
+        assert_eq!(result["increments"], 3 * 4 * 5, "{result}");
+        assert_eq!(result["total_change"], 3 * 4 * 5, "{result}");
+        assert_eq!(result["total_exact"], true, "{result}");
+    }
+    assert!(bench_objects(&db).is_empty());
+}
+
 #[test]
 fn advise_recommends_a_slot_count_from_its_table() {
     let db = Database::new();
@@ -246,7 +285,7 @@ fn bench_refuses_bad_plans() {
         (&["--clients", "0"][..], "--clients"),
         (&["--clients", "5000"][..], "raise max_connections"),
         (&["--hot", "0"][..], "--hot must be between 1 and 1500"),
-        (&["--variant", "coalesced", "--hold-ms", "2"][..], "--variant coalesced runs in autocommit only"),
+        (&["--variant", "coalesced", "--hold-ms", "2"][..], "--variant coalesced runs at hold 0 only"),
     ] {
         let url = db.url();
         let mut full = vec!["bench", "--url", &url];
