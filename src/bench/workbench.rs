@@ -34,7 +34,7 @@ const LAYOUT_SEED: u64 = 2012;
 /// Connections of each node's coalescing handle, each carrying one flush
 /// at a time. Two let one group of callers flush while the next gathers;
 /// more split the callers into smaller batches (64 clients, one hot
-/// counter, here: 26,000 increments/s with 1, 32,500 with 2, 21,000 with 4).
+/// counter, here: 26,000 increments/s with 1, 29,000 with 2, 19,000 with 4).
 pub const COALESCED_POOL: u32 = 2;
 /// How long the other nodes of a cluster may take to apply what the first
 /// one prepared, or a round's increments.

@@ -12,6 +12,10 @@
 //! drops each routine just before creating it again: a call that finds its
 //! routine missing (1305) ran nothing, so it is sent again for up to
 //! [`REINSTALL_WINDOW`] before it fails with [`CounterError::NotInstalled`].
+//!
+//! Many threads that each increment on their own can share a [`Coalescing`]
+//! handle ([`Counters::coalescing`]), which applies their deltas in one
+//! transaction per flush.
 
 mod coalescing;
 
