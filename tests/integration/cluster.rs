@@ -146,6 +146,55 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
     assert!(default > 0, "the default package's random slots conflict between nodes");
 }
 
+/// Batches and coalesced increments on node slots: each node's
+/// `counter_add_many` writes only slots of its own, as `counter_add` does.
+#[test]
+fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts() {
+    let cluster = take_cluster();
+    let database = "galera_batches";
+    install(&cluster, database, &galera());
+    for name in ["a", "b", "c"] {
+        conn(cluster.node(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
+    }
+
+    let (clients, calls) = (3, 100);
+    let before = conflicts(&cluster);
+    thread::scope(|scope| {
+        for node in cluster.nodes() {
+            let coalescing = client(node, database).coalescing();
+            scope.spawn(move || {
+                thread::scope(|scope| {
+                    for _ in 0..clients {
+                        scope.spawn(|| {
+                            for _ in 0..calls {
+                                coalescing.increment("c").unwrap();
+                            }
+                        });
+                    }
+                });
+            });
+            for _ in 0..clients {
+                let counters = client(node, database);
+                scope.spawn(move || {
+                    for _ in 0..calls {
+                        counters.add_many([("a", 1), ("b", 2), ("c", -1)]).unwrap();
+                    }
+                });
+            }
+        }
+    });
+
+    let per_node = (clients * calls) as i64;
+    assert_eq!(conflicts(&cluster) - before, 0, "node slots: no two nodes write one row");
+    assert_eq!(totals_on_every_node(&cluster, database, "a"), [Some(3 * per_node); 3]);
+    assert_eq!(totals_on_every_node(&cluster, database, "b"), [Some(3 * 2 * per_node); 3]);
+    assert_eq!(
+        totals_on_every_node(&cluster, database, "c"),
+        [Some(0); 3],
+        "+1 coalesced and -1 batched per call"
+    );
+}
+
 /// Runs `work` while clients on nodes 2 and 3 increment `name` in
 /// `database`; returns the increments they made.
 fn under_load_from_nodes_2_and_3(
