@@ -2,7 +2,7 @@
 //! transactions, exact; each caller gets its own delta's outcome; a flush
 //! that deadlocks is retried whole; a lost connection fails only its flush.
 
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -11,18 +11,51 @@ use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOp
 
 use crate::support::{self, Database};
 
-/// A database with the default package, counters `names` of one slot each
-/// (so a test can hold a counter's only row), and a handle flushing one
-/// batch at a time.
-fn installed(names: &[&str]) -> (Database, Counters, Coalescing) {
+/// A database with the default package, and counters `names` of one slot
+/// each, so that a test can hold a counter's only row.
+fn installed(names: &[&str]) -> (Database, Counters) {
     let db = Database::new();
     script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
     let counters = Counters::new(db.pool().clone());
     for name in names {
         counters.setup(name, "d", Some(1), None).unwrap();
     }
-    let coalescing = counters.coalescing().max_flushes(1);
-    (db, counters, coalescing)
+    (db, counters)
+}
+
+/// A handle flushing one batch at a time, so that calls queued behind a
+/// flush that waits all go into the next one.
+fn one_flush_at_a_time(counters: &Counters) -> Arc<Coalescing> {
+    Arc::new(counters.coalescing().max_flushes(1))
+}
+
+/// How long a test waits for a call: a call that no flush ever carries
+/// fails the test instead of hanging it.
+const CALL_LIMIT: Duration = Duration::from_secs(60);
+
+/// A call running on a thread of its own.
+struct Running<T>(mpsc::Receiver<T>);
+
+/// Runs `work` on a thread of its own.
+fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Running<T> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    Running(receiver)
+}
+
+impl<T> Running<T> {
+    /// The work's result, within [`CALL_LIMIT`].
+    fn outcome(self) -> T {
+        self.0.recv_timeout(CALL_LIMIT).expect("the call panicked, or never returned: no flush carried it")
+    }
+}
+
+/// `coalescing.add(name, delta)` on a thread of its own.
+fn add(coalescing: &Arc<Coalescing>, name: &'static str, delta: i64) -> Running<Result<(), CounterError>> {
+    let coalescing = Arc::clone(coalescing);
+    run(move || coalescing.add(name, delta))
 }
 
 /// Waits until `count` calls' deltas are queued behind the flush in flight.
@@ -50,14 +83,14 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
     let own: Vec<String> = (0..threads).map(|thread| format!("own {thread}")).collect();
     let mut names = vec!["views", "stock"];
     names.extend(own.iter().map(String::as_str));
-    let (db, counters, coalescing) = installed(&names);
-    let coalescing = Arc::new(coalescing.max_flushes(2));
+    let (db, counters) = installed(&names);
+    let coalescing = Arc::new(counters.coalescing().max_flushes(2));
     let workers: Vec<_> = own
         .into_iter()
         .enumerate()
         .map(|(thread, own)| {
             let (coalescing, counters) = (Arc::clone(&coalescing), counters.clone());
-            thread::spawn(move || {
+            run(move || {
                 for call in 1..=calls {
                     coalescing.increment("views").unwrap();
                     coalescing.add("stock", if thread % 2 == 0 { 5 } else { -3 }).unwrap();
@@ -69,7 +102,7 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
         })
         .collect();
     for worker in workers {
-        worker.join().expect("a worker panicked");
+        worker.outcome();
     }
     let stats: FlushStats = coalescing.stats();
     drop(coalescing);
@@ -83,21 +116,19 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
 
 #[test]
 fn an_unknown_counter_fails_only_the_calls_that_named_it() {
-    let (db, counters, coalescing) = installed(&["gate", "a", "b"]);
-    let coalescing = &coalescing;
+    let (db, counters) = installed(&["gate", "a", "b"]);
+    let coalescing = one_flush_at_a_time(&counters);
     let mut gate = close_gate(&db);
-    let outcomes = thread::scope(|scope| {
-        let first = scope.spawn(|| coalescing.increment("gate"));
-        support::wait_for_lock_wait(&mut db.conn());
-        let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
-            .into_iter()
-            .map(|(name, delta)| (name, scope.spawn(move || coalescing.add(name, delta))))
-            .collect();
-        wait_until_waiting(coalescing, calls.len());
-        gate.query_drop("COMMIT").unwrap();
-        assert!(first.join().unwrap().is_ok());
-        calls.into_iter().map(|(name, call)| (name, call.join().unwrap())).collect::<Vec<_>>()
-    });
+    let first = add(&coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
+        .into_iter()
+        .map(|(name, delta)| (name, add(&coalescing, name, delta)))
+        .collect();
+    wait_until_waiting(&coalescing, calls.len());
+    gate.query_drop("COMMIT").unwrap();
+    assert!(first.outcome().is_ok());
+    let outcomes: Vec<_> = calls.into_iter().map(|(name, call)| (name, call.outcome())).collect();
 
     for (name, outcome) in &outcomes {
         match *name {
@@ -118,7 +149,8 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
 
 #[test]
 fn a_flush_that_deadlocks_is_retried_whole() {
-    let (db, counters, coalescing) = installed(&["gate", "a", "b"]);
+    let (db, counters) = installed(&["gate", "a", "b"]);
+    let coalescing = one_flush_at_a_time(&counters);
     // `heavy` changes 200 rows, then holds b: InnoDB picks the flush, which
     // did less, as the deadlock's victim.
     counters.setup("ballast", "d", Some(200), None).unwrap();
@@ -128,22 +160,18 @@ fn a_flush_that_deadlocks_is_retried_whole() {
     heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'b'").unwrap();
     let deadlocks_before = support::deadlocks(&mut db.conn());
 
-    let coalescing = &coalescing;
     let mut gate = close_gate(&db);
-    let outcomes = thread::scope(|scope| {
-        let first = scope.spawn(|| coalescing.increment("gate"));
-        support::wait_for_lock_wait(&mut db.conn());
-        let calls: Vec<_> =
-            ["a", "b", "a"].into_iter().map(|name| scope.spawn(move || coalescing.increment(name))).collect();
-        wait_until_waiting(coalescing, calls.len());
-        gate.query_drop("COMMIT").unwrap();
-        assert!(first.join().unwrap().is_ok());
-        // The flush of a and b holds a and waits for b; asking for a closes the cycle.
-        support::wait_for_lock_wait(&mut db.conn());
-        heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'a'").unwrap();
-        heavy.query_drop("COMMIT").unwrap();
-        calls.into_iter().map(|call| call.join().unwrap()).collect::<Vec<_>>()
-    });
+    let first = add(&coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let calls: Vec<_> = ["a", "b", "a"].into_iter().map(|name| add(&coalescing, name, 1)).collect();
+    wait_until_waiting(&coalescing, calls.len());
+    gate.query_drop("COMMIT").unwrap();
+    assert!(first.outcome().is_ok());
+    // The flush of a and b holds a and waits for b; asking for a closes the cycle.
+    support::wait_for_lock_wait(&mut db.conn());
+    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'a'").unwrap();
+    heavy.query_drop("COMMIT").unwrap();
+    let outcomes: Vec<_> = calls.into_iter().map(Running::outcome).collect();
 
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     assert!(support::deadlocks(&mut db.conn()) > deadlocks_before, "the server saw no deadlock");
@@ -153,27 +181,25 @@ fn a_flush_that_deadlocks_is_retried_whole() {
 
 #[test]
 fn a_lost_connection_fails_only_the_flush_in_flight() {
-    let (db, counters, coalescing) = installed(&["gate", "a"]);
-    let coalescing = &coalescing;
+    let (db, counters) = installed(&["gate", "a"]);
+    let coalescing = one_flush_at_a_time(&counters);
     let mut gate = close_gate(&db);
-    thread::scope(|scope| {
-        let first = scope.spawn(|| coalescing.increment("gate"));
-        support::wait_for_lock_wait(&mut db.conn());
-        let next = scope.spawn(|| coalescing.increment("a"));
-        wait_until_waiting(coalescing, 1);
+    let first = add(&coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let next = add(&coalescing, "a", 1);
+    wait_until_waiting(&coalescing, 1);
 
-        let flush: u64 = support::read_innodb_trx(
-            &mut db.conn(),
-            "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
-             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
-             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
-        )
-        .expect("the flush waits for the gate");
-        db.conn().query_drop(format!("KILL {flush}")).unwrap();
-        let lost = first.join().unwrap();
-        assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");
-        assert!(next.join().unwrap().is_ok(), "the next flush runs on another connection");
-    });
+    let flush: u64 = support::read_innodb_trx(
+        &mut db.conn(),
+        "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
+         JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+         WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+    )
+    .expect("the flush waits for the gate");
+    db.conn().query_drop(format!("KILL {flush}")).unwrap();
+    let lost = first.outcome();
+    assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");
+    assert!(next.outcome().is_ok(), "the next flush runs on another connection");
     gate.query_drop("COMMIT").unwrap();
     assert_eq!(
         counters.get_many(&["gate", "a"]).unwrap(),
