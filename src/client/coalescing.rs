@@ -4,8 +4,9 @@
 //! A [`Coalescing`] handle is shared by many threads. [`Coalescing::add`]
 //! queues a delta and waits. Whenever fewer than the allowed number of
 //! flushes are in flight, one waiting caller becomes the leader: it takes
-//! what is queued, sums it per counter, applies it with one
-//! `counter_add_many` call, and wakes the callers whose deltas it carried.
+//! what is queued, sums it per counter, applies it with one call
+//! (`counter_add_many`, or `counter_add` for a single counter), and wakes
+//! the callers whose deltas it carried.
 //! Deltas queued while flushes are in flight gather for the next one, so
 //! under load a flush carries many callers' deltas, and an idle handle
 //! flushes each call at once. There is no timer and no thread of its own:
@@ -20,9 +21,9 @@ use crate::client::Counters;
 use crate::error::CounterError;
 use crate::package::BATCH_LIMIT;
 
-/// Flushes in flight at once, by default: the server commits concurrent
-/// transactions with one log write, so a few flushes side by side carry
-/// more than one.
+/// Flushes in flight at once, by default: with two, one group of callers
+/// flushes while the next gathers, and their commits overlap; more split
+/// the callers into smaller batches (see the README's benchmark).
 pub const DEFAULT_FLUSHES: usize = 2;
 
 /// Counters per flush, by default: a bound on one flush's work, so one
