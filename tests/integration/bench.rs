@@ -16,6 +16,20 @@ fn bench_objects(db: &Database) -> Vec<String> {
         .unwrap()
 }
 
+/// Runs a successful `bench` on `db` with `args` (split at spaces) and
+/// `--json`: its table and its report.
+fn bench_report(db: &Database, args: &str) -> (String, Value) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let url = db.url();
+    let mut full = vec!["bench", "--url", &url, "--json", json.to_str().unwrap()];
+    full.extend(args.split_whitespace());
+    let output = slotted_counters(&full);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (stdout(&output), report)
+}
+
 #[test]
 fn bench_reports_exact_totals_as_table_json_and_plot() {
     let db = Database::new();
@@ -119,30 +133,13 @@ fn bench_classic_layout_leaves_application_counters_alone() {
 #[test]
 fn bench_hot_sets_how_many_counters_each_iteration_increments() {
     let db = Database::new();
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("bench.json");
     for hot in ["1", "7"] {
-        let output = slotted_counters(&[
-            "bench",
-            "--url",
-            &db.url(),
-            "--hot",
-            hot,
-            "--clients",
-            "3",
-            "--slots",
-            "4",
-            "--hold-ms",
-            "0",
-            "--iterations",
-            "5",
-            "--variant",
-            "single-row,dynamic,own-counter",
-            "--json",
-            json.to_str().unwrap(),
-        ]);
-        assert!(output.status.success(), "{}", stderr(&output));
-        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let (_, report) = bench_report(
+            &db,
+            &format!(
+                "--hot {hot} --clients 3 --slots 4 --hold-ms 0 --iterations 5 --variant single-row,dynamic,own-counter"
+            ),
+        );
         let hot: u64 = hot.parse().unwrap();
         assert_eq!(report["hot_counters"], hot);
         for result in report["results"].as_array().unwrap() {
@@ -159,32 +156,12 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
 #[test]
 fn bench_coalesced_reports_its_pool_and_batches() {
     let db = Database::new();
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("bench.json");
-    let output = slotted_counters(&[
-        "bench",
-        "--url",
-        &db.url(),
-        "--variant",
-        "coalesced,dynamic",
-        "--hot",
-        "1",
-        "--clients",
-        "16",
-        "--slots",
-        "8",
-        "--hold-ms",
-        "0,2",
-        "--iterations",
-        "20",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let table = stdout(&output);
+    let (table, report) = bench_report(
+        &db,
+        "--variant coalesced,dynamic --hot 1 --clients 16 --slots 8 --hold-ms 0,2 --iterations 20",
+    );
     assert!(table.lines().next().unwrap().ends_with("batch"), "{table}");
 
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = report["results"].as_array().unwrap();
     let coalesced: Vec<&Value> = results.iter().filter(|result| result["variant"] == "coalesced").collect();
     assert_eq!(coalesced.len(), 1, "one coalesced round, at hold 0: {results:?}");
@@ -208,29 +185,10 @@ fn bench_coalesced_reports_its_pool_and_batches() {
 #[test]
 fn bench_batching_variants_apply_every_hot_counter_of_an_iteration() {
     let db = Database::new();
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("bench.json");
-    let output = slotted_counters(&[
-        "bench",
-        "--url",
-        &db.url(),
-        "--variant",
-        "transaction,add-many",
-        "--hot",
-        "5",
-        "--clients",
-        "3",
-        "--slots",
-        "4",
-        "--hold-ms",
-        "0",
-        "--iterations",
-        "4",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, report) = bench_report(
+        &db,
+        "--variant transaction,add-many --hot 5 --clients 3 --slots 4 --hold-ms 0 --iterations 4",
+    );
     let results = report["results"].as_array().unwrap();
     let variants: Vec<&str> = results.iter().map(|result| result["variant"].as_str().unwrap()).collect();
     assert_eq!(variants, ["transaction", "add-many"]);
