@@ -117,17 +117,8 @@ impl Case {
     pub fn label(&self) -> String {
         let name = self.variant.name();
         match (self.variant, self.slots) {
-            (
-                Variant::Dynamic
-                | Variant::Connection
-                | Variant::Node
-                | Variant::Transaction
-                | Variant::AddMany
-                | Variant::Coalesced,
-                None,
-            ) => {
-                format!("{name}, 1-50 slots")
-            }
+            // Fixed and lazy rounds always have a slot count.
+            (variant, None) if variant.has_slots() => format!("{name}, 1-50 slots"),
             (_, Some(slots)) => format!("{name}, {slots} slots"),
             _ => name.to_owned(),
         }

@@ -16,6 +16,7 @@ use mysql::{PooledConn, Statement};
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
+use crate::client::batch_json;
 use crate::error::{CounterError, Error};
 use crate::{Coalescing, FlushStats, database};
 
@@ -148,9 +149,11 @@ impl Workbench {
                 Ok(match variant {
                     Variant::Transaction => Incrementer::Transaction(conn, statement),
                     Variant::AddMany => {
-                        let deltas: serde_json::Map<String, serde_json::Value> =
-                            names.iter().map(|name| (name.clone(), 1.into())).collect();
-                        Incrementer::Batch(conn, statement, serde_json::Value::Object(deltas).to_string())
+                        let deltas = batch_json(names.iter().map(|name| (name, 1)))
+                            .ok()
+                            .flatten()
+                            .expect("1 to 1500 hot counters, each incremented by 1");
+                        Incrementer::Batch(conn, statement, deltas)
                     }
                     _ => Incrementer::Statement(conn, statement),
                 })
@@ -212,7 +215,7 @@ impl Incrementer<'_> {
                             Ok(())
                         })?
                     };
-                    outcome.record(result, 1, began, progress);
+                    outcome.record(result.map_err(CounterError::from), 1, began, progress);
                 }
             }
             Incrementer::Transaction(conn, statement) => {
@@ -220,22 +223,17 @@ impl Incrementer<'_> {
                 let result = in_transaction(conn, |conn| {
                     names.iter().try_for_each(|name| conn.exec_drop(&*statement, (name,)))
                 })?;
-                outcome.record(result, names.len(), began, progress);
+                outcome.record(result.map_err(CounterError::from), names.len(), began, progress);
             }
             Incrementer::Batch(conn, statement, deltas) => {
                 let began = Instant::now();
                 let result = conn.exec_drop(&*statement, (deltas.as_str(),));
-                outcome.record(result, names.len(), began, progress);
+                outcome.record(result.map_err(CounterError::from), names.len(), began, progress);
             }
             Incrementer::Coalesced(coalescing) => {
                 for name in names {
                     let began = Instant::now();
-                    let result = match coalescing.increment(name) {
-                        Ok(()) => Ok(()),
-                        Err(CounterError::Database(error)) => Err(error),
-                        Err(other) => Err(mysql::Error::IoError(std::io::Error::other(other.to_string()))),
-                    };
-                    outcome.record(result, 1, began, progress);
+                    outcome.record(coalescing.increment(name), 1, began, progress);
                 }
             }
         }
@@ -272,7 +270,7 @@ impl ClientOutcome {
     /// Counts one call that started at `began` and was to apply `increments`.
     fn record(
         &mut self,
-        result: Result<(), mysql::Error>,
+        result: Result<(), CounterError>,
         increments: usize,
         began: Instant,
         progress: &ProgressBar,
@@ -285,7 +283,8 @@ impl ClientOutcome {
             }
             Err(error) => {
                 self.errors += 1;
-                if matches!(&error, mysql::Error::MySqlError(error) if error.code == 1213) {
+                if matches!(&error, CounterError::Database(mysql::Error::MySqlError(error)) if error.code == 1213)
+                {
                     self.deadlocks += 1;
                 }
             }

@@ -411,7 +411,7 @@ impl<Q: Queryable> CountersOn<'_, Q> {
 
 /// The JSON object `counter_add_many` takes, deltas for one name summed;
 /// `None` for no deltas at all, which need no call.
-fn batch_json<S: AsRef<str>>(
+pub(crate) fn batch_json<S: AsRef<str>>(
     deltas: impl IntoIterator<Item = (S, i64)>,
 ) -> Result<Option<String>, CounterError> {
     let mut batch = serde_json::Map::new();
