@@ -278,7 +278,7 @@ impl Booted {
     /// Polls until the server accepts a connection, or reports why it never will.
     fn wait_until_up(&mut self) -> Result<(), String> {
         let root = self.root_opts();
-        wait_until_up(&mut self.guardian, root, &self.dir).map(drop)
+        wait_until_up(&mut self.guardian, root, &self.dir)
     }
 }
 
@@ -306,11 +306,11 @@ fn guard(mariadbd: &Path, dir: &Path, server_args: &[&str]) -> Result<Child, Str
 }
 
 /// Polls until the server accepts a connection, or reports why it never will.
-fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<mysql::Conn, String> {
+fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         match mysql::Conn::new(opts.clone()) {
-            Ok(conn) => return Ok(conn),
+            Ok(_) => return Ok(()),
             Err(error) => {
                 if let Ok(Some(_)) = guardian.try_wait() {
                     let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
