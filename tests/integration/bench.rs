@@ -4,7 +4,17 @@
 use mysql::prelude::Queryable;
 use serde_json::Value;
 
-use crate::support::{Database, slotted_counters, stderr, stdout};
+use crate::support::{Database, on_each_server, slotted_counters, stderr, stdout};
+
+on_each_server!(
+    bench_reports_exact_totals_as_table_json_and_plot,
+    bench_classic_layout_leaves_application_counters_alone,
+    bench_hot_sets_how_many_counters_each_iteration_increments,
+    bench_coalesced_reports_its_pool_and_batches,
+    bench_batching_variants_apply_every_hot_counter_of_an_iteration,
+    advise_recommends_a_slot_count_from_its_table,
+    bench_refuses_bad_plans,
+);
 
 /// What the benchmark leaves in the database: only what was there before.
 fn bench_objects(db: &Database) -> Vec<String> {
@@ -20,6 +30,7 @@ fn bench_objects(db: &Database) -> Vec<String> {
 /// `--json`: its table and its report.
 fn bench_report(db: &Database, args: &str) -> (String, Value) {
     let out = tempfile::tempdir().unwrap();
+
     let json = out.path().join("bench.json");
     let url = db.url();
     let mut full = vec!["bench", "--url", &url, "--json", json.to_str().unwrap()];
@@ -30,7 +41,6 @@ fn bench_report(db: &Database, args: &str) -> (String, Value) {
     (stdout(&output), report)
 }
 
-#[test]
 fn bench_reports_exact_totals_as_table_json_and_plot() {
     let db = Database::new();
     let out = tempfile::tempdir().unwrap();
@@ -98,7 +108,6 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
     assert!(bench_objects(&db).is_empty(), "the benchmark left {:?}", bench_objects(&db));
 }
 
-#[test]
 fn bench_classic_layout_leaves_application_counters_alone() {
     let db = Database::new();
     let setup = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/generated/setup.sql")).unwrap();
@@ -130,7 +139,6 @@ fn bench_classic_layout_leaves_application_counters_alone() {
 
 /// `--hot N`: every client increments N counters per iteration, each once;
 /// 1 puts every client of the single-row variant on one row.
-#[test]
 fn bench_hot_sets_how_many_counters_each_iteration_increments() {
     let db = Database::new();
     for hot in ["1", "7"] {
@@ -153,7 +161,6 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
 /// `--variant coalesced`: the clients share a coalescing handle; its
 /// rounds say how many flushes carried the increments, and run at hold 0
 /// only.
-#[test]
 fn bench_coalesced_reports_its_pool_and_batches() {
     let db = Database::new();
     let (table, report) = bench_report(
@@ -182,7 +189,6 @@ fn bench_coalesced_reports_its_pool_and_batches() {
 
 /// `--variant transaction` and `add-many` apply an iteration's increments,
 /// one per hot counter, in one transaction and in one call.
-#[test]
 fn bench_batching_variants_apply_every_hot_counter_of_an_iteration() {
     let db = Database::new();
     let (_, report) = bench_report(
@@ -200,7 +206,6 @@ fn bench_batching_variants_apply_every_hot_counter_of_an_iteration() {
     assert!(bench_objects(&db).is_empty());
 }
 
-#[test]
 fn advise_recommends_a_slot_count_from_its_table() {
     let db = Database::new();
     let output = slotted_counters(&[
@@ -235,7 +240,6 @@ fn advise_recommends_a_slot_count_from_its_table() {
     assert!(bench_objects(&db).is_empty());
 }
 
-#[test]
 fn bench_refuses_bad_plans() {
     let db = Database::new();
     for (args, expected) in [

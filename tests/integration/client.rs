@@ -8,11 +8,23 @@ use mysql::TxOpts;
 use mysql::prelude::Queryable;
 use slotted_counters::{CounterError, Counters, PackageOptions, render, script};
 
-use crate::support::{self, Database};
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    client_calls_every_routine,
+    client_errors_are_typed,
+    client_uses_the_package_prefix,
+    calls_inside_the_callers_transaction_commit_with_it,
+    deadlocked_call_is_retried_and_succeeds,
+    deadlock_inside_the_callers_transaction_is_not_retried,
+    retries_stop_after_max_attempts,
+    a_time_budget_retries_lock_wait_timeouts_until_it_is_spent,
+);
 
 /// A database with the default package installed, and a client for it.
 fn installed() -> (Database, Counters) {
     let db = Database::new();
+
     let script = render::setup_sql(&PackageOptions::default()).unwrap();
     script::run(&mut db.conn(), &script).unwrap();
     let counters = Counters::new(db.pool().clone());
@@ -26,7 +38,6 @@ fn server_code(error: &CounterError) -> Option<u16> {
     }
 }
 
-#[test]
 fn client_calls_every_routine() {
     let (_db, counters) = installed();
     counters.setup("downloads", "release downloads", Some(16), None).unwrap();
@@ -50,7 +61,6 @@ fn client_calls_every_routine() {
     assert_eq!(counters.get("downloads").unwrap(), None);
 }
 
-#[test]
 fn client_errors_are_typed() {
     let (db, counters) = installed();
     counters.setup("exists", "d", None, None).unwrap();
@@ -97,7 +107,6 @@ fn client_errors_are_typed() {
     );
 }
 
-#[test]
 fn client_uses_the_package_prefix() {
     let db = Database::new();
     let options = PackageOptions::builder().table("hits").prefix("hit_").build().unwrap();
@@ -111,7 +120,6 @@ fn client_uses_the_package_prefix() {
     assert_eq!(rows, 3);
 }
 
-#[test]
 fn calls_inside_the_callers_transaction_commit_with_it() {
     let (db, counters) = installed();
     counters.setup("orders", "d", Some(4), None).unwrap();
@@ -154,7 +162,6 @@ fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> 
     })
 }
 
-#[test]
 fn deadlocked_call_is_retried_and_succeeds() {
     let (db, counters) = installed();
     counters.setup("d", "d", Some(4), None).unwrap();
@@ -167,7 +174,6 @@ fn deadlocked_call_is_retried_and_succeeds() {
     assert_eq!(counters.get("d").unwrap(), Some(50), "the retried reset ran after the other transaction");
 }
 
-#[test]
 fn deadlock_inside_the_callers_transaction_is_not_retried() {
     let (db, counters) = installed();
     counters.setup("d", "d", Some(4), None).unwrap();
@@ -184,7 +190,6 @@ fn deadlock_inside_the_callers_transaction_is_not_retried() {
     assert_eq!(counters.get("d").unwrap(), Some(2), "only the other transaction's two increments landed");
 }
 
-#[test]
 fn retries_stop_after_max_attempts() {
     let (db, counters) = installed();
     let counters = counters.max_attempts(1);
@@ -202,7 +207,6 @@ fn impatient(db: &Database) -> Counters {
     Counters::new(mysql::Pool::new(opts).unwrap())
 }
 
-#[test]
 fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     let (db, counters) = installed();
     counters.setup("one", "one slot", Some(1), None).unwrap();

@@ -9,7 +9,14 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOptions, render, script};
 
-use crate::support::{self, Database};
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committed,
+    an_unknown_counter_fails_only_the_calls_that_named_it,
+    a_flush_that_deadlocks_is_retried_whole,
+    a_lost_connection_fails_only_the_flush_in_flight,
+);
 
 /// A database with the default package, and counters `names` of one slot
 /// each, so that a test can hold a counter's only row.
@@ -77,7 +84,6 @@ fn close_gate(db: &Database) -> mysql::PooledConn {
     holder
 }
 
-#[test]
 fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committed() {
     let (threads, calls): (i64, i64) = (24, 40);
     let own: Vec<String> = (0..threads).map(|thread| format!("own {thread}")).collect();
@@ -114,7 +120,6 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
     assert!(stats.mean_batch() >= 4.0, "{threads} threads shared few flushes: {stats:?}");
 }
 
-#[test]
 fn an_unknown_counter_fails_only_the_calls_that_named_it() {
     let (db, counters) = installed(&["gate", "a", "b"]);
     let coalescing = one_flush_at_a_time(&counters);
@@ -147,7 +152,6 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
     );
 }
 
-#[test]
 fn a_flush_that_deadlocks_is_retried_whole() {
     let (db, counters) = installed(&["gate", "a", "b"]);
     let coalescing = one_flush_at_a_time(&counters);
@@ -179,7 +183,6 @@ fn a_flush_that_deadlocks_is_retried_whole() {
     assert_eq!(coalescing.stats(), FlushStats { flushes: 2, deltas: 4 });
 }
 
-#[test]
 fn a_lost_connection_fails_only_the_flush_in_flight() {
     let (db, counters) = installed(&["gate", "a"]);
     let coalescing = one_flush_at_a_time(&counters);

@@ -10,7 +10,18 @@ use mysql::{Params, PooledConn};
 use slotted_counters::PackageOptions;
 use slotted_counters::package::errno;
 
-use crate::support::{self, Database, routines_in, server_error, slots_of, table, total};
+use crate::support::{self, Database, on_each_server, routines_in, server_error, slots_of, table, total};
+
+on_each_server!(
+    latin1_database_reports_every_error_for_non_latin1_names,
+    latin1_database_keeps_non_latin1_names_and_descriptions_through_resize,
+    over_long_names_never_reach_another_counter_in_any_sql_mode,
+    no_routine_warns_under_statement_based_logging,
+    setup_sql_refused_for_an_account_without_super_changes_nothing,
+    pymysql_reads_the_documented_error_numbers,
+    collation_option_matches_application_tables,
+    refused_resize_keeps_the_callers_transaction,
+);
 
 fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16, String) {
     server_error(conn.exec_drop(sql, params).expect_err(sql))
@@ -19,11 +30,11 @@ fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16
 /// A latin1 database with the default package installed.
 fn latin1() -> Database {
     let db = Database::with_charset("latin1");
+
     support::install_committed(&db, "generated");
     db
 }
 
-#[test]
 fn latin1_database_reports_every_error_for_non_latin1_names() {
     let db = latin1();
     let mut conn = db.conn();
@@ -67,7 +78,6 @@ fn latin1_database_reports_every_error_for_non_latin1_names() {
     assert_eq!(table(&mut conn), before, "no failed call changed the table");
 }
 
-#[test]
 fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
     let db = latin1();
     let mut conn = db.conn();
@@ -93,7 +103,6 @@ fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
 /// A name longer than the column must never be cut to another counter's
 /// name: in a non-strict session the server cuts an argument that does not
 /// fit its parameter with only a warning.
-#[test]
 fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
     let db = support::with_committed("generated");
     let short = "k".repeat(50);
@@ -140,7 +149,6 @@ fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
 /// Every routine of every committed package, run in a session that logs
 /// statements, raises no warning: 1592 (unsafe for statement-based
 /// logging) would mean replicas may diverge.
-#[test]
 fn no_routine_warns_under_statement_based_logging() {
     for (dir, _) in support::COMMITTED {
         let db = support::with_committed(dir);
@@ -175,7 +183,6 @@ fn no_routine_warns_under_statement_based_logging() {
 
 /// A DBA without SUPER, on a server with binary logging, sources setup.sql
 /// over an installed package: the script must stop before it drops anything.
-#[test]
 fn setup_sql_refused_for_an_account_without_super_changes_nothing() {
     let db = support::with_committed("generated");
     let mut conn = db.conn();
@@ -205,7 +212,6 @@ fn setup_sql_refused_for_an_account_without_super_changes_nothing() {
 
 /// Applications in other languages read the documented error numbers:
 /// PyMySQL decodes them as signed 16-bit, so they must fit in 32767.
-#[test]
 fn pymysql_reads_the_documented_error_numbers() {
     let db = support::with_committed("generated");
     db.conn().query_drop("CALL counter_setup('exists', 'd', 2, NULL)").unwrap();
@@ -251,7 +257,6 @@ fn python() -> String {
 /// A package generated with the application's collation joins its tables;
 /// the default collation meets error 1267 (illegal mix of collations) there,
 /// as MySQL 8 applications in utf8mb4_0900_ai_ci do.
-#[test]
 fn collation_option_matches_application_tables() {
     let join =
         "SELECT p.title, t.total FROM pages AS p LEFT JOIN counter_totals AS t ON t.counter_name = p.slug";
@@ -293,7 +298,6 @@ fn collation_option_matches_application_tables() {
 
 /// A resize refused for its arguments leaves the caller's open transaction
 /// alone; a resize that runs commits it, as documented.
-#[test]
 fn refused_resize_keeps_the_callers_transaction() {
     let db = support::with_committed("generated");
     let mut conn = db.conn();

@@ -11,16 +11,32 @@ use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
 use slotted_counters::{CounterError, Counters, PackageOptions};
 
-use crate::support::{self, server_error, slots_of, total, with_committed};
+use crate::support::{self, on_each_server, server_error, slots_of, total, with_committed};
+
+on_each_server!(
+    resize_grows_and_shrinks_keeping_the_total,
+    resize_under_load_loses_no_increment,
+    batches_racing_resizes_lose_no_delta,
+    every_committed_package_takes_batches,
+    fixed_slot_packages_cannot_resize,
+    compact_folds_every_slot_into_slot_one,
+    totals_view_has_one_row_per_counter_and_joins,
+    estimate_reads_one_slot_times_the_slot_count,
+    lazy_counters_appear_when_first_hit,
+    lazy_counters_under_load_are_exact,
+    connection_slot_choice_keeps_a_connection_on_one_slot,
+    the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server,
+    client_errors_from_lazy_packages_stay_typed,
+);
 
 /// The options `generated/auto-create-64` is made with.
 fn lazy_options() -> PackageOptions {
     PackageOptions::builder().fixed_slots(64).auto_create(true).build().unwrap()
 }
 
-#[test]
 fn resize_grows_and_shrinks_keeping_the_total() {
     let db = with_committed("generated");
+
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('r', 'resized', 4, 10)").unwrap();
     conn.exec_drop("UPDATE counters SET counter = counter + counter_id WHERE counter_name = 'r'", ())
@@ -53,7 +69,6 @@ fn resize_grows_and_shrinks_keeping_the_total() {
 }
 
 /// 32 clients increment while the counter goes 64 -> 4 -> 128 -> 1 slots.
-#[test]
 fn resize_under_load_loses_no_increment() {
     const CLIENTS: usize = 32;
     const MAX_CALLS: usize = 5_000;
@@ -104,7 +119,6 @@ fn resize_under_load_loses_no_increment() {
 /// Batches of 3 counters, from 16 clients, while each counter shrinks and
 /// grows many times: a batch that picked a slot a resize then removed puts
 /// that delta on slot 1, so none is lost.
-#[test]
 fn batches_racing_resizes_lose_no_delta() {
     const CLIENTS: usize = 16;
     const NAMES: [&str; 3] = ["r1", "r2", "r3"];
@@ -156,7 +170,6 @@ fn batches_racing_resizes_lose_no_delta() {
 
 /// Every committed package takes batches: lazy counters are created by
 /// them, the others must exist.
-#[test]
 fn every_committed_package_takes_batches() {
     for (dir, _) in support::COMMITTED {
         let db = with_committed(dir);
@@ -184,7 +197,6 @@ fn every_committed_package_takes_batches() {
     }
 }
 
-#[test]
 fn fixed_slot_packages_cannot_resize() {
     let db = with_committed("generated/fixed-slots-64");
     let routines: Vec<String> = db
@@ -194,7 +206,6 @@ fn fixed_slot_packages_cannot_resize() {
     assert!(routines.is_empty());
 }
 
-#[test]
 fn compact_folds_every_slot_into_slot_one() {
     for dir in ["generated", "generated/fixed-slots-64"] {
         let db = with_committed(dir);
@@ -219,7 +230,6 @@ fn compact_folds_every_slot_into_slot_one() {
     }
 }
 
-#[test]
 fn totals_view_has_one_row_per_counter_and_joins() {
     let db = with_committed("generated");
     let mut conn = db.conn();
@@ -252,7 +262,6 @@ fn totals_view_has_one_row_per_counter_and_joins() {
     assert!(started.is_some());
 }
 
-#[test]
 fn estimate_reads_one_slot_times_the_slot_count() {
     for (dir, slots) in [("generated", 10u32), ("generated/fixed-slots-64", 64)] {
         let db = with_committed(dir);
@@ -275,7 +284,6 @@ fn estimate_reads_one_slot_times_the_slot_count() {
     }
 }
 
-#[test]
 fn lazy_counters_appear_when_first_hit() {
     let db = with_committed("generated/auto-create-64");
     let mut conn = db.conn();
@@ -309,7 +317,6 @@ fn lazy_counters_appear_when_first_hit() {
 /// 64 clients add to 4 counters that do not exist yet, through the client
 /// library, which retries the deadlocks INSERT ... ON DUPLICATE KEY UPDATE
 /// can meet.
-#[test]
 fn lazy_counters_under_load_are_exact() {
     const CLIENTS: usize = 64;
     const CALLS: usize = 200;
@@ -343,7 +350,6 @@ fn lazy_counters_under_load_are_exact() {
     }
 }
 
-#[test]
 fn connection_slot_choice_keeps_a_connection_on_one_slot() {
     let db = with_committed("generated/connection-slots");
     let mut conn = db.conn();
@@ -376,7 +382,6 @@ fn connection_slot_choice_keeps_a_connection_on_one_slot() {
 /// On one server (node position 1 of 1) the Galera package spreads
 /// increments over every slot, and its reset, which rewrites every slot in a
 /// transaction of its own, keeps the classic reset's answers.
-#[test]
 fn the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server() {
     let db = with_committed("generated/galera");
     let mut conn = db.conn();
@@ -406,7 +411,6 @@ fn the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server(
     assert_eq!(total(&mut conn, "hits"), Some(0), "a refused reset leaves the caller's transaction open");
 }
 
-#[test]
 fn client_errors_from_lazy_packages_stay_typed() {
     let db = with_committed("generated/auto-create-64");
     let options = lazy_options();

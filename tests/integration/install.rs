@@ -3,16 +3,28 @@
 
 use std::process::Command;
 
-use crate::support::{self, Database, slotted_counters, stderr, stdout, succeeded};
+use crate::support::{self, Database, on_each_server, slotted_counters, stderr, stdout, succeeded};
 use mysql::prelude::Queryable;
+
+on_each_server!(
+    install_creates_the_package_and_reinstall_keeps_counts,
+    install_reads_the_url_from_database_url,
+    install_from_a_generated_folder,
+    dry_run_prints_statements_and_runs_none,
+    uninstall_keeps_data_unless_drop_data,
+    status_names_missing_and_stale_routines,
+    show_lists_counters,
+    install_without_super_says_how_to_get_function_privileges,
+    bad_urls_name_the_host_not_the_password,
+);
 
 fn tables(db: &Database) -> Vec<String> {
     db.conn().query("SHOW TABLES").unwrap()
 }
 
-#[test]
 fn install_creates_the_package_and_reinstall_keeps_counts() {
     let db = Database::new();
+
     let url = db.url();
     let output = succeeded(slotted_counters(&["install", "--url", &url]));
     let message = stderr(&output);
@@ -34,7 +46,6 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
     assert!(report.contains("counters") && report.contains("present"), "{report}");
 }
 
-#[test]
 fn install_reads_the_url_from_database_url() {
     let db = Database::new();
     let output = Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
@@ -46,7 +57,6 @@ fn install_reads_the_url_from_database_url() {
     assert_eq!(support::routines_in(&mut db.conn()), support::ROUTINES);
 }
 
-#[test]
 fn install_from_a_generated_folder() {
     let db = Database::new();
     let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fixed-slots-64");
@@ -62,7 +72,6 @@ fn install_from_a_generated_folder() {
     assert!(stderr(&output).contains("--from installs a generated folder as it is"), "{}", stderr(&output));
 }
 
-#[test]
 fn dry_run_prints_statements_and_runs_none() {
     let db = Database::new();
     let output =
@@ -81,7 +90,6 @@ fn dry_run_prints_statements_and_runs_none() {
     assert!(stdout(&output).contains("DROP TABLE IF EXISTS `counters`;"), "{}", stdout(&output));
 }
 
-#[test]
 fn uninstall_keeps_data_unless_drop_data() {
     let db = Database::new();
     let url = db.url();
@@ -105,7 +113,6 @@ fn uninstall_keeps_data_unless_drop_data() {
     assert!(tables(&db).is_empty(), "--drop-data dropped the table");
 }
 
-#[test]
 fn status_names_missing_and_stale_routines() {
     let db = Database::new();
     let url = db.url();
@@ -135,7 +142,6 @@ fn status_names_missing_and_stale_routines() {
     assert_eq!(stdout(&output).matches("stale").count(), support::ROUTINES.len() - 2, "{}", stdout(&output));
 }
 
-#[test]
 fn show_lists_counters() {
     let db = Database::new();
     let url = db.url();
@@ -162,7 +168,6 @@ fn show_lists_counters() {
     assert_eq!(stderr(&output).trim(), "error: unknown counter: nope");
 }
 
-#[test]
 fn install_without_super_says_how_to_get_function_privileges() {
     let db = Database::new();
     let (log_bin, trusted): (u8, u8) =
@@ -193,7 +198,6 @@ fn install_without_super_says_how_to_get_function_privileges() {
     assert_eq!(support::routines_in(&mut db.conn()), support::ROUTINES);
 }
 
-#[test]
 fn bad_urls_name_the_host_not_the_password() {
     let db = Database::new();
     let wrong_password = db.url_as("slotted", "Wrong-Secret-1");

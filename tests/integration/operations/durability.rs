@@ -2,7 +2,7 @@
 //! under load, a primary with a replica, a dump restored elsewhere.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -12,13 +12,27 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters::{PackageOptions, render, script};
 
-use crate::support::server::{Booted, INSTALL_HINT, find_binary, run_each};
-use crate::support::{self, slotted_counters, stdout, succeeded};
+use crate::support::flavor::Program;
+use crate::support::server::{Booted, run_each};
+use crate::support::{self, Flavor, flavor, on_each_server, slotted_counters, stdout, succeeded};
+
+on_each_server!(
+    a_crash_loses_no_acknowledged_increment_and_applies_none_by_half,
+    a_replica_stays_row_for_row_identical_under_statement_and_row_logging,
+    a_dump_with_routines_restores_into_a_fresh_server_and_keeps_working,
+);
+
+/// Boots a server of the test's own with `config`.
+fn boot(config: &str) -> Booted {
+    Booted::start(flavor(), config)
+        .unwrap_or_else(|problem| panic!("cannot boot a {} server: {problem}", flavor()))
+}
 
 /// Boots a server of the test's own with `config`, and a database `name`
 /// on it holding the default package.
 fn booted_with_package(config: &str, name: &str) -> Booted {
-    let server = Booted::start(config).unwrap_or_else(|problem| panic!("cannot boot a server: {problem}"));
+    let server = boot(config);
+
     server.root_conn().query_drop(format!("CREATE DATABASE `{name}`")).unwrap();
     let script = render::setup_sql(&PackageOptions::default()).unwrap();
     script::run(&mut connect(&server, name), &script).unwrap();
@@ -36,7 +50,6 @@ struct Seen {
     unanswered: u64,
 }
 
-#[test]
 fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
     let mut server = booted_with_package("", "app");
     let mut conn = connect(&server, "app");
@@ -157,11 +170,49 @@ fn mixed_workload(server: &Booted, database: &str, format: &str) {
     assert_eq!(counters.get("views").unwrap(), Some(1200), "{format}: the primary is exact");
 }
 
-#[test]
+/// How a server is made a GTID replica, and waits for its primary.
+struct Replication {
+    /// Settings of both servers.
+    gtid_config: &'static str,
+    /// Settings of the replica beyond those.
+    replica_config: &'static str,
+    /// Points the replica at the primary's port, `{port}`.
+    follow: &'static str,
+    /// The primary's GTID position.
+    position: &'static str,
+    /// Waits on the replica up to 120 s for the position `?`; 0 when reached.
+    wait: &'static str,
+}
+
+fn replication(flavor: Flavor) -> Replication {
+    match flavor {
+        Flavor::MariaDb => Replication {
+            gtid_config: "",
+            replica_config: "server-id=2\nslave_parallel_threads=4\nread_only=ON",
+            follow: "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {port}, \
+                     MASTER_USER = 'replicator', MASTER_PASSWORD = 'replicator-password', \
+                     MASTER_USE_GTID = slave_pos",
+            position: "SELECT @@GLOBAL.gtid_binlog_pos",
+            wait: "SELECT MASTER_GTID_WAIT(?, 120)",
+        },
+        // GTIDs are off by default; the replication account authenticates
+        // with caching_sha2_password, which needs the server's key or TLS.
+        Flavor::MySql => Replication {
+            gtid_config: "gtid_mode=ON\nenforce_gtid_consistency=ON",
+            replica_config: "server-id=2\nreplica_parallel_workers=4\nread_only=ON",
+            follow: "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = {port}, \
+                     SOURCE_USER = 'replicator', SOURCE_PASSWORD = 'replicator-password', \
+                     SOURCE_AUTO_POSITION = 1, GET_SOURCE_PUBLIC_KEY = 1",
+            position: "SELECT @@GLOBAL.gtid_executed",
+            wait: "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 120)",
+        },
+    }
+}
+
 fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
-    let primary = booted_with_package("", "statement_logged");
-    let replica = Booted::start("server-id=2\nslave_parallel_threads=4\nread_only=ON")
-        .unwrap_or_else(|problem| panic!("cannot boot the replica: {problem}"));
+    let replication = replication(flavor());
+    let primary = booted_with_package(replication.gtid_config, "statement_logged");
+    let replica = boot(&format!("{}\n{}", replication.gtid_config, replication.replica_config));
     run_each(
         &mut primary.root_conn(),
         &[
@@ -172,12 +223,8 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     )
     .unwrap();
     let mut replica_root = replica.root_conn();
-    let change_master = format!(
-        "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, MASTER_USER = 'replicator', \
-         MASTER_PASSWORD = 'replicator-password', MASTER_USE_GTID = slave_pos",
-        primary.port
-    );
-    run_each(&mut replica_root, &[&change_master, "START SLAVE"]).unwrap();
+    let follow = replication.follow.replace("{port}", &primary.port.to_string());
+    run_each(&mut replica_root, &[&follow, "START REPLICA"]).unwrap();
 
     primary.root_conn().query_drop("CREATE DATABASE row_logged").unwrap();
     let script = render::setup_sql(&PackageOptions::default()).unwrap();
@@ -186,10 +233,9 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     mixed_workload(&primary, "row_logged", "ROW");
 
     let mut primary_root = primary.root_conn();
-    let position: String = primary_root.query_first("SELECT @@GLOBAL.gtid_binlog_pos").unwrap().unwrap();
-    let waited: Option<i32> =
-        replica_root.exec_first("SELECT MASTER_GTID_WAIT(?, 120)", (&position,)).unwrap().flatten();
-    let status: Option<mysql::Row> = replica_root.query_first("SHOW SLAVE STATUS").unwrap();
+    let position: String = primary_root.query_first(replication.position).unwrap().unwrap();
+    let waited: Option<i32> = replica_root.exec_first(replication.wait, (&position,)).unwrap().flatten();
+    let status: Option<mysql::Row> = replica_root.query_first("SHOW REPLICA STATUS").unwrap();
     let last_error: String = status.and_then(|row| row.get("Last_SQL_Error")).unwrap_or_default();
     assert_eq!(waited, Some(0), "the replica did not reach {position}: {last_error}");
     for database in ["statement_logged", "row_logged"] {
@@ -199,31 +245,13 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     }
 }
 
-/// A `mariadb` client tool (`mariadb` or `mariadb-dump`) logged in to `server`
-/// as the test user, over TCP.
-fn client_tool(names: &[&str], server: &Booted) -> Command {
-    let binary = find_binary(names).unwrap_or_else(|| panic!("no {} found; {INSTALL_HINT}", names[0]));
-    let opts = &server.opts;
-    let mut command = Command::new(binary);
-    command
-        .arg("--no-defaults")
-        .arg("--protocol=TCP")
-        .arg("--host=127.0.0.1")
-        .arg(format!("--port={}", server.port))
-        .arg(format!("--user={}", opts.get_user().unwrap_or_default()))
-        .arg("--default-character-set=utf8mb4")
-        .env("MYSQL_PWD", opts.get_pass().unwrap_or_default());
-    command
-}
-
 /// Each counter's total through the view, by name.
 fn totals(conn: &mut Conn) -> Vec<(String, i64)> {
     conn.query("SELECT counter_name, total FROM counter_totals ORDER BY counter_name").unwrap()
 }
 
-#[test]
 fn a_dump_with_routines_restores_into_a_fresh_server_and_keeps_working() {
-    let source = Booted::start("").unwrap_or_else(|problem| panic!("cannot boot a server: {problem}"));
+    let source = boot("");
     source.root_conn().query_drop("CREATE DATABASE app").unwrap();
     succeeded(slotted_counters(&["install", "--url", &source.url("app")]));
     let mut conn = connect(&source, "app");
@@ -233,19 +261,14 @@ fn a_dump_with_routines_restores_into_a_fresh_server_and_keeps_working() {
         conn.query_drop("CALL counter_increment('downloads')").unwrap();
         conn.query_drop("CALL counter_add('likes', -2)").unwrap();
     }
-    let dump = client_tool(&["mariadb-dump", "mysqldump"], &source)
-        .args(["--routines", "--single-transaction", "app"])
-        .output()
-        .unwrap();
-    assert!(dump.status.success(), "mariadb-dump failed: {}", String::from_utf8_lossy(&dump.stderr));
+    let dump =
+        source.client(Program::Dump).args(["--routines", "--single-transaction", "app"]).output().unwrap();
+    assert!(dump.status.success(), "the dump failed: {}", String::from_utf8_lossy(&dump.stderr));
 
-    let fresh = Booted::start("").unwrap_or_else(|problem| panic!("cannot boot a server: {problem}"));
+    let fresh = boot("");
     fresh.root_conn().query_drop("CREATE DATABASE restored").unwrap();
-    let mut restore = client_tool(&["mariadb", "mysql"], &fresh)
-        .arg("--database=restored")
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut restore =
+        fresh.client(Program::Client).arg("--database=restored").stdin(Stdio::piped()).spawn().unwrap();
     restore.stdin.take().unwrap().write_all(&dump.stdout).unwrap();
     assert!(restore.wait().unwrap().success(), "the restore failed");
 

@@ -6,15 +6,25 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters::Counters;
 
-use crate::support::{self, Database, server_error, slotted_counters, stderr, stdout, succeeded};
+use crate::support::{
+    self, Database, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
+};
+
+on_each_server!(
+    an_app_user_counts_and_reads_and_nothing_else,
+    an_unknown_app_user_is_one_line_and_installs_nothing,
+    status_fails_naming_the_definer_when_it_was_dropped,
+    status_tells_a_restricted_account_what_it_cannot_see,
+    status_checks_every_committed_package_without_changing_it,
+);
 
 fn conn_as(url: &str) -> Conn {
     Conn::new(Opts::from_url(url).unwrap()).unwrap()
 }
 
-#[test]
 fn an_app_user_counts_and_reads_and_nothing_else() {
     let db = Database::new();
+
     let app = db.account("counting", &[]);
     let output = succeeded(slotted_counters(&["install", "--url", &db.url(), "--app-user", &app.spec]));
     assert!(
@@ -60,7 +70,6 @@ fn an_app_user_counts_and_reads_and_nothing_else() {
     assert_eq!(support::total(&mut db.conn(), "hits"), Some(16), "nothing refused changed a count");
 }
 
-#[test]
 fn an_unknown_app_user_is_one_line_and_installs_nothing() {
     let db = Database::new();
     let app = db.account("known", &[]);
@@ -132,7 +141,6 @@ fn line<'a>(report: &'a str, name: &str) -> &'a str {
     report.lines().find(|line| line.split_whitespace().next() == Some(name)).unwrap_or_default()
 }
 
-#[test]
 fn status_fails_naming_the_definer_when_it_was_dropped() {
     let db = Database::new();
     let installer = db.account("installer", &["ALL ON *.*"]);
@@ -157,7 +165,6 @@ fn status_fails_naming_the_definer_when_it_was_dropped() {
     assert_eq!(support::total(&mut db.conn(), "kept"), Some(42), "the way out keeps the counts");
 }
 
-#[test]
 fn status_tells_a_restricted_account_what_it_cannot_see() {
     let db = Database::new();
     let executor = db.account("executor", &["EXECUTE ON {db}.*"]);
@@ -201,7 +208,6 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
 
 /// `status` calls every routine to see that it runs: the calls must change
 /// nothing, in every committed package.
-#[test]
 fn status_checks_every_committed_package_without_changing_it() {
     for (dir, flags) in support::COMMITTED {
         let db = support::with_committed(dir);

@@ -9,11 +9,14 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use slotted_counters::{Counters, database};
 
 use crate::support::server::Booted;
-use crate::support::{self, slotted_counters, stderr, stdout, succeeded};
+use crate::support::{self, flavor, on_each_server, slotted_counters, stderr, stdout, succeeded};
+
+on_each_server!(install_status_and_the_client_reach_a_tls_only_server,);
 
 /// A certificate authority made for the test, written as `<name>.pem` into `dir`.
 fn authority(dir: &Path, name: &str) -> CertifiedIssuer<'static, KeyPair> {
     let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.distinguished_name.push(rcgen::DnType::CommonName, name);
     let authority = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
@@ -34,17 +37,17 @@ fn tls_only_server(dir: &Path, authority: &CertifiedIssuer<'static, KeyPair>) ->
     let config = format!(
         "ssl-ca={dir}/test-ca.pem\nssl-cert={dir}/server-cert.pem\nssl-key={dir}/server-key.pem\n\
          require_secure_transport=ON",
-        dir = dir.display()
+        dir = flavor().inner_path(dir).display()
     );
-    let server =
-        Booted::start(&config).unwrap_or_else(|problem| panic!("cannot boot a TLS server: {problem}"));
+    let server = Booted::start(flavor(), &config)
+        .unwrap_or_else(|problem| panic!("cannot boot a TLS {} server: {problem}", flavor()));
     server.root_conn().query_drop("CREATE DATABASE app").unwrap();
     server
 }
 
-#[test]
 fn install_status_and_the_client_reach_a_tls_only_server() {
-    let dir = tempfile::tempdir().unwrap();
+    // The server reads its certificates from here: inside MySQL's chroot.
+    let dir = flavor().visible_tempdir("slotted-counters-tls-").unwrap();
     let test_ca = authority(dir.path(), "test-ca");
     authority(dir.path(), "other-ca");
     let server = tls_only_server(dir.path(), &test_ca);

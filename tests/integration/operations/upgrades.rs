@@ -8,7 +8,12 @@ use std::time::Duration;
 use mysql::prelude::Queryable;
 use slotted_counters::Counters;
 
-use crate::support::{self, Database, committed_setup_sql, slotted_counters, succeeded};
+use crate::support::{self, Database, committed_setup_sql, on_each_server, slotted_counters, succeeded};
+
+on_each_server!(
+    reinstalling_under_load_fails_no_call_on_mariadb,
+    the_client_rides_through_a_reinstall_that_drops_routines,
+);
 
 /// Clients calling the package until stopped: what they saw.
 struct Traffic {
@@ -24,6 +29,7 @@ impl Traffic {
     fn raw_calls(db: &Database, clients: usize, name: &'static str) -> Self {
         Self::start(clients, |stop, acknowledged, failures| {
             let mut conn = db.conn();
+
             move || {
                 let mut calls = 0_u64;
                 while !stop.load(Ordering::Relaxed) {
@@ -96,7 +102,6 @@ impl Traffic {
     }
 }
 
-#[test]
 fn reinstalling_under_load_fails_no_call_on_mariadb() {
     let db = Database::new();
     let url = db.url();
@@ -144,7 +149,6 @@ fn drop_and_create(db: &Database, routines: &[(&str, &str)], gap: Duration) {
     }
 }
 
-#[test]
 fn the_client_rides_through_a_reinstall_that_drops_routines() {
     let db = support::with_committed("generated");
     db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();

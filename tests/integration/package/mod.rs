@@ -61,17 +61,18 @@ impl Package {
     }
 }
 
-/// Declares each behaviour once per committed package.
+/// Declares each behaviour once per committed package and server, as
+/// `<package>::<behaviour>::mariadb` and `::mysql`.
 macro_rules! for_each_package {
     ($($area:ident::$behaviour:ident),* $(,)?) => {
-        mod default_package {
-            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::DEFAULT) })*
-        }
-        mod fixed_slots_64 {
-            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::FIXED_64) })*
-        }
-        mod default_package_in_latin1 {
-            $(#[test] fn $behaviour() { super::$area::$behaviour(&super::IN_LATIN1) })*
+        for_each_package!(@package default_package DEFAULT $($area::$behaviour),*);
+        for_each_package!(@package fixed_slots_64 FIXED_64 $($area::$behaviour),*);
+        for_each_package!(@package default_package_in_latin1 IN_LATIN1 $($area::$behaviour),*);
+    };
+    (@package $module:ident $package:ident $($area:ident::$behaviour:ident),*) => {
+        mod $module {
+            $(fn $behaviour() { super::$area::$behaviour(&super::$package) })*
+            crate::support::on_each_server!($($behaviour),*);
         }
     };
 }
@@ -102,7 +103,8 @@ pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) 
     conn.exec_drop(sql, params).map_err(server_error)
 }
 
-#[test]
+support::on_each_server!(runner_reports_the_failing_statement);
+
 fn runner_reports_the_failing_statement() {
     let db = Database::new();
     let script = "CREATE TABLE first (x INT);\n-- a comment\nINSERT INTO first\n  VALUES ('not a number', 2);\nCREATE TABLE never (x INT);\n";

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, PooledConn};
 
-use super::server::{INSTALL_HINT, find_binary, server};
+use super::flavor::Program;
+use super::server::{Server, current};
 
 /// An account a test made.
 pub struct Account {
@@ -23,6 +24,7 @@ pub struct Account {
 /// A database of its own for one test, dropped when the test ends, with
 /// any account made for it.
 pub struct Database {
+    server: &'static Server,
     name: String,
     opts: Opts,
     pool: Pool,
@@ -30,7 +32,7 @@ pub struct Database {
 }
 
 impl Database {
-    /// Creates an empty utf8mb4 database on the test server.
+    /// Creates an empty utf8mb4 database on the server of the running test.
     pub fn new() -> Self {
         Self::with_charset("utf8mb4")
     }
@@ -39,7 +41,7 @@ impl Database {
     /// as a DBA's may be: every text variable without one of its own takes it.
     pub fn with_charset(charset: &str) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let server = server();
+        let server = current();
         let name = format!("sc_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         server
             .admin_conn()
@@ -54,7 +56,7 @@ impl Database {
             .into();
         let pool =
             Pool::new(opts.clone()).unwrap_or_else(|error| panic!("cannot connect to {name}: {error}"));
-        Database { name, opts, pool, users: Mutex::new(Vec::new()) }
+        Database { server, name, opts, pool, users: Mutex::new(Vec::new()) }
     }
 
     pub fn name(&self) -> &str {
@@ -98,7 +100,7 @@ impl Database {
         let user = format!("{role}_{}", self.name.trim_start_matches("sc_test_"));
         let host = if self.opts.get_ip_or_hostname() == "127.0.0.1" { "127.0.0.1" } else { "%" };
         let quoted = format!("'{user}'@'{host}'");
-        let mut conn = server().admin_conn();
+        let mut conn = self.server.admin_conn();
         conn.query_drop(format!("CREATE USER {quoted} IDENTIFIED BY 'app-password'"))
             .unwrap_or_else(|error| panic!("cannot create user {quoted}: {error}"));
         self.users.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(quoted.clone());
@@ -110,7 +112,8 @@ impl Database {
         Account { spec: format!("{user}@{host}"), url: self.url_as(&user, "app-password"), quoted }
     }
 
-    /// A `mariadb` (or `mysql`) client command connected to this database.
+    /// The server's own command-line client (`mariadb` or `mysql`)
+    /// connected to this database.
     pub fn client(&self) -> Command {
         self.client_as(&self.url())
     }
@@ -119,9 +122,8 @@ impl Database {
     /// with a utf8mb4 connection as applications have.
     pub fn client_as(&self, url: &str) -> Command {
         let account = Opts::from_url(url).expect("a URL made by the tests");
-        let binary = find_binary(&["mariadb", "mysql"])
-            .unwrap_or_else(|| panic!("no mariadb client found; {INSTALL_HINT}"));
-        let mut command = Command::new(binary);
+        let mut command =
+            self.server.flavor.command(Program::Client).unwrap_or_else(|problem| panic!("{problem}"));
         command
             .arg("--no-defaults")
             .arg("--protocol=TCP")
@@ -138,7 +140,7 @@ impl Database {
 impl Drop for Database {
     fn drop(&mut self) {
         // Never panic here: this may run while a failed test unwinds.
-        if let Ok(mut conn) = mysql::Conn::new(server().opts.clone()) {
+        if let Ok(mut conn) = mysql::Conn::new(self.server.opts.clone()) {
             let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
             for user in self.users.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).iter() {
                 let _ = conn.query_drop(format!("DROP USER IF EXISTS {user}"));

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 
-use super::server::{Booted, INSTALL_HINT, Launch, free_port};
+use super::flavor::{Flavor, SETUP_HINT};
+use super::server::{Booted, Launch, free_port};
 
 /// Galera's provider library, from Debian's galera-4 package.
 const PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -31,7 +32,7 @@ impl Cluster {
     pub fn boot() -> Cluster {
         assert!(
             Path::new(PROVIDER).exists(),
-            "no Galera provider at {PROVIDER}: apt-get install galera-4 rsync ({INSTALL_HINT})"
+            "no Galera provider at {PROVIDER}: apt-get install galera-4 rsync, or {SETUP_HINT}"
         );
         match Cluster::try_boot() {
             Ok(cluster) => cluster,
@@ -70,6 +71,7 @@ impl Cluster {
             );
             let first = index == 0;
             let launch = Launch {
+                flavor: Flavor::MariaDb,
                 config: &config,
                 as_mysql_user: true,
                 server_args: if first { &["--wsrep-new-cluster"] } else { &[] },

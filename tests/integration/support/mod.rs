@@ -1,10 +1,13 @@
 //! The live-test harness and what the test modules share.
 //!
-//! One real MariaDB server per `cargo test` run (`server`), booted by the
-//! first test that needs it and stopped when the test binary exits, and one
-//! database per test (`database`), dropped when the test ends.
+//! One real MariaDB and one real MySQL server per `cargo test` run
+//! (`server`, `flavor`), each booted by the first test that needs it and
+//! stopped when the test binary exits; every live test runs once on each
+//! ([`on_each_server!`]), in a database of its own (`database`), dropped
+//! when the test ends.
 
 mod database;
+pub mod flavor;
 pub mod galera;
 pub mod server;
 
@@ -19,6 +22,27 @@ use mysql::PooledConn;
 use mysql::prelude::Queryable;
 
 pub use database::Database;
+pub use flavor::Flavor;
+pub use server::flavor;
+
+/// Declares each listed live test once per server, as `<test>::mariadb` and
+/// `<test>::mysql`: the test's thread knows its server ([`flavor()`]), and
+/// every [`Database`] it makes is on that server.
+macro_rules! on_each_server {
+    ($($test:ident),* $(,)?) => {
+        $(mod $test {
+            #[test]
+            fn mariadb() {
+                $crate::support::server::on($crate::support::Flavor::MariaDb, super::$test)
+            }
+            #[test]
+            fn mysql() {
+                $crate::support::server::on($crate::support::Flavor::MySql, super::$test)
+            }
+        })*
+    };
+}
+pub(crate) use on_each_server;
 
 /// Runs a query that reads `information_schema.innodb_trx`.
 ///

@@ -1,30 +1,32 @@
-//! The test server: booted once per `cargo test` run, or given.
+//! The test servers: one MariaDB and one MySQL per `cargo test` run, each
+//! booted by the first test that needs it, or given.
 //!
-//! Without `MYSQL_TEST_URL`, the first test that asks for a database boots a
-//! throwaway server: `mariadb-install-db` into a temporary folder, then
-//! `mariadbd` on a free loopback port with binary logging and durable commits,
-//! as production runs it. A small shell guardian owns the server and holds a
-//! pipe from this process: when the test binary exits, however it exits, the
-//! pipe closes and the guardian stops the server and removes its folder.
+//! A booted server gets a data folder of its own (`mariadb-install-db`, or
+//! `mysqld --initialize-insecure` in MySQL's chroot), a free loopback port,
+//! binary logging and durable commits, as production runs it. A small shell
+//! guardian owns the server and holds a pipe from this process: when the
+//! test binary exits, however it exits, the pipe closes and the guardian
+//! stops the server and removes its folder.
 //!
-//! With `MYSQL_TEST_URL=mysql://user:pass@host:port/`, every test runs on that
-//! server instead (a MySQL 8 you have, say); the user must be able to create
-//! and drop databases.
+//! Each live test runs once per server ([`on_each_server!`]), and the test's
+//! thread knows which ([`flavor`]). With
+//! `MYSQL_TEST_URL=mysql://user:pass@host:port/`, the tests of that server's
+//! flavor (told by its `VERSION()`) run on it instead of a booted one; the
+//! user must be able to create and drop databases.
 
+use std::cell::Cell;
+use std::env;
+use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use std::{env, fs};
 
 use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder};
 
-/// How to get a server when none is configured.
-pub const INSTALL_HINT: &str = "install MariaDB (`apt-get install mariadb-server mariadb-client`) \
-     so the tests can boot their own server, or set MYSQL_TEST_URL=mysql://user:password@host:port/ \
-     to run them against an existing MySQL 8+ or MariaDB 10.6+ server";
+use super::flavor::{Flavor, Program};
 
 /// The account the tests use on a booted server (root may only log in by socket).
 const TEST_USER: &str = "slotted";
@@ -32,13 +34,12 @@ const TEST_PASSWORD: &str = "slotted-test";
 
 /// Stops the server when this process goes away: EOF on stdin means the test
 /// binary has exited, whether it finished, panicked or was killed.
-/// Arguments: the server binary, its folder, then arguments for this start.
+/// Arguments: the server's folder, then the command that runs the server.
 const GUARDIAN: &str = r#"
 exec 3<&0
-binary=$1
-dir=$2
-shift 2
-"$binary" --defaults-file="$dir/my.cnf" "$@" >"$dir/server.log" 2>&1 &
+dir=$1
+shift
+"$@" >"$dir/server.log" 2>&1 &
 server=$!
 ( read -r _ <&3; kill "$server" 2>/dev/null ) &
 watcher=$!
@@ -48,29 +49,60 @@ if kill -0 "$watcher" 2>/dev/null; then exit 1; fi
 rm -rf "$dir"
 "#;
 
+thread_local! {
+    /// The server the live test on this thread runs on.
+    static FLAVOR: Cell<Option<Flavor>> = const { Cell::new(None) };
+}
+
+/// Runs `test` as a live test on `flavor`'s server: [`flavor`] and
+/// [`current`] answer for it on this thread.
+pub fn on(flavor: Flavor, test: impl FnOnce()) {
+    FLAVOR.set(Some(flavor));
+    test();
+}
+
+/// The server the live test on this thread runs on.
+pub fn flavor() -> Flavor {
+    FLAVOR.get().expect("a live test is declared with on_each_server!, which says on which server it runs")
+}
+
+/// The shared server of the live test on this thread.
+pub fn current() -> &'static Server {
+    server(flavor())
+}
+
 /// A server the tests can use, booted or given.
 pub struct Server {
     /// Options to reach it as a user who may create databases; no database selected.
     pub(super) opts: Opts,
-    /// The booted server. Held in a static, never dropped: its guardian's
-    /// stdin closing at exit is what stops it.
+    pub flavor: Flavor,
+    /// Held in a static, never dropped: its guardian's stdin closing at
+    /// exit is what stops it.
     _booted: Option<Mutex<Booted>>,
 }
 
-/// The server of this test run, booted on first use.
-pub fn server() -> &'static Server {
-    static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| match env::var("MYSQL_TEST_URL") {
-        Ok(url) => {
-            let opts = Opts::from_url(&url)
-                .unwrap_or_else(|error| panic!("MYSQL_TEST_URL is not a valid URL: {error}"));
-            Server { opts, _booted: None }
-        }
-        Err(_) => {
-            let booted = Booted::start("")
-                .unwrap_or_else(|problem| panic!("cannot start a MariaDB server for the tests: {problem}"));
-            Server { opts: booted.opts.clone(), _booted: Some(Mutex::new(booted)) }
-        }
+/// The shared server of `flavor`: the one `MYSQL_TEST_URL` names when it is
+/// of that flavor, else one booted on first use.
+pub fn server(flavor: Flavor) -> &'static Server {
+    static GIVEN: OnceLock<Option<Server>> = OnceLock::new();
+    static BOOTED: [OnceLock<Server>; 2] = [OnceLock::new(), OnceLock::new()];
+    let given = GIVEN.get_or_init(|| {
+        let url = env::var("MYSQL_TEST_URL").ok()?;
+        let opts =
+            Opts::from_url(&url).unwrap_or_else(|error| panic!("MYSQL_TEST_URL is not a valid URL: {error}"));
+        let version: String = mysql::Conn::new(opts.clone())
+            .and_then(|mut conn| conn.query_first("SELECT VERSION()"))
+            .unwrap_or_else(|error| panic!("cannot reach the server of MYSQL_TEST_URL: {error}"))
+            .unwrap_or_default();
+        Some(Server { opts, flavor: Flavor::of_version(&version), _booted: None })
+    });
+    if let Some(given) = given.as_ref().filter(|given| given.flavor == flavor) {
+        return given;
+    }
+    BOOTED[flavor as usize].get_or_init(|| {
+        let booted = Booted::start(flavor, "")
+            .unwrap_or_else(|problem| panic!("cannot start a {flavor} server for the tests: {problem}"));
+        Server { opts: booted.opts.clone(), flavor, _booted: Some(Mutex::new(booted)) }
     })
 }
 
@@ -82,7 +114,8 @@ impl Server {
 
 /// How to boot a server beyond the common settings.
 pub struct Launch<'a> {
-    /// Lines of the `[mariadbd]` group; a setting here overrides the common one.
+    pub flavor: Flavor,
+    /// Lines of the `[mysqld]` group; a setting here overrides the common one.
     pub config: &'a str,
     /// Run as the `mysql` user instead of root: Galera's rsync state
     /// transfer fails as root.
@@ -95,55 +128,40 @@ pub struct Launch<'a> {
     pub create_user: bool,
 }
 
-impl Default for Launch<'_> {
-    fn default() -> Self {
-        Launch { config: "", as_mysql_user: false, server_args: &[], create_user: true }
+impl Launch<'_> {
+    fn new(flavor: Flavor) -> Self {
+        Launch { flavor, config: "", as_mysql_user: false, server_args: &[], create_user: true }
     }
 }
 
-/// Runs `command` and reports its output when it fails.
-fn run(command: &mut Command) -> Result<(), String> {
-    let output = command.output().map_err(|error| format!("cannot run {command:?}: {error}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-/// A MariaDB server booted by this process, with its folder and guardian.
+/// A server booted by this process, with its folder and guardian.
 pub struct Booted {
+    pub flavor: Flavor,
     /// Options to reach it over TCP as the test user; no database selected.
     pub opts: Opts,
     pub port: u16,
+    /// Its folder, as this process sees it.
     pub dir: PathBuf,
-    mariadbd: PathBuf,
+    /// The command that runs the server, without this start's arguments.
+    command: Vec<std::ffi::OsString>,
     guardian: Child,
 }
 
 impl Booted {
-    /// Installs a fresh data folder and starts `mariadbd` on it, with
+    /// Makes a fresh data folder and starts a `flavor` server on it, with
     /// binary logging and durable commits plus `extra_config` (lines of the
-    /// `[mariadbd]` group), and creates the test user.
-    pub fn start(extra_config: &str) -> Result<Booted, String> {
-        Self::launch(&Launch { config: extra_config, ..Launch::default() })
+    /// `[mysqld]` group), and creates the test user.
+    pub fn start(flavor: Flavor, extra_config: &str) -> Result<Booted, String> {
+        Self::launch(&Launch { config: extra_config, ..Launch::new(flavor) })
     }
 
     /// Boots a server as `launch` says.
     pub fn launch(launch: &Launch<'_>) -> Result<Booted, String> {
-        let mariadbd = find_binary(&["mariadbd", "mysqld"])
-            .ok_or_else(|| format!("no mariadbd found; {INSTALL_HINT}"))?;
-        let install_db = find_binary(&["mariadb-install-db", "mysql_install_db"])
-            .ok_or_else(|| format!("no mariadb-install-db found; {INSTALL_HINT}"))?;
-        let dir = tempfile::Builder::new()
-            .prefix("slotted-counters-mariadb-")
-            .tempdir()
-            .map_err(|error| format!("cannot create a folder for the server: {error}"))?
-            .keep();
+        let flavor = launch.flavor;
+        let mut server = flavor.command(Program::Server)?;
+        let dir =
+            flavor.visible_tempdir(&format!("slotted-counters-{}-", flavor.name().to_lowercase()))?.keep();
+        let inner = |path: &Path| flavor.inner_path(path).display().to_string();
         let datadir = dir.join("data");
         // Each server a temporary folder of its own: a starting server
         // removes every `#sql*` file in its tmpdir, another's included.
@@ -152,30 +170,19 @@ impl Booted {
         let user = if launch.as_mysql_user {
             // The mysql user must reach its folders, and own them.
             set_mode(&dir, 0o755)?;
-            run(Command::new("chown").arg("mysql:mysql").arg(&dir).arg(&tmpdir))?;
+            super::flavor::run(Command::new("chown").arg("mysql:mysql").arg(&dir).arg(&tmpdir))?;
             "mysql"
         } else {
             "root"
         };
 
-        run(Command::new(&install_db)
-            .arg("--no-defaults")
-            .arg(format!("--datadir={}", datadir.display()))
-            .arg(format!("--tmpdir={}", tmpdir.display()))
-            .arg(format!("--user={user}"))
-            .args(["--auth-root-authentication-method=normal", "--skip-test-db"]))?;
-        if launch.as_mysql_user {
-            // Its binary log, socket and pid file live beside the data.
-            run(Command::new("chown").arg("-R").arg("mysql:mysql").arg(&dir))?;
-        }
-
         let port = free_port()?;
         let config = format!(
-            "[mariadbd]\n\
+            "[mysqld]\n\
              datadir={datadir}\n\
              tmpdir={tmpdir}\n\
              socket={dir}/mysqld.sock\n\
-             pid-file={dir}/mariadbd.pid\n\
+             pid-file={dir}/server.pid\n\
              port={port}\n\
              bind-address=127.0.0.1\n\
              skip-name-resolve\n\
@@ -185,10 +192,12 @@ impl Booted {
              innodb_flush_log_at_trx_commit=1\n\
              sync_binlog=1\n\
              max_connections=1000\n\
+             {own}\
              {extra_config}\n",
-            datadir = datadir.display(),
-            tmpdir = tmpdir.display(),
-            dir = dir.display(),
+            datadir = inner(&datadir),
+            tmpdir = inner(&tmpdir),
+            dir = inner(&dir),
+            own = flavor.own_settings(),
             extra_config = launch.config,
         );
         let config_path = dir.join("my.cnf");
@@ -197,9 +206,17 @@ impl Booted {
         // The server ignores a world-writable config file; Galera's state
         // transfer, run as the mysql user, reads it too.
         set_mode(&config_path, 0o644)?;
+        flavor.initialize(&config_path, &datadir, &tmpdir, user)?;
+        if launch.as_mysql_user {
+            // Its binary log, socket and pid file live beside the data.
+            super::flavor::run(Command::new("chown").arg("-R").arg("mysql:mysql").arg(&dir))?;
+        }
 
-        let guardian = guard(&mariadbd, &dir, launch.server_args)?;
-        let mut booted = Booted { opts: Opts::default(), port, dir, guardian, mariadbd };
+        server.arg(format!("--defaults-file={}", inner(&config_path)));
+        let command: Vec<_> =
+            std::iter::once(server.get_program()).chain(server.get_args()).map(ToOwned::to_owned).collect();
+        let guardian = guard(&dir, &command, launch.server_args)?;
+        let mut booted = Booted { flavor, opts: Opts::default(), port, dir, command, guardian };
         booted.wait_until_up()?;
         if launch.create_user {
             booted.create_test_user()?;
@@ -244,9 +261,24 @@ impl Booted {
         format!("mysql://{TEST_USER}:{TEST_PASSWORD}@127.0.0.1:{}/{database}", self.port)
     }
 
+    /// The server's command-line `program` (client or dump) logged in as
+    /// the test user over TCP, with a utf8mb4 connection.
+    pub fn client(&self, program: Program) -> Command {
+        let mut command = self.flavor.command(program).unwrap_or_else(|problem| panic!("{problem}"));
+        command
+            .arg("--no-defaults")
+            .arg("--protocol=TCP")
+            .arg("--host=127.0.0.1")
+            .arg(format!("--port={}", self.port))
+            .arg(format!("--user={TEST_USER}"))
+            .arg("--default-character-set=utf8mb4")
+            .env("MYSQL_PWD", TEST_PASSWORD);
+        command
+    }
+
     /// Kills the server with SIGKILL, as a crash would, and waits until it is gone.
     pub fn kill9(&mut self) {
-        let pid = fs::read_to_string(self.dir.join("mariadbd.pid")).expect("read the server's pid file");
+        let pid = fs::read_to_string(self.dir.join("server.pid")).expect("read the server's pid file");
         let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("run kill");
         assert!(killed.success(), "kill -9 {pid} failed");
         self.wait_until_stopped();
@@ -271,14 +303,38 @@ impl Booted {
     /// Starts the server again on the same folder, after [`Booted::kill9`]
     /// or [`Booted::shut_down`].
     pub fn restart(&mut self) {
-        self.guardian = guard(&self.mariadbd, &self.dir, &[]).expect("restart the server");
+        self.guardian = guard(&self.dir, &self.command, &[]).expect("restart the server");
         self.wait_until_up().expect("the server comes back after a crash");
     }
 
     /// Polls until the server accepts a connection, or reports why it never will.
     fn wait_until_up(&mut self) -> Result<(), String> {
-        let root = self.root_opts();
-        wait_until_up(&mut self.guardian, root, &self.dir)
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            match mysql::Conn::new(self.root_opts()) {
+                Ok(_) => return Ok(()),
+                Err(error) => {
+                    if let Ok(Some(_)) = self.guardian.try_wait() {
+                        let log = fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
+                        let _ = fs::remove_dir_all(&self.dir);
+                        let tail: Vec<&str> = log.lines().rev().take(60).collect();
+                        let tail: Vec<&str> = tail.into_iter().rev().collect();
+                        return Err(format!(
+                            "the {} server exited during startup; its log ends:\n{}",
+                            self.flavor,
+                            tail.join("\n")
+                        ));
+                    }
+                    if Instant::now() > deadline {
+                        return Err(format!(
+                            "the {} server did not answer within 120 s: {error}",
+                            self.flavor
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
     }
 }
 
@@ -290,45 +346,20 @@ impl Drop for Booted {
     }
 }
 
-/// Starts `mariadbd` on the folder `dir` under a guardian that stops it
-/// when this process closes the guardian's stdin, however it exits.
-fn guard(mariadbd: &Path, dir: &Path, server_args: &[&str]) -> Result<Child, String> {
+/// Starts `command` with `server_args` on the folder `dir` under a guardian
+/// that stops it when this process closes the guardian's stdin, however it
+/// exits.
+fn guard(dir: &Path, command: &[std::ffi::OsString], server_args: &[&str]) -> Result<Child, String> {
     Command::new("sh")
         .args(["-c", GUARDIAN, "slotted-counters-guardian"])
-        .arg(mariadbd)
         .arg(dir)
+        .args(command)
         .args(server_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|error| format!("cannot start sh: {error}"))
-}
-
-/// Polls until the server accepts a connection, or reports why it never will.
-fn wait_until_up(guardian: &mut Child, opts: OptsBuilder, dir: &Path) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        match mysql::Conn::new(opts.clone()) {
-            Ok(_) => return Ok(()),
-            Err(error) => {
-                if let Ok(Some(_)) = guardian.try_wait() {
-                    let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
-                    let _ = fs::remove_dir_all(dir);
-                    let tail: Vec<&str> = log.lines().rev().take(60).collect();
-                    let tail: Vec<&str> = tail.into_iter().rev().collect();
-                    return Err(format!(
-                        "the server exited during startup; its log ends:\n{}",
-                        tail.join("\n")
-                    ));
-                }
-                if Instant::now() > deadline {
-                    return Err(format!("the server did not answer within 120 s: {error}"));
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    }
 }
 
 /// Runs `statements` one at a time. One `query_drop` of several statements
@@ -348,13 +379,4 @@ fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
         .map_err(|error| format!("cannot set permissions of {}: {error}", path.display()))
-}
-
-/// Looks for the first of `names` on PATH and in the usual sbin folders.
-pub fn find_binary(names: &[&str]) -> Option<PathBuf> {
-    let path = env::var_os("PATH").unwrap_or_default();
-    let folders: Vec<PathBuf> = env::split_paths(&path)
-        .chain(["/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin"].map(PathBuf::from))
-        .collect();
-    names.iter().find_map(|name| folders.iter().map(|folder| folder.join(name)).find(|path| path.is_file()))
 }
