@@ -57,7 +57,7 @@ MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
     DECLARE v_slots INT DEFAULT COALESCE(p_slots, 5);
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Two setups of one name can both pass any check made before the INSERT:
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
@@ -105,7 +105,7 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
@@ -168,30 +168,30 @@ END$$
 -- each next row too). It is built as text (PREPARE), with names as hex
 -- literals: a quoted literal would be read in the session's character set.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
-    IN p_deltas LONGTEXT CHARACTER SET utf8mb4
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4;
+    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- The counter being summed: the first of the keys that collate equal.
     DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- The name being checked; named like counter_add's parameter, so the
     -- shared checks and messages apply.
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    DECLARE v_text LONGTEXT CHARACTER SET utf8mb4;
+    DECLARE v_text LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_entries INT DEFAULT 0;
-    DECLARE v_rows LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_rows LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     -- The slots the statement aims at, `hex(name):slot:delta;` each.
-    DECLARE v_plan LONGTEXT CHARACTER SET ascii DEFAULT '';
-    DECLARE v_entry LONGTEXT CHARACTER SET ascii;
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- The names in the order of the package's collation.
     DECLARE c_keys CURSOR FOR
         WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
@@ -225,7 +225,7 @@ BEGIN
             END IF;
             SET v_text = JSON_EXTRACT(p_deltas, CONCAT('$.', JSON_QUOTE(v_key)));
             IF JSON_TYPE(v_text) <> 'INTEGER' OR v_text NOT REGEXP '^-?[0-9]{1,19}$'
-               OR CAST(CAST(v_text AS SIGNED) AS CHAR) <> v_text THEN
+               OR CAST(CAST(v_text AS SIGNED) AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_unicode_ci <> v_text THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
@@ -335,7 +335,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
@@ -370,7 +370,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     -- Arguments are checked before the transaction and outside its handler:
     -- a bad one rolls back nothing, not even a transaction of the caller's.
@@ -427,7 +427,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
@@ -465,7 +465,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);

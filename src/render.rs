@@ -91,7 +91,10 @@ struct Context {
     name_type: String,
     description_length: u32,
     description_type: String,
-    /// Text variables declare their character set: the database's may be latin1.
+    /// Text variables declare their character set (the database's may be
+    /// latin1) and their collation (the server's default for the character
+    /// set differs: `utf8mb4_0900_ai_ci` on MySQL 8+, `utf8mb4_general_ci` on
+    /// MariaDB, and two of them in one comparison fail with 1267).
     message_type: String,
     description_variable_type: String,
     fixed_slots: Option<u32>,
@@ -108,6 +111,9 @@ struct Context {
     batch_limit: u32,
     /// A batch of deltas: JSON text, in the package's character set.
     deltas_type: String,
+    /// The parts of the statement a batch builds: hex literals, numbers
+    /// and keywords.
+    statement_type: &'static str,
     auto_create: bool,
     /// The view's slot count: the rows of a counter, or the fixed count when
     /// lazily created counters have only the rows that were hit.
@@ -164,7 +170,7 @@ impl Context {
             name_type: text_type(package::TEXT_PARAMETER_LENGTH),
             description_length: package::DESCRIPTION_LENGTH,
             description_type: text_type(package::TEXT_PARAMETER_LENGTH),
-            message_type: format!("VARCHAR(128) CHARACTER SET {}", package::CHARSET),
+            message_type: text_type(128),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             fixed_slots,
             galera,
@@ -174,7 +180,12 @@ impl Context {
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             batch_numbers: SlotNumbers::up_to(package::BATCH_LIMIT),
             batch_limit: package::BATCH_LIMIT,
-            deltas_type: format!("LONGTEXT CHARACTER SET {}", package::CHARSET),
+            deltas_type: format!(
+                "LONGTEXT CHARACTER SET {} COLLATE {}",
+                package::CHARSET,
+                options.collation()
+            ),
+            statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",
             auto_create: options.auto_create(),
             view_slots,
             totals_view: options.totals_view(),

@@ -32,14 +32,14 @@ BEGIN
 {%- endif %}
     DECLARE v_slot INT;
     DECLARE v_entries INT DEFAULT 0;
-    DECLARE v_rows LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_rows {{ p.statement_type }} DEFAULT '';
 {%- if p.auto_create %}
-    DECLARE v_cases LONGTEXT CHARACTER SET ascii DEFAULT '';
+    DECLARE v_cases {{ p.statement_type }} DEFAULT '';
 {%- endif %}
 {%- if !p.auto_create %}
     -- The slots the statement aims at, `hex(name):slot:delta;` each.
-    DECLARE v_plan LONGTEXT CHARACTER SET ascii DEFAULT '';
-    DECLARE v_entry LONGTEXT CHARACTER SET ascii;
+    DECLARE v_plan {{ p.statement_type }} DEFAULT '';
+    DECLARE v_entry {{ p.statement_type }};
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
 {%- endif %}
     DECLARE v_message {{ p.message_type }};
@@ -77,7 +77,7 @@ BEGIN
 {%- endif %}
             SET v_text = JSON_EXTRACT(p_deltas, CONCAT('$.', JSON_QUOTE(v_key)));
             IF JSON_TYPE(v_text) <> 'INTEGER' OR v_text NOT REGEXP '^-?[0-9]{1,19}$'
-               OR CAST(CAST(v_text AS SIGNED) AS CHAR) <> v_text THEN
+               OR CAST(CAST(v_text AS SIGNED) AS CHAR CHARACTER SET {{ p.charset }}) COLLATE {{ p.collation }} <> v_text THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
             END IF;

@@ -8,6 +8,7 @@ mod bench;
 mod client;
 mod cluster;
 mod coalescing;
+mod collations;
 mod environments;
 mod extensions;
 mod generate;
