@@ -6,7 +6,7 @@ use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
 
 use super::{Package, call};
-use crate::support::{self, slots_of, table, total};
+use crate::support::{self, Flavor, flavor, slots_of, table, total};
 
 pub(super) fn walkthrough_gives_documented_results(package: &Package) {
     let db = package.database();
@@ -66,11 +66,14 @@ pub(super) fn walkthrough_gives_documented_results(package: &Package) {
     assert_eq!(total(&mut conn, "test1"), Some(0), "other counters are untouched");
 }
 
-/// What a DBA does: the command-line client reads setup.sql from another
-/// working directory, by redirection and by SOURCE.
+/// What a DBA does: the server's command-line client reads setup.sql from
+/// another working directory, by redirection and by SOURCE.
 pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
     let elsewhere = tempfile::tempdir().unwrap();
-    let setup_sql = package.setup_sql();
+    // Where the client can read it: inside the chroot, for MySQL's.
+    let readable = flavor().visible_tempdir("slotted-counters-source-").unwrap();
+    let setup_sql = readable.path().join("setup.sql");
+    std::fs::copy(package.setup_sql(), &setup_sql).unwrap();
     for how in ["redirect", "source"] {
         let db = package.empty_database();
         let mut client = db.client();
@@ -78,9 +81,15 @@ pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
         let output = if how == "redirect" {
             client.stdin(std::fs::File::open(&setup_sql).unwrap()).output()
         } else {
-            client.arg("-e").arg(format!("SOURCE {}", setup_sql.display())).output()
+            // MySQL 9's client runs its own commands, SOURCE among them,
+            // only in interactive sessions unless given --commands; without
+            // it, SOURCE goes to the server (1064).
+            if flavor() == Flavor::MySql {
+                client.arg("--commands");
+            }
+            client.arg("-e").arg(format!("SOURCE {}", flavor().inner_path(&setup_sql).display())).output()
         }
-        .expect("run the mariadb client");
+        .expect("run the client");
         assert!(output.status.success(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
         assert!(output.stderr.is_empty(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
 
