@@ -3,23 +3,33 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use slotted_counters::Counters;
 
-use crate::support::{self, Database, committed_setup_sql, on_each_server, slotted_counters, succeeded};
+use crate::support::{
+    self, Database, Flavor, committed_setup_sql, flavor, on_each_server, slotted_counters, succeeded,
+};
 
 on_each_server!(
-    reinstalling_under_load_fails_no_call_on_mariadb,
+    raw_calls_during_reinstalls_fail_only_while_mysql_has_no_routine,
+    the_client_rides_through_real_reinstalls,
     the_client_rides_through_a_reinstall_that_drops_routines,
 );
 
 /// Clients calling the package until stopped: what they saw.
+/// A call that failed, and when.
+#[derive(Clone)]
+struct Failure {
+    at: Instant,
+    message: String,
+}
+
 struct Traffic {
     stop: Arc<AtomicBool>,
     acknowledged: Arc<AtomicU64>,
-    failures: Arc<Mutex<Vec<String>>>,
+    failures: Arc<Mutex<Vec<Failure>>>,
     clients: Vec<thread::JoinHandle<()>>,
 }
 
@@ -42,7 +52,10 @@ impl Traffic {
                         })
                     };
                     if let Err(error) = outcome {
-                        failures.lock().unwrap().push(error.to_string());
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(Failure { at: Instant::now(), message: error.to_string() });
                     }
                 }
             }
@@ -59,7 +72,10 @@ impl Traffic {
                         Ok(()) => {
                             acknowledged.fetch_add(1, Ordering::SeqCst);
                         }
-                        Err(error) => failures.lock().unwrap().push(error.to_string()),
+                        Err(error) => failures
+                            .lock()
+                            .unwrap()
+                            .push(Failure { at: Instant::now(), message: error.to_string() }),
                     }
                 }
             }
@@ -68,7 +84,7 @@ impl Traffic {
 
     fn start<F: FnOnce() + Send + 'static>(
         clients: usize,
-        mut client: impl FnMut(Arc<AtomicBool>, Arc<AtomicU64>, Arc<Mutex<Vec<String>>>) -> F,
+        mut client: impl FnMut(Arc<AtomicBool>, Arc<AtomicU64>, Arc<Mutex<Vec<Failure>>>) -> F,
     ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let acknowledged = Arc::new(AtomicU64::new(0));
@@ -92,7 +108,7 @@ impl Traffic {
     }
 
     /// Stops the clients; returns the acknowledged increments and the failures.
-    fn finish(self) -> (u64, Vec<String>) {
+    fn finish(self) -> (u64, Vec<Failure>) {
         self.stop.store(true, Ordering::Relaxed);
         for client in self.clients {
             client.join().expect("client thread");
@@ -102,35 +118,115 @@ impl Traffic {
     }
 }
 
-fn reinstalling_under_load_fails_no_call_on_mariadb() {
-    let db = Database::new();
-    let url = db.url();
-    succeeded(slotted_counters(&["install", "--url", &url]));
-    db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
+/// Runs `setup.sql` through the server's own command-line client, as a DBA would.
+fn source_setup_sql(db: &Database) {
+    let mut client = db.client().stdin(std::process::Stdio::piped()).spawn().unwrap();
     let setup_sql = std::fs::read(committed_setup_sql("generated")).unwrap();
+    std::io::Write::write_all(client.stdin.as_mut().unwrap(), &setup_sql).unwrap();
+    drop(client.stdin.take());
+    assert!(client.wait().unwrap().success(), "the client failed on setup.sql");
+}
 
-    let traffic = Traffic::raw_calls(&db, 16, "hot");
+/// 4 reinstalls with `install` and 4 with the client and `setup.sql`,
+/// while `traffic` calls.
+fn reinstall_during(db: &Database, traffic: &Traffic) {
+    let url = db.url();
     thread::sleep(Duration::from_millis(200));
     for round in 0..4 {
         traffic.during(&format!("install {round}"), || {
             succeeded(slotted_counters(&["install", "--url", &url]));
         });
-        traffic.during(&format!("setup.sql {round}"), || {
-            let mut client = db.client().stdin(std::process::Stdio::piped()).spawn().unwrap();
-            std::io::Write::write_all(client.stdin.as_mut().unwrap(), &setup_sql).unwrap();
-            drop(client.stdin.take());
-            assert!(client.wait().unwrap().success(), "mariadb < setup.sql failed");
-        });
+        traffic.during(&format!("setup.sql {round}"), || source_setup_sql(db));
     }
+}
+
+/// A caller that sends each call once meets a reinstall as its server
+/// makes it. MariaDB replaces each routine in place (`CREATE OR REPLACE`):
+/// no call fails. MySQL drops and creates it: a call between the two
+/// statements fails with 1305, and nothing else fails.
+fn raw_calls_during_reinstalls_fail_only_while_mysql_has_no_routine() {
+    let db = Database::new();
+    succeeded(slotted_counters(&["install", "--url", &db.url()]));
+    db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
+
+    let traffic = Traffic::raw_calls(&db, 16, "hot");
+    let started = Instant::now();
+    reinstall_during(&db, &traffic);
+    let elapsed = started.elapsed();
+    let (acknowledged, failures) = traffic.finish();
+
+    assert_eq!(support::total(&mut db.conn(), "hot"), Some(acknowledged as i64));
+    match flavor() {
+        Flavor::MariaDb => assert!(
+            failures.is_empty(),
+            "{} calls failed during reinstalls, first: {:?}",
+            failures.len(),
+            failures.first().map(|failure| &failure.message)
+        ),
+        Flavor::MySql => {
+            let other: Vec<&str> = failures
+                .iter()
+                .map(|failure| failure.message.as_str())
+                .filter(|message| !message.contains("ERROR 1305 "))
+                .collect();
+            assert!(other.is_empty(), "calls failed for another reason than a missing routine: {other:?}");
+            assert!(!failures.is_empty(), "a reinstall on MySQL leaves routines missing for a moment");
+            // The figures the README gives: how often, and for how long.
+            let gaps = gaps(&failures);
+            eprintln!(
+                "MySQL: {} of {} calls failed with 1305 during 8 reinstalls in {elapsed:?}; \
+                 {} gaps, the longest {:?}",
+                failures.len(),
+                acknowledged + failures.len() as u64,
+                gaps.len(),
+                gaps.iter().max().copied().unwrap_or_default(),
+            );
+        }
+    }
+}
+
+/// The runs of consecutive failures, as how long each lasted: failures
+/// less than 20 ms apart are one run.
+fn gaps(failures: &[Failure]) -> Vec<Duration> {
+    let mut times: Vec<Instant> = failures.iter().map(|failure| failure.at).collect();
+    times.sort();
+    let mut gaps = Vec::new();
+    let mut run = times.first().map(|&first| (first, first));
+    for &at in times.iter().skip(1) {
+        match run {
+            Some((start, last)) if at.duration_since(last) < Duration::from_millis(20) => {
+                run = Some((start, at))
+            }
+            Some((start, last)) => {
+                gaps.push(last.duration_since(start));
+                run = Some((at, at));
+            }
+            None => {}
+        }
+    }
+    gaps.extend(run.map(|(start, last)| last.duration_since(start)));
+    gaps
+}
+
+/// The Rust client waits a missing routine out: through real reinstalls
+/// on either server, no call fails and no increment is lost.
+fn the_client_rides_through_real_reinstalls() {
+    let db = Database::new();
+    succeeded(slotted_counters(&["install", "--url", &db.url()]));
+    db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
+    let counters = Counters::new(db.pool().clone());
+
+    let traffic = Traffic::client_calls(&counters, 16, "hot");
+    reinstall_during(&db, &traffic);
     let (acknowledged, failures) = traffic.finish();
 
     assert!(
         failures.is_empty(),
-        "{} calls failed during reinstalls, first: {:?}",
+        "{} calls failed, first: {:?}",
         failures.len(),
-        failures.first()
+        failures.first().map(|failure| &failure.message)
     );
-    assert_eq!(support::total(&mut db.conn(), "hot"), Some(acknowledged as i64));
+    assert_eq!(counters.get("hot").unwrap(), Some(acknowledged as i64));
 }
 
 /// Reinstalls routines as MySQL does, with no CREATE OR REPLACE: each is
@@ -167,6 +263,11 @@ fn the_client_rides_through_a_reinstall_that_drops_routines() {
     }
     let (acknowledged, failures) = traffic.finish();
 
-    assert!(failures.is_empty(), "{} calls failed, first: {:?}", failures.len(), failures.first());
+    assert!(
+        failures.is_empty(),
+        "{} calls failed, first: {:?}",
+        failures.len(),
+        failures.first().map(|failure| &failure.message)
+    );
     assert_eq!(counters.get("hot").unwrap(), Some(acknowledged as i64));
 }
