@@ -15,3 +15,4 @@ mod generate;
 mod install;
 mod operations;
 mod package;
+mod triggers;

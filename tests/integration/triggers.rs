@@ -1,0 +1,141 @@
+//! Counters kept by triggers: a DBA counts a table's rows with
+//! `AFTER INSERT ... FOR EACH ROW CALL counter_increment(...)` and a
+//! decrement on DELETE. The trigger runs inside the application's
+//! statement, so its counting commits and rolls back with the rows.
+
+use std::thread;
+
+use mysql::PooledConn;
+use mysql::prelude::Queryable;
+use slotted_counters::package::errno;
+
+use crate::support::{self, Database, on_each_server, server_error, total};
+
+on_each_server!(
+    a_trigger_counts_every_row_under_concurrent_inserts_and_deletes,
+    an_unknown_counter_fails_the_insert_and_inserts_nothing,
+    only_routines_without_a_commit_or_dynamic_sql_run_in_a_trigger,
+);
+
+/// The `downloads` table, whose rows the `downloads` counter counts.
+fn counted_table(db: &Database) -> PooledConn {
+    let mut conn = db.conn();
+    for statement in [
+        "CREATE TABLE downloads (id BIGINT AUTO_INCREMENT PRIMARY KEY, file VARCHAR(100) NOT NULL)",
+        "CALL counter_setup('downloads', 'rows of the downloads table', 8, NULL)",
+        "CREATE TRIGGER downloads_counted AFTER INSERT ON downloads \
+         FOR EACH ROW CALL counter_increment('downloads')",
+        "CREATE TRIGGER downloads_uncounted AFTER DELETE ON downloads \
+         FOR EACH ROW CALL counter_add('downloads', -1)",
+    ] {
+        conn.query_drop(statement).unwrap_or_else(|error| panic!("{statement}: {error}"));
+    }
+    conn
+}
+
+fn rows(conn: &mut PooledConn) -> i64 {
+    conn.query_first("SELECT COUNT(*) FROM downloads").unwrap().unwrap()
+}
+
+/// Runs `statement`, again while the server picks it as a deadlock victim
+/// (which rolls the statement back whole, its trigger's increment included).
+fn run(conn: &mut PooledConn, statement: &str) {
+    loop {
+        match conn.query_drop(statement) {
+            Ok(()) => return,
+            Err(mysql::Error::MySqlError(error)) if error.code == 1213 => continue,
+            Err(error) => panic!("{statement}: {error}"),
+        }
+    }
+}
+
+fn a_trigger_counts_every_row_under_concurrent_inserts_and_deletes() {
+    let db = Database::new();
+    support::install_committed(&db, "generated");
+    let mut conn = counted_table(&db);
+
+    thread::scope(|scope| {
+        for client in 0..8 {
+            let mut conn = db.conn();
+            scope.spawn(move || {
+                for row in 0..150 {
+                    if row % 10 == 0 {
+                        run(&mut conn, &format!("INSERT INTO downloads (file) VALUES ('a{client}'), ('b{client}'), ('c{client}')"));
+                    } else {
+                        run(&mut conn, &format!("INSERT INTO downloads (file) VALUES ('f{client}-{row}')"));
+                    }
+                    if row % 4 == 0 {
+                        run(&mut conn, "DELETE FROM downloads WHERE id = LAST_INSERT_ID()");
+                    }
+                }
+            });
+        }
+    });
+
+    let rows = rows(&mut conn);
+    assert_eq!(rows, 8 * (150 + 15 * 2 - 38), "every insert and delete ran");
+    assert_eq!(total(&mut conn, "downloads"), Some(rows), "the counter counts every row");
+}
+
+/// Decided: an increment of an unknown counter fails (9001) in a trigger
+/// as anywhere else, so the application's INSERT fails whole and inserts
+/// nothing. A trigger whose counter is missing (never set up, deleted, a
+/// typo) shows at the first insert, instead of losing counts unseen.
+/// `--auto-create` packages create the counter instead.
+fn an_unknown_counter_fails_the_insert_and_inserts_nothing() {
+    let db = Database::new();
+    support::install_committed(&db, "generated");
+    let mut conn = counted_table(&db);
+    conn.query_drop("INSERT INTO downloads (file) VALUES ('kept')").unwrap();
+    conn.query_drop("CALL counter_delete('downloads')").unwrap();
+
+    for statement in
+        ["INSERT INTO downloads (file) VALUES ('lost')", "INSERT INTO downloads (file) VALUES ('x'), ('y')"]
+    {
+        let (code, message) = server_error(conn.query_drop(statement).unwrap_err());
+        assert_eq!((code, message.as_str()), (errno::UNKNOWN_COUNTER, "unknown counter: 'downloads'"));
+    }
+    let files: Vec<String> = conn.query("SELECT file FROM downloads").unwrap();
+    assert_eq!(files, ["kept"], "the failed inserts inserted nothing");
+    assert_eq!(total(&mut conn, "downloads"), None, "and created no counter");
+}
+
+/// What each routine does inside a trigger. A trigger may not commit (1422)
+/// nor run dynamic SQL (1336): so resize and compact, which run a
+/// transaction of their own, and `counter_add_many`, which PREPAREs its
+/// statement, cannot run there; the others can.
+fn only_routines_without_a_commit_or_dynamic_sql_run_in_a_trigger() {
+    let db = Database::new();
+    support::install_committed(&db, "generated");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('c', 'd', 4, 10)").unwrap();
+    conn.query_drop("CREATE TABLE events (id INT AUTO_INCREMENT PRIMARY KEY)").unwrap();
+    let cases: [(&str, Option<u16>); 9] = [
+        ("CALL counter_increment('c')", None),
+        ("CALL counter_add('c', 2)", None),
+        ("CALL counter_setup(CONCAT('new', NEW.id), 'd', 2, NULL)", None),
+        ("CALL counter_reset('c', 10, FALSE)", None),
+        ("SET @read = counter_get('c') + counter_estimate('c')", None),
+        ("CALL counter_delete('gone')", None),
+        ("CALL counter_add_many('{\"c\": 1}')", Some(1336)),
+        ("CALL counter_resize('c', 8)", Some(1422)),
+        ("CALL counter_compact('c')", Some(1422)),
+    ];
+    conn.query_drop("CALL counter_setup('gone', 'd', 2, NULL)").unwrap();
+    for (body, refused) in cases {
+        conn.query_drop("DROP TRIGGER IF EXISTS events_counted").unwrap();
+        conn.query_drop(format!("CREATE TRIGGER events_counted AFTER INSERT ON events FOR EACH ROW {body}"))
+            .unwrap_or_else(|error| panic!("{body}: {error}"));
+        let before = support::table(&mut conn);
+        let outcome = conn.query_drop("INSERT INTO events () VALUES ()").map_err(server_error);
+        match refused {
+            None => assert!(outcome.is_ok(), "{body}: {outcome:?}"),
+            Some(code) => {
+                assert_eq!(outcome.map_err(|(code, _)| code), Err(code), "{body}");
+                assert_eq!(support::table(&mut conn), before, "{body}: a refused trigger changed nothing");
+            }
+        }
+    }
+    assert_eq!(total(&mut conn, "c"), Some(10), "the reset ran last among the counting calls");
+    assert_eq!(total(&mut conn, "gone"), None, "the delete ran");
+}
