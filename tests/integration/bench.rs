@@ -30,7 +30,6 @@ fn bench_objects(db: &Database) -> Vec<String> {
 /// `--json`: its table and its report.
 fn bench_report(db: &Database, args: &str) -> (String, Value) {
     let out = tempfile::tempdir().unwrap();
-
     let json = out.path().join("bench.json");
     let url = db.url();
     let mut full = vec!["bench", "--url", &url, "--json", json.to_str().unwrap()];

@@ -24,7 +24,6 @@ on_each_server!(
 /// A database with the default package installed, and a client for it.
 fn installed() -> (Database, Counters) {
     let db = Database::new();
-
     let script = render::setup_sql(&PackageOptions::default()).unwrap();
     script::run(&mut db.conn(), &script).unwrap();
     let counters = Counters::new(db.pool().clone());

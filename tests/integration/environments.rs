@@ -30,7 +30,6 @@ fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16
 /// A latin1 database with the default package installed.
 fn latin1() -> Database {
     let db = Database::with_charset("latin1");
-
     support::install_committed(&db, "generated");
     db
 }

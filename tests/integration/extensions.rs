@@ -36,7 +36,6 @@ fn lazy_options() -> PackageOptions {
 
 fn resize_grows_and_shrinks_keeping_the_total() {
     let db = with_committed("generated");
-
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('r', 'resized', 4, 10)").unwrap();
     conn.exec_drop("UPDATE counters SET counter = counter + counter_id WHERE counter_name = 'r'", ())

@@ -24,7 +24,6 @@ fn tables(db: &Database) -> Vec<String> {
 
 fn install_creates_the_package_and_reinstall_keeps_counts() {
     let db = Database::new();
-
     let url = db.url();
     let output = succeeded(slotted_counters(&["install", "--url", &url]));
     let message = stderr(&output);

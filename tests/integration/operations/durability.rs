@@ -32,7 +32,6 @@ fn boot(config: &str) -> Booted {
 /// on it holding the default package.
 fn booted_with_package(config: &str, name: &str) -> Booted {
     let server = boot(config);
-
     server.root_conn().query_drop(format!("CREATE DATABASE `{name}`")).unwrap();
     let script = render::setup_sql(&PackageOptions::default()).unwrap();
     script::run(&mut connect(&server, name), &script).unwrap();

@@ -24,7 +24,6 @@ fn conn_as(url: &str) -> Conn {
 
 fn an_app_user_counts_and_reads_and_nothing_else() {
     let db = Database::new();
-
     let app = db.account("counting", &[]);
     let output = succeeded(slotted_counters(&["install", "--url", &db.url(), "--app-user", &app.spec]));
     assert!(

@@ -16,7 +16,6 @@ on_each_server!(install_status_and_the_client_reach_a_tls_only_server,);
 /// A certificate authority made for the test, written as `<name>.pem` into `dir`.
 fn authority(dir: &Path, name: &str) -> CertifiedIssuer<'static, KeyPair> {
     let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.distinguished_name.push(rcgen::DnType::CommonName, name);
     let authority = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();

@@ -39,7 +39,6 @@ impl Traffic {
     fn raw_calls(db: &Database, clients: usize, name: &'static str) -> Self {
         Self::start(clients, |stop, acknowledged, failures| {
             let mut conn = db.conn();
-
             move || {
                 let mut calls = 0_u64;
                 while !stop.load(Ordering::Relaxed) {
