@@ -10,7 +10,9 @@ use mysql::prelude::Queryable;
 use mysql::{PooledConn, Value};
 use slotted_counters::package::errno;
 
-use crate::support::{self, COMMITTED, Database, Flavor, flavor, on_each_server, server_error};
+use crate::support::{
+    self, COMMITTED, Database, Flavor, flavor, on_each_server, server_error, slotted_counters, succeeded,
+};
 
 on_each_server!(every_routine_answers_sessions_of_every_collation_whatever_session_installed_it);
 
@@ -22,19 +24,19 @@ struct Session {
     latin1: bool,
 }
 
-/// The sessions to try on this server: the mysql crate's own
-/// (`utf8mb4_general_ci`), latin1, and MySQL's default `utf8mb4_0900_ai_ci`
-/// where the server has it (every MySQL 8+; newer MariaDB as an alias).
+/// The mysql crate's sessions, and so the `install` command's.
+const CRATE_SESSION: Session = Session { names: "utf8mb4 COLLATE utf8mb4_general_ci", latin1: false };
+
+/// The sessions to try on this server: the mysql crate's own, latin1, and
+/// MySQL's default `utf8mb4_0900_ai_ci` where the server has it (every
+/// MySQL 8+; newer MariaDB as an alias).
 fn sessions(conn: &mut PooledConn) -> Vec<Session> {
     let has_0900: bool = conn
         .query_first("SELECT COUNT(*) > 0 FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_0900_ai_ci'")
         .unwrap()
         .unwrap();
     assert!(has_0900 || flavor() == Flavor::MariaDb, "MySQL 8+ has utf8mb4_0900_ai_ci");
-    let mut sessions = vec![
-        Session { names: "utf8mb4 COLLATE utf8mb4_general_ci", latin1: false },
-        Session { names: "latin1", latin1: true },
-    ];
+    let mut sessions = vec![CRATE_SESSION, Session { names: "latin1", latin1: true }];
     if has_0900 {
         sessions.push(Session { names: "utf8mb4 COLLATE utf8mb4_0900_ai_ci", latin1: false });
     }
@@ -63,15 +65,27 @@ fn every_routine_answers_sessions_of_every_collation_whatever_session_installed_
     for (dir, flags) in COMMITTED {
         for installer in &sessions {
             let db = Database::new();
-            let script = std::fs::read_to_string(support::committed_setup_sql(dir)).unwrap();
-            slotted_counters::script::run(&mut conn_in(&db, *installer), &script)
-                .unwrap_or_else(|error| panic!("{dir} from a {} session: {error}", installer.names));
+            install_from(&db, dir, *installer);
             for caller in &sessions {
                 let context =
                     format!("{dir} installed from {}, called from {}", installer.names, caller.names);
                 call_every_routine(&db, *caller, flags, &context);
             }
         }
+    }
+}
+
+/// Installs the committed package in `dir` from an `installer` session:
+/// with the `install` command for the mysql crate's own, as a DBA runs it.
+fn install_from(db: &Database, dir: &str, installer: Session) {
+    let setup_sql = support::committed_setup_sql(dir);
+    if installer.names == CRATE_SESSION.names {
+        let folder = setup_sql.parent().unwrap().to_str().unwrap();
+        succeeded(slotted_counters(&["install", "--from", folder, "--url", &db.url()]));
+    } else {
+        let script = std::fs::read_to_string(setup_sql).unwrap();
+        slotted_counters::script::run(&mut conn_in(db, installer), &script)
+            .unwrap_or_else(|error| panic!("{dir} from a {} session: {error}", installer.names));
     }
 }
 
