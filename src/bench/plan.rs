@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::workbench::HOT_LIMIT;
 use crate::error::Error;
 use crate::options::SLOT_LIMIT;
 
@@ -143,6 +142,12 @@ pub(super) const ROUND_TIME_LIMIT: Duration = Duration::from_secs(600);
 
 /// Hot counters of the classic test.
 pub const DEFAULT_HOT: u32 = 4;
+
+/// Counters in the classic layout, as in the 2012 load test.
+pub(super) const CLASSIC_COUNTERS: u32 = 1_500;
+
+/// Hot counters a benchmark may ask for: one per counter of the layout.
+pub(super) const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
 
 impl Plan {
     /// Checks the plan and fills in the variants when none were chosen.

@@ -13,20 +13,16 @@ use mysql::prelude::Queryable;
 use mysql::{Pool, PoolConstraints, PoolOpts};
 use rand::{RngExt, SeedableRng};
 
-use super::plan::{Case, Variant};
+use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
 use crate::error::Error;
 use crate::options::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
 use crate::package::Routine;
 use crate::{Coalescing, Counters, database, install, render, script};
 
-/// Counters in the classic layout, as in the 2012 load test.
-const CLASSIC_COUNTERS: u32 = 1_500;
 /// The four counters the classic test hammers; `--hot` takes the first of
 /// them, or adds others.
 const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
-/// Hot counters a benchmark may ask for: one per counter of the layout.
-pub const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
 /// Largest slot count of the classic layout.
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
@@ -352,6 +348,7 @@ fn own_name(client: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::HOT_LIMIT;
     use super::*;
 
     #[test]
