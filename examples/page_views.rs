@@ -9,7 +9,7 @@
 
 use std::thread;
 
-use slotted_counters::{CounterError, Counters};
+use slotted_counters::{CounterError, Counters, mysql};
 
 const PAGES: [&str; 3] = ["page:home", "page:pricing", "page:docs"];
 

@@ -12,7 +12,7 @@ use std::fmt;
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
-use crate::options::PackageOptions;
+use slotted_counters::PackageOptions;
 
 /// A MySQL account, `'user'@'host'`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use std::path::Path;
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
-use crate::options::PackageOptions;
 use crate::render;
 use crate::script;
+use slotted_counters::PackageOptions;
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]

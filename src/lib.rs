@@ -1,45 +1,19 @@
-//! slotted-counters: generates, installs and exercises a MySQL/MariaDB
-//! stored-procedure package for slotted counters.
+//! slotted-counters-cli: generates, installs and benchmarks the MySQL/MariaDB
+//! stored-procedure package for slotted counters; the `slotted-counters`
+//! command is a thin layer over it.
 //!
-//! A counter kept in one row makes concurrent increments queue on its row
-//! lock. The package spreads each counter over several rows ("slots"); an
-//! increment adds to one slot picked at random and a read sums the slots.
-//!
-//! With `default-features = false` the crate is the [`Counters`] client
-//! alone. The `generate` feature adds rendering and installing the package,
-//! `bench` the contention benchmark, and `cli` (the default) the command.
+//! Applications that only count depend on the client crate,
+//! [`slotted_counters`], which this crate builds on.
 
-mod client;
 mod error;
-mod options;
 
-pub mod database;
-pub mod package;
+pub mod bench;
+pub mod cli;
+pub mod generate;
+pub mod grants;
+pub mod install;
+pub mod render;
 pub mod script;
 pub mod status;
 
-#[cfg(feature = "generate")]
-pub mod generate;
-#[cfg(feature = "generate")]
-pub mod grants;
-#[cfg(feature = "generate")]
-pub mod install;
-#[cfg(feature = "generate")]
-pub mod render;
-
-#[cfg(feature = "bench")]
-pub mod bench;
-
-#[cfg(feature = "cli")]
-pub mod cli;
-
-pub use client::{
-    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats,
-    REINSTALL_WINDOW,
-};
-pub use error::{CounterError, Error};
-pub use options::{
-    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
-    DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, PackageOptionsBuilder, SLOT_LIMIT,
-    SlotChoice, SlotPolicy,
-};
+pub use error::Error;

@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use slotted_counters::cli::{self, Cli};
+use slotted_counters_cli::cli::{self, Cli};
 
 fn main() -> ExitCode {
     match cli::run(Cli::parse()) {

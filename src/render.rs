@@ -6,8 +6,8 @@
 use askama::Template;
 
 use crate::error::Error;
-use crate::options::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
-use crate::package::{self, Routine, errno};
+use slotted_counters::package::{self, Routine, errno};
+use slotted_counters::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
 
 /// One file of the rendered package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -277,7 +277,7 @@ struct Uninstall<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::PackageOptionsBuilder;
+    use slotted_counters::PackageOptionsBuilder;
 
     /// The routine templates are included by hand; they must follow
     /// `Routine::ALL`, the order `uninstall.sql` and `status` use.

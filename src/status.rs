@@ -11,8 +11,8 @@
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
-use crate::options::PackageOptions;
-use crate::package::{Routine, errno};
+use slotted_counters::PackageOptions;
+use slotted_counters::package::{Routine, errno};
 
 /// How one object of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,7 +177,7 @@ pub fn counters(
     table: &str,
     names: &[String],
 ) -> Result<Vec<CounterSummary>, Error> {
-    crate::options::check_identifier("--table", table, table)?;
+    PackageOptions::builder().table(table).build()?;
     let filter = if names.is_empty() {
         String::new()
     } else {

@@ -30,7 +30,7 @@ pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
-    let outcome = plan.cases().into_iter().try_for_each(|case| {
+    let outcome = plan.cases().into_iter().try_for_each(|case| -> Result<(), Error> {
         progress.set_message(case.label());
         results.push(bench.round(case, plan.budget, &progress)?);
         Ok(())

@@ -6,11 +6,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::options::SLOT_LIMIT;
+use slotted_counters::SLOT_LIMIT;
 
 /// What is being incremented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// The counter the package replaces: one row per counter, `UPDATE ... SET n = n + 1`.

@@ -16,9 +16,8 @@ use mysql::{PooledConn, Statement};
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
-use crate::client::batch_json;
-use crate::error::{CounterError, Error};
-use crate::{Coalescing, FlushStats, database};
+use crate::error::Error;
+use slotted_counters::{Coalescing, CounterError, FlushStats, batch_json, database};
 
 /// No client runs more iterations than this in a timed round.
 const ITERATION_LIMIT: u32 = 10_000_000;

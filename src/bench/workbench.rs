@@ -16,9 +16,10 @@ use rand::{RngExt, SeedableRng};
 use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
 use crate::error::Error;
-use crate::options::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
-use crate::package::Routine;
-use crate::{Coalescing, Counters, database, install, render, script};
+use crate::{install, render, script};
+use slotted_counters::package::Routine;
+use slotted_counters::{Coalescing, Counters, database};
+use slotted_counters::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
 
 /// The four counters the classic test hammers; `--hot` takes the first of
 /// them, or adds others.
@@ -87,7 +88,7 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
             .fixed_slots(fixed)
             .auto_create(true),
     };
-    options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build().map(Some)
+    Ok(Some(options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build()?))
 }
 
 impl Workbench {
@@ -125,8 +126,15 @@ impl Workbench {
                 PoolConstraints::new(0, clients_per_node as usize + 1).expect("min <= max"),
             );
             let connect = |pool_opts: PoolOpts| {
-                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts))
-                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
+                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts)).map_err(
+                    |source| {
+                        Error::from(slotted_counters::Error::Connect {
+                            target: target.clone(),
+                            source,
+                            hint: "",
+                        })
+                    },
+                )
             };
             pools.push(connect(pool_opts)?);
             if variants.contains(&Variant::Coalesced) {

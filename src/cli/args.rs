@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{DEFAULT_HOT, Variant};
 use crate::error::Error;
-use crate::options::{
+use slotted_counters::{
     Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
     DEFAULT_TABLE, PackageOptions, SlotChoice,
 };
@@ -247,7 +247,7 @@ pub struct PackageArgs {
     /// of a multi-primary cluster owns (from auto_increment_offset and
     /// auto_increment_increment; random on a single server) [default: random]
     #[arg(long, value_name = "CHOICE", value_enum)]
-    pub slot_choice: Option<SlotChoice>,
+    pub slot_choice: Option<SlotChoiceArg>,
 
     #[arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name; utf8mb4_bin tells case and accents apart [default: {DEFAULT_COLLATION}]"))]
     pub collation: Option<String>,
@@ -262,7 +262,7 @@ pub struct PackageArgs {
     /// --slot-choice node, and its reset certifies every slot, so that it
     /// erases increments acknowledged on other nodes before the call
     #[arg(long, value_name = "CLUSTER", value_enum)]
-    pub cluster: Option<Cluster>,
+    pub cluster: Option<ClusterArg>,
 }
 
 impl PackageArgs {
@@ -288,14 +288,57 @@ impl PackageArgs {
             builder = builder.fixed_slots(slots);
         }
         if let Some(choice) = self.slot_choice {
-            builder = builder.slot_choice(choice);
+            builder = builder.slot_choice(choice.into());
         }
         if let Some(collation) = &self.collation {
             builder = builder.collation(collation);
         }
         if let Some(cluster) = self.cluster {
-            builder = builder.cluster(cluster);
+            builder = builder.cluster(cluster.into());
         }
-        builder.build()
+        Ok(builder.build()?)
+    }
+}
+
+/// `--slot-choice`: the client's [`SlotChoice`], with each value's help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SlotChoiceArg {
+    /// Uniformly at random, per increment.
+    Random,
+    /// `CONNECTION_ID() % slots + 1`: one slot per connection.
+    Connection,
+    /// At random among the slots this node owns on a multi-primary cluster:
+    /// slot numbers congruent to `auto_increment_offset` modulo
+    /// `auto_increment_increment`, which Galera and Group Replication keep
+    /// at the node's position and the cluster size. Two nodes then never
+    /// write the same row. Plain random on a single server (both are 1).
+    Node,
+}
+
+impl From<SlotChoiceArg> for SlotChoice {
+    fn from(choice: SlotChoiceArg) -> Self {
+        match choice {
+            SlotChoiceArg::Random => SlotChoice::Random,
+            SlotChoiceArg::Connection => SlotChoice::Connection,
+            SlotChoiceArg::Node => SlotChoice::Node,
+        }
+    }
+}
+
+/// `--cluster`: the client's [`Cluster`], with each value's help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClusterArg {
+    /// MariaDB Galera: node-owned slots, and a reset that changes every
+    /// slot before it sets them, so that it cannot miss, without a conflict,
+    /// an increment another node acknowledged and this one has not applied
+    /// yet. Plain SQL: the package also runs on a single server.
+    Galera,
+}
+
+impl From<ClusterArg> for Cluster {
+    fn from(cluster: ClusterArg) -> Self {
+        match cluster {
+            ClusterArg::Galera => Cluster::Galera,
+        }
     }
 }

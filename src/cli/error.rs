@@ -50,11 +50,19 @@ pub enum CliError {
     UnknownCounters(Vec<String>),
 }
 
+impl From<slotted_counters::Error> for CliError {
+    fn from(error: slotted_counters::Error) -> Self {
+        CliError::Library(error.into())
+    }
+}
+
 impl CliError {
     /// The process exit code: 2 for bad usage, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Library(Error::InvalidOption(_)) => 2,
+            CliError::Library(
+                Error::InvalidOption(_) | Error::Client(slotted_counters::Error::InvalidOption(_)),
+            ) => 2,
             _ => 1,
         }
     }

@@ -3,8 +3,8 @@
 use super::args::{ShowArgs, StatusArgs};
 use super::error::CliError;
 use super::table;
-use crate::database;
 use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
+use slotted_counters::database;
 
 pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
     let options = args.package.options()?;

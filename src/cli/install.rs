@@ -9,8 +9,9 @@ use super::args::{InstallArgs, PackageArgs, UninstallArgs};
 use super::error::CliError;
 use crate::error::Error;
 use crate::grants::{self, Account};
-use crate::options::PackageOptions;
-use crate::{database, install, script};
+use crate::{install, script};
+use slotted_counters::PackageOptions;
+use slotted_counters::database;
 
 pub(super) fn run_install(args: &InstallArgs) -> Result<(), CliError> {
     let accounts =

@@ -110,7 +110,7 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
 fn bench_classic_layout_leaves_application_counters_alone() {
     let db = Database::new();
     let setup = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/generated/setup.sql")).unwrap();
-    slotted_counters::script::run(&mut db.conn(), &setup).unwrap();
+    slotted_counters_cli::script::run(&mut db.conn(), &setup).unwrap();
     db.conn().query_drop("CALL counter_setup('mine', 'd', 3, 41)").unwrap();
 
     let output = slotted_counters(&[

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, PackageOptions, render, script};
+use slotted_counters::{CounterError, Counters, PackageOptions};
+use slotted_counters_cli::{render, script};
 
 use crate::support::{self, Database, on_each_server};
 

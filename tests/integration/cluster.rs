@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Cluster as ClusterKind, Counters, PackageOptions, SlotChoice, render, script};
+use slotted_counters::{Cluster as ClusterKind, Counters, PackageOptions, SlotChoice};
+use slotted_counters_cli::{render, script};
 
 use serde_json::Value;
 

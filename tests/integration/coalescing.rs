@@ -7,7 +7,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOptions, render, script};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOptions};
+use slotted_counters_cli::{render, script};
 
 use crate::support::{self, Database, on_each_server};
 

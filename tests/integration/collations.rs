@@ -84,7 +84,7 @@ fn install_from(db: &Database, dir: &str, installer: Session) {
         succeeded(slotted_counters(&["install", "--from", folder, "--url", &db.url()]));
     } else {
         let script = std::fs::read_to_string(setup_sql).unwrap();
-        slotted_counters::script::run(&mut conn_in(db, installer), &script)
+        slotted_counters_cli::script::run(&mut conn_in(db, installer), &script)
             .unwrap_or_else(|error| panic!("{dir} from a {} session: {error}", installer.names));
     }
 }

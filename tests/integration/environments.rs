@@ -280,9 +280,9 @@ fn collation_option_matches_application_tables() {
         let options = PackageOptions::builder().collation(collation).build().unwrap();
         let db = Database::new();
         let mut conn = db.conn();
-        slotted_counters::install::install(
+        slotted_counters_cli::install::install(
             &mut conn,
-            &slotted_counters::render::setup_sql(&options).unwrap(),
+            &slotted_counters_cli::render::setup_sql(&options).unwrap(),
         )
         .unwrap();
         conn.query_drop("CALL counter_setup('Home', 'd', 2, 3)").unwrap();

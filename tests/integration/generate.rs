@@ -4,7 +4,8 @@
 use std::fs;
 
 use slotted_counters::package::Routine;
-use slotted_counters::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, render};
+use slotted_counters::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice};
+use slotted_counters_cli::render;
 
 use crate::support::{COMMITTED, slotted_counters, stderr};
 

@@ -1,6 +1,7 @@
-//! Counts one page view in the database `DATABASE_URL` names.
+//! Counts one page view in the database `DATABASE_URL` names, through the
+//! driver the client re-exports.
 
-use slotted_counters::Counters;
+use slotted_counters::{Counters, mysql};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")?;

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
-use slotted_counters::{PackageOptions, render, script};
+use slotted_counters::PackageOptions;
+use slotted_counters_cli::{render, script};
 
 use crate::support::flavor::Program;
 use crate::support::server::{Booted, run_each};

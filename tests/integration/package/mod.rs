@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
-use slotted_counters::script;
+use slotted_counters_cli::script;
 
 use crate::support::{self, Database, server_error};
 

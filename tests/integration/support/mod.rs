@@ -155,7 +155,7 @@ pub fn committed_setup_sql(dir: &str) -> PathBuf {
 /// Installs the committed package in `dir` through the library's script runner.
 pub fn install_committed(db: &Database, dir: &str) {
     let script = std::fs::read_to_string(committed_setup_sql(dir)).expect("read setup.sql");
-    slotted_counters::script::run(&mut db.conn(), &script).expect("install setup.sql");
+    slotted_counters_cli::script::run(&mut db.conn(), &script).expect("install setup.sql");
 }
 
 /// A fresh database with the committed package in `dir` installed.

@@ -286,9 +286,11 @@ fn is_retryable(error: &CounterError) -> bool {
 }
 
 /// A uniformly random pause between half of `backoff` and all of it, so
-/// clients that collided do not collide again in step.
+/// clients that collided do not collide again in step. Without the
+/// operating system's randomness, the whole `backoff`.
 fn jittered(backoff: Duration) -> Duration {
-    backoff.mul_f64(rand::random_range(0.5..=1.0))
+    let draw = getrandom::u32().unwrap_or(u32::MAX);
+    backoff.mul_f64(0.5 + 0.5 * f64::from(draw) / f64::from(u32::MAX))
 }
 
 /// The routines called on one connection the caller controls. Made by [`Counters::on`].
@@ -410,8 +412,9 @@ impl<Q: Queryable> CountersOn<'_, Q> {
 }
 
 /// The JSON object `counter_add_many` takes, deltas for one name summed;
-/// `None` for no deltas at all, which need no call.
-pub(crate) fn batch_json<S: AsRef<str>>(
+/// `None` for no deltas at all, which need no call. For callers that send
+/// the `CALL` themselves; [`Counters::add_many`] uses it.
+pub fn batch_json<S: AsRef<str>>(
     deltas: impl IntoIterator<Item = (S, i64)>,
 ) -> Result<Option<String>, CounterError> {
     let mut batch = serde_json::Map::new();

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::client::Counters;
+use crate::counters::Counters;
 use crate::error::CounterError;
 use crate::package::BATCH_LIMIT;
 

@@ -184,7 +184,7 @@ fn invalid(message: String) -> Error {
 }
 
 /// Checks `value` (given as `flag`) and the longest identifier built from it.
-pub(crate) fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
+fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
     let mut chars = value.chars();
     let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');

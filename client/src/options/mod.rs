@@ -7,7 +7,6 @@
 mod builder;
 
 pub use builder::PackageOptionsBuilder;
-pub(crate) use builder::check_identifier;
 
 use crate::package::Routine;
 
@@ -35,7 +34,6 @@ pub const IDENTIFIER_LIMIT: usize = 64;
 
 /// How an increment picks the slot it adds to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SlotChoice {
     /// Uniformly at random, per increment.
     #[default]
@@ -63,7 +61,6 @@ impl SlotChoice {
 
 /// A multi-primary cluster the package is made for (`--cluster`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Cluster {
     /// MariaDB Galera: node-owned slots, and a reset that changes every
     /// slot before it sets them, so that it cannot miss, without a conflict,
