@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use slotted_counters::Plain;
+use slotted_counters::package::server_errno;
 
 /// Everything that can go wrong in the tool outside a counter call.
 #[derive(Debug, thiserror::Error)]
@@ -67,11 +68,18 @@ pub enum Error {
 /// The way out of a server error an install commonly meets.
 fn hint(error: &mysql::Error) -> &'static str {
     match error {
-        mysql::Error::MySqlError(error) if error.code == 1419 => {
+        mysql::Error::MySqlError(error) if error.code == server_errno::CREATE_ROUTINE_NEEDS_SUPER => {
             " (the account lacks SUPER and binary logging is on: set the global \
              log_bin_trust_function_creators=1, or install with a privileged account)"
         }
-        mysql::Error::MySqlError(error) if [1044, 1142, 1370].contains(&error.code) => {
+        mysql::Error::MySqlError(error)
+            if [
+                server_errno::DATABASE_ACCESS_DENIED,
+                server_errno::TABLE_ACCESS_DENIED,
+                server_errno::ROUTINE_ACCESS_DENIED,
+            ]
+            .contains(&error.code) =>
+        {
             " (the account needs CREATE, ALTER ROUTINE and CREATE ROUTINE on the database)"
         }
         _ => "",
@@ -81,7 +89,10 @@ fn hint(error: &mysql::Error) -> &'static str {
 /// The way out when the accounts cannot be read.
 fn account_hint(error: &mysql::Error) -> &'static str {
     match error {
-        mysql::Error::MySqlError(error) if [1142, 1044].contains(&error.code) => {
+        mysql::Error::MySqlError(error)
+            if [server_errno::TABLE_ACCESS_DENIED, server_errno::DATABASE_ACCESS_DENIED]
+                .contains(&error.code) =>
+        {
             " (reading mysql.user needs SELECT on it: install with an administrator account)"
         }
         _ => "",

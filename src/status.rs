@@ -12,7 +12,7 @@ use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use slotted_counters::PackageOptions;
-use slotted_counters::package::{Routine, errno};
+use slotted_counters::package::{Routine, errno, server_errno};
 
 /// How one object of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,8 +84,10 @@ fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
         Ok(_) => Ok(Probe::Works),
         Err(mysql::Error::MySqlError(error)) => Ok(match error.code {
             errno::UNKNOWN_COUNTER | errno::ALREADY_EXISTS | errno::INVALID_ARGUMENT => Probe::Works,
-            1305 | 1146 => Probe::Missing,
-            1370 | 1142 | 1143 => Probe::Denied,
+            server_errno::NO_SUCH_ROUTINE | server_errno::NO_SUCH_TABLE => Probe::Missing,
+            server_errno::ROUTINE_ACCESS_DENIED
+            | server_errno::TABLE_ACCESS_DENIED
+            | server_errno::COLUMN_ACCESS_DENIED => Probe::Denied,
             _ => Probe::Fails(error.message),
         }),
         Err(other) => Err(Error::Query(other)),

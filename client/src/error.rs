@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::package::errno;
+use crate::package::{errno, server_errno};
 
 /// What can go wrong outside a counter call: package options, database
 /// URLs, connections.
@@ -49,7 +49,13 @@ impl fmt::Display for Plain<'_> {
 }
 
 /// An error of a counter call made through [`crate::Counters`].
+///
+/// Match the package's refusals by variant, or ask [`CounterError::kind`];
+/// [`CounterError::code`] gives the server's error number and
+/// [`CounterError::is_retryable`] says whether the call may simply run
+/// again, without matching the driver's types.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CounterError {
     /// The counter does not exist (package errno 9001).
     #[error("{0}")]
@@ -77,7 +83,53 @@ pub enum CounterError {
     FlushPanicked,
 }
 
+/// Why the package refused a call: the error numbers its routines raise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PackageErrorKind {
+    /// The counter does not exist (9001).
+    UnknownCounter,
+    /// `setup` of a counter that exists (9002).
+    AlreadyExists,
+    /// An argument was NULL, empty, too long or out of range (9003).
+    InvalidArgument,
+}
+
 impl CounterError {
+    /// The package's reason, when the package refused the call.
+    pub fn kind(&self) -> Option<PackageErrorKind> {
+        match self {
+            CounterError::NotFound(_) => Some(PackageErrorKind::UnknownCounter),
+            CounterError::AlreadyExists(_) => Some(PackageErrorKind::AlreadyExists),
+            CounterError::InvalidArgument(_) => Some(PackageErrorKind::InvalidArgument),
+            _ => None,
+        }
+    }
+
+    /// The server's error number: the package's own (9001-9003) for its
+    /// refusals, the server's for a server error, `None` for a failure that
+    /// never reached the server's answer (a lost connection, say).
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            CounterError::NotFound(_) => Some(errno::UNKNOWN_COUNTER),
+            CounterError::AlreadyExists(_) => Some(errno::ALREADY_EXISTS),
+            CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
+            CounterError::NotInstalled(_) => Some(server_errno::NO_SUCH_ROUTINE),
+            CounterError::Database(mysql::Error::MySqlError(error)) => Some(error.code),
+            _ => None,
+        }
+    }
+
+    /// Whether the server rolled the call back for a reason that may be gone
+    /// at once: a deadlock (1213) or a lock wait timeout (1205). The call
+    /// changed nothing and may run again; [`crate::Counters`] does that
+    /// itself for calls outside the caller's transaction. A call made in the
+    /// caller's transaction ([`crate::Counters::on`]) must run again with the
+    /// whole transaction: a deadlock rolled all of it back.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self.code(), Some(server_errno::DEADLOCK | server_errno::LOCK_WAIT_TIMEOUT))
+    }
+
     /// The same error for another caller of a shared flush. Server, driver
     /// and URL errors are copied whole; any other kind, which the driver
     /// does not let be copied, becomes an I/O error with the same message.

@@ -35,7 +35,7 @@ pub use counters::{
     Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats,
     REINSTALL_WINDOW, batch_json,
 };
-pub use error::{CounterError, Error, Plain};
+pub use error::{CounterError, Error, PackageErrorKind, Plain};
 pub use mysql;
 pub use options::{
     Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,

@@ -102,6 +102,33 @@ pub mod errno {
     pub const INVALID_ARGUMENT: u16 = 9_003;
 }
 
+/// The servers' own error numbers that the client and the tool act on, by
+/// the names MySQL's manual gives them; MariaDB sends the same numbers.
+pub mod server_errno {
+    /// `ER_DBACCESS_DENIED_ERROR`: no privilege on the database.
+    pub const DATABASE_ACCESS_DENIED: u16 = 1_044;
+    /// `ER_TABLEACCESS_DENIED_ERROR`: no privilege on the table or view.
+    pub const TABLE_ACCESS_DENIED: u16 = 1_142;
+    /// `ER_COLUMNACCESS_DENIED_ERROR`: no privilege on a column.
+    pub const COLUMN_ACCESS_DENIED: u16 = 1_143;
+    /// `ER_NO_SUCH_TABLE`.
+    pub const NO_SUCH_TABLE: u16 = 1_146;
+    /// `ER_LOCK_WAIT_TIMEOUT`: the statement was rolled back (only it, by
+    /// default), and may run again.
+    pub const LOCK_WAIT_TIMEOUT: u16 = 1_205;
+    /// `ER_LOCK_DEADLOCK`: the transaction was rolled back, and may run again.
+    pub const DEADLOCK: u16 = 1_213;
+    /// `ER_SP_DOES_NOT_EXIST`: the routine is missing, as during a reinstall
+    /// on MySQL. The call ran nothing.
+    pub const NO_SUCH_ROUTINE: u16 = 1_305;
+    /// `ER_PROCACCESS_DENIED_ERROR`: no EXECUTE on the routine.
+    pub const ROUTINE_ACCESS_DENIED: u16 = 1_370;
+    /// `ER_BINLOG_CREATE_ROUTINE_NEED_SUPER`: with binary logging on, only an
+    /// account with SUPER (or `log_bin_trust_function_creators=1`) may
+    /// create a function.
+    pub const CREATE_ROUTINE_NEEDS_SUPER: u16 = 1_419;
+}
+
 /// Most counters one `counter_add_many` call takes: its entries are numbered
 /// by the same digit tables as slots, three digits of base 16.
 pub const BATCH_LIMIT: u32 = 4_096;

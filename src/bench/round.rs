@@ -17,6 +17,7 @@ use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
 use crate::error::Error;
+use slotted_counters::package::server_errno;
 use slotted_counters::{Coalescing, CounterError, FlushStats, batch_json, database};
 
 /// No client runs more iterations than this in a timed round.
@@ -282,8 +283,7 @@ impl ClientOutcome {
             }
             Err(error) => {
                 self.errors += 1;
-                if matches!(&error, CounterError::Database(mysql::Error::MySqlError(error)) if error.code == 1213)
-                {
+                if error.code() == Some(server_errno::DEADLOCK) {
                     self.deadlocks += 1;
                 }
             }

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, PackageOptions};
+use slotted_counters::package::{errno, server_errno};
+use slotted_counters::{CounterError, Counters, PackageErrorKind, PackageOptions};
 use slotted_counters_cli::{render, script};
 
 use crate::support::{self, Database, on_each_server};
@@ -29,13 +30,6 @@ fn installed() -> (Database, Counters) {
     script::run(&mut db.conn(), &script).unwrap();
     let counters = Counters::new(db.pool().clone());
     (db, counters)
-}
-
-fn server_code(error: &CounterError) -> Option<u16> {
-    match error {
-        CounterError::Database(mysql::Error::MySqlError(error)) => Some(error.code),
-        _ => None,
-    }
 }
 
 fn client_calls_every_routine() {
@@ -91,6 +85,21 @@ fn client_errors_are_typed() {
     );
     let error = counters.setup("", "d", None, None).unwrap_err();
     assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
+
+    // The same, without matching variants: kind, number, whether to retry.
+    let refusals = [
+        (counters.increment("missing"), PackageErrorKind::UnknownCounter, errno::UNKNOWN_COUNTER),
+        (counters.setup("exists", "d", None, None), PackageErrorKind::AlreadyExists, errno::ALREADY_EXISTS),
+        (counters.increment(&"x".repeat(51)), PackageErrorKind::InvalidArgument, errno::INVALID_ARGUMENT),
+    ];
+    for (outcome, kind, code) in refusals {
+        let error = outcome.unwrap_err();
+        assert_eq!(
+            (error.kind(), error.code(), error.is_retryable()),
+            (Some(kind), Some(code), false),
+            "{error:?}"
+        );
+    }
 
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
     let started = Instant::now();
@@ -186,7 +195,8 @@ fn deadlock_inside_the_callers_transaction_is_not_retried() {
     });
 
     let error = outcome.unwrap_err();
-    assert_eq!(server_code(&error), Some(1213), "{error:?}");
+    assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
+    assert!(error.is_retryable(), "the caller may run its transaction again");
     assert_eq!(counters.get("d").unwrap(), Some(2), "only the other transaction's two increments landed");
 }
 
@@ -197,7 +207,11 @@ fn retries_stop_after_max_attempts() {
 
     let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
 
-    assert_eq!(server_code(&outcome.unwrap_err()), Some(1213));
+    let error = outcome.unwrap_err();
+    assert_eq!(
+        (error.code(), error.is_retryable(), error.kind()),
+        (Some(server_errno::DEADLOCK), true, None)
+    );
 }
 
 /// A client whose sessions give up a lock wait after one second.
@@ -230,7 +244,8 @@ fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     let outcome = impatient(&db).retry_for(Duration::from_millis(1500)).increment("one");
     let waited = started.elapsed();
     holder.join().unwrap();
-    assert_eq!(server_code(&outcome.unwrap_err()), Some(1205));
+    let error = outcome.unwrap_err();
+    assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::LOCK_WAIT_TIMEOUT), true));
     assert!(waited < Duration::from_millis(2900), "gave up when its time was spent, after {waited:?}");
     assert_eq!(counters.get("one").unwrap(), Some(201));
 }

@@ -27,12 +27,9 @@ use mysql::{Params, Pool};
 
 use crate::error::CounterError;
 use crate::options::PackageOptions;
-use crate::package::Routine;
+use crate::package::{Routine, server_errno};
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
-
-/// Server error codes after which a call that ran alone can safely run again.
-const RETRYABLE: [u16; 2] = [1213, 1205];
 
 /// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
@@ -42,9 +39,6 @@ const MAX_BACKOFF: Duration = Duration::from_millis(500);
 /// replaces each routine within milliseconds; a package that is not
 /// installed at all fails after this.
 pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
-
-/// The server's error for a routine that does not exist.
-const NO_SUCH_ROUTINE: u16 = 1305;
 
 /// The longest pause between two tries of a missing routine.
 const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
@@ -269,7 +263,7 @@ impl Counters {
                 RetryBudget::Time(time) => started.elapsed() < time,
             };
             match outcome {
-                Err(error) if may_retry && is_retryable(&error) => {
+                Err(error) if may_retry && error.is_retryable() => {
                     thread::sleep(jittered(backoff));
                     backoff = (backoff * 2).min(MAX_BACKOFF);
                     attempt += 1;
@@ -281,10 +275,6 @@ impl Counters {
 }
 
 /// Whether the server rolled the call back whole, so that it can run again.
-fn is_retryable(error: &CounterError) -> bool {
-    matches!(error, CounterError::Database(mysql::Error::MySqlError(error)) if RETRYABLE.contains(&error.code))
-}
-
 /// A uniformly random pause between half of `backoff` and all of it, so
 /// clients that collided do not collide again in step. Without the
 /// operating system's randomness, the whole `backoff`.
@@ -398,7 +388,7 @@ impl<Q: Queryable> CountersOn<'_, Q> {
         let mut pause = FIRST_BACKOFF;
         loop {
             match statement(self.conn) {
-                Err(mysql::Error::MySqlError(error)) if error.code == NO_SUCH_ROUTINE => {
+                Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_ROUTINE => {
                     if Instant::now() >= deadline {
                         return Err(CounterError::NotInstalled(error.message));
                     }
