@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! slotted-counters install --url mysql://app:secret@127.0.0.1:3306/app
-//! DATABASE_URL=mysql://app:secret@127.0.0.1:3306/app cargo run --example page_views
+//! DATABASE_URL=mysql://app:secret@127.0.0.1:3306/app cargo run -p slotted-counters --example page_views
 //! ```
 
 use std::thread;
