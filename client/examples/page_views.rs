@@ -9,7 +9,7 @@
 
 use std::thread;
 
-use slotted_counters::{CounterError, Counters, mysql};
+use slotted_counters::{CounterError, Counters, NewCounter, mysql};
 
 const PAGES: [&str; 3] = ["page:home", "page:pricing", "page:docs"];
 
@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for page in PAGES {
         // A hot page gets 16 slots; an existing counter is fine too.
-        match counters.setup(page, "page views", Some(16), None) {
+        match counters.setup(page, NewCounter::new("page views").slots(16)) {
             Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
             Err(error) => return Err(error.into()),
         }
@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
 
     // Every total in one round trip.
-    for (page, views) in PAGES.iter().zip(counters.get_many(&PAGES)?) {
+    for (page, views) in PAGES.iter().zip(counters.get_many(PAGES)?) {
         println!("{page}: {} views", views.unwrap_or(0));
     }
     Ok(())

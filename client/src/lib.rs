@@ -32,8 +32,8 @@ pub mod database;
 pub mod package;
 
 pub use counters::{
-    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats,
-    REINSTALL_WINDOW, batch_json,
+    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, NewCounter,
+    REINSTALL_WINDOW, StartDate, batch_json,
 };
 pub use error::{CounterError, Error, PackageErrorKind, Plain};
 pub use mysql;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
 use slotted_counters::package::{errno, server_errno};
-use slotted_counters::{CounterError, Counters, PackageErrorKind, PackageOptions};
+use slotted_counters::{CounterError, Counters, NewCounter, PackageErrorKind, PackageOptions, StartDate};
 use slotted_counters_cli::{render, script};
 
 use crate::support::{self, Database, on_each_server};
@@ -33,9 +33,9 @@ fn installed() -> (Database, Counters) {
 }
 
 fn client_calls_every_routine() {
-    let (_db, counters) = installed();
-    counters.setup("downloads", "release downloads", Some(16), None).unwrap();
-    counters.setup("stock", "units in store", None, Some(10)).unwrap();
+    let (db, counters) = installed();
+    counters.setup("downloads", NewCounter::new("release downloads").slots(16)).unwrap();
+    counters.setup("stock", NewCounter::new("units in store").initial_value(10)).unwrap();
     for _ in 0..5 {
         counters.increment("downloads").unwrap();
     }
@@ -43,22 +43,33 @@ fn client_calls_every_routine() {
     counters.add("stock", -4).unwrap();
     assert_eq!(counters.get("downloads").unwrap(), Some(100));
     assert_eq!(counters.get("Downloads").unwrap(), Some(100), "names are case-insensitive");
-    assert_eq!(counters.get_many(&["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
-    assert_eq!(counters.get_many(&[]).unwrap(), []);
+    assert_eq!(counters.get_many(["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
+    assert_eq!(counters.get_many(Vec::<&str>::new()).unwrap(), []);
     counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap();
-    assert_eq!(counters.get_many(&["downloads", "stock"]).unwrap(), [Some(100), Some(10)]);
+    assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(10)]);
     counters.add_many(Vec::<(String, i64)>::new()).unwrap();
 
-    counters.reset("downloads", 7, true).unwrap();
-    assert_eq!(counters.get("downloads").unwrap(), Some(7));
+    let start_date = |name: &str| -> String {
+        db.conn()
+            .exec_first("SELECT CAST(MIN(start_date) AS CHAR) FROM counters WHERE counter_name = ?", (name,))
+            .unwrap()
+            .unwrap()
+    };
+    let started = start_date("downloads");
+    std::thread::sleep(Duration::from_millis(1100));
+    counters.reset("downloads", 7, StartDate::Keep).unwrap();
+    assert_eq!((counters.get("downloads").unwrap(), start_date("downloads")), (Some(7), started.clone()));
+    counters.reset("downloads", 8, StartDate::Now).unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), Some(8));
+    assert!(start_date("downloads") > started, "StartDate::Now moves the start date");
     counters.delete("downloads").unwrap();
     assert_eq!(counters.get("downloads").unwrap(), None);
 }
 
 fn client_errors_are_typed() {
     let (db, counters) = installed();
-    counters.setup("exists", "d", None, None).unwrap();
-    let error = counters.setup("exists", "d", None, None).unwrap_err();
+    counters.setup("exists", NewCounter::new("d")).unwrap();
+    let error = counters.setup("exists", NewCounter::new("d")).unwrap_err();
     assert!(
         matches!(&error, CounterError::AlreadyExists(message) if message == "counter already exists: 'exists'"),
         "{error:?}"
@@ -68,8 +79,11 @@ fn client_errors_are_typed() {
         matches!(&error, CounterError::NotFound(message) if message == "unknown counter: 'missing'"),
         "{error:?}"
     );
-    for error in [counters.add("missing", 2), counters.reset("missing", 0, false), counters.delete("missing")]
-    {
+    for error in [
+        counters.add("missing", 2),
+        counters.reset("missing", 0, StartDate::Keep),
+        counters.delete("missing"),
+    ] {
         assert!(matches!(error, Err(CounterError::NotFound(_))), "{error:?}");
     }
     let error = counters.add_many([("exists", 1), ("missing", 1)]).unwrap_err();
@@ -78,18 +92,22 @@ fn client_errors_are_typed() {
         "{error:?}"
     );
     assert_eq!(counters.get("exists").unwrap(), Some(0), "a batch naming a missing counter applies nothing");
-    let error = counters.setup("zero", "d", Some(0), None).unwrap_err();
+    let error = counters.setup("zero", NewCounter::new("d").slots(0)).unwrap_err();
     assert!(
         matches!(&error, CounterError::InvalidArgument(message) if message.contains("not 0")),
         "{error:?}"
     );
-    let error = counters.setup("", "d", None, None).unwrap_err();
+    let error = counters.setup("", NewCounter::new("d")).unwrap_err();
     assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
 
     // The same, without matching variants: kind, number, whether to retry.
     let refusals = [
         (counters.increment("missing"), PackageErrorKind::UnknownCounter, errno::UNKNOWN_COUNTER),
-        (counters.setup("exists", "d", None, None), PackageErrorKind::AlreadyExists, errno::ALREADY_EXISTS),
+        (
+            counters.setup("exists", NewCounter::new("d")),
+            PackageErrorKind::AlreadyExists,
+            errno::ALREADY_EXISTS,
+        ),
         (counters.increment(&"x".repeat(51)), PackageErrorKind::InvalidArgument, errno::INVALID_ARGUMENT),
     ];
     for (outcome, kind, code) in refusals {
@@ -121,17 +139,17 @@ fn client_uses_the_package_prefix() {
     let options = PackageOptions::builder().table("hits").prefix("hit_").build().unwrap();
     script::run(&mut db.conn(), &render::setup_sql(&options).unwrap()).unwrap();
     let counters = Counters::with_options(db.pool().clone(), &options);
-    counters.setup("home", "d", Some(3), None).unwrap();
+    counters.setup("home", NewCounter::new("d").slots(3)).unwrap();
     counters.increment("home").unwrap();
     counters.add_many([("home", 2)]).unwrap();
-    assert_eq!(counters.get_many(&["home"]).unwrap(), [Some(3)]);
+    assert_eq!(counters.get_many(["home"]).unwrap(), [Some(3)]);
     let rows: u32 = db.conn().query_first("SELECT COUNT(*) FROM hits").unwrap().unwrap();
     assert_eq!(rows, 3);
 }
 
 fn calls_inside_the_callers_transaction_commit_with_it() {
     let (db, counters) = installed();
-    counters.setup("orders", "d", Some(4), None).unwrap();
+    counters.setup("orders", NewCounter::new("d").slots(4)).unwrap();
     let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
     counters.on(&mut tx).increment("orders").unwrap();
     counters.on(&mut tx).add("orders", 4).unwrap();
@@ -173,10 +191,10 @@ fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> 
 
 fn deadlocked_call_is_retried_and_succeeds() {
     let (db, counters) = installed();
-    counters.setup("d", "d", Some(4), None).unwrap();
+    counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
     let before = support::deadlocks(&mut db.conn());
 
-    let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
+    let outcome = deadlock_against(&db, || counters.reset("d", 50, StartDate::Keep));
 
     assert!(outcome.is_ok(), "{outcome:?}");
     assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
@@ -185,11 +203,11 @@ fn deadlocked_call_is_retried_and_succeeds() {
 
 fn deadlock_inside_the_callers_transaction_is_not_retried() {
     let (db, counters) = installed();
-    counters.setup("d", "d", Some(4), None).unwrap();
+    counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
 
     let outcome = deadlock_against(&db, || {
         let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
-        let outcome = counters.on(&mut tx).reset("d", 50, false);
+        let outcome = counters.on(&mut tx).reset("d", 50, StartDate::Keep);
         drop(tx);
         outcome
     });
@@ -203,9 +221,9 @@ fn deadlock_inside_the_callers_transaction_is_not_retried() {
 fn retries_stop_after_max_attempts() {
     let (db, counters) = installed();
     let counters = counters.max_attempts(1);
-    counters.setup("d", "d", Some(4), None).unwrap();
+    counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
 
-    let outcome = deadlock_against(&db, || counters.reset("d", 50, false));
+    let outcome = deadlock_against(&db, || counters.reset("d", 50, StartDate::Keep));
 
     let error = outcome.unwrap_err();
     assert_eq!(
@@ -223,7 +241,7 @@ fn impatient(db: &Database) -> Counters {
 
 fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     let (db, counters) = installed();
-    counters.setup("one", "one slot", Some(1), None).unwrap();
+    counters.setup("one", NewCounter::new("one slot").slots(1)).unwrap();
     let hold = |seconds: u64| {
         let mut holder = db.conn();
         holder.query_drop("START TRANSACTION").unwrap();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Cluster as ClusterKind, Counters, PackageOptions, SlotChoice};
+use slotted_counters::{Cluster as ClusterKind, Counters, NewCounter, PackageOptions, SlotChoice, StartDate};
 use slotted_counters_cli::{render, script};
 
 use serde_json::Value;
@@ -233,8 +233,8 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
     let cluster = take_cluster();
     install(&cluster, "galera_reset", &galera());
     let admin = client(cluster.node(1), "galera_reset");
-    admin.setup("reset", "reset after remote increments", Some(8), None).unwrap();
-    admin.setup("busy", "background load", Some(16), None).unwrap();
+    admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
+    admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
     // Node 2 applies each reset while it increments: its increment may be
     // brute-force aborted (1213) and retried, acknowledged only once it commits.
     let node2 = client(cluster.node(2), "galera_reset");
@@ -244,7 +244,7 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
     under_load_from_nodes_2_and_3(&cluster, "galera_reset", "busy", || {
         for round in 0..300 {
             node2.increment("reset").unwrap();
-            admin.reset("reset", 0, false).unwrap();
+            admin.reset("reset", 0, StartDate::Keep).unwrap();
             let value: Option<i64> = node3.query_first("SELECT counter_get('reset')").unwrap().flatten();
             if value != Some(0) {
                 survivors.push((round, value));
@@ -259,7 +259,7 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
     let cluster = take_cluster();
     install(&cluster, "galera_resize", &galera());
     let admin = client(cluster.node(1), "galera_resize");
-    admin.setup("resized", "resized under load", Some(16), Some(1000)).unwrap();
+    admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut node1 = conn(cluster.node(1), "galera_resize");
 
     let made = under_load_from_nodes_2_and_3(&cluster, "galera_resize", "resized", || {

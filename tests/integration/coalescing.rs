@@ -7,7 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, PackageOptions};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, NewCounter, PackageOptions};
 use slotted_counters_cli::{render, script};
 
 use crate::support::{self, Database, on_each_server};
@@ -26,7 +26,7 @@ fn installed(names: &[&str]) -> (Database, Counters) {
     script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
     let counters = Counters::new(db.pool().clone());
     for name in names {
-        counters.setup(name, "d", Some(1), None).unwrap();
+        counters.setup(name, NewCounter::new("d").slots(1)).unwrap();
     }
     (db, counters)
 }
@@ -145,7 +145,7 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
             _ => assert!(outcome.is_ok(), "{name}: {outcome:?}"),
         }
     }
-    assert_eq!(counters.get_many(&["gate", "a", "b"]).unwrap(), [Some(2), Some(3), Some(2)]);
+    assert_eq!(counters.get_many(["gate", "a", "b"]).unwrap(), [Some(2), Some(3), Some(2)]);
     assert_eq!(
         coalescing.stats(),
         FlushStats { flushes: 2, deltas: 7 },
@@ -158,7 +158,7 @@ fn a_flush_that_deadlocks_is_retried_whole() {
     let coalescing = one_flush_at_a_time(&counters);
     // `heavy` changes 200 rows, then holds b: InnoDB picks the flush, which
     // did less, as the deadlock's victim.
-    counters.setup("ballast", "d", Some(200), None).unwrap();
+    counters.setup("ballast", NewCounter::new("d").slots(200)).unwrap();
     let mut heavy = db.conn();
     heavy.query_drop("START TRANSACTION").unwrap();
     heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
@@ -180,7 +180,7 @@ fn a_flush_that_deadlocks_is_retried_whole() {
 
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     assert!(support::deadlocks(&mut db.conn()) > deadlocks_before, "the server saw no deadlock");
-    assert_eq!(counters.get_many(&["a", "b"]).unwrap(), [Some(3), Some(2)], "the retried flush applied all");
+    assert_eq!(counters.get_many(["a", "b"]).unwrap(), [Some(3), Some(2)], "the retried flush applied all");
     assert_eq!(coalescing.stats(), FlushStats { flushes: 2, deltas: 4 });
 }
 
@@ -206,7 +206,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
     assert!(next.outcome().is_ok(), "the next flush runs on another connection");
     gate.query_drop("COMMIT").unwrap();
     assert_eq!(
-        counters.get_many(&["gate", "a"]).unwrap(),
+        counters.get_many(["gate", "a"]).unwrap(),
         [Some(1), Some(1)],
         "the killed flush applied nothing"
     );

@@ -9,7 +9,7 @@ use std::thread;
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
-use slotted_counters::{CounterError, Counters, PackageOptions};
+use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
 
 use crate::support::{self, on_each_server, server_error, slots_of, total, with_committed};
 
@@ -414,6 +414,6 @@ fn client_errors_from_lazy_packages_stay_typed() {
     let db = with_committed("generated/auto-create-64");
     let options = lazy_options();
     let counters = Counters::with_options(db.pool().clone(), &options);
-    assert!(matches!(counters.reset("never", 1, false), Err(CounterError::NotFound(_))));
+    assert!(matches!(counters.reset("never", 1, StartDate::Keep), Err(CounterError::NotFound(_))));
     assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));
 }

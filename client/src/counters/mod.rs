@@ -43,6 +43,42 @@ pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
 /// The longest pause between two tries of a missing routine.
 const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 
+/// A counter for [`Counters::setup`] to create: its description, and the
+/// slot count and starting value unless the package's defaults will do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewCounter<'a> {
+    description: &'a str,
+    slots: Option<u32>,
+    initial_value: Option<i64>,
+}
+
+impl<'a> NewCounter<'a> {
+    /// A counter described by `description`, with the package's default
+    /// slot count (fixed-slot packages take only their own), starting at 0.
+    pub fn new(description: &'a str) -> Self {
+        NewCounter { description, slots: None, initial_value: None }
+    }
+
+    /// With `slots` slot rows.
+    pub fn slots(self, slots: u32) -> Self {
+        NewCounter { slots: Some(slots), ..self }
+    }
+
+    /// Starting at `value`, kept in slot 1.
+    pub fn initial_value(self, value: i64) -> Self {
+        NewCounter { initial_value: Some(value), ..self }
+    }
+}
+
+/// What [`Counters::reset`] does to a counter's start date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartDate {
+    /// The start date stays: the reset corrects the value.
+    Keep,
+    /// The start date becomes now: counting starts over.
+    Now,
+}
+
 /// Calls the slotted-counter routines through a connection pool.
 ///
 /// ```no_run
@@ -50,7 +86,7 @@ const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 ///
 /// let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
 /// let counters = Counters::new(pool);
-/// counters.setup("downloads", "release downloads", Some(16), None)?;
+/// counters.setup("downloads", slotted_counters::NewCounter::new("release downloads").slots(16))?;
 /// counters.increment("downloads")?;
 /// assert_eq!(counters.get("downloads")?, Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -143,22 +179,17 @@ impl Counters {
         CountersOn { conn, names: &self.names }
     }
 
-    /// Creates a counter with `slots` slot rows (`None`: the package default)
-    /// and `initial_value` (`None`: 0).
+    /// Creates a counter as `counter` describes it.
     ///
     /// ```no_run
+    /// use slotted_counters::NewCounter;
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
-    /// counters.setup("likes", "likes of the front page", Some(8), Some(100))?;
+    /// counters.setup("likes", NewCounter::new("likes of the front page").slots(8).initial_value(100))?;
+    /// counters.setup("views", NewCounter::new("page views"))?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn setup(
-        &self,
-        name: &str,
-        description: &str,
-        slots: Option<u32>,
-        initial_value: Option<i64>,
-    ) -> Result<(), CounterError> {
-        self.retried(|conn| conn.setup(name, description, slots, initial_value))
+    pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.retried(|conn| conn.setup(name, counter))
     }
 
     /// Adds 1 to a counter.
@@ -201,15 +232,16 @@ impl Counters {
         self.retried(|conn| conn.add_many_json(&batch))
     }
 
-    /// Sets a counter to `value`; moves its start date to now when `reset_start_date`.
+    /// Sets a counter to `value`, and its start date as `start_date` says.
     ///
     /// ```no_run
+    /// use slotted_counters::StartDate;
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
-    /// counters.reset("likes", 0, true)?;
+    /// counters.reset("likes", 0, StartDate::Now)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn reset(&self, name: &str, value: i64, reset_start_date: bool) -> Result<(), CounterError> {
-        self.retried(|conn| conn.reset(name, value, reset_start_date))
+    pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
+        self.retried(|conn| conn.reset(name, value, start_date))
     }
 
     /// Removes a counter and all its slots.
@@ -235,15 +267,20 @@ impl Counters {
     }
 
     /// The values of many counters, in the order of `names`, read in one
-    /// round trip; `None` for those that do not exist.
+    /// round trip; `None` for those that do not exist. Takes names as
+    /// [`Counters::add_many`] takes pairs: any iterator.
     ///
     /// ```no_run
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
-    /// let [likes, views] = counters.get_many(&["likes", "views"])?[..] else { unreachable!() };
+    /// let [likes, views] = counters.get_many(["likes", "views"])?[..] else { unreachable!() };
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn get_many(&self, names: &[&str]) -> Result<Vec<Option<i64>>, CounterError> {
-        self.retried(|conn| conn.get_many(names))
+    pub fn get_many<S: AsRef<str>>(
+        &self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Option<i64>>, CounterError> {
+        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
+        self.retried(|conn| conn.get_many(&names))
     }
 
     /// Runs `call` on a pooled connection, again after a deadlock or lock
@@ -274,7 +311,6 @@ impl Counters {
     }
 }
 
-/// Whether the server rolled the call back whole, so that it can run again.
 /// A uniformly random pause between half of `backoff` and all of it, so
 /// clients that collided do not collide again in step. Without the
 /// operating system's randomness, the whole `backoff`.
@@ -291,15 +327,9 @@ pub struct CountersOn<'a, Q: Queryable> {
 
 impl<Q: Queryable> CountersOn<'_, Q> {
     /// [`Counters::setup`], on the caller's connection.
-    pub fn setup(
-        &mut self,
-        name: &str,
-        description: &str,
-        slots: Option<u32>,
-        initial_value: Option<i64>,
-    ) -> Result<(), CounterError> {
+    pub fn setup(&mut self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
         let names = self.names;
-        self.call(&names.setup, (name, description, slots, initial_value))
+        self.call(&names.setup, (name, counter.description, counter.slots, counter.initial_value))
     }
 
     /// [`Counters::increment`], on the caller's connection.
@@ -334,9 +364,9 @@ impl<Q: Queryable> CountersOn<'_, Q> {
     /// [`Counters::reset`], on the caller's connection. The lazy and the
     /// Galera packages reset in a transaction of their own, whose `START
     /// TRANSACTION` commits the caller's.
-    pub fn reset(&mut self, name: &str, value: i64, reset_start_date: bool) -> Result<(), CounterError> {
+    pub fn reset(&mut self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
         let names = self.names;
-        self.call(&names.reset, (name, value, reset_start_date))
+        self.call(&names.reset, (name, value, start_date == StartDate::Now))
     }
 
     /// [`Counters::delete`], on the caller's connection.
@@ -347,16 +377,20 @@ impl<Q: Queryable> CountersOn<'_, Q> {
 
     /// [`Counters::get`], on the caller's connection.
     pub fn get(&mut self, name: &str) -> Result<Option<i64>, CounterError> {
-        Ok(self.get_many(&[name])?.pop().flatten())
+        Ok(self.get_many([name])?.pop().flatten())
     }
 
     /// [`Counters::get_many`], on the caller's connection.
-    pub fn get_many(&mut self, names: &[&str]) -> Result<Vec<Option<i64>>, CounterError> {
+    pub fn get_many<S: AsRef<str>>(
+        &mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Option<i64>>, CounterError> {
+        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
         if names.is_empty() {
             return Ok(Vec::new());
         }
         let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
-        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.to_vec()));
+        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.clone()));
         let row: Option<mysql::Row> = self.through_reinstall(|conn| conn.exec_first(&sql, params.clone()))?;
         let row = row.expect("a SELECT without FROM returns one row");
         (0..names.len())

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
-use slotted_counters::PackageOptions;
+use slotted_counters::{NewCounter, PackageOptions};
 use slotted_counters_cli::{render, script};
 
 use crate::support::flavor::Program;
@@ -137,10 +137,10 @@ fn mixed_workload(server: &Booted, database: &str, format: &str) {
     let opts = mysql::OptsBuilder::from_opts(Opts::from_url(&server.url(database)).unwrap())
         .init(vec![format!("SET SESSION binlog_format = '{format}'")]);
     let counters = slotted_counters::Counters::new(mysql::Pool::new(opts).unwrap()).max_attempts(50);
-    counters.setup("views", "page views", Some(8), None).unwrap();
-    counters.setup("stock", "units in store", Some(4), Some(10_000)).unwrap();
-    counters.setup("daily", "reset every day", Some(2), None).unwrap();
-    counters.setup("gone", "deleted under load", Some(3), None).unwrap();
+    counters.setup("views", NewCounter::new("page views").slots(8)).unwrap();
+    counters.setup("stock", NewCounter::new("units in store").slots(4).initial_value(10_000)).unwrap();
+    counters.setup("daily", NewCounter::new("reset every day").slots(2)).unwrap();
+    counters.setup("gone", NewCounter::new("deleted under load").slots(3)).unwrap();
     let clients: Vec<thread::JoinHandle<()>> = (0..8)
         .map(|client| {
             let counters = counters.clone();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use mysql::prelude::Queryable;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
-use slotted_counters::{Counters, database};
+use slotted_counters::{Counters, NewCounter, database};
 
 use crate::support::server::Booted;
 use crate::support::{self, flavor, on_each_server, slotted_counters, stderr, stdout, succeeded};
@@ -79,7 +79,7 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
     )
     .unwrap();
     let counters = Counters::new(pool);
-    counters.setup("secure", "d", Some(4), None).unwrap();
+    counters.setup("secure", NewCounter::new("d").slots(4)).unwrap();
     counters.increment("secure").unwrap();
     assert_eq!(counters.get("secure").unwrap(), Some(1));
 
