@@ -69,6 +69,17 @@ fn node_slot(slots: &str) -> Vec<String> {
     ]
 }
 
+/// How `counter_reset` resets a counter.
+enum ResetBody {
+    /// One UPDATE of every slot.
+    Classic,
+    /// Lazy counters may lack slot 1: the counter is rewritten as one row.
+    Lazy,
+    /// Every slot changed before it is set, so that Galera certifies the
+    /// reset against increments this node has not applied yet.
+    Galera,
+}
+
 /// A routine as `uninstall.sql` drops it.
 struct RoutineRef {
     kind: &'static str,
@@ -98,8 +109,8 @@ struct Context {
     message_type: String,
     description_variable_type: String,
     fixed_slots: Option<u32>,
-    /// A `--cluster galera` package: its reset puts every slot in its write set.
-    galera: bool,
+    /// Which of the three `counter_reset` bodies the package has.
+    reset_body: ResetBody,
     default_slots: u32,
     max_slots: u32,
     /// The values `v_slot` takes in turn, the last the slot an increment adds
@@ -154,7 +165,13 @@ impl Context {
             SlotChoice::Connection => vec![format!("CONNECTION_ID() % {slot_count} + 1")],
             SlotChoice::Node => node_slot(&slot_count),
         };
-        let galera = options.cluster() == Some(Cluster::Galera);
+        let reset_body = if options.auto_create() {
+            ResetBody::Lazy
+        } else if options.cluster() == Some(Cluster::Galera) {
+            ResetBody::Galera
+        } else {
+            ResetBody::Classic
+        };
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
@@ -173,7 +190,7 @@ impl Context {
             message_type: text_type(128),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             fixed_slots,
-            galera,
+            reset_body,
             default_slots,
             max_slots: options.max_slots(),
             slot_assignments,

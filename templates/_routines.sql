@@ -14,9 +14,20 @@ DELIMITER $$
 
 {% include "routines/increment.sql" %}
 
+{% if p.auto_create -%}
+{% include "routines/add_many_lazy.sql" %}
+{%- else -%}
 {% include "routines/add_many.sql" %}
+{%- endif %}
 
+{% match p.reset_body -%}
+{% when ResetBody::Lazy -%}
+{% include "routines/reset_lazy.sql" %}
+{%- when ResetBody::Galera -%}
+{% include "routines/reset_galera.sql" %}
+{%- when ResetBody::Classic -%}
 {% include "routines/reset.sql" %}
+{%- endmatch %}
 {%- if p.has_resize %}
 
 {% include "routines/resize.sql" %}
