@@ -51,24 +51,6 @@ fn file(name: &'static str, rendered: askama::Result<String>) -> Result<Generate
     Ok(GeneratedFile { name, contents: format!("{}\n", rendered.trim_end()) })
 }
 
-/// The values `v_slot` takes, in turn, to become a slot this node owns among
-/// `slots`: first the node's position `p` in a cluster of `k` (Galera keeps
-/// the offset at the position; Group Replication sets it to the server id,
-/// hence the modulo), then one of p, p + k, p + 2k, ... at random. A counter
-/// with fewer slots than `p` gets slot `(p - 1) % slots + 1`, shared with
-/// fewer nodes than any random pick would be.
-fn node_slot(slots: &str) -> Vec<String> {
-    let k = "@@GLOBAL.auto_increment_increment";
-    vec![
-        format!("(@@GLOBAL.auto_increment_offset - 1) % {k} + 1"),
-        format!(
-            "IF(v_slot <= {slots},\n        \
-             v_slot + {k} * FLOOR(RAND() * (FLOOR(({slots} - v_slot) / {k}) + 1)),\n        \
-             (v_slot - 1) % {slots} + 1)"
-        ),
-    ]
-}
-
 /// How `counter_reset` resets a counter.
 enum ResetBody {
     /// One UPDATE of every slot.
@@ -80,8 +62,10 @@ enum ResetBody {
     Galera,
 }
 
-/// A routine as `uninstall.sql` drops it.
+/// A routine of the package: `_routines.sql` creates it, `uninstall.sql`
+/// drops it.
 struct RoutineRef {
+    routine: Routine,
     kind: &'static str,
     name: String,
 }
@@ -113,9 +97,10 @@ struct Context {
     reset_body: ResetBody,
     default_slots: u32,
     max_slots: u32,
-    /// The values `v_slot` takes in turn, the last the slot an increment adds
-    /// to, from `v_slots` or the fixed count.
-    slot_assignments: Vec<String>,
+    /// How an increment picks its slot.
+    slot_choice: SlotChoice,
+    /// How many slots it picks among: the fixed count, or `v_slots`.
+    slot_count: String,
     slot_numbers: SlotNumbers,
     /// The numbers of a batch's entries, 1 to [`package::BATCH_LIMIT`].
     batch_numbers: SlotNumbers,
@@ -131,8 +116,6 @@ struct Context {
     view_slots: String,
     totals_view: String,
     probe: String,
-    /// A fixed slot count cannot be resized: the package has no resize.
-    has_resize: bool,
     setup: String,
     add: String,
     increment: String,
@@ -160,11 +143,6 @@ impl Context {
             SlotPolicy::Dynamic { default } => (None, default),
         };
         let slot_count = fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
-        let slot_assignments = match options.slot_choice() {
-            SlotChoice::Random => vec![format!("FLOOR(RAND() * {slot_count}) + 1")],
-            SlotChoice::Connection => vec![format!("CONNECTION_ID() % {slot_count} + 1")],
-            SlotChoice::Node => node_slot(&slot_count),
-        };
         let reset_body = if options.auto_create() {
             ResetBody::Lazy
         } else if options.cluster() == Some(Cluster::Galera) {
@@ -193,7 +171,8 @@ impl Context {
             reset_body,
             default_slots,
             max_slots: options.max_slots(),
-            slot_assignments,
+            slot_choice: options.slot_choice(),
+            slot_count,
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             batch_numbers: SlotNumbers::up_to(package::BATCH_LIMIT),
             batch_limit: package::BATCH_LIMIT,
@@ -207,7 +186,6 @@ impl Context {
             view_slots,
             totals_view: options.totals_view(),
             probe: options.probe_name(),
-            has_resize: options.routines().contains(&Routine::Resize),
             setup: options.routine_name(Routine::Setup),
             add: options.routine_name(Routine::Add),
             increment: options.routine_name(Routine::Increment),
@@ -221,7 +199,11 @@ impl Context {
             routines: options
                 .routines()
                 .into_iter()
-                .map(|routine| RoutineRef { kind: routine.kind(), name: options.routine_name(routine) })
+                .map(|routine| RoutineRef {
+                    routine,
+                    kind: routine.kind(),
+                    name: options.routine_name(routine),
+                })
                 .collect(),
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,
@@ -296,8 +278,8 @@ mod tests {
     use super::*;
     use slotted_counters::PackageOptionsBuilder;
 
-    /// The routine templates are included by hand; they must follow
-    /// `Routine::ALL`, the order `uninstall.sql` and `status` use.
+    /// The routines are created in the order of `Routine::ALL`, the order
+    /// `uninstall.sql` and `status` use, and each once.
     #[test]
     fn routines_are_created_in_their_canonical_order() {
         let variants: [PackageOptionsBuilder; 3] = [

@@ -51,3 +51,23 @@
 
 {{ indent }}START TRANSACTION;
 {%- endmacro %}
+
+{#- Sets v_slot to the slot an increment adds to, among p.slot_count slots
+    (a number, or v_slots). For node slots: first the node's position p in a
+    cluster of k (Galera keeps the offset at the position; Group Replication
+    sets it to the server id, hence the modulo), then one of p, p + k,
+    p + 2k, ... at random. A counter with fewer slots than p gets slot
+    (p - 1) % slots + 1, shared with fewer nodes than any random pick. -#}
+{% macro pick_slot(indent, p) -%}
+{% match p.slot_choice -%}
+{% when SlotChoice::Random -%}
+{{ indent }}SET v_slot = FLOOR(RAND() * {{ p.slot_count }}) + 1;
+{%- when SlotChoice::Connection -%}
+{{ indent }}SET v_slot = CONNECTION_ID() % {{ p.slot_count }} + 1;
+{%- when SlotChoice::Node -%}
+{{ indent }}SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
+{{ indent }}SET v_slot = IF(v_slot <= {{ p.slot_count }},
+{{ indent }}    v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
+{{ indent }}    (v_slot - 1) % {{ p.slot_count }} + 1);
+{%- endmatch %}
+{%- endmacro %}

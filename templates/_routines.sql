@@ -7,19 +7,21 @@
 -- moment between the two fails with 1305. A DROP also revokes the grants on
 -- the routine: on MySQL, grant the application again after a reinstall.
 DELIMITER $$
-
+{% for routine in p.routines %}
+{% match routine.routine -%}
+{% when Routine::Setup -%}
 {% include "routines/setup.sql" %}
-
+{%- when Routine::Add -%}
 {% include "routines/add.sql" %}
-
+{%- when Routine::Increment -%}
 {% include "routines/increment.sql" %}
-
+{%- when Routine::AddMany -%}
 {% if p.auto_create -%}
 {% include "routines/add_many_lazy.sql" %}
 {%- else -%}
 {% include "routines/add_many.sql" %}
 {%- endif %}
-
+{%- when Routine::Reset -%}
 {% match p.reset_body -%}
 {% when ResetBody::Lazy -%}
 {% include "routines/reset_lazy.sql" %}
@@ -28,17 +30,16 @@ DELIMITER $$
 {%- when ResetBody::Classic -%}
 {% include "routines/reset.sql" %}
 {%- endmatch %}
-{%- if p.has_resize %}
-
+{%- when Routine::Resize -%}
 {% include "routines/resize.sql" %}
-{%- endif %}
-
+{%- when Routine::Compact -%}
 {% include "routines/compact.sql" %}
-
+{%- when Routine::Delete -%}
 {% include "routines/delete.sql" %}
-
+{%- when Routine::Get -%}
 {% include "routines/get.sql" %}
-
+{%- when Routine::Estimate -%}
 {% include "routines/estimate.sql" %}
-
+{%- endmatch %}
+{% endfor %}
 DELIMITER ;

@@ -254,8 +254,8 @@ BEGIN
         IF v_delta <> 0 THEN
             SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
             SET v_slot = IF(v_slot <= v_slots,
-        v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
-        (v_slot - 1) % v_slots + 1);
+                v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
+                (v_slot - 1) % v_slots + 1);
             SET v_entries = v_entries + 1;
             SET v_rows = CONCAT(v_rows, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
                 'CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci AS name, ',

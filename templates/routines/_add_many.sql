@@ -1,3 +1,4 @@
+{%- import "_macros.sql" as m -%}
 {#- What both counter_add_many bodies share: the variables of the checks,
     the cursor over the names in collation order with the checks of the
     batch, and the check and sum of one name's delta. -#}
@@ -62,10 +63,8 @@
 {%- endmacro %}
 
 {#- A counter with a delta: its slot, and one more entry. -#}
-{% macro pick_slot(p) %}
+{% macro next_entry(p) %}
         IF v_delta <> 0 THEN
-{%- for value in p.slot_assignments %}
-            SET v_slot = {{ value }};
-{%- endfor %}
+{% call m::pick_slot("            ", p) %}{% endcall %}
             SET v_entries = v_entries + 1;
 {%- endmacro %}

@@ -47,9 +47,7 @@ BEGIN
     SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;
 {%- endif %}
-{%- for value in p.slot_assignments %}
-    SET v_slot = {{ value }};
-{%- endfor %}
+{% call m::pick_slot("    ", p) %}{% endcall %}
 {%- if p.auto_create %}
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
     VALUES (p_name, v_slot, NULL, NOW(), p_delta)

@@ -47,7 +47,7 @@ BEGIN
 {%- if p.fixed_slots.is_none() %}
         SET v_slots = v_slot;
 {%- endif %}
-{%- call batch::pick_slot(p) %}{% endcall %}
+{%- call batch::next_entry(p) %}{% endcall %}
             SET v_rows = CONCAT(v_rows, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
                 'CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} AS name, ',
                 v_slot, ' AS slot, ', v_delta, ' AS delta');

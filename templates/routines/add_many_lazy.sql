@@ -24,7 +24,7 @@ BEGIN
 {%- call batch::open_batch(p) %}{% endcall %}
 {% call m::check_name("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
-{%- call batch::pick_slot(p) %}{% endcall %}
+{%- call batch::next_entry(p) %}{% endcall %}
             SET v_rows = CONCAT(v_rows, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
