@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use slotted_counters::PackageOptions;
+use slotted_counters::package::PROBE_SUFFIX;
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -44,20 +45,42 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
 /// Installs `script` on `conn` and returns how many statements ran.
 ///
 /// The package's DDL is not transactional, and its reinstall drops each
-/// routine before creating it again. So before anything runs, a throwaway
+/// routine before creating it again. So before anything changes, a throwaway
 /// function is created and dropped: an account that may not create functions
-/// (error 1419 with binary logging on and no SUPER) fails here, with the
+/// (error 1419 with binary logging on and no SUPER) fails there, with the
 /// installed package untouched, instead of losing `counter_get` halfway.
+/// `setup.sql` opens with that probe; a script that does not (one given with
+/// `--from`) gets one here first.
 pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> {
     let statements = script::split(script)?;
     if statements.is_empty() {
         return Err(Error::Script { line: 1, problem: "the script has no statement".to_owned() });
     }
-    let probe = format!("slotted_counters_probe_{}", std::process::id());
-    conn.query_drop(format!("CREATE FUNCTION `{probe}`() RETURNS INT READS SQL DATA RETURN 1"))
-        .map_err(|source| Error::FunctionPrivilege { source })?;
-    conn.query_drop(format!("DROP FUNCTION `{probe}`")).map_err(Error::Query)?;
-    script::run(conn, script)
+    let Some(probe) = opening_probe(&statements) else {
+        let probe = format!("slotted_counters_probe_{}", std::process::id());
+        conn.query_drop(format!("CREATE FUNCTION `{probe}`() RETURNS INT READS SQL DATA RETURN 1"))
+            .map_err(|source| Error::FunctionPrivilege { source })?;
+        conn.query_drop(format!("DROP FUNCTION `{probe}`")).map_err(Error::Query)?;
+        return script::run_statements(conn, &statements);
+    };
+    script::run_statements(conn, &statements).map_err(|error| match error {
+        Error::Statement { number, source, .. } if number == probe => Error::FunctionPrivilege { source },
+        other => other,
+    })
+}
+
+/// The number of the statement that creates the package's probe function,
+/// when the script opens with it: nothing but the probe's own statements
+/// comes before.
+fn opening_probe(statements: &[script::Statement]) -> Option<usize> {
+    let probe_name = format!("{PROBE_SUFFIX}`");
+    let creates = statements.iter().position(|statement| {
+        statement.text.starts_with("CREATE FUNCTION") && statement.text.contains(&probe_name)
+    })?;
+    statements[..creates]
+        .iter()
+        .all(|statement| statement.text.contains(&probe_name))
+        .then(|| statements[creates].number)
 }
 
 /// What `script` would run, statement by statement, for `--dry-run`.
@@ -70,4 +93,24 @@ pub fn describe(script: &str) -> Result<String, Error> {
         ));
     }
     Ok(listing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_script_that_opens_with_the_probe_skips_the_tools_own() {
+        let probe_at = |script: &str| opening_probe(&script::split(script).unwrap());
+        let setup_sql = render::setup_sql(&PackageOptions::default()).unwrap();
+        assert_eq!(probe_at(&setup_sql), Some(2), "setup.sql drops a stale probe, then creates it");
+        assert_eq!(probe_at("CREATE TABLE t (x INT);"), None, "no probe");
+        assert_eq!(
+            probe_at(
+                "DROP PROCEDURE IF EXISTS `counter_add`;\nCREATE FUNCTION `counter_install_probe`() RETURNS INT NO SQL RETURN 1;"
+            ),
+            None,
+            "a probe after a DROP protects nothing"
+        );
+    }
 }

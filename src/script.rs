@@ -38,8 +38,13 @@ pub fn split(script: &str) -> Result<Vec<Statement>, Error> {
 /// Runs every statement of `script` on `conn`, in order, and returns how many
 /// ran. Stops at the first failure and reports that statement.
 pub fn run(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> {
-    let statements = split(script)?;
-    for statement in &statements {
+    run_statements(conn, &split(script)?)
+}
+
+/// Runs `statements`, split from a script, in order, and returns how many
+/// ran. Stops at the first failure and reports that statement.
+pub fn run_statements(conn: &mut impl Queryable, statements: &[Statement]) -> Result<usize, Error> {
+    for statement in statements {
         conn.query_drop(&statement.text).map_err(|source| Error::Statement {
             number: statement.number,
             line: statement.line,
