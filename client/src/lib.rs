@@ -33,7 +33,7 @@ pub mod package;
 
 pub use counters::{
     Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, NewCounter,
-    REINSTALL_WINDOW, StartDate, batch_json,
+    OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate, batch_json,
 };
 pub use error::{CounterError, Error, PackageErrorKind, Plain};
 pub use mysql;

@@ -19,6 +19,7 @@
 
 mod coalescing;
 
+use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -79,23 +80,46 @@ pub enum StartDate {
     Now,
 }
 
-/// Calls the slotted-counter routines through a connection pool.
+/// Calls the slotted-counter routines.
+///
+/// [`Counters::new`] makes one over a connection pool: each call runs in a
+/// transaction of its own on a pooled connection, and is retried when the
+/// server rolls it back as a deadlock victim or after a lock wait timeout.
+/// [`Counters::on`] makes one over a connection of the caller's
+/// ([`CountersOn`]): its calls join the caller's transaction and are never
+/// retried. Both have the same counter calls.
 ///
 /// ```no_run
-/// use slotted_counters::Counters;
+/// use slotted_counters::{Counters, NewCounter, mysql};
 ///
 /// let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
 /// let counters = Counters::new(pool);
-/// counters.setup("downloads", slotted_counters::NewCounter::new("release downloads").slots(16))?;
+/// counters.setup("downloads", NewCounter::new("release downloads").slots(16))?;
 /// counters.increment("downloads")?;
 /// assert_eq!(counters.get("downloads")?, Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Counters {
+pub struct Counters<C = Pooled> {
+    calls: C,
+}
+
+/// A [`Counters`] whose calls run on a connection of the caller's, inside
+/// its transaction. Made by [`Counters::on`].
+pub type CountersOn<'a, Q> = Counters<OnConnection<'a, Q>>;
+
+/// Where a [`Counters`] runs its calls: pooled connections, retried.
+#[derive(Debug, Clone)]
+pub struct Pooled {
     pool: Pool,
     names: RoutineNames,
     budget: RetryBudget,
+}
+
+/// Where a [`CountersOn`] runs its calls: the caller's connection.
+pub struct OnConnection<'a, Q> {
+    conn: RefCell<&'a mut Q>,
+    names: &'a RoutineNames,
 }
 
 /// How long a call keeps retrying deadlocks and lock wait timeouts.
@@ -130,7 +154,9 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
-        Self { pool, names: RoutineNames::new(options), budget: RetryBudget::Attempts(5) }
+        Counters {
+            calls: Pooled { pool, names: RoutineNames::new(options), budget: RetryBudget::Attempts(5) },
+        }
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks
@@ -142,7 +168,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.budget = RetryBudget::Attempts(attempts.max(1));
+        self.calls.budget = RetryBudget::Attempts(attempts.max(1));
         self
     }
 
@@ -159,11 +185,11 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retry_for(mut self, time: Duration) -> Self {
-        self.budget = RetryBudget::Time(time);
+        self.calls.budget = RetryBudget::Time(time);
         self
     }
 
-    /// Calls made on `conn`, inside a transaction of the caller's; never retried.
+    /// The same calls on `conn`, inside a transaction of the caller's; never retried.
     ///
     /// ```no_run
     /// use mysql::TxOpts;
@@ -176,9 +202,11 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn on<'a, Q: Queryable>(&'a self, conn: &'a mut Q) -> CountersOn<'a, Q> {
-        CountersOn { conn, names: &self.names }
+        Counters { calls: OnConnection { conn: RefCell::new(conn), names: &self.calls.names } }
     }
+}
 
+impl<C: Run> Counters<C> {
     /// Creates a counter as `counter` describes it.
     ///
     /// ```no_run
@@ -189,7 +217,10 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.retried(|conn| conn.setup(name, counter))
+        self.calls.run(&|calls| {
+            let setup = &calls.names.setup;
+            calls.call(setup, (name, counter.description, counter.slots, counter.initial_value))
+        })
     }
 
     /// Adds 1 to a counter.
@@ -200,7 +231,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.retried(|conn| conn.increment(name))
+        self.calls.run(&|calls| calls.call(&calls.names.increment, (name,)))
     }
 
     /// Adds `delta`, which may be negative, to a counter.
@@ -211,13 +242,15 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.retried(|conn| conn.add(name, delta))
+        self.calls.run(&|calls| calls.call(&calls.names.add, (name, delta)))
     }
 
     /// Adds each delta to its counter, all in one call and one transaction:
     /// all are applied or, when a counter does not exist or an argument is
     /// wrong, none. Deltas for the same name are summed first. Up to
-    /// [`crate::package::BATCH_LIMIT`] counters per call.
+    /// [`crate::package::BATCH_LIMIT`] counters per call. On a
+    /// [`CountersOn`], the deltas commit or roll back with the caller's
+    /// transaction.
     ///
     /// ```no_run
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
@@ -229,10 +262,12 @@ impl Counters {
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
         let Some(batch) = batch_json(deltas)? else { return Ok(()) };
-        self.retried(|conn| conn.add_many_json(&batch))
+        self.calls.run(&|calls| calls.call(&calls.names.add_many, (batch.as_str(),)))
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
+    /// The lazy and the Galera packages reset in a transaction of their own,
+    /// whose `START TRANSACTION` commits a transaction the caller has open.
     ///
     /// ```no_run
     /// use slotted_counters::StartDate;
@@ -241,7 +276,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.retried(|conn| conn.reset(name, value, start_date))
+        self.calls.run(&|calls| calls.call(&calls.names.reset, (name, value, start_date == StartDate::Now)))
     }
 
     /// Removes a counter and all its slots.
@@ -252,7 +287,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.retried(|conn| conn.delete(name))
+        self.calls.run(&|calls| calls.call(&calls.names.delete, (name,)))
     }
 
     /// The value of a counter, or `None` when it does not exist.
@@ -263,7 +298,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
-        self.retried(|conn| conn.get(name))
+        Ok(self.get_many([name])?.pop().flatten())
     }
 
     /// The values of many counters, in the order of `names`, read in one
@@ -280,21 +315,37 @@ impl Counters {
         names: impl IntoIterator<Item = S>,
     ) -> Result<Vec<Option<i64>>, CounterError> {
         let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
-        self.retried(|conn| conn.get_many(&names))
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.calls.run(&|calls| calls.get_many(&names))
     }
+}
 
+/// How a [`Counters`] runs a call: on a pooled connection, retried
+/// ([`Pooled`]), or on the caller's ([`OnConnection`]).
+pub trait Run: sealed::Sealed {
+    /// Runs `call` on a connection of this handle's.
+    #[doc(hidden)]
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Pooled {}
+    impl<Q: mysql::prelude::Queryable> Sealed for super::OnConnection<'_, Q> {}
+}
+
+impl Run for Pooled {
     /// Runs `call` on a pooled connection, again after a deadlock or lock
     /// wait timeout, within the retry budget.
-    fn retried<T>(
-        &self,
-        call: impl Fn(&mut CountersOn<'_, mysql::PooledConn>) -> Result<T, CounterError>,
-    ) -> Result<T, CounterError> {
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError> {
         let started = Instant::now();
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
             let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
-            let outcome = call(&mut CountersOn { conn: &mut conn, names: &self.names });
+            let outcome = call(&mut Calls { conn: &mut conn, names: &self.names });
             let may_retry = match self.budget {
                 RetryBudget::Attempts(attempts) => attempt < attempts,
                 RetryBudget::Time(time) => started.elapsed() < time,
@@ -311,6 +362,13 @@ impl Counters {
     }
 }
 
+impl<Q: Queryable> Run for OnConnection<'_, Q> {
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError> {
+        let mut conn = self.conn.borrow_mut();
+        call(&mut Calls { conn: &mut **conn, names: self.names })
+    }
+}
+
 /// A uniformly random pause between half of `backoff` and all of it, so
 /// clients that collided do not collide again in step. Without the
 /// operating system's randomness, the whole `backoff`.
@@ -319,79 +377,35 @@ fn jittered(backoff: Duration) -> Duration {
     backoff.mul_f64(0.5 + 0.5 * f64::from(draw) / f64::from(u32::MAX))
 }
 
-/// The routines called on one connection the caller controls. Made by [`Counters::on`].
-pub struct CountersOn<'a, Q: Queryable> {
-    conn: &'a mut Q,
+/// The routines called on one connection.
+#[doc(hidden)]
+pub struct Calls<'a> {
+    conn: &'a mut dyn Connection,
     names: &'a RoutineNames,
 }
 
-impl<Q: Queryable> CountersOn<'_, Q> {
-    /// [`Counters::setup`], on the caller's connection.
-    pub fn setup(&mut self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.setup, (name, counter.description, counter.slots, counter.initial_value))
+/// What the calls need of a connection: a statement run with parameters,
+/// and its first row.
+trait Connection {
+    fn exec_drop(&mut self, sql: &str, params: Params) -> Result<(), mysql::Error>;
+    fn exec_row(&mut self, sql: &str, params: Params) -> Result<Option<mysql::Row>, mysql::Error>;
+}
+
+impl<Q: Queryable> Connection for Q {
+    fn exec_drop(&mut self, sql: &str, params: Params) -> Result<(), mysql::Error> {
+        Queryable::exec_drop(self, sql, params)
     }
 
-    /// [`Counters::increment`], on the caller's connection.
-    pub fn increment(&mut self, name: &str) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.increment, (name,))
+    fn exec_row(&mut self, sql: &str, params: Params) -> Result<Option<mysql::Row>, mysql::Error> {
+        Queryable::exec_first(self, sql, params)
     }
+}
 
-    /// [`Counters::add`], on the caller's connection.
-    pub fn add(&mut self, name: &str, delta: i64) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.add, (name, delta))
-    }
-
-    /// [`Counters::add_many`], on the caller's connection: its deltas commit
-    /// or roll back with the caller's transaction.
-    pub fn add_many<S: AsRef<str>>(
-        &mut self,
-        deltas: impl IntoIterator<Item = (S, i64)>,
-    ) -> Result<(), CounterError> {
-        match batch_json(deltas)? {
-            Some(batch) => self.add_many_json(&batch),
-            None => Ok(()),
-        }
-    }
-
-    fn add_many_json(&mut self, batch: &str) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.add_many, (batch,))
-    }
-
-    /// [`Counters::reset`], on the caller's connection. The lazy and the
-    /// Galera packages reset in a transaction of their own, whose `START
-    /// TRANSACTION` commits the caller's.
-    pub fn reset(&mut self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.reset, (name, value, start_date == StartDate::Now))
-    }
-
-    /// [`Counters::delete`], on the caller's connection.
-    pub fn delete(&mut self, name: &str) -> Result<(), CounterError> {
-        let names = self.names;
-        self.call(&names.delete, (name,))
-    }
-
-    /// [`Counters::get`], on the caller's connection.
-    pub fn get(&mut self, name: &str) -> Result<Option<i64>, CounterError> {
-        Ok(self.get_many([name])?.pop().flatten())
-    }
-
-    /// [`Counters::get_many`], on the caller's connection.
-    pub fn get_many<S: AsRef<str>>(
-        &mut self,
-        names: impl IntoIterator<Item = S>,
-    ) -> Result<Vec<Option<i64>>, CounterError> {
-        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
-        if names.is_empty() {
-            return Ok(Vec::new());
-        }
+impl Calls<'_> {
+    fn get_many(&mut self, names: &[String]) -> Result<Vec<Option<i64>>, CounterError> {
         let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
-        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.clone()));
-        let row: Option<mysql::Row> = self.through_reinstall(|conn| conn.exec_first(&sql, params.clone()))?;
+        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.to_vec()));
+        let row = self.through_reinstall(|conn| conn.exec_row(&sql, params.clone()))?;
         let row = row.expect("a SELECT without FROM returns one row");
         (0..names.len())
             .map(|column| match row.get_opt::<Option<i64>, _>(column) {
@@ -416,7 +430,7 @@ impl<Q: Queryable> CountersOn<'_, Q> {
     /// sending it again is safe, inside the caller's transaction too.
     fn through_reinstall<T>(
         &mut self,
-        mut statement: impl FnMut(&mut Q) -> Result<T, mysql::Error>,
+        mut statement: impl FnMut(&mut dyn Connection) -> Result<T, mysql::Error>,
     ) -> Result<T, CounterError> {
         let deadline = Instant::now() + REINSTALL_WINDOW;
         let mut pause = FIRST_BACKOFF;
