@@ -1,0 +1,156 @@
+//! How a [`Counters`](crate::Counters) runs a call: on a pooled connection, retried after a
+//! deadlock or lock wait timeout, or on the caller's connection as it is;
+//! either way again while a reinstall has the routine missing.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::Params;
+use mysql::prelude::Queryable;
+
+use super::{
+    FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, OnConnection, Pooled, REINSTALL_WINDOW, RetryBudget,
+    RoutineNames,
+};
+use crate::error::CounterError;
+use crate::package::server_errno;
+
+/// How a [`Counters`](crate::Counters) runs a call: on a pooled connection, retried
+/// ([`Pooled`]), or on the caller's ([`OnConnection`]).
+pub trait Run: sealed::Sealed {
+    /// Runs `call` on a connection of this handle's.
+    #[doc(hidden)]
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Pooled {}
+    impl<Q: mysql::prelude::Queryable> Sealed for super::OnConnection<'_, Q> {}
+}
+
+impl Run for Pooled {
+    /// Runs `call` on a pooled connection, again after a deadlock or lock
+    /// wait timeout, within the retry budget.
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError> {
+        let started = Instant::now();
+        let mut backoff = FIRST_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
+            let outcome = call(&mut Calls { conn: &mut conn, names: &self.names });
+            let may_retry = match self.budget {
+                RetryBudget::Attempts(attempts) => attempt < attempts,
+                RetryBudget::Time(time) => started.elapsed() < time,
+            };
+            match outcome {
+                Err(error) if may_retry && error.is_retryable() => {
+                    thread::sleep(jittered(backoff));
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+}
+
+impl<Q: Queryable> Run for OnConnection<'_, Q> {
+    fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError> {
+        let mut conn = self.conn.borrow_mut();
+        call(&mut Calls { conn: &mut **conn, names: self.names })
+    }
+}
+
+/// A uniformly random pause between half of `backoff` and all of it, so
+/// clients that collided do not collide again in step. Without the
+/// operating system's randomness, the whole `backoff`.
+fn jittered(backoff: Duration) -> Duration {
+    let draw = getrandom::u32().unwrap_or(u32::MAX);
+    backoff.mul_f64(0.5 + 0.5 * f64::from(draw) / f64::from(u32::MAX))
+}
+
+/// The routines called on one connection.
+#[doc(hidden)]
+pub struct Calls<'a> {
+    conn: &'a mut dyn Connection,
+    pub(super) names: &'a RoutineNames,
+}
+
+/// What the calls need of a connection: a statement run with parameters,
+/// and its first row.
+trait Connection {
+    fn exec_drop(&mut self, sql: &str, params: Params) -> Result<(), mysql::Error>;
+    fn exec_row(&mut self, sql: &str, params: Params) -> Result<Option<mysql::Row>, mysql::Error>;
+}
+
+impl<Q: Queryable> Connection for Q {
+    fn exec_drop(&mut self, sql: &str, params: Params) -> Result<(), mysql::Error> {
+        Queryable::exec_drop(self, sql, params)
+    }
+
+    fn exec_row(&mut self, sql: &str, params: Params) -> Result<Option<mysql::Row>, mysql::Error> {
+        Queryable::exec_first(self, sql, params)
+    }
+}
+
+impl Calls<'_> {
+    pub(super) fn get_many(&mut self, names: &[String]) -> Result<Vec<Option<i64>>, CounterError> {
+        let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
+        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.to_vec()));
+        let row = self.through_reinstall(|conn| conn.exec_row(&sql, params.clone()))?;
+        let row = row.expect("a SELECT without FROM returns one row");
+        (0..names.len())
+            .map(|column| match row.get_opt::<Option<i64>, _>(column) {
+                Some(value) => value.map_err(|error| CounterError::Database(error.into())),
+                None => Ok(None),
+            })
+            .collect()
+    }
+
+    pub(super) fn call(&mut self, routine: &str, params: impl Into<Params>) -> Result<(), CounterError> {
+        let params = params.into();
+        let placeholders = match &params {
+            Params::Positional(values) => vec!["?"; values.len()].join(", "),
+            _ => String::new(),
+        };
+        let sql = format!("CALL `{routine}`({placeholders})");
+        self.through_reinstall(|conn| conn.exec_drop(&sql, params.clone()))
+    }
+
+    /// Runs `statement` again while the routine it calls is missing, for up
+    /// to [`REINSTALL_WINDOW`]. A call of a missing routine runs nothing, so
+    /// sending it again is safe, inside the caller's transaction too.
+    fn through_reinstall<T>(
+        &mut self,
+        mut statement: impl FnMut(&mut dyn Connection) -> Result<T, mysql::Error>,
+    ) -> Result<T, CounterError> {
+        let deadline = Instant::now() + REINSTALL_WINDOW;
+        let mut pause = FIRST_BACKOFF;
+        loop {
+            match statement(self.conn) {
+                Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_ROUTINE => {
+                    if Instant::now() >= deadline {
+                        return Err(CounterError::NotInstalled(error.message));
+                    }
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
+                }
+                outcome => return Ok(outcome?),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_stays_within_half_and_all_of_the_backoff() {
+        for _ in 0..1000 {
+            let pause = jittered(Duration::from_millis(100));
+            assert!((Duration::from_millis(50)..=Duration::from_millis(100)).contains(&pause), "{pause:?}");
+        }
+    }
+}
