@@ -1,28 +1,4 @@
-//! slotted-counters: counters that thousands of clients increment at once,
-//! kept in MySQL or MariaDB by the slotted-counter package.
-//!
-//! A counter kept in one row makes concurrent increments queue on its row
-//! lock. The package spreads each counter over several rows ("slots"); an
-//! increment adds to one slot picked at random and a read sums the slots.
-//! This crate calls the package's stored routines: [`Counters`] for plain
-//! calls and [`Coalescing`] to apply many threads' increments in few
-//! transactions. The `slotted-counters-cli` crate generates and installs
-//! the package.
-//!
-//! It is built on the [`mysql`] crate, re-exported here: name the pool and
-//! the errors through `slotted_counters::mysql`, and the application uses
-//! the same version as the client.
-//!
-//! ```no_run
-//! use slotted_counters::{Counters, mysql};
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-//! let counters = Counters::new(pool);
-//! counters.increment("downloads")?;
-//! # Ok(())
-//! # }
-//! ```
+#![doc = include_str!("../README.md")]
 
 mod counters;
 mod error;
