@@ -15,7 +15,7 @@ use slotted_counters::{
 /// Slotted counters for MySQL and MariaDB: spreads each hot counter over
 /// several rows so concurrent increments stop queueing on one row lock.
 #[derive(Debug, Parser)]
-#[command(name = "slotted-counters", version)]
+#[command(name = "slotted-counters", bin_name = "slotted-counters", version)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -16,7 +16,7 @@ const CRATE_BUDGET: usize = 100;
 
 #[test]
 fn client_only_application_builds_without_tool_dependencies() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/application/Cargo.toml");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("application/Cargo.toml");
     let cargo = |args: &[&str]| {
         Command::new(env!("CARGO"))
             .args(args)

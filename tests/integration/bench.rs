@@ -4,7 +4,7 @@
 use mysql::prelude::Queryable;
 use serde_json::Value;
 
-use crate::support::{Database, on_each_server, slotted_counters, stderr, stdout};
+use crate::support::{self, Database, on_each_server, slotted_counters, stderr, stdout};
 
 on_each_server!(
     bench_reports_exact_totals_as_table_json_and_plot,
@@ -109,7 +109,7 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
 
 fn bench_classic_layout_leaves_application_counters_alone() {
     let db = Database::new();
-    let setup = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/generated/setup.sql")).unwrap();
+    let setup = std::fs::read_to_string(support::committed_setup_sql("generated")).unwrap();
     slotted_counters_cli::script::run(&mut db.conn(), &setup).unwrap();
     db.conn().query_drop("CALL counter_setup('mine', 'd', 3, 41)").unwrap();
 

@@ -7,7 +7,7 @@ use slotted_counters::package::Routine;
 use slotted_counters::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice};
 use slotted_counters_cli::render;
 
-use crate::support::{COMMITTED, slotted_counters, stderr};
+use crate::support::{self, COMMITTED, slotted_counters, stderr};
 
 fn options(builder: PackageOptionsBuilder) -> PackageOptions {
     builder.build().expect("valid options")
@@ -36,8 +36,8 @@ fn custom_names() -> PackageOptionsBuilder {
 #[test]
 fn committed_packages_are_fresh() {
     for (dir, flags) in COMMITTED {
-        let out = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
-        let mut args = vec!["generate", "--check", "--out", &out];
+        let out = support::in_project(dir);
+        let mut args = vec!["generate", "--check", "--out", out.to_str().unwrap()];
         args.extend_from_slice(flags);
         let output = slotted_counters(&args);
         assert!(

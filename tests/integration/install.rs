@@ -47,7 +47,7 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
 
 fn install_reads_the_url_from_database_url() {
     let db = Database::new();
-    let output = Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
+    let output = Command::new(env!("CARGO_BIN_EXE_slotted-counters-under-test"))
         .arg("install")
         .env("DATABASE_URL", db.url())
         .output()
@@ -58,7 +58,8 @@ fn install_reads_the_url_from_database_url() {
 
 fn install_from_a_generated_folder() {
     let db = Database::new();
-    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fixed-slots-64");
+    let folder = support::in_project("generated/fixed-slots-64");
+    let folder = folder.to_str().unwrap();
     succeeded(slotted_counters(&["install", "--url", &db.url(), "--from", folder]));
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('fixed', 'd', NULL, NULL)").unwrap();

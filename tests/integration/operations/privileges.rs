@@ -118,7 +118,8 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
         "--prefix",
         "hits_",
     ])));
-    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fixed-slots-64");
+    let folder = support::in_project("generated/fixed-slots-64");
+    let folder = folder.to_str().unwrap();
     let committed = stdout(&succeeded(slotted_counters(&[
         "install",
         "--url",

@@ -126,7 +126,7 @@ pub fn routines(fixed_slots: bool) -> Vec<&'static str> {
 /// Runs the `slotted-counters` binary as an operator would, with no
 /// `DATABASE_URL` from the test's own environment.
 pub fn slotted_counters(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_slotted-counters"))
+    Command::new(env!("CARGO_BIN_EXE_slotted-counters-under-test"))
         .args(args)
         .env_remove("DATABASE_URL")
         .output()
@@ -147,9 +147,14 @@ pub fn succeeded(output: Output) -> Output {
     output
 }
 
+/// `relative` in the project, whose root holds this crate's folder.
+pub fn in_project(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the project").join(relative)
+}
+
 /// The `setup.sql` of a committed package: `generated` or a folder in it.
 pub fn committed_setup_sql(dir: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join("setup.sql")
+    in_project(dir).join("setup.sql")
 }
 
 /// Installs the committed package in `dir` through the library's script runner.
