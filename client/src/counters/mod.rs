@@ -28,22 +28,10 @@ use mysql::prelude::Queryable;
 
 use crate::error::CounterError;
 use crate::options::PackageOptions;
-use crate::package::Routine;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
-pub use run::Run;
-
-/// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(5);
-const MAX_BACKOFF: Duration = Duration::from_millis(500);
-
-/// How long a call waits for a missing routine to come back. A reinstall
-/// replaces each routine within milliseconds; a package that is not
-/// installed at all fails after this.
-pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
-
-/// The longest pause between two tries of a missing routine.
-const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
+pub use run::{OnConnection, Pooled, REINSTALL_WINDOW, Run};
+use run::{RetryBudget, RoutineNames};
 
 /// A counter for [`Counters::setup`] to create: its description, and the
 /// slot count and starting value unless the package's defaults will do.
@@ -108,29 +96,6 @@ pub struct Counters<C = Pooled> {
 /// A [`Counters`] whose calls run on a connection of the caller's, inside
 /// its transaction. Made by [`Counters::on`].
 pub type CountersOn<'a, Q> = Counters<OnConnection<'a, Q>>;
-
-/// Where a [`Counters`] runs its calls: pooled connections, retried.
-#[derive(Debug, Clone)]
-pub struct Pooled {
-    pool: Pool,
-    names: RoutineNames,
-    budget: RetryBudget,
-}
-
-/// Where a [`CountersOn`] runs its calls: the caller's connection.
-pub struct OnConnection<'a, Q> {
-    conn: RefCell<&'a mut Q>,
-    names: &'a RoutineNames,
-}
-
-/// How long a call keeps retrying deadlocks and lock wait timeouts.
-#[derive(Debug, Clone, Copy)]
-enum RetryBudget {
-    /// This many tries in all.
-    Attempts(u32),
-    /// As many tries as fit in this time since the first.
-    Time(Duration),
-}
 
 impl Counters {
     /// Uses the routines of a package generated with the default options.
@@ -344,31 +309,6 @@ pub fn batch_json<S: AsRef<str>>(
 }
 
 /// The full names of the routines the client calls.
-#[derive(Debug, Clone)]
-struct RoutineNames {
-    setup: String,
-    increment: String,
-    add: String,
-    add_many: String,
-    reset: String,
-    delete: String,
-    get: String,
-}
-
-impl RoutineNames {
-    fn new(options: &PackageOptions) -> Self {
-        Self {
-            setup: options.routine_name(Routine::Setup),
-            increment: options.routine_name(Routine::Increment),
-            add: options.routine_name(Routine::Add),
-            add_many: options.routine_name(Routine::AddMany),
-            reset: options.routine_name(Routine::Reset),
-            delete: options.routine_name(Routine::Delete),
-            get: options.routine_name(Routine::Get),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,18 +2,76 @@
 //! deadlock or lock wait timeout, or on the caller's connection as it is;
 //! either way again while a reinstall has the routine missing.
 
+use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mysql::Params;
 use mysql::prelude::Queryable;
+use mysql::{Params, Pool};
 
-use super::{
-    FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, OnConnection, Pooled, REINSTALL_WINDOW, RetryBudget,
-    RoutineNames,
-};
 use crate::error::CounterError;
-use crate::package::server_errno;
+use crate::options::PackageOptions;
+use crate::package::{Routine, server_errno};
+
+/// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+const MAX_BACKOFF: Duration = Duration::from_millis(500);
+
+/// How long a call waits for a missing routine to come back. A reinstall
+/// replaces each routine within milliseconds; a package that is not
+/// installed at all fails after this.
+pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
+
+/// The longest pause between two tries of a missing routine.
+const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
+
+/// Where a [`Counters`](crate::Counters) runs its calls: pooled connections, retried.
+#[derive(Debug, Clone)]
+pub struct Pooled {
+    pub(super) pool: Pool,
+    pub(super) names: RoutineNames,
+    pub(super) budget: RetryBudget,
+}
+
+/// Where a [`CountersOn`](crate::CountersOn) runs its calls: the caller's connection.
+pub struct OnConnection<'a, Q> {
+    pub(super) conn: RefCell<&'a mut Q>,
+    pub(super) names: &'a RoutineNames,
+}
+
+/// How long a call keeps retrying deadlocks and lock wait timeouts.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum RetryBudget {
+    /// This many tries in all.
+    Attempts(u32),
+    /// As many tries as fit in this time since the first.
+    Time(Duration),
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct RoutineNames {
+    pub(super) setup: String,
+    pub(super) increment: String,
+    pub(super) add: String,
+    pub(super) add_many: String,
+    pub(super) reset: String,
+    pub(super) delete: String,
+    pub(super) get: String,
+}
+
+impl RoutineNames {
+    pub(super) fn new(options: &PackageOptions) -> Self {
+        Self {
+            setup: options.routine_name(Routine::Setup),
+            increment: options.routine_name(Routine::Increment),
+            add: options.routine_name(Routine::Add),
+            add_many: options.routine_name(Routine::AddMany),
+            reset: options.routine_name(Routine::Reset),
+            delete: options.routine_name(Routine::Delete),
+            get: options.routine_name(Routine::Get),
+        }
+    }
+}
 
 /// How a [`Counters`](crate::Counters) runs a call: on a pooled connection, retried
 /// ([`Pooled`]), or on the caller's ([`OnConnection`]).
