@@ -1,6 +1,7 @@
-//! How a [`Counters`](crate::Counters) runs a call: on a pooled connection, retried after a
-//! deadlock or lock wait timeout, or on the caller's connection as it is;
-//! either way again while a reinstall has the routine missing.
+//! How a [`Counters`](crate::Counters) runs a call: on a pooled connection,
+//! retried after a deadlock or lock wait timeout, or on the caller's
+//! connection as it is; either way again while a reinstall has the routine
+//! missing.
 
 use std::cell::RefCell;
 use std::thread;
@@ -25,7 +26,8 @@ pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
 /// The longest pause between two tries of a missing routine.
 const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 
-/// Where a [`Counters`](crate::Counters) runs its calls: pooled connections, retried.
+/// Where a [`Counters`](crate::Counters) runs its calls: pooled
+/// connections, retried.
 #[derive(Debug, Clone)]
 pub struct Pooled {
     pub(super) pool: Pool,
@@ -33,7 +35,8 @@ pub struct Pooled {
     pub(super) budget: RetryBudget,
 }
 
-/// Where a [`CountersOn`](crate::CountersOn) runs its calls: the caller's connection.
+/// Where a [`CountersOn`](crate::CountersOn) runs its calls: the caller's
+/// connection.
 pub struct OnConnection<'a, Q> {
     pub(super) conn: RefCell<&'a mut Q>,
     pub(super) names: &'a RoutineNames,
@@ -48,6 +51,7 @@ pub(super) enum RetryBudget {
     Time(Duration),
 }
 
+/// The names of the routines the calls use, with the package's prefix.
 #[derive(Debug, Clone)]
 pub(super) struct RoutineNames {
     pub(super) setup: String,
@@ -73,8 +77,8 @@ impl RoutineNames {
     }
 }
 
-/// How a [`Counters`](crate::Counters) runs a call: on a pooled connection, retried
-/// ([`Pooled`]), or on the caller's ([`OnConnection`]).
+/// How a [`Counters`](crate::Counters) runs a call: on a pooled connection,
+/// retried ([`Pooled`]), or on the caller's ([`OnConnection`]).
 pub trait Run: sealed::Sealed {
     /// Runs `call` on a connection of this handle's.
     #[doc(hidden)]
