@@ -118,21 +118,11 @@ impl Database {
         self.client_as(&self.url())
     }
 
-    /// The client connected to this database as the account `url` names,
-    /// with a utf8mb4 connection as applications have.
+    /// The client connected to this database as the account `url` names.
     pub fn client_as(&self, url: &str) -> Command {
         let account = Opts::from_url(url).expect("a URL made by the tests");
-        let mut command =
-            self.server.flavor.command(Program::Client).unwrap_or_else(|problem| panic!("{problem}"));
-        command
-            .arg("--no-defaults")
-            .arg("--protocol=TCP")
-            .arg(format!("--host={}", self.opts.get_ip_or_hostname()))
-            .arg(format!("--port={}", self.opts.get_tcp_port()))
-            .arg(format!("--user={}", account.get_user().unwrap_or_default()))
-            .arg(format!("--database={}", self.name))
-            .arg("--default-character-set=utf8mb4")
-            .env("MYSQL_PWD", account.get_pass().unwrap_or_default());
+        let mut command = self.server.flavor.client(Program::Client, &account);
+        command.arg(format!("--database={}", self.name));
         command
     }
 }

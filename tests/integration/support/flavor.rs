@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
+use mysql::Opts;
+
 /// How to get what the tests need.
 pub const SETUP_HINT: &str = "run `scripts/test`, which installs MariaDB, Galera, PyMySQL and a MySQL \
-     chroot and then runs the tests (see the README's Tests section)";
+     chroot and then runs the tests (see CONTRIBUTING.md)";
 
 /// Which server: the suite runs every server-agnostic live test on each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,31 +83,46 @@ impl Flavor {
 
     /// A command that runs `program`, inside the chroot for MySQL.
     pub fn command(self, program: Program) -> Result<Command, String> {
-        let names: &[&str] = match (self, program) {
-            (Flavor::MariaDb, Program::Server) => &["mariadbd"],
-            (Flavor::MariaDb, Program::Client) => &["mariadb"],
-            (Flavor::MariaDb, Program::Dump) => &["mariadb-dump"],
-            (Flavor::MySql, Program::Server) => &["mysqld"],
-            (Flavor::MySql, Program::Client) => &["mysql"],
-            (Flavor::MySql, Program::Dump) => &["mysqldump"],
+        let name = match (self, program) {
+            (Flavor::MariaDb, Program::Server) => "mariadbd",
+            (Flavor::MariaDb, Program::Client) => "mariadb",
+            (Flavor::MariaDb, Program::Dump) => "mariadb-dump",
+            (Flavor::MySql, Program::Server) => "mysqld",
+            (Flavor::MySql, Program::Client) => "mysql",
+            (Flavor::MySql, Program::Dump) => "mysqldump",
         };
         match self.root()? {
             None => {
-                let binary = find_binary(names)
-                    .ok_or_else(|| format!("no {} found on PATH; {SETUP_HINT}", names[0]))?;
+                let binary =
+                    find_binary(&[name]).ok_or_else(|| format!("no {name} found on PATH; {SETUP_HINT}"))?;
                 Ok(Command::new(binary))
             }
             Some(root) => {
                 let binary = ["usr/sbin", "usr/bin"]
                     .iter()
-                    .map(|folder| Path::new("/").join(folder).join(names[0]))
+                    .map(|folder| Path::new("/").join(folder).join(name))
                     .find(|inner| root.join(inner.strip_prefix("/").unwrap_or(inner)).is_file())
-                    .ok_or_else(|| format!("no {} in {}; {SETUP_HINT}", names[0], root.display()))?;
+                    .ok_or_else(|| format!("no {name} in {}; {SETUP_HINT}", root.display()))?;
                 let mut command = Command::new("chroot");
                 command.arg(&root).arg(binary);
                 Ok(command)
             }
         }
+    }
+
+    /// `program` (client or dump) logged in over TCP as the account `opts`
+    /// names, with a utf8mb4 connection as applications have.
+    pub fn client(self, program: Program, opts: &Opts) -> Command {
+        let mut command = self.command(program).unwrap_or_else(|problem| panic!("{problem}"));
+        command
+            .arg("--no-defaults")
+            .arg("--protocol=TCP")
+            .arg(format!("--host={}", opts.get_ip_or_hostname()))
+            .arg(format!("--port={}", opts.get_tcp_port()))
+            .arg(format!("--user={}", opts.get_user().unwrap_or_default()))
+            .arg("--default-character-set=utf8mb4")
+            .env("MYSQL_PWD", opts.get_pass().unwrap_or_default());
+        command
     }
 
     /// A new folder that this flavor's programs can read and write, removed

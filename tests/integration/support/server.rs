@@ -264,16 +264,7 @@ impl Booted {
     /// The server's command-line `program` (client or dump) logged in as
     /// the test user over TCP, with a utf8mb4 connection.
     pub fn client(&self, program: Program) -> Command {
-        let mut command = self.flavor.command(program).unwrap_or_else(|problem| panic!("{problem}"));
-        command
-            .arg("--no-defaults")
-            .arg("--protocol=TCP")
-            .arg("--host=127.0.0.1")
-            .arg(format!("--port={}", self.port))
-            .arg(format!("--user={TEST_USER}"))
-            .arg("--default-character-set=utf8mb4")
-            .env("MYSQL_PWD", TEST_PASSWORD);
-        command
+        self.flavor.client(program, &self.opts)
     }
 
     /// Kills the server with SIGKILL, as a crash would, and waits until it is gone.
