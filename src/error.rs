@@ -44,6 +44,16 @@ pub enum Error {
     )]
     FunctionPrivilege { source: mysql::Error },
 
+    /// A Group Replication package's routines could not read the group's
+    /// members on this server; nothing was installed.
+    #[error(
+        "this package is made for MySQL Group Replication and its routines read {table}, \
+         which {}, so nothing was installed: {}",
+        group_members_problem(source),
+        Plain(source)
+    )]
+    GroupMembers { table: &'static str, source: mysql::Error },
+
     /// Whether an account exists could not be read; nothing was installed.
     #[error(
         "cannot check that the account {account} exists, so nothing was installed: {}{}",
@@ -83,6 +93,24 @@ fn hint(error: &mysql::Error) -> &'static str {
             " (the account needs CREATE, ALTER ROUTINE and CREATE ROUTINE on the database)"
         }
         _ => "",
+    }
+}
+
+/// Why the group's members cannot be read, and the way out.
+fn group_members_problem(error: &mysql::Error) -> &'static str {
+    match error {
+        mysql::Error::MySqlError(error) if error.code == server_errno::NO_SUCH_TABLE => {
+            "this server lacks (MariaDB has no Group Replication: generate the package \
+             with --cluster galera for a Galera cluster)"
+        }
+        mysql::Error::MySqlError(error)
+            if [server_errno::TABLE_ACCESS_DENIED, server_errno::DATABASE_ACCESS_DENIED]
+                .contains(&error.code) =>
+        {
+            "this account may not read (grant it SELECT on that table, or install with an \
+             administrator account)"
+        }
+        _ => "failed to read",
     }
 }
 

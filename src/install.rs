@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use slotted_counters::PackageOptions;
-use slotted_counters::package::PROBE_SUFFIX;
+use slotted_counters::package::{GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -50,21 +50,31 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
 /// (error 1419 with binary logging on and no SUPER) fails there, with the
 /// installed package untouched, instead of losing `counter_get` halfway.
 /// `setup.sql` opens with that probe; a script that does not (one given with
-/// `--from`) gets one here first.
+/// `--from`) gets one here first. A Group Replication package's `setup.sql`
+/// then reads the group's members, as its routines will.
 pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> {
     let statements = script::split(script)?;
     if statements.is_empty() {
         return Err(Error::Script { line: 1, problem: "the script has no statement".to_owned() });
     }
-    let Some(probe) = opening_probe(&statements) else {
+    let members_check = statements
+        .iter()
+        .find(|statement| statement.text.starts_with("DO ") && statement.text.contains(GROUP_MEMBERS_TABLE))
+        .map(|statement| statement.number);
+    let probe = opening_probe(&statements);
+    if probe.is_none() {
         let probe = format!("slotted_counters_probe_{}", std::process::id());
         conn.query_drop(format!("CREATE FUNCTION `{probe}`() RETURNS INT READS SQL DATA RETURN 1"))
             .map_err(|source| Error::FunctionPrivilege { source })?;
         conn.query_drop(format!("DROP FUNCTION `{probe}`")).map_err(Error::Query)?;
-        return script::run_statements(conn, &statements);
-    };
+    }
     script::run_statements(conn, &statements).map_err(|error| match error {
-        Error::Statement { number, source, .. } if number == probe => Error::FunctionPrivilege { source },
+        Error::Statement { number, source, .. } if Some(number) == probe => {
+            Error::FunctionPrivilege { source }
+        }
+        Error::Statement { number, source, .. } if Some(number) == members_check => {
+            Error::GroupMembers { table: GROUP_MEMBERS_TABLE, source }
+        }
         other => other,
     })
 }

@@ -6,7 +6,7 @@
 use askama::Template;
 
 use crate::error::Error;
-use slotted_counters::package::{self, Routine, errno};
+use slotted_counters::package::{self, Routine, errno, server_errno};
 use slotted_counters::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
 
 /// One file of the rendered package.
@@ -57,9 +57,9 @@ enum ResetBody {
     Classic,
     /// Lazy counters may lack slot 1: the counter is rewritten as one row.
     Lazy,
-    /// Every slot changed before it is set, so that Galera certifies the
-    /// reset against increments this node has not applied yet.
-    Galera,
+    /// Every slot changed before it is set, so that a multi-primary cluster
+    /// certifies the reset against increments this node has not applied yet.
+    Certified,
 }
 
 /// A routine of the package: `_routines.sql` creates it, `uninstall.sql`
@@ -95,12 +95,23 @@ struct Context {
     fixed_slots: Option<u32>,
     /// Which of the three `counter_reset` bodies the package has.
     reset_body: ResetBody,
+    /// The cluster a certified reset is made for, as its comments name it.
+    cluster_name: &'static str,
+    /// The error a transaction that lost certification fails with there.
+    certification_error: u16,
     default_slots: u32,
     max_slots: u32,
     /// How an increment picks its slot.
     slot_choice: SlotChoice,
     /// How many slots it picks among: the fixed count, or `v_slots`.
     slot_count: String,
+    /// Node slots: the node's position among the nodes, from 1, and their
+    /// number, as SQL expressions.
+    node_position: &'static str,
+    node_count: &'static str,
+    /// Group Replication's table of members, where the routines find their
+    /// member's position.
+    group_members: Option<&'static str>,
     slot_numbers: SlotNumbers,
     /// The numbers of a batch's entries, 1 to [`package::BATCH_LIMIT`].
     batch_numbers: SlotNumbers,
@@ -143,12 +154,23 @@ impl Context {
             SlotPolicy::Dynamic { default } => (None, default),
         };
         let slot_count = fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
-        let reset_body = if options.auto_create() {
-            ResetBody::Lazy
-        } else if options.cluster() == Some(Cluster::Galera) {
-            ResetBody::Galera
+        let reset_body = match options.cluster() {
+            _ if options.auto_create() => ResetBody::Lazy,
+            Some(_) => ResetBody::Certified,
+            None => ResetBody::Classic,
+        };
+        let (cluster_name, certification_error) = match options.cluster() {
+            Some(Cluster::GroupReplication) => ("Group Replication", server_errno::CERTIFICATION_FAILED),
+            _ => ("Galera", server_errno::DEADLOCK),
+        };
+        let group_replication = options.cluster() == Some(Cluster::GroupReplication);
+        let (node_position, node_count) = if group_replication {
+            ("v_position", "v_members")
         } else {
-            ResetBody::Classic
+            (
+                "(@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1",
+                "@@GLOBAL.auto_increment_increment",
+            )
         };
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
@@ -169,10 +191,15 @@ impl Context {
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             fixed_slots,
             reset_body,
+            cluster_name,
+            certification_error,
             default_slots,
             max_slots: options.max_slots(),
             slot_choice: options.slot_choice(),
             slot_count,
+            node_position,
+            node_count,
+            group_members: group_replication.then_some(package::GROUP_MEMBERS_TABLE),
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             batch_numbers: SlotNumbers::up_to(package::BATCH_LIMIT),
             batch_limit: package::BATCH_LIMIT,

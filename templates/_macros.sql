@@ -52,12 +52,35 @@
 {{ indent }}START TRANSACTION;
 {%- endmacro %}
 
+{#- The variables of a Group Replication member's position, beside v_slot. -#}
+{% macro declare_position(indent, p) -%}
+{%- if p.group_members.is_some() %}
+{{ indent }}DECLARE v_position INT;
+{{ indent }}DECLARE v_members INT;
+{%- endif %}
+{%- endmacro %}
+
+{#- For Group Replication, once per call: the member's position among the
+    group's members, in the order of their server UUIDs, and their number.
+    The group's auto_increment_offset is the server id, and ids such as 1,
+    8 and 15 are equal modulo the increment (7): a rank is never shared. A
+    server in no group sees itself alone, or nobody: position 1 of 1. -#}
+{% macro find_position(indent, p) -%}
+{%- if let Some(members) = p.group_members %}
+{{ indent }}SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
+{{ indent }}  INTO v_position, v_members
+{{ indent }}  FROM {{ members }};
+{%- endif %}
+{%- endmacro %}
+
 {#- Sets v_slot to the slot an increment adds to, among p.slot_count slots
     (a number, or v_slots). For node slots: first the node's position p in a
-    cluster of k (Galera keeps the offset at the position; Group Replication
-    sets it to the server id, hence the modulo), then one of p, p + k,
-    p + 2k, ... at random. A counter with fewer slots than p gets slot
-    (p - 1) % slots + 1, shared with fewer nodes than any random pick. -#}
+    cluster of k, then one of p, p + k, p + 2k, ... at random. Galera keeps
+    auto_increment_offset at the position and auto_increment_increment at
+    the size (an offset above the increment counts modulo the increment);
+    Group Replication's come from find_position. A counter with fewer slots
+    than p gets slot (p - 1) % slots + 1, shared with fewer nodes than any
+    random pick. -#}
 {% macro pick_slot(indent, p) -%}
 {% match p.slot_choice -%}
 {% when SlotChoice::Random -%}
@@ -65,9 +88,9 @@
 {%- when SlotChoice::Connection -%}
 {{ indent }}SET v_slot = CONNECTION_ID() % {{ p.slot_count }} + 1;
 {%- when SlotChoice::Node -%}
-{{ indent }}SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
+{{ indent }}SET v_slot = {{ p.node_position }};
 {{ indent }}SET v_slot = IF(v_slot <= {{ p.slot_count }},
-{{ indent }}    v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
+{{ indent }}    v_slot + {{ p.node_count }} * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / {{ p.node_count }}) + 1)),
 {{ indent }}    (v_slot - 1) % {{ p.slot_count }} + 1);
 {%- endmatch %}
 {%- endmacro %}

@@ -25,8 +25,8 @@ DELIMITER $$
 {% match p.reset_body -%}
 {% when ResetBody::Lazy -%}
 {% include "routines/reset_lazy.sql" %}
-{%- when ResetBody::Galera -%}
-{% include "routines/reset_galera.sql" %}
+{%- when ResetBody::Certified -%}
+{% include "routines/reset_certified.sql" %}
 {%- when ResetBody::Classic -%}
 {% include "routines/reset.sql" %}
 {%- endmatch %}

@@ -121,13 +121,25 @@ impl CounterError {
     }
 
     /// Whether the server rolled the call back for a reason that may be gone
-    /// at once: a deadlock (1213) or a lock wait timeout (1205). The call
-    /// changed nothing and may run again; [`crate::Counters`] does that
-    /// itself for calls outside the caller's transaction. A call made in the
-    /// caller's transaction ([`crate::Counters::on`]) must run again with the
-    /// whole transaction: a deadlock rolled all of it back.
+    /// at once: a deadlock (1213, also Galera's lost certification), a lock
+    /// wait timeout (1205), Group Replication's lost certification (3101),
+    /// or its rollback of a local transaction for a remote one that needed
+    /// its locks (1180 with error 149, "Lock deadlock; Retry transaction").
+    /// The call changed nothing and may run again; [`crate::Counters`] does
+    /// that itself for calls outside the caller's transaction. A call made in
+    /// the caller's transaction ([`crate::Counters::on`]) must run again with
+    /// the whole transaction: a deadlock rolled all of it back.
     pub fn is_retryable(&self) -> bool {
-        matches!(self.code(), Some(server_errno::DEADLOCK | server_errno::LOCK_WAIT_TIMEOUT))
+        match self {
+            CounterError::Database(mysql::Error::MySqlError(error)) => match error.code {
+                server_errno::DEADLOCK
+                | server_errno::LOCK_WAIT_TIMEOUT
+                | server_errno::CERTIFICATION_FAILED => true,
+                server_errno::ERROR_DURING_COMMIT => error.message.starts_with("Got error 149 "),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// The same error for another caller of a shared flush. Server, driver
@@ -186,5 +198,26 @@ mod tests {
         );
         let timeout = CounterError::Database(mysql::Error::DriverError(mysql::DriverError::ConnectTimeout));
         assert_eq!(timeout.to_string(), "database error: Could not connect: connection timeout");
+    }
+
+    #[test]
+    fn what_rolled_back_a_call_that_may_simply_run_again_is_retryable() {
+        let server = |code: u16, message: &str| {
+            CounterError::Database(mysql::Error::MySqlError(mysql::MySqlError {
+                state: "HY000".to_owned(),
+                message: message.to_owned(),
+                code,
+            }))
+        };
+        for code in [1205, 1213, 3101] {
+            assert!(server(code, "").is_retryable(), "{code}");
+        }
+        let group_rollback = "Got error 149 - 'Lock deadlock; Retry transaction' during COMMIT";
+        assert!(server(1180, group_rollback).is_retryable());
+        assert!(!server(1180, "Got error 28 - 'No space left on device' during COMMIT").is_retryable());
+        for code in [1062, 1142, 1305, 9001] {
+            assert!(!server(code, "").is_retryable(), "{code}");
+        }
+        assert!(!CounterError::NotFound("unknown counter: 'a'".to_owned()).is_retryable());
     }
 }

@@ -113,6 +113,11 @@ pub mod server_errno {
     pub const COLUMN_ACCESS_DENIED: u16 = 1_143;
     /// `ER_NO_SUCH_TABLE`.
     pub const NO_SUCH_TABLE: u16 = 1_146;
+    /// `ER_ERROR_DURING_COMMIT`: a storage engine error at COMMIT, named in
+    /// the message. Group Replication raises it with error 149
+    /// (`HA_ERR_LOCK_DEADLOCK`) when it rolled a local transaction back for
+    /// a remote one that needed its locks.
+    pub const ERROR_DURING_COMMIT: u16 = 1_180;
     /// `ER_LOCK_WAIT_TIMEOUT`: the statement was rolled back (only it, by
     /// default), and may run again.
     pub const LOCK_WAIT_TIMEOUT: u16 = 1_205;
@@ -127,6 +132,10 @@ pub mod server_errno {
     /// account with SUPER (or `log_bin_trust_function_creators=1`) may
     /// create a function.
     pub const CREATE_ROUTINE_NEEDS_SUPER: u16 = 1_419;
+    /// `ER_TRANSACTION_ROLLBACK_DURING_COMMIT`: Group Replication rolled the
+    /// transaction back at COMMIT, having certified a conflicting one from
+    /// another member first. It may run again.
+    pub const CERTIFICATION_FAILED: u16 = 3_101;
 }
 
 /// Most counters one `counter_add_many` call takes: its entries are numbered
@@ -148,6 +157,11 @@ pub const TEXT_PARAMETER_LENGTH: u32 = 1024;
 /// variable: a variable without one takes the database's, and a latin1
 /// database cannot hold a non-latin1 name in it (error 1366).
 pub const CHARSET: &str = "utf8mb4";
+
+/// The table of a Group Replication group's members, which the routines of
+/// a `--cluster group-replication` package read to find their member's
+/// position. MySQL has it, with or without the plugin; MariaDB does not.
+pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_members";
 
 /// The function `setup.sql` creates and drops before it changes anything,
 /// prefix included: an account that may not create functions fails there.

@@ -309,8 +309,8 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
 -- to 0, and its start date to now when p_reset_start_date is TRUE.
--- On Galera the reset changes every slot twice, in a transaction of its own,
--- like DDL: it commits a transaction open on the connection.
+-- The reset changes every slot twice, in a transaction of its own, like
+-- DDL: it commits a transaction open on the connection.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_value BIGINT,
@@ -333,12 +333,13 @@ BEGIN
         END;
 
         START TRANSACTION;
-        -- Galera certifies a transaction by the rows it changes, and this
-        -- node may not yet have applied an increment another node has
-        -- acknowledged: a slot still 0 here would not change, and that
-        -- increment would outlive the reset. Changing every slot first puts
-        -- each in the write set, so the reset fails certification (1213)
-        -- instead, and run again it sees the increment.
+        -- A multi-primary cluster (Galera) certifies a
+        -- transaction by the rows it changes, and this node may not yet have
+        -- applied an increment another node has acknowledged: a slot still 0
+        -- here would not change, and that increment would outlive the reset.
+        -- Changing every slot first puts each in the write set, so the reset
+        -- fails certification (error 1213) instead, and run again it
+        -- sees the increment.
         UPDATE `counters` SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
         IF ROW_COUNT() = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);

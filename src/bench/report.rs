@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::plan::{Budget, Variant};
 use crate::error::Error;
+use slotted_counters::package::{GROUP_MEMBERS_TABLE, server_errno};
 
 /// Server settings that decide what a benchmark measures.
 const SETTINGS: [&str; 10] = [
@@ -32,6 +33,9 @@ pub struct ServerInfo {
     /// UTC, as the server's clock has it.
     pub date: String,
     pub settings: BTreeMap<String, String>,
+    /// The ONLINE members of the Group Replication group the server is in;
+    /// `None` when it is in none (or is MariaDB, which has no such group).
+    pub group_replication_members: Option<u32>,
 }
 
 impl ServerInfo {
@@ -45,7 +49,15 @@ impl ServerInfo {
         let settings: Vec<(String, String)> = conn
             .query(format!("SHOW GLOBAL VARIABLES WHERE Variable_name IN ({list})"))
             .map_err(Error::Query)?;
-        Ok(Self { version, date, settings: settings.into_iter().collect() })
+        let members = conn.query_first::<u32, _>(format!(
+            "SELECT COUNT(*) FROM {GROUP_MEMBERS_TABLE} WHERE MEMBER_STATE = 'ONLINE'"
+        ));
+        let group_replication_members = match members {
+            Ok(members) => members.filter(|&members| members > 0),
+            Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_TABLE => None,
+            Err(error) => return Err(Error::Query(error)),
+        };
+        Ok(Self { version, date, settings: settings.into_iter().collect(), group_replication_members })
     }
 
     /// One setting's value, when the server has it.
@@ -101,6 +113,9 @@ pub struct RoundResult {
     /// transactions that lost to another node's write of the same row.
     pub certification_failures: Option<u64>,
     pub brute_force_aborts: Option<u64>,
+    /// Group Replication's `COUNT_CONFLICTS_DETECTED`: transactions that
+    /// lost certification to another member's write of the same row (3101).
+    pub group_replication_conflicts: Option<u64>,
     pub server_deadlocks: Option<u64>,
     /// How the shared handle flushed, for the coalesced variant.
     pub coalesced: Option<CoalescedFigures>,
@@ -132,6 +147,19 @@ pub struct Report {
     pub hot_counters: u32,
     pub budget: Budget,
     pub results: Vec<RoundResult>,
+}
+
+impl RoundResult {
+    /// Transactions of the round that lost to another node's write of the
+    /// same row: Galera's certification failures and brute-force aborts, or
+    /// Group Replication's conflicts. `None` off a multi-primary cluster.
+    pub fn conflicts(&self) -> Option<u64> {
+        let galera = self
+            .certification_failures
+            .zip(self.brute_force_aborts)
+            .map(|(failed, aborted)| failed + aborted);
+        galera.or(self.group_replication_conflicts)
+    }
 }
 
 impl Report {
@@ -181,6 +209,7 @@ impl RoundResult {
             row_lock_time_ms: None,
             certification_failures: None,
             brute_force_aborts: None,
+            group_replication_conflicts: None,
             server_deadlocks: None,
             coalesced: None,
             total_change,
@@ -193,7 +222,12 @@ impl RoundResult {
 impl Report {
     /// A report of `results`, for unit tests.
     pub(crate) fn sample(results: Vec<RoundResult>) -> Self {
-        let server = ServerInfo { version: "x".into(), date: "d".into(), settings: BTreeMap::new() };
+        let server = ServerInfo {
+            version: "x".into(),
+            date: "d".into(),
+            settings: BTreeMap::new(),
+            group_replication_members: None,
+        };
         Report {
             tool: "t".into(),
             server,

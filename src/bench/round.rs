@@ -75,6 +75,7 @@ impl Workbench {
             row_lock_time_ms: delta("Innodb_row_lock_time"),
             certification_failures: delta("wsrep_local_cert_failures"),
             brute_force_aborts: delta("wsrep_local_bf_aborts"),
+            group_replication_conflicts: delta(GROUP_CONFLICTS),
             server_deadlocks: after_deadlocks
                 .zip(before_deadlocks)
                 .map(|(after, before)| after.saturating_sub(before)),
@@ -109,7 +110,9 @@ impl Workbench {
         }
     }
 
-    /// [`status_counters`] and the deadlocks, summed over the nodes.
+    /// [`status_counters`] and the deadlocks, summed over the nodes, and
+    /// Group Replication's conflicts (as [`GROUP_CONFLICTS`]), which every
+    /// member counts for the whole group: the first node's.
     fn status_counters(&self) -> Result<(HashMap<String, u64>, Option<u64>), Error> {
         let mut summed: HashMap<String, u64> = HashMap::new();
         let mut deadlocks = Some(0);
@@ -119,6 +122,10 @@ impl Workbench {
                 *summed.entry(name).or_default() += value;
             }
             deadlocks = deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
+        }
+        let mut first = self.pools[0].get_conn().map_err(Error::Query)?;
+        if let Some(conflicts) = group_conflicts(&mut first)? {
+            summed.insert(GROUP_CONFLICTS.to_owned(), conflicts);
         }
         Ok((summed, deadlocks))
     }
@@ -294,6 +301,24 @@ impl ClientOutcome {
 impl Default for ClientOutcome {
     fn default() -> Self {
         Self { increments: 0, errors: 0, deadlocks: 0, latencies: Vec::new(), finished: Instant::now() }
+    }
+}
+
+/// The key of Group Replication's conflicts among the status counters.
+const GROUP_CONFLICTS: &str = "COUNT_CONFLICTS_DETECTED";
+
+/// The certification conflicts this member's group has counted, from its
+/// own row of `replication_group_member_stats`. `None` in no group, and on
+/// MariaDB, which lacks the table.
+fn group_conflicts(conn: &mut impl Queryable) -> Result<Option<u64>, Error> {
+    let conflicts = conn.query_first(
+        "SELECT COUNT_CONFLICTS_DETECTED FROM performance_schema.replication_group_member_stats \
+         WHERE MEMBER_ID = @@GLOBAL.server_uuid",
+    );
+    match conflicts {
+        Ok(conflicts) => Ok(conflicts),
+        Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_TABLE => Ok(None),
+        Err(error) => Err(Error::Query(error)),
     }
 }
 

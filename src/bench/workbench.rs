@@ -18,8 +18,8 @@ use super::report::ServerInfo;
 use crate::error::Error;
 use crate::{install, render, script};
 use slotted_counters::package::Routine;
+use slotted_counters::{Cluster, DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
 use slotted_counters::{Coalescing, Counters, database};
-use slotted_counters::{DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
 
 /// The four counters the classic test hammers; `--hot` takes the first of
 /// them, or adds others.
@@ -57,8 +57,14 @@ pub struct Workbench {
 }
 
 /// The package a variant's rounds call, with its own table and prefix so
-/// that no two variants share rows; `None` for the single-row table.
-fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Option<PackageOptions>, Error> {
+/// that no two variants share rows; `None` for the single-row table. On a
+/// Group Replication group, node slots come from the group's members.
+fn package(
+    variant: Variant,
+    slots: Option<u32>,
+    max_slots: u32,
+    group_replication: bool,
+) -> Result<Option<PackageOptions>, Error> {
     let fixed = slots.unwrap_or(1);
     let options = match variant {
         Variant::SingleRow => return Ok(None),
@@ -74,6 +80,10 @@ fn package(variant: Variant, slots: Option<u32>, max_slots: u32) -> Result<Optio
             .table("bench_conn_counters")
             .prefix("bench_conn_")
             .slot_choice(SlotChoice::Connection),
+        Variant::Node if group_replication => PackageOptions::builder()
+            .table("bench_node_counters")
+            .prefix("bench_node_")
+            .cluster(Cluster::GroupReplication),
         Variant::Node => PackageOptions::builder()
             .table("bench_node_counters")
             .prefix("bench_node_")
@@ -140,7 +150,8 @@ impl Workbench {
             if variants.contains(&Variant::Coalesced) {
                 let pool_opts = PoolOpts::default()
                     .with_constraints(PoolConstraints::new(0, COALESCED_POOL as usize).expect("min <= max"));
-                let package = package(Variant::Coalesced, None, max_slots)?.expect("a package variant");
+                let package =
+                    package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
                 let counters = Counters::with_options(connect(pool_opts)?, &package);
                 coalescing.push(counters.coalescing().max_flushes(COALESCED_POOL as usize));
             }
@@ -208,6 +219,11 @@ impl Workbench {
         Ok(())
     }
 
+    /// The package `variant`'s rounds on `slots` call here.
+    fn package(&self, variant: Variant, slots: Option<u32>) -> Result<Option<PackageOptions>, Error> {
+        package(variant, slots, self.max_slots, self.server.group_replication_members.is_some())
+    }
+
     /// Every node, as `user@host:port/database`, the preparing one first.
     pub fn nodes(&self) -> &[String] {
         &self.nodes
@@ -228,7 +244,7 @@ impl Workbench {
     fn packages(&self) -> Result<Vec<PackageOptions>, Error> {
         let mut packages: Vec<PackageOptions> = Vec::new();
         for &(variant, slots) in &self.kinds {
-            if let Some(options) = package(variant, slots, self.max_slots)?
+            if let Some(options) = self.package(variant, slots)?
                 && !packages.iter().any(|known| known.table() == options.table())
             {
                 packages.push(options);
@@ -258,7 +274,7 @@ impl Workbench {
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
         for &(variant, slots) in &self.kinds {
-            let setup = match package(variant, slots, self.max_slots)? {
+            let setup = match self.package(variant, slots)? {
                 Some(options) => format!(
                     "CALL `{}`(?, 'benchmark counter', ?, NULL)",
                     options.routine_name(Routine::Setup)
@@ -299,7 +315,7 @@ impl Workbench {
             _ => self.counter_names(case, 0).into_iter().map(Into::into).collect(),
         };
         let placeholders = vec!["?"; names.len()].join(", ");
-        let sql = match package(case.variant, case.slots, self.max_slots)? {
+        let sql = match self.package(case.variant, case.slots)? {
             Some(options) => format!(
                 "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM `{}` WHERE counter_name IN ({placeholders})",
                 options.table()
@@ -325,7 +341,7 @@ impl Workbench {
     /// The statement a client of `case` runs: one increment, given a
     /// counter, or for add-many, every hot counter's, given their deltas.
     pub(super) fn increment_sql(&self, case: Case) -> Result<String, Error> {
-        Ok(match package(case.variant, case.slots, self.max_slots)? {
+        Ok(match self.package(case.variant, case.slots)? {
             Some(options) => match case.variant {
                 Variant::Transaction => format!("CALL `{}`(?, 1)", options.routine_name(Routine::Add)),
                 Variant::AddMany => format!("CALL `{}`(?)", options.routine_name(Routine::AddMany)),

@@ -245,7 +245,8 @@ pub struct PackageArgs {
     /// all slots; `connection` gives each connection one slot of its own
     /// (CONNECTION_ID() % slots + 1); `node` picks among the slots this node
     /// of a multi-primary cluster owns (from auto_increment_offset and
-    /// auto_increment_increment; random on a single server) [default: random]
+    /// auto_increment_increment, or with --cluster group-replication from
+    /// the group's members; random on a single server) [default: random]
     #[arg(long, value_name = "CHOICE", value_enum)]
     pub slot_choice: Option<SlotChoiceArg>,
 
@@ -258,9 +259,10 @@ pub struct PackageArgs {
     #[arg(long)]
     pub auto_create: bool,
 
-    /// Make the package for a multi-primary cluster: `galera` implies
-    /// --slot-choice node, and its reset certifies every slot, so that it
-    /// erases increments acknowledged on other nodes before the call
+    /// Make the package for a multi-primary cluster: `galera` (MariaDB) or
+    /// `group-replication` (MySQL). Implies --slot-choice node, and the
+    /// reset certifies every slot, so that it erases increments acknowledged
+    /// on other nodes before the call
     #[arg(long, value_name = "CLUSTER", value_enum)]
     pub cluster: Option<ClusterArg>,
 }
@@ -308,10 +310,12 @@ pub enum SlotChoiceArg {
     /// `CONNECTION_ID() % slots + 1`: one slot per connection.
     Connection,
     /// At random among the slots this node owns on a multi-primary cluster:
-    /// slot numbers congruent to `auto_increment_offset` modulo
-    /// `auto_increment_increment`, which Galera and Group Replication keep
-    /// at the node's position and the cluster size. Two nodes then never
-    /// write the same row. Plain random on a single server (both are 1).
+    /// slot numbers congruent to the node's position modulo the number of
+    /// nodes, so two nodes never write the same row. The position comes
+    /// from auto_increment_offset and auto_increment_increment, which Galera
+    /// keeps at the node's position and the cluster size (plain random on a
+    /// single server); --cluster group-replication ranks the member among
+    /// the group's members instead.
     Node,
 }
 
@@ -333,12 +337,18 @@ pub enum ClusterArg {
     /// an increment another node acknowledged and this one has not applied
     /// yet. Plain SQL: the package also runs on a single server.
     Galera,
+    /// MySQL Group Replication, multi-primary: node-owned slots by the
+    /// member's rank among the group's members, whatever the server ids,
+    /// and the reset Galera has (it loses certification, 3101, rather than
+    /// miss an increment acknowledged on another member). MySQL only.
+    GroupReplication,
 }
 
 impl From<ClusterArg> for Cluster {
     fn from(cluster: ClusterArg) -> Self {
         match cluster {
             ClusterArg::Galera => Cluster::Galera,
+            ClusterArg::GroupReplication => Cluster::GroupReplication,
         }
     }
 }

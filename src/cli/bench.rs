@@ -4,7 +4,7 @@
 use super::args::{AdviseArgs, BenchArgs};
 use super::error::CliError;
 use super::table;
-use crate::bench::{self, Budget, Plan, Report, RoundResult, advise};
+use crate::bench::{self, Budget, Plan, Report, advise};
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
     let plan = Plan {
@@ -37,7 +37,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
 pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
     let advice = advise::advise(&args.nodes.urls, args.clients, args.hold_ms, args.max_slots, args.duration)?;
     let best = advice.rounds[advice.best].increments_per_second;
-    let on_galera = advice.rounds.iter().any(|round| round.certification_failures.is_some());
+    let on_cluster = advice.rounds.iter().any(|round| round.conflicts().is_some());
     let rows: Vec<Vec<String>> = advice
         .rounds
         .iter()
@@ -49,14 +49,14 @@ pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
                 format!("{:.2}", round.latency_ms.p99),
                 optional(round.row_lock_waits),
             ];
-            if on_galera {
-                row.push(optional(conflicts(round)));
+            if on_cluster {
+                row.push(optional(round.conflicts()));
             }
             row
         })
         .collect();
     let mut header = vec!["slots", "incr/s", "% of best", "p99 ms", "lock waits"];
-    if on_galera {
+    if on_cluster {
         header.push("conflicts");
     }
     print!("{}", table::format(&header, &rows));
@@ -80,15 +80,9 @@ fn optional(value: Option<u64>) -> String {
     value.map_or_else(|| "-".to_owned(), |value| value.to_string())
 }
 
-/// Galera's certification failures and brute-force aborts of a round:
-/// transactions that lost to another node's write of the same row.
-fn conflicts(round: &RoundResult) -> Option<u64> {
-    Some(round.certification_failures? + round.brute_force_aborts?)
-}
-
 /// One line per round.
 fn report_table(report: &Report) -> String {
-    let on_galera = report.results.iter().any(|result| result.certification_failures.is_some());
+    let on_cluster = report.results.iter().any(|result| result.conflicts().is_some());
     let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
     let rows: Vec<Vec<String>> = report
         .results
@@ -108,8 +102,8 @@ fn report_table(report: &Report) -> String {
                 result.errors.to_string(),
                 if result.total_exact { "yes" } else { "NO" }.to_owned(),
             ];
-            if on_galera {
-                row.insert(10, optional(conflicts(result)));
+            if on_cluster {
+                row.insert(10, optional(result.conflicts()));
             }
             if coalesced {
                 row.push(
@@ -135,7 +129,7 @@ fn report_table(report: &Report) -> String {
         "errors",
         "exact",
     ];
-    if on_galera {
+    if on_cluster {
         header.insert(10, "conflicts");
     }
     if coalesced {
@@ -147,7 +141,7 @@ fn report_table(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::CoalescedFigures;
+    use crate::bench::{CoalescedFigures, RoundResult};
 
     #[test]
     fn inexact_rounds_say_no_in_the_table() {
@@ -160,17 +154,21 @@ mod tests {
     }
 
     #[test]
-    fn conflicts_get_a_column_only_from_galera() {
+    fn conflicts_get_a_column_only_from_a_cluster() {
         let plain = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
         assert!(!report_table(&plain).contains("conflicts"));
         let mut galera = RoundResult::sample(4, 100.0, 100);
         galera.certification_failures = Some(3);
         galera.brute_force_aborts = Some(4);
-        let table = report_table(&Report::sample(vec![galera]));
-        let [header, row] = table.lines().collect::<Vec<_>>()[..] else { panic!("{table}") };
-        // Numbers align right: the figure ends where its header does.
-        let end = header.find("conflicts").expect("a conflicts column") + "conflicts".len();
-        assert_eq!(row[..end].split_whitespace().last(), Some("7"), "{table}");
+        let mut group_replication = RoundResult::sample(4, 100.0, 100);
+        group_replication.group_replication_conflicts = Some(9);
+        for (round, conflicts) in [(galera, "7"), (group_replication, "9")] {
+            let table = report_table(&Report::sample(vec![round]));
+            let [header, row] = table.lines().collect::<Vec<_>>()[..] else { panic!("{table}") };
+            // Numbers align right: the figure ends where its header does.
+            let end = header.find("conflicts").expect("a conflicts column") + "conflicts".len();
+            assert_eq!(row[..end].split_whitespace().last(), Some(conflicts), "{table}");
+        }
     }
 
     #[test]

@@ -37,6 +37,7 @@
             MESSAGE_TEXT = 'deltas name more than {{ p.batch_limit }} counters';
     END IF;
     SET v_keys = JSON_KEYS(p_deltas);
+{%- call m::find_position("    ", p) %}{% endcall %}
 
     -- Checks every name and delta, picks each counter's slot, and writes the
     -- statement's parts; nothing is written to the table yet.

@@ -22,6 +22,7 @@ BEGIN
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
+{%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
@@ -47,6 +48,7 @@ BEGIN
     SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;
 {%- endif %}
+{%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- if p.auto_create %}
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)

@@ -22,6 +22,7 @@ BEGIN
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
+{%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     -- The slots the statement aims at, `hex(name):slot:delta;` each.

@@ -18,6 +18,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
 {%- call batch::check_variables(p) %}{% endcall %}
     DECLARE v_slot INT;
+{%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     DECLARE v_cases {{ p.statement_type }} DEFAULT '';

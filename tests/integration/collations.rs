@@ -11,7 +11,7 @@ use mysql::{PooledConn, Value};
 use slotted_counters::package::errno;
 
 use crate::support::{
-    self, COMMITTED, Database, Flavor, flavor, on_each_server, server_error, slotted_counters, succeeded,
+    self, Database, Flavor, committed_here, flavor, on_each_server, server_error, slotted_counters, succeeded,
 };
 
 on_each_server!(every_routine_answers_sessions_of_every_collation_whatever_session_installed_it);
@@ -62,7 +62,7 @@ fn encode(session: Session, text: &str) -> Value {
 
 fn every_routine_answers_sessions_of_every_collation_whatever_session_installed_it() {
     let sessions = sessions(&mut Database::new().conn());
-    for (dir, flags) in COMMITTED {
+    for (dir, flags) in committed_here() {
         for installer in &sessions {
             let db = Database::new();
             install_from(&db, dir, *installer);

@@ -149,7 +149,7 @@ fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
 /// statements, raises no warning: 1592 (unsafe for statement-based
 /// logging) would mean replicas may diverge.
 fn no_routine_warns_under_statement_based_logging() {
-    for (dir, _) in support::COMMITTED {
+    for (dir, _) in support::committed_here() {
         let db = support::with_committed(dir);
         let mut conn = db.conn();
         conn.query_drop("SET SESSION binlog_format = 'STATEMENT'").unwrap();

@@ -170,7 +170,7 @@ fn batches_racing_resizes_lose_no_delta() {
 /// Every committed package takes batches: lazy counters are created by
 /// them, the others must exist.
 fn every_committed_package_takes_batches() {
-    for (dir, _) in support::COMMITTED {
+    for (dir, _) in support::committed_here() {
         let db = with_committed(dir);
         let mut conn = db.conn();
         let lazy = dir.contains("auto-create");

@@ -29,6 +29,10 @@ fn galera() -> PackageOptionsBuilder {
     PackageOptions::builder().cluster(Cluster::Galera)
 }
 
+fn group_replication() -> PackageOptionsBuilder {
+    PackageOptions::builder().cluster(Cluster::GroupReplication)
+}
+
 fn custom_names() -> PackageOptionsBuilder {
     PackageOptions::builder().table("page_hits").prefix("hits_")
 }
@@ -60,6 +64,7 @@ fn rendered_files_match_reviewed_snapshots() {
         ("auto-create-64", auto_create_64()),
         ("connection-slots", connection_slots()),
         ("galera", galera()),
+        ("group-replication", group_replication()),
     ];
     for (variant, builder) in variants {
         for file in render::render(&options(builder)).unwrap() {

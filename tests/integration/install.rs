@@ -3,7 +3,9 @@
 
 use std::process::Command;
 
-use crate::support::{self, Database, on_each_server, slotted_counters, stderr, stdout, succeeded};
+use crate::support::{
+    self, Database, Flavor, flavor, on_each_server, slotted_counters, stderr, stdout, succeeded,
+};
 use mysql::prelude::Queryable;
 
 on_each_server!(
@@ -16,6 +18,7 @@ on_each_server!(
     show_lists_counters,
     install_without_super_says_how_to_get_function_privileges,
     bad_urls_name_the_host_not_the_password,
+    a_group_replication_package_installs_only_where_its_routines_can_read_the_group,
 );
 
 fn tables(db: &Database) -> Vec<String> {
@@ -216,6 +219,50 @@ fn bad_urls_name_the_host_not_the_password() {
             assert!(message.contains(expected), "{command} {url}: {message}");
             assert!(!message.contains("Secret"), "{command} {url} shows the password: {message}");
             assert!(!message.contains("Error {"), "{command} {url}: a debug dump, not a sentence: {message}");
+        }
+    }
+}
+
+/// MariaDB has no `performance_schema.replication_group_members`: both ways
+/// of installing the Group Replication package stop before changing
+/// anything, the command with a sentence that names the way out. MySQL has
+/// it in or out of a group: a server in no group is its only member, whose
+/// increments take every slot.
+fn a_group_replication_package_installs_only_where_its_routines_can_read_the_group() {
+    let db = Database::new();
+    let url = db.url();
+    let install = slotted_counters(&["install", "--url", &url, "--cluster", "group-replication"]);
+    let folder = support::in_project("generated/group-replication");
+    let setup_sql = std::fs::File::open(folder.join("setup.sql")).unwrap();
+    let by_client = db.client().stdin(setup_sql).output().unwrap();
+    match flavor() {
+        Flavor::MariaDb => {
+            for output in [&install, &by_client] {
+                assert!(!output.status.success(), "{}", stderr(output));
+            }
+            let message = stderr(&install);
+            assert!(
+                message.contains("made for MySQL Group Replication")
+                    && message.contains("performance_schema.replication_group_members")
+                    && message.contains("--cluster galera")
+                    && message.contains("nothing was installed"),
+                "{message}"
+            );
+            assert!(stderr(&by_client).contains("replication_group_members"), "{}", stderr(&by_client));
+            assert!(tables(&db).is_empty() && support::routines_in(&mut db.conn()).is_empty());
+        }
+        Flavor::MySql => {
+            succeeded(install);
+            succeeded(by_client);
+            let mut conn = db.conn();
+            conn.query_drop("CALL counter_setup('alone', 'd', 4, NULL)").unwrap();
+            for _ in 0..200 {
+                conn.query_drop("CALL counter_increment('alone')").unwrap();
+            }
+            let slots: Vec<(u32, i64)> =
+                conn.query("SELECT counter_id, counter FROM counters WHERE counter_name = 'alone'").unwrap();
+            assert!(slots.iter().all(|&(_, count)| count > 0), "position 1 of 1 owns every slot: {slots:?}");
+            assert_eq!(support::total(&mut conn, "alone"), Some(200));
         }
     }
 }

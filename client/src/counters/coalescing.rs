@@ -154,9 +154,10 @@ impl Coalescing {
     /// Adds `delta` to a counter; returns once that is committed.
     ///
     /// The outcome is this delta's own: an unknown counter fails the calls
-    /// that named it and the rest of their flush is applied; a deadlock or
-    /// lock wait timeout retries the whole flush within the client's retry
-    /// budget; a lost connection fails the calls of the flush in flight, as
+    /// that named it and the rest of their flush is applied; a deadlock, a
+    /// lock wait timeout or a lost certification retries the whole flush
+    /// within the client's retry budget; a lost connection fails the calls
+    /// of the flush in flight, as
     /// it fails a single call (whether the server committed it is unknown).
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
         let mut queue = self.lock();

@@ -152,6 +152,15 @@ impl PackageOptionsBuilder {
         let collation = args.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
         check_collation(&collation)?;
 
+        if let (Some(cluster), true) = (args.cluster, args.auto_create) {
+            return Err(invalid(format!(
+                "--cluster {} cannot be used with --auto-create: a lazy counter's slot rows appear \
+                 when first hit, and a reset cannot see a row another node created and this one \
+                 has not applied yet, so an increment acknowledged there could outlive the reset",
+                cluster.name()
+            )));
+        }
+
         let slot_choice = match (args.cluster, args.slot_choice) {
             (Some(cluster), Some(choice)) if choice != SlotChoice::Node => {
                 return Err(invalid(format!(
@@ -341,19 +350,36 @@ mod tests {
     }
 
     #[test]
-    fn a_galera_package_takes_node_slots() {
-        let galera = validate(options().cluster(Cluster::Galera)).unwrap();
-        assert_eq!(galera.slot_choice(), SlotChoice::Node);
-        assert!(validate(options().cluster(Cluster::Galera).slot_choice(SlotChoice::Node)).is_ok());
-        for shared in [SlotChoice::Random, SlotChoice::Connection] {
-            let error = validate(options().cluster(Cluster::Galera).slot_choice(shared)).unwrap_err();
-            assert!(error.starts_with("--cluster galera needs --slot-choice node"), "{error}");
+    fn a_cluster_package_takes_node_slots() {
+        for (cluster, name) in [(Cluster::Galera, "galera"), (Cluster::GroupReplication, "group-replication")]
+        {
+            let package = validate(options().cluster(cluster)).unwrap();
+            assert_eq!(package.slot_choice(), SlotChoice::Node);
+            assert!(validate(options().cluster(cluster).slot_choice(SlotChoice::Node)).is_ok());
+            for shared in [SlotChoice::Random, SlotChoice::Connection] {
+                let error = validate(options().cluster(cluster).slot_choice(shared)).unwrap_err();
+                assert!(error.starts_with(&format!("--cluster {name} needs --slot-choice node")), "{error}");
+            }
+            let args = package.to_args().join(" ");
+            assert!(
+                args.ends_with(&format!(
+                    "--slot-choice node --collation utf8mb4_unicode_ci --cluster {name}"
+                )),
+                "{args}"
+            );
         }
-        let args = galera.to_args().join(" ");
-        assert!(
-            args.ends_with("--slot-choice node --collation utf8mb4_unicode_ci --cluster galera"),
-            "{args}"
-        );
+    }
+
+    #[test]
+    fn a_cluster_package_has_no_lazy_counters() {
+        for (cluster, name) in [(Cluster::Galera, "galera"), (Cluster::GroupReplication, "group-replication")]
+        {
+            let error = validate(options().cluster(cluster).fixed_slots(8).auto_create(true)).unwrap_err();
+            assert!(
+                error.starts_with(&format!("--cluster {name} cannot be used with --auto-create")),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -41,10 +41,13 @@ pub enum SlotChoice {
     /// `CONNECTION_ID() % slots + 1`: one slot per connection.
     Connection,
     /// At random among the slots this node owns on a multi-primary cluster:
-    /// slot numbers congruent to `auto_increment_offset` modulo
-    /// `auto_increment_increment`, which Galera and Group Replication keep
-    /// at the node's position and the cluster size. Two nodes then never
-    /// write the same row. Plain random on a single server (both are 1).
+    /// slot numbers congruent to the node's position modulo the number of
+    /// nodes, so two nodes never write the same row. The position is
+    /// `auto_increment_offset` modulo `auto_increment_increment`, which
+    /// Galera keeps at the node's position and the cluster size (plain
+    /// random on a single server, where both are 1); with
+    /// [`Cluster::GroupReplication`], the member's rank among the group's
+    /// members.
     Node,
 }
 
@@ -67,6 +70,14 @@ pub enum Cluster {
     /// an increment another node acknowledged and this one has not applied
     /// yet. Plain SQL: the package also runs on a single server.
     Galera,
+    /// MySQL Group Replication, multi-primary: node-owned slots by the
+    /// member's rank among the group's members (by server UUID), since the
+    /// group's `auto_increment_offset` is the server id, which members may
+    /// share modulo the increment; and the reset Galera has, which loses
+    /// certification (3101) rather than miss an increment acknowledged on
+    /// another member. MySQL only: the routines read
+    /// `performance_schema.replication_group_members`.
+    GroupReplication,
 }
 
 impl Cluster {
@@ -74,6 +85,7 @@ impl Cluster {
     pub fn name(self) -> &'static str {
         match self {
             Cluster::Galera => "galera",
+            Cluster::GroupReplication => "group-replication",
         }
     }
 }

@@ -209,7 +209,7 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
 /// `status` calls every routine to see that it runs: the calls must change
 /// nothing, in every committed package.
 fn status_checks_every_committed_package_without_changing_it() {
-    for (dir, flags) in support::COMMITTED {
+    for (dir, flags) in support::committed_here() {
         let db = support::with_committed(dir);
         db.conn().query_drop("CALL counter_setup('kept', 'd', NULL, 7)").unwrap();
         let before = support::table(&mut db.conn());

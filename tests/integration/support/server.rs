@@ -29,8 +29,8 @@ use mysql::{Opts, OptsBuilder};
 use super::flavor::{Flavor, Program};
 
 /// The account the tests use on a booted server (root may only log in by socket).
-const TEST_USER: &str = "slotted";
-const TEST_PASSWORD: &str = "slotted-test";
+pub const TEST_USER: &str = "slotted";
+pub const TEST_PASSWORD: &str = "slotted-test";
 
 /// Stops the server when this process goes away: EOF on stdin means the test
 /// binary has exited, whether it finished, panicked or was killed.
@@ -129,7 +129,7 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
-    fn new(flavor: Flavor) -> Self {
+    pub fn new(flavor: Flavor) -> Self {
         Launch { flavor, config: "", as_mysql_user: false, server_args: &[], create_user: true }
     }
 }

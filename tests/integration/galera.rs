@@ -206,6 +206,7 @@ fn under_load_from_nodes_2_and_3(
 ) -> i64 {
     let running = AtomicBool::new(true);
     thread::scope(|scope| {
+        let stop = StopOnDrop(&running);
         let clients: Vec<_> = [2, 2, 3, 3]
             .into_iter()
             .map(|node| {
@@ -221,7 +222,6 @@ fn under_load_from_nodes_2_and_3(
                 })
             })
             .collect();
-        let stop = StopOnDrop(&running);
         work();
         drop(stop);
         clients.into_iter().map(|client| client.join().unwrap()).sum()

@@ -1,0 +1,411 @@
+//! A three-member MySQL Group Replication group booted by the tests: the
+//! `--cluster group-replication` package installed on member 1 counts
+//! exactly on every member under load from all three with no certification
+//! conflict, whatever the members' server ids, and a reset erases every
+//! increment acknowledged anywhere before it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, Pool};
+use serde_json::Value;
+use slotted_counters::{Cluster, Counters, NewCounter, PackageOptions, StartDate};
+use slotted_counters_cli::{render, script};
+
+use crate::support::group_replication::Group;
+use crate::support::server::Booted;
+use crate::support::{ROUTINES, StopOnDrop, routines_in, slotted_counters, stderr};
+
+/// One group for every test here (booting it takes half a minute), held by
+/// one test at a time: the tests count the group's certification conflicts,
+/// to which another test's load would add, and some take members out. Each
+/// test works in databases of its own, and gets every member in the group,
+/// whatever a failed test before it left.
+fn take_group() -> MutexGuard<'static, Group> {
+    static GROUP: OnceLock<Mutex<Group>> = OnceLock::new();
+    let mut group = GROUP
+        .get_or_init(|| Mutex::new(Group::boot([1, 2, 3])))
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    group.rejoin_every_member();
+    group
+}
+
+fn conn(member: &Booted, database: &str) -> Conn {
+    Conn::new(Opts::from_url(&member.url(database)).unwrap()).unwrap()
+}
+
+/// A connection whose every transaction first waits until this member has
+/// applied all that the group ordered before it: causal reads.
+fn causal_conn(member: &Booted, database: &str) -> Conn {
+    let mut conn = conn(member, database);
+    conn.query_drop("SET SESSION group_replication_consistency = 'BEFORE'").unwrap();
+    conn
+}
+
+fn group_replication() -> PackageOptions {
+    PackageOptions::builder().cluster(Cluster::GroupReplication).build().unwrap()
+}
+
+/// Creates `database` on member 1 with the package `options` describe.
+fn install(group: &Group, database: &str, options: &PackageOptions) {
+    let member = group.member(1);
+    member.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
+    script::run(&mut conn(member, database), &render::setup_sql(options).unwrap()).unwrap();
+}
+
+/// The certification conflicts each member has counted since it joined the
+/// group. Every member certifies every transaction, so over a time without
+/// joins each counts the same conflicts, all of the group's.
+fn conflicts(group: &Group) -> Vec<u64> {
+    group
+        .members()
+        .into_iter()
+        .map(|member| {
+            member
+                .root_conn()
+                .query_first(
+                    "SELECT COUNT_CONFLICTS_DETECTED FROM performance_schema.replication_group_member_stats \
+                     WHERE MEMBER_ID = @@GLOBAL.server_uuid",
+                )
+                .unwrap()
+                .expect("a member has a row of its own")
+        })
+        .collect()
+}
+
+/// A client on `member`'s database that retries lost certifications for as
+/// long as a busy group may need.
+fn client(member: &Booted, database: &str) -> Counters {
+    let pool = Pool::new(Opts::from_url(&member.url(database)).unwrap()).unwrap();
+    Counters::new(pool).retry_for(Duration::from_secs(60))
+}
+
+/// How the load's clients call.
+#[derive(Clone, Copy)]
+enum Calls {
+    /// `CALL counter_increment` on a plain connection: any error, 3101
+    /// included, fails the test.
+    Raw,
+    /// Through the client, which retries lost certifications.
+    Retried,
+}
+
+/// `per_client` increments of `name` by `clients` clients on every member.
+/// Returns the certification conflicts the load caused: the most any member
+/// counted (the members certify at their own pace).
+fn increment_from_every_member(
+    group: &Group,
+    database: &str,
+    name: &str,
+    (clients, per_client): (usize, usize),
+    calls: Calls,
+) -> u64 {
+    let before = conflicts(group);
+    thread::scope(|scope| {
+        for member in group.members() {
+            for _ in 0..clients {
+                scope.spawn(move || match calls {
+                    Calls::Raw => {
+                        let mut conn = conn(member, database);
+                        for _ in 0..per_client {
+                            conn.exec_drop("CALL counter_increment(?)", (name,))
+                                .unwrap_or_else(|error| panic!("member on port {}: {error}", member.port));
+                        }
+                    }
+                    Calls::Retried => {
+                        let counters = client(member, database);
+                        for _ in 0..per_client {
+                            counters.increment(name).unwrap();
+                        }
+                    }
+                });
+            }
+        }
+    });
+    conflicts(group).into_iter().zip(before).map(|(after, before)| after - before).max().unwrap_or(0)
+}
+
+/// Every member's causal read of counter `name`.
+fn totals_on_every_member(group: &Group, database: &str, name: &str) -> Vec<Option<i64>> {
+    group
+        .members()
+        .iter()
+        .map(|member| {
+            causal_conn(member, database).exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
+        })
+        .collect()
+}
+
+/// Each member's `auto_increment_offset` modulo `auto_increment_increment`,
+/// the position the group gives it by its server id.
+fn offset_positions(group: &Group) -> Vec<u32> {
+    group
+        .members()
+        .iter()
+        .map(|member| {
+            member
+                .root_conn()
+                .query_first("SELECT @@GLOBAL.auto_increment_offset % @@GLOBAL.auto_increment_increment")
+                .unwrap()
+                .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_server_ids() {
+    let mut group = take_group();
+    group.set_server_ids([1, 2, 3]);
+    for (database, options) in
+        [("default_load", PackageOptions::default()), ("group_load", group_replication())]
+    {
+        install(&group, database, &options);
+        conn(group.member(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
+        for member in group.members() {
+            assert_eq!(routines_in(&mut causal_conn(member, database)), ROUTINES, "member {}", member.port);
+        }
+    }
+
+    let load = (4, 250);
+    let per_round = (3 * load.0 * load.1) as i64;
+    let started = Instant::now();
+    let default = increment_from_every_member(&group, "default_load", "hot", load, Calls::Retried);
+    let rate = per_round as f64 / started.elapsed().as_secs_f64();
+    eprintln!("default package: {default} conflicts, {rate:.0} increments/s");
+    assert_eq!(totals_on_every_member(&group, "default_load", "hot"), [Some(per_round); 3]);
+    assert!(default > 0, "the default package's random slots conflict between members");
+
+    let mut expected = 0;
+    for server_ids in [[1, 2, 3], [1, 8, 15]] {
+        group.set_server_ids(server_ids);
+        let positions = offset_positions(&group);
+        if server_ids == [1, 8, 15] {
+            assert_eq!(positions, [1, 1, 1], "the group gives every member the same offset position");
+        }
+        let started = Instant::now();
+        let conflicts = increment_from_every_member(&group, "group_load", "hot", load, Calls::Raw);
+        let rate = per_round as f64 / started.elapsed().as_secs_f64();
+        eprintln!("server ids {server_ids:?}: {conflicts} conflicts, {rate:.0} increments/s");
+        expected += per_round;
+        assert_eq!(
+            totals_on_every_member(&group, "group_load", "hot"),
+            [Some(expected); 3],
+            "{server_ids:?}"
+        );
+        assert_eq!(conflicts, 0, "server ids {server_ids:?}: no two members write one row");
+    }
+}
+
+/// The slots a member at `position` of a `size`-member group owns among
+/// `slots`: those congruent to its position, or when it has none, one that
+/// it shares with as few members as the count allows.
+fn owned_slots(position: usize, size: usize, slots: usize) -> Vec<usize> {
+    if position <= slots {
+        (position..=slots).step_by(size).collect()
+    } else {
+        vec![(position - 1) % slots + 1]
+    }
+}
+
+/// The members' positions are their ranks by server UUID, whatever their
+/// server ids: each increments only the slots of its rank.
+#[test]
+fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
+    let mut group = take_group();
+    group.set_server_ids([1, 8, 15]);
+    install(&group, "group_owned", &group_replication());
+    let mut reader = causal_conn(group.member(1), "group_owned");
+    for slots in [7, 2, 1] {
+        reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
+    }
+    let mut uuids: Vec<String> = group
+        .members()
+        .iter()
+        .map(|member| member.root_conn().query_first("SELECT @@GLOBAL.server_uuid").unwrap().unwrap())
+        .collect();
+    let by_member = uuids.clone();
+    uuids.sort();
+    for (member, uuid) in group.members().into_iter().zip(&by_member) {
+        let position = uuids.iter().position(|known| known == uuid).unwrap() + 1;
+        let mut conn = conn(member, "group_owned");
+        for slots in [7, 2, 1] {
+            let name = format!("owned{slots}");
+            let read = |reader: &mut Conn| -> Vec<(usize, i64)> {
+                reader
+                    .exec(
+                        "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
+                        (&name,),
+                    )
+                    .unwrap()
+            };
+            let before = read(&mut reader);
+            for _ in 0..30 {
+                conn.exec_drop("CALL counter_increment(?)", (&name,)).unwrap();
+            }
+            let after = read(&mut reader);
+            let hit: Vec<usize> = before
+                .iter()
+                .zip(&after)
+                .filter(|(old, new)| old != new)
+                .map(|(_, (slot, _))| *slot)
+                .collect();
+            assert_eq!(hit, owned_slots(position, 3, slots), "member ranked {position}, {slots} slots");
+        }
+    }
+}
+
+/// Runs `work` while clients on members 2 and 3 increment `name` in
+/// `database`; returns the increments they made.
+fn under_load_from_members_2_and_3(
+    group: &Group,
+    database: &str,
+    name: &'static str,
+    work: impl FnOnce(),
+) -> i64 {
+    let running = AtomicBool::new(true);
+    thread::scope(|scope| {
+        let stop = StopOnDrop(&running);
+        let clients: Vec<_> = [2, 2, 3, 3]
+            .into_iter()
+            .map(|member| {
+                let counters = client(group.member(member), database);
+                let running = &running;
+                scope.spawn(move || {
+                    let mut made = 0;
+                    while running.load(Ordering::Relaxed) {
+                        counters.increment(name).unwrap();
+                        made += 1;
+                    }
+                    made
+                })
+            })
+            .collect();
+        work();
+        drop(stop);
+        clients.into_iter().map(|client| client.join().unwrap()).sum()
+    })
+}
+
+#[test]
+fn a_reset_erases_every_increment_acknowledged_on_another_member() {
+    let group = take_group();
+    install(&group, "group_reset", &group_replication());
+    let admin = client(group.member(1), "group_reset");
+    admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
+    admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
+    let member2 = client(group.member(2), "group_reset");
+    let mut member3 = causal_conn(group.member(3), "group_reset");
+
+    let mut survivors = Vec::new();
+    under_load_from_members_2_and_3(&group, "group_reset", "busy", || {
+        for round in 0..300 {
+            member2.increment("reset").unwrap();
+            admin.reset("reset", 0, StartDate::Keep).unwrap();
+            let value: Option<i64> = member3.query_first("SELECT counter_get('reset')").unwrap().flatten();
+            if value != Some(0) {
+                survivors.push((round, value));
+            }
+        }
+    });
+    assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
+}
+
+#[test]
+fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
+    let group = take_group();
+    install(&group, "group_resize", &group_replication());
+    let admin = client(group.member(1), "group_resize");
+    admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
+    let mut member1 = conn(group.member(1), "group_resize");
+
+    let made = under_load_from_members_2_and_3(&group, "group_resize", "resized", || {
+        for slots in [32, 8, 24, 3, 12] {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            // A resize rewrites slots other members are incrementing: it
+            // loses certification (3101) until it wins a round.
+            while let Err(error) = member1.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
+                assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    });
+
+    assert_eq!(totals_on_every_member(&group, "group_resize", "resized"), [Some(1000 + made); 3]);
+    let slots: Vec<u32> = causal_conn(group.member(2), "group_resize")
+        .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
+        .unwrap();
+    assert_eq!(slots, (1..=12).collect::<Vec<_>>());
+}
+
+/// The members' ranks change when one leaves and when it rejoins; the
+/// routines read them at each call, so the package needs nothing to stay
+/// exact and free of conflicts through both.
+#[test]
+fn member_slots_follow_a_member_that_leaves_and_rejoins() {
+    let mut group = take_group();
+    install(&group, "group_membership", &group_replication());
+    conn(group.member(1), "group_membership")
+        .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
+        .unwrap();
+
+    group.leave(3);
+    let two_members =
+        increment_from_every_member(&group, "group_membership", "members", (3, 100), Calls::Raw);
+    assert_eq!(totals_on_every_member(&group, "group_membership", "members"), [Some(600); 2]);
+
+    group.rejoin(3);
+    let three_members =
+        increment_from_every_member(&group, "group_membership", "members", (3, 100), Calls::Raw);
+    assert_eq!(totals_on_every_member(&group, "group_membership", "members"), [Some(1500); 3]);
+    assert_eq!((two_members, three_members), (0, 0), "certification conflicts with two members, then three");
+}
+
+/// `bench` spreads its clients over every `--url` and reports each round's
+/// conflicts, as the group counts them: none for node slots, which on a
+/// group are the members' own.
+#[test]
+fn bench_over_every_member_reports_the_conflicts_member_slots_avoid() {
+    let mut group = take_group();
+    group.set_server_ids([1, 8, 15]);
+    group.member(1).root_conn().query_drop("CREATE DATABASE group_bench").unwrap();
+    let urls: Vec<String> = group.members().iter().map(|member| member.url("group_bench")).collect();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
+    args.extend(["--hold-ms", "0", "--iterations", "40", "--json", json.to_str().unwrap()]);
+    for url in &urls {
+        args.extend(["--url", url]);
+    }
+    let output = slotted_counters(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{table}");
+    assert!(table.lines().next().unwrap().contains("conflicts"), "{table}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["server"]["group_replication_members"], 3, "{report}");
+    let conflicts = |variant: &str| -> u64 {
+        let round =
+            report["results"].as_array().unwrap().iter().find(|round| round["variant"] == variant).unwrap();
+        assert_eq!(round["total_exact"], true, "{round}");
+        round["group_replication_conflicts"].as_u64().unwrap()
+    };
+    assert_eq!(conflicts("node"), 0);
+    assert!(conflicts("dynamic") > 0, "{report}");
+
+    let mut args = vec!["advise", "--clients", "6", "--max-slots", "6", "--duration", "0.5"];
+    for url in &urls {
+        args.extend(["--url", url]);
+    }
+    let output = slotted_counters(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
+        "{table}"
+    );
+}
