@@ -110,9 +110,9 @@ impl Workbench {
         }
     }
 
-    /// [`status_counters`] and the deadlocks, summed over the nodes, and
-    /// Group Replication's conflicts (as [`GROUP_CONFLICTS`]), which every
-    /// member counts for the whole group: the first node's.
+    /// [`status_counters`] and the deadlocks, summed over the nodes, and on
+    /// a Group Replication group its conflicts (as [`GROUP_CONFLICTS`]),
+    /// which every member counts for the whole group: the first node's.
     fn status_counters(&self) -> Result<(HashMap<String, u64>, Option<u64>), Error> {
         let mut summed: HashMap<String, u64> = HashMap::new();
         let mut deadlocks = Some(0);
@@ -123,9 +123,11 @@ impl Workbench {
             }
             deadlocks = deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
         }
-        let mut first = self.pools[0].get_conn().map_err(Error::Query)?;
-        if let Some(conflicts) = group_conflicts(&mut first)? {
-            summed.insert(GROUP_CONFLICTS.to_owned(), conflicts);
+        if self.server().group_replication_members.is_some() {
+            let mut first = self.pools[0].get_conn().map_err(Error::Query)?;
+            if let Some(conflicts) = group_conflicts(&mut first)? {
+                summed.insert(GROUP_CONFLICTS.to_owned(), conflicts);
+            }
         }
         Ok((summed, deadlocks))
     }
@@ -307,19 +309,15 @@ impl Default for ClientOutcome {
 /// The key of Group Replication's conflicts among the status counters.
 const GROUP_CONFLICTS: &str = "COUNT_CONFLICTS_DETECTED";
 
-/// The certification conflicts this member's group has counted, from its
-/// own row of `replication_group_member_stats`. `None` in no group, and on
-/// MariaDB, which lacks the table.
+/// The certification conflicts the group has counted, from this member's
+/// own row of `replication_group_member_stats` (every member certifies
+/// every transaction).
 fn group_conflicts(conn: &mut impl Queryable) -> Result<Option<u64>, Error> {
-    let conflicts = conn.query_first(
+    conn.query_first(
         "SELECT COUNT_CONFLICTS_DETECTED FROM performance_schema.replication_group_member_stats \
          WHERE MEMBER_ID = @@GLOBAL.server_uuid",
-    );
-    match conflicts {
-        Ok(conflicts) => Ok(conflicts),
-        Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_TABLE => Ok(None),
-        Err(error) => Err(Error::Query(error)),
-    }
+    )
+    .map_err(Error::Query)
 }
 
 /// `Innodb_row_lock_waits`, `Innodb_row_lock_time` and Galera's
