@@ -3,21 +3,23 @@
 //! all three, with no certification conflict, and a reset erases every
 //! increment acknowledged anywhere before it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Cluster as ClusterKind, Counters, NewCounter, PackageOptions, SlotChoice, StartDate};
+use slotted_counters::{Cluster as ClusterKind, Counters, NewCounter, PackageOptions, SlotChoice};
 use slotted_counters_cli::{render, script};
 
 use serde_json::Value;
 
 use crate::support::galera::Cluster;
+use crate::support::multi_primary::{
+    owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, under_load,
+};
 use crate::support::server::Booted;
-use crate::support::{ROUTINES, StopOnDrop, routines_in, slotted_counters, stderr};
+use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
 
 /// One cluster for every test here (booting three nodes takes half a
 /// minute), held by one test at a time: the tests count the cluster's
@@ -196,36 +198,9 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     );
 }
 
-/// Runs `work` while clients on nodes 2 and 3 increment `name` in
-/// `database`; returns the increments they made.
-fn under_load_from_nodes_2_and_3(
-    cluster: &Cluster,
-    database: &str,
-    name: &'static str,
-    work: impl FnOnce(),
-) -> i64 {
-    let running = AtomicBool::new(true);
-    thread::scope(|scope| {
-        let stop = StopOnDrop(&running);
-        let clients: Vec<_> = [2, 2, 3, 3]
-            .into_iter()
-            .map(|node| {
-                let counters = client(cluster.node(node), database);
-                let running = &running;
-                scope.spawn(move || {
-                    let mut made = 0;
-                    while running.load(Ordering::Relaxed) {
-                        counters.increment(name).unwrap();
-                        made += 1;
-                    }
-                    made
-                })
-            })
-            .collect();
-        work();
-        drop(stop);
-        clients.into_iter().map(|client| client.join().unwrap()).sum()
-    })
+/// Clients on nodes 2 and 3 (two each) of `database`.
+fn clients_on_nodes_2_and_3(cluster: &Cluster, database: &str) -> Vec<Counters> {
+    [2, 2, 3, 3].into_iter().map(|node| client(cluster.node(node), database)).collect()
 }
 
 #[test]
@@ -241,15 +216,8 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
     let mut node3 = causal_conn(cluster.node(3), "galera_reset");
 
     let mut survivors = Vec::new();
-    under_load_from_nodes_2_and_3(&cluster, "galera_reset", "busy", || {
-        for round in 0..300 {
-            node2.increment("reset").unwrap();
-            admin.reset("reset", 0, StartDate::Keep).unwrap();
-            let value: Option<i64> = node3.query_first("SELECT counter_get('reset')").unwrap().flatten();
-            if value != Some(0) {
-                survivors.push((round, value));
-            }
-        }
+    under_load(clients_on_nodes_2_and_3(&cluster, "galera_reset"), "busy", || {
+        survivors = reads_after_remote_increments_and_resets(&node2, &admin, &mut node3);
     });
     assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
 }
@@ -262,16 +230,8 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut node1 = conn(cluster.node(1), "galera_resize");
 
-    let made = under_load_from_nodes_2_and_3(&cluster, "galera_resize", "resized", || {
-        for slots in [32, 8, 24, 3, 12] {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            // A resize rewrites slots other nodes are incrementing: it loses
-            // certification (1213) until it wins a round.
-            while let Err(error) = node1.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
-                assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
+    let made = under_load(clients_on_nodes_2_and_3(&cluster, "galera_resize"), "resized", || {
+        resize_repeatedly(&mut node1)
     });
 
     assert_eq!(totals_on_every_node(&cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
@@ -279,17 +239,6 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
         .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
         .unwrap();
     assert_eq!(slots, (1..=12).collect::<Vec<_>>());
-}
-
-/// The slots a node at `position` of a `size`-node cluster owns among
-/// `slots`: those congruent to its position, or when it has none, one that
-/// it shares with as few nodes as the count allows.
-fn owned_slots(position: u32, size: u32, slots: u32) -> Vec<u32> {
-    if position <= slots {
-        (position..=slots).step_by(size as usize).collect()
-    } else {
-        vec![(position - 1) % slots + 1]
-    }
 }
 
 #[test]
@@ -326,13 +275,11 @@ fn every_node_increments_only_the_slots_it_owns() {
                     (&name,),
                 )
                 .unwrap();
-            let hit: Vec<u32> = before
-                .iter()
-                .zip(&after)
-                .filter(|(old, new)| old != new)
-                .map(|(_, (slot, _))| *slot)
-                .collect();
-            assert_eq!(hit, owned_slots(position, size, slots), "node at position {position}, {slots} slots");
+            assert_eq!(
+                slots_hit(&before, &after),
+                owned_slots(position, size, slots),
+                "node at position {position}, {slots} slots"
+            );
         }
     }
     positions.sort();

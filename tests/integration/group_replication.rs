@@ -4,7 +4,6 @@
 //! conflict, whatever the members' server ids, and a reset erases every
 //! increment acknowledged anywhere before it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -12,12 +11,15 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
 use serde_json::Value;
-use slotted_counters::{Cluster, Counters, NewCounter, PackageOptions, StartDate};
+use slotted_counters::{Cluster, Counters, NewCounter, PackageOptions};
 use slotted_counters_cli::{render, script};
 
 use crate::support::group_replication::Group;
+use crate::support::multi_primary::{
+    owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, under_load,
+};
 use crate::support::server::Booted;
-use crate::support::{ROUTINES, StopOnDrop, routines_in, slotted_counters, stderr};
+use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
 
 /// One group for every test here (booting it takes half a minute), held by
 /// one test at a time: the tests count the group's certification conflicts,
@@ -200,15 +202,57 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
     }
 }
 
-/// The slots a member at `position` of a `size`-member group owns among
-/// `slots`: those congruent to its position, or when it has none, one that
-/// it shares with as few members as the count allows.
-fn owned_slots(position: usize, size: usize, slots: usize) -> Vec<usize> {
-    if position <= slots {
-        (position..=slots).step_by(size).collect()
-    } else {
-        vec![(position - 1) % slots + 1]
+/// Batches and coalesced increments on member slots: each member's
+/// `counter_add_many` finds its rank once and writes only slots of its own,
+/// as `counter_add` does.
+#[test]
+fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflicts() {
+    let mut group = take_group();
+    group.set_server_ids([1, 8, 15]);
+    let database = "group_batches";
+    install(&group, database, &group_replication());
+    for name in ["a", "b", "c"] {
+        conn(group.member(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
     }
+
+    let (clients, calls) = (3, 100);
+    let before = conflicts(&group);
+    thread::scope(|scope| {
+        for member in group.members() {
+            let coalescing = client(member, database).coalescing();
+            scope.spawn(move || {
+                thread::scope(|scope| {
+                    for _ in 0..clients {
+                        scope.spawn(|| {
+                            for _ in 0..calls {
+                                coalescing.increment("c").unwrap();
+                            }
+                        });
+                    }
+                });
+            });
+            for _ in 0..clients {
+                let mut conn = conn(member, database);
+                scope.spawn(move || {
+                    for _ in 0..calls {
+                        conn.query_drop(r#"CALL counter_add_many('{"a": 1, "b": 2, "c": -1}')"#).unwrap();
+                    }
+                });
+            }
+        }
+    });
+
+    let new_conflicts: Vec<u64> =
+        conflicts(&group).into_iter().zip(before).map(|(after, before)| after - before).collect();
+    assert_eq!(new_conflicts, [0; 3], "member slots: no two members write one row");
+    let per_member = (clients * calls) as i64;
+    assert_eq!(totals_on_every_member(&group, database, "a"), [Some(3 * per_member); 3]);
+    assert_eq!(totals_on_every_member(&group, database, "b"), [Some(3 * 2 * per_member); 3]);
+    assert_eq!(
+        totals_on_every_member(&group, database, "c"),
+        [Some(0); 3],
+        "+1 coalesced and -1 batched per call"
+    );
 }
 
 /// The members' positions are their ranks by server UUID, whatever their
@@ -230,11 +274,11 @@ fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
     let by_member = uuids.clone();
     uuids.sort();
     for (member, uuid) in group.members().into_iter().zip(&by_member) {
-        let position = uuids.iter().position(|known| known == uuid).unwrap() + 1;
+        let position = uuids.iter().position(|known| known == uuid).unwrap() as u32 + 1;
         let mut conn = conn(member, "group_owned");
         for slots in [7, 2, 1] {
             let name = format!("owned{slots}");
-            let read = |reader: &mut Conn| -> Vec<(usize, i64)> {
+            let read = |reader: &mut Conn| -> Vec<(u32, i64)> {
                 reader
                     .exec(
                         "SELECT counter_id, counter FROM counters WHERE counter_name = ? ORDER BY counter_id",
@@ -247,47 +291,18 @@ fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
                 conn.exec_drop("CALL counter_increment(?)", (&name,)).unwrap();
             }
             let after = read(&mut reader);
-            let hit: Vec<usize> = before
-                .iter()
-                .zip(&after)
-                .filter(|(old, new)| old != new)
-                .map(|(_, (slot, _))| *slot)
-                .collect();
-            assert_eq!(hit, owned_slots(position, 3, slots), "member ranked {position}, {slots} slots");
+            assert_eq!(
+                slots_hit(&before, &after),
+                owned_slots(position, 3, slots),
+                "member ranked {position}, {slots} slots"
+            );
         }
     }
 }
 
-/// Runs `work` while clients on members 2 and 3 increment `name` in
-/// `database`; returns the increments they made.
-fn under_load_from_members_2_and_3(
-    group: &Group,
-    database: &str,
-    name: &'static str,
-    work: impl FnOnce(),
-) -> i64 {
-    let running = AtomicBool::new(true);
-    thread::scope(|scope| {
-        let stop = StopOnDrop(&running);
-        let clients: Vec<_> = [2, 2, 3, 3]
-            .into_iter()
-            .map(|member| {
-                let counters = client(group.member(member), database);
-                let running = &running;
-                scope.spawn(move || {
-                    let mut made = 0;
-                    while running.load(Ordering::Relaxed) {
-                        counters.increment(name).unwrap();
-                        made += 1;
-                    }
-                    made
-                })
-            })
-            .collect();
-        work();
-        drop(stop);
-        clients.into_iter().map(|client| client.join().unwrap()).sum()
-    })
+/// Clients on members 2 and 3 (two each) of `database`.
+fn clients_on_members_2_and_3(group: &Group, database: &str) -> Vec<Counters> {
+    [2, 2, 3, 3].into_iter().map(|member| client(group.member(member), database)).collect()
 }
 
 #[test]
@@ -301,15 +316,8 @@ fn a_reset_erases_every_increment_acknowledged_on_another_member() {
     let mut member3 = causal_conn(group.member(3), "group_reset");
 
     let mut survivors = Vec::new();
-    under_load_from_members_2_and_3(&group, "group_reset", "busy", || {
-        for round in 0..300 {
-            member2.increment("reset").unwrap();
-            admin.reset("reset", 0, StartDate::Keep).unwrap();
-            let value: Option<i64> = member3.query_first("SELECT counter_get('reset')").unwrap().flatten();
-            if value != Some(0) {
-                survivors.push((round, value));
-            }
-        }
+    under_load(clients_on_members_2_and_3(&group, "group_reset"), "busy", || {
+        survivors = reads_after_remote_increments_and_resets(&member2, &admin, &mut member3);
     });
     assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
 }
@@ -322,16 +330,8 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut member1 = conn(group.member(1), "group_resize");
 
-    let made = under_load_from_members_2_and_3(&group, "group_resize", "resized", || {
-        for slots in [32, 8, 24, 3, 12] {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            // A resize rewrites slots other members are incrementing: it
-            // loses certification (3101) until it wins a round.
-            while let Err(error) = member1.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
-                assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
+    let made = under_load(clients_on_members_2_and_3(&group, "group_resize"), "resized", || {
+        resize_repeatedly(&mut member1)
     });
 
     assert_eq!(totals_on_every_member(&group, "group_resize", "resized"), [Some(1000 + made); 3]);

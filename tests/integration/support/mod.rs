@@ -10,6 +10,7 @@ mod database;
 pub mod flavor;
 pub mod galera;
 pub mod group_replication;
+pub mod multi_primary;
 pub mod server;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,89 @@
+//! What the Galera and Group Replication tests share: load from other
+//! nodes, the reset and resize rounds run under it, and the slots a node
+//! owns. Each cluster's module brings its own nodes, clients and causal reads.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::Conn;
+use mysql::prelude::Queryable;
+use slotted_counters::{Counters, StartDate};
+
+use super::StopOnDrop;
+
+/// Runs `work` while each of `clients` increments `name` as fast as it can;
+/// returns the increments they made.
+pub fn under_load(clients: Vec<Counters>, name: &'static str, work: impl FnOnce()) -> i64 {
+    let running = AtomicBool::new(true);
+    thread::scope(|scope| {
+        let stop = StopOnDrop(&running);
+        let clients: Vec<_> = clients
+            .into_iter()
+            .map(|counters| {
+                let running = &running;
+                scope.spawn(move || {
+                    let mut made = 0;
+                    while running.load(Ordering::Relaxed) {
+                        counters.increment(name).unwrap();
+                        made += 1;
+                    }
+                    made
+                })
+            })
+            .collect();
+        work();
+        drop(stop);
+        clients.into_iter().map(|client| client.join().unwrap()).sum()
+    })
+}
+
+/// 300 rounds of an increment of counter `reset` through `remote`, a reset
+/// of it through `admin` (on another node), and a causal read through
+/// `reader` (on a third); returns the rounds whose read was not 0.
+pub fn reads_after_remote_increments_and_resets(
+    remote: &Counters,
+    admin: &Counters,
+    reader: &mut Conn,
+) -> Vec<(u32, Option<i64>)> {
+    let mut survivors = Vec::new();
+    for round in 0..300 {
+        remote.increment("reset").unwrap();
+        admin.reset("reset", 0, StartDate::Keep).unwrap();
+        let value: Option<i64> = reader.query_first("SELECT counter_get('reset')").unwrap().flatten();
+        if value != Some(0) {
+            survivors.push((round, value));
+        }
+    }
+    survivors
+}
+
+/// Resizes counter `resized` through `conn` to 32, 8, 24, 3 and then 12
+/// slots. A resize rewrites slots other nodes may be incrementing: it loses
+/// certification (Galera 1213, Group Replication 3101) until it wins a round.
+pub fn resize_repeatedly(conn: &mut Conn) {
+    for slots in [32, 8, 24, 3, 12] {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while let Err(error) = conn.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
+            assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The slots a node at `position` of a `size`-node cluster owns among
+/// `slots`: those congruent to its position, or when it has none, one that
+/// it shares with as few nodes as the count allows.
+pub fn owned_slots(position: u32, size: u32, slots: u32) -> Vec<u32> {
+    if position <= slots {
+        (position..=slots).step_by(size as usize).collect()
+    } else {
+        vec![(position - 1) % slots + 1]
+    }
+}
+
+/// The slots whose count changed between two reads of a counter's
+/// `(slot, count)` rows.
+pub fn slots_hit(before: &[(u32, i64)], after: &[(u32, i64)]) -> Vec<u32> {
+    before.iter().zip(after).filter(|(old, new)| old != new).map(|(_, (slot, _))| *slot).collect()
+}
