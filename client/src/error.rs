@@ -179,6 +179,29 @@ impl From<mysql::Error> for CounterError {
     }
 }
 
+/// An error of sqlx's MySQL driver, in the sync client's terms: a server
+/// error keeps its number, SQLSTATE and message (so the package's refusals
+/// become their variants, and [`CounterError::code`] and
+/// [`CounterError::is_retryable`] read the same), any other error becomes an
+/// I/O error that keeps sqlx's as its source.
+#[cfg(feature = "sqlx")]
+impl From<sqlx::Error> for CounterError {
+    fn from(error: sqlx::Error) -> Self {
+        let server = error.as_database_error().and_then(|error| {
+            let mysql = error.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()?;
+            Some(mysql::MySqlError {
+                state: mysql.code().unwrap_or("HY000").to_owned(),
+                message: mysql.message().to_owned(),
+                code: mysql.number(),
+            })
+        });
+        match server {
+            Some(server) => mysql::Error::MySqlError(server).into(),
+            None => CounterError::Database(mysql::Error::IoError(std::io::Error::other(error))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

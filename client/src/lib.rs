@@ -1,5 +1,8 @@
 #![doc = include_str!("../README.md")]
 
+#[cfg(feature = "sqlx")]
+mod asynchronous;
+mod batch;
 mod counters;
 mod error;
 mod options;
@@ -7,6 +10,8 @@ mod options;
 pub mod database;
 pub mod package;
 
+#[cfg(feature = "sqlx")]
+pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use counters::{
     Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, NewCounter,
     OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate, batch_json,
@@ -18,3 +23,5 @@ pub use options::{
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, PackageOptionsBuilder, SLOT_LIMIT,
     SlotChoice, SlotPolicy,
 };
+#[cfg(feature = "sqlx")]
+pub use sqlx;

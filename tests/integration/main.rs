@@ -4,6 +4,7 @@
 mod support;
 
 mod application;
+mod async_client;
 mod bench;
 mod client;
 mod coalescing;

@@ -14,9 +14,10 @@
 //! pending without someone to flush it, and dropping the handle loses
 //! nothing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
+use crate::batch::{Batch, Pending, is_about_a_counter};
 use crate::counters::Counters;
 use crate::error::CounterError;
 use crate::package::BATCH_LIMIT;
@@ -83,18 +84,11 @@ impl FlushStats {
 /// their callers collect them.
 #[derive(Debug, Default)]
 struct Queue {
-    waiting: Vec<Queued>,
+    waiting: Vec<Pending<Caller>>,
     in_flight: usize,
     outcomes: HashMap<u64, Result<(), CounterError>>,
     next_ticket: u64,
     stats: FlushStats,
-}
-
-#[derive(Debug)]
-struct Queued {
-    caller: Caller,
-    name: String,
-    delta: i64,
 }
 
 /// A waiting call: its ticket, under which its outcome is kept, and what
@@ -104,18 +98,6 @@ struct Queued {
 struct Caller {
     ticket: u64,
     wake: Arc<Condvar>,
-}
-
-/// One flush: a sum per counter, and the callers whose deltas it holds.
-#[derive(Debug, Default)]
-struct Batch {
-    counters: BTreeMap<String, Share>,
-}
-
-#[derive(Debug)]
-struct Share {
-    delta: i64,
-    callers: Vec<Caller>,
 }
 
 impl Counters {
@@ -164,7 +146,7 @@ impl Coalescing {
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
         let wake = Arc::new(Condvar::new());
-        queue.waiting.push(Queued {
+        queue.waiting.push(Pending {
             caller: Caller { ticket, wake: Arc::clone(&wake) },
             name: name.to_owned(),
             delta,
@@ -174,7 +156,7 @@ impl Coalescing {
                 return outcome;
             }
             if queue.in_flight < self.max_flushes && !queue.waiting.is_empty() {
-                let batch = queue.take_batch(self.max_counters);
+                let batch = Batch::take(&mut queue.waiting, self.max_counters);
                 queue.in_flight += 1;
                 drop(queue);
                 let mut flight = InFlight { coalescing: self, batch, outcomes: Vec::new() };
@@ -197,67 +179,23 @@ impl Coalescing {
         self.lock().stats
     }
 
-    /// Applies `batch` and says how each of its counters fared. A batch of
-    /// one counter, the usual one when a single counter is hot, goes through
-    /// `counter_add`, which does the same for one counter at half the cost.
-    fn flush(&self, batch: &Batch) -> Vec<Result<(), CounterError>> {
-        let deltas = || batch.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
-        let applied = match batch.counters.first_key_value() {
-            Some((name, share)) if batch.counters.len() == 1 => self.counters.add(name, share.delta),
-            _ => self.counters.add_many(deltas()),
+    /// Applies `batch` and says how each of its counters fared: when the
+    /// batch failed for one counter's sake, each counter is applied alone.
+    fn flush(&self, batch: &Batch<Caller>) -> Vec<Result<(), CounterError>> {
+        let applied = match batch.single() {
+            Some((name, delta)) => self.counters.add(name, delta),
+            None => self.counters.add_many(batch.deltas()),
         };
         match applied {
-            Ok(()) => batch.counters.values().map(|_| Ok(())).collect(),
             Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
-                deltas().map(|delta| self.counters.add_many([delta])).collect()
+                batch.deltas().map(|delta| self.counters.add_many([delta])).collect()
             }
-            Err(error) => batch.counters.values().map(|_| Err(error.duplicate())).collect(),
+            applied => batch.same_for_all(applied),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Whether a batch's failure may be one counter's alone, so that the other
-/// counters can still be applied: an unknown counter, a bad name, a slot
-/// that would leave BIGINT's range (1690).
-fn is_about_a_counter(error: &CounterError) -> bool {
-    match error {
-        CounterError::NotFound(_) | CounterError::InvalidArgument(_) => true,
-        CounterError::Database(mysql::Error::MySqlError(error)) => error.code == 1690,
-        _ => false,
-    }
-}
-
-impl Queue {
-    /// Takes the oldest waiting deltas into a batch of up to `max_counters`
-    /// counters. Deltas that would take a counter's sum past BIGINT stay
-    /// queued for a later flush.
-    fn take_batch(&mut self, max_counters: usize) -> Batch {
-        let mut batch = Batch::default();
-        let mut later = Vec::new();
-        for queued in self.waiting.drain(..) {
-            let room = batch.counters.len() < max_counters;
-            match batch.counters.get_mut(&queued.name) {
-                Some(share) => match share.delta.checked_add(queued.delta) {
-                    Some(sum) => {
-                        share.delta = sum;
-                        share.callers.push(queued.caller);
-                    }
-                    None => later.push(queued),
-                },
-                None if room => {
-                    batch
-                        .counters
-                        .insert(queued.name, Share { delta: queued.delta, callers: vec![queued.caller] });
-                }
-                None => later.push(queued),
-            }
-        }
-        self.waiting = later;
-        batch
     }
 }
 
@@ -267,7 +205,7 @@ impl Queue {
 /// gone.
 struct InFlight<'a> {
     coalescing: &'a Coalescing,
-    batch: Batch,
+    batch: Batch<Caller>,
     /// One outcome per counter of the batch, in its order; none if the flush panicked.
     outcomes: Vec<Result<(), CounterError>>,
 }
@@ -299,50 +237,6 @@ impl Drop for InFlight<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn queue(deltas: &[(&str, i64)]) -> Queue {
-        let mut queue = Queue::default();
-        for (ticket, &(name, delta)) in deltas.iter().enumerate() {
-            let caller = Caller { ticket: ticket as u64, wake: Arc::new(Condvar::new()) };
-            queue.waiting.push(Queued { caller, name: name.to_owned(), delta });
-        }
-        queue
-    }
-
-    fn sums(batch: &Batch) -> Vec<(&str, i64, Vec<u64>)> {
-        batch
-            .counters
-            .iter()
-            .map(|(name, share)| {
-                (name.as_str(), share.delta, share.callers.iter().map(|caller| caller.ticket).collect())
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_batch_sums_each_counters_deltas_and_remembers_their_callers() {
-        let mut queue = queue(&[("views", 1), ("likes", 2), ("views", 3)]);
-        let batch = queue.take_batch(10);
-        assert_eq!(sums(&batch), [("likes", 2, vec![1]), ("views", 4, vec![0, 2])]);
-        assert!(queue.waiting.is_empty());
-    }
-
-    #[test]
-    fn counters_beyond_the_limit_wait_for_the_next_flush_in_order() {
-        let mut queue = queue(&[("a", 1), ("b", 1), ("c", 1), ("a", 1), ("d", 1)]);
-        let batch = queue.take_batch(2);
-        assert_eq!(sums(&batch), [("a", 2, vec![0, 3]), ("b", 1, vec![1])]);
-        let left: Vec<u64> = queue.waiting.iter().map(|queued| queued.caller.ticket).collect();
-        assert_eq!(left, [2, 4]);
-    }
-
-    #[test]
-    fn a_delta_that_would_overflow_the_sum_waits_for_the_next_flush() {
-        let mut queue = queue(&[("n", i64::MAX), ("n", 1), ("n", -1)]);
-        let batch = queue.take_batch(10);
-        assert_eq!(sums(&batch), [("n", i64::MAX - 1, vec![0, 2])]);
-        assert_eq!(queue.waiting.len(), 1);
-    }
 
     #[test]
     fn mean_batch_is_deltas_per_flush() {

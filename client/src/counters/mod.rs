@@ -31,8 +31,8 @@ use crate::error::CounterError;
 use crate::options::PackageOptions;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+pub(crate) use run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, RetryBudget, RoutineNames, jittered};
 pub use run::{OnConnection, Pooled, REINSTALL_WINDOW, Run};
-use run::{RetryBudget, RoutineNames};
 
 /// A counter for [`Counters::setup`] to create: its description, and the
 /// slot count and starting value unless the package's defaults will do.
@@ -58,6 +58,12 @@ impl<'a> NewCounter<'a> {
     /// Starting at `value`, kept in slot 1.
     pub fn initial_value(self, value: i64) -> Self {
         NewCounter { initial_value: Some(value), ..self }
+    }
+
+    /// The description, slot count and initial value, as `counter_setup`
+    /// takes them.
+    pub(crate) fn parts(&self) -> (&'a str, Option<u32>, Option<i64>) {
+        (self.description, self.slots, self.initial_value)
     }
 }
 
@@ -186,7 +192,8 @@ impl<C: Run> Counters<C> {
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
         self.calls.run(&|calls| {
             let setup = &calls.names.setup;
-            calls.call(setup, (name, counter.description, counter.slots, counter.initial_value))
+            let (description, slots, initial_value) = counter.parts();
+            calls.call(setup, (name, description, slots, initial_value))
         })
     }
 

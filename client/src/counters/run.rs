@@ -15,8 +15,8 @@ use crate::options::PackageOptions;
 use crate::package::{Routine, server_errno};
 
 /// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(5);
-const MAX_BACKOFF: Duration = Duration::from_millis(500);
+pub(crate) const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_millis(500);
 
 /// How long a call waits for a missing routine to come back. A reinstall
 /// replaces each routine within milliseconds; a package that is not
@@ -24,7 +24,7 @@ const MAX_BACKOFF: Duration = Duration::from_millis(500);
 pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
 
 /// The longest pause between two tries of a missing routine.
-const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
+pub(crate) const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 
 /// Where a [`Counters`](crate::Counters) runs its calls: pooled
 /// connections, retried.
@@ -44,27 +44,38 @@ pub struct OnConnection<'a, Q> {
 
 /// How long a call keeps retrying deadlocks and lock wait timeouts.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum RetryBudget {
+pub(crate) enum RetryBudget {
     /// This many tries in all.
     Attempts(u32),
     /// As many tries as fit in this time since the first.
     Time(Duration),
 }
 
+impl RetryBudget {
+    /// Whether a call that failed on its `attempt`th try, the first sent at
+    /// `started`, may be tried again.
+    pub(crate) fn allows_retry(self, attempt: u32, started: Instant) -> bool {
+        match self {
+            RetryBudget::Attempts(attempts) => attempt < attempts,
+            RetryBudget::Time(time) => started.elapsed() < time,
+        }
+    }
+}
+
 /// The names of the routines the calls use, with the package's prefix.
 #[derive(Debug, Clone)]
-pub(super) struct RoutineNames {
-    pub(super) setup: String,
-    pub(super) increment: String,
-    pub(super) add: String,
-    pub(super) add_many: String,
-    pub(super) reset: String,
-    pub(super) delete: String,
-    pub(super) get: String,
+pub(crate) struct RoutineNames {
+    pub(crate) setup: String,
+    pub(crate) increment: String,
+    pub(crate) add: String,
+    pub(crate) add_many: String,
+    pub(crate) reset: String,
+    pub(crate) delete: String,
+    pub(crate) get: String,
 }
 
 impl RoutineNames {
-    pub(super) fn new(options: &PackageOptions) -> Self {
+    pub(crate) fn new(options: &PackageOptions) -> Self {
         Self {
             setup: options.routine_name(Routine::Setup),
             increment: options.routine_name(Routine::Increment),
@@ -101,10 +112,7 @@ impl Run for Pooled {
         loop {
             let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
             let outcome = call(&mut Calls { conn: &mut conn, names: &self.names });
-            let may_retry = match self.budget {
-                RetryBudget::Attempts(attempts) => attempt < attempts,
-                RetryBudget::Time(time) => started.elapsed() < time,
-            };
+            let may_retry = self.budget.allows_retry(attempt, started);
             match outcome {
                 Err(error) if may_retry && error.is_retryable() => {
                     thread::sleep(jittered(backoff));
@@ -127,7 +135,7 @@ impl<Q: Queryable> Run for OnConnection<'_, Q> {
 /// A uniformly random pause between half of `backoff` and all of it, so
 /// clients that collided do not collide again in step. Without the
 /// operating system's randomness, the whole `backoff`.
-fn jittered(backoff: Duration) -> Duration {
+pub(crate) fn jittered(backoff: Duration) -> Duration {
     let draw = getrandom::u32().unwrap_or(u32::MAX);
     backoff.mul_f64(0.5 + 0.5 * f64::from(draw) / f64::from(u32::MAX))
 }

@@ -1,0 +1,218 @@
+//! Group commit for async callers: many tasks' increments, one transaction
+//! per flush, as the sync [`crate::Coalescing`] does.
+//!
+//! [`AsyncCoalescing::add`] queues a delta and awaits its outcome. When
+//! fewer than the allowed flushes are in flight, it spawns a flush task,
+//! which takes what is queued, applies it with one call and answers each
+//! caller it carried, then takes what was queued meanwhile, until the queue
+//! is empty. The flush runs in its own task, so a caller whose future is
+//! dropped cannot abort a flush that carries other callers' deltas; and the
+//! task holds the handle's state, so dropping every handle loses nothing
+//! that was queued.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::oneshot;
+
+use super::AsyncCounters;
+use crate::batch::{Batch, Pending, is_about_a_counter};
+use crate::counters::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+use crate::error::CounterError;
+use crate::package::BATCH_LIMIT;
+
+/// Where a flush sends one caller's outcome.
+type Reply = oneshot::Sender<Result<(), CounterError>>;
+
+/// Coalesces the increments of many tasks into few transactions. Made by
+/// [`AsyncCounters::coalescing`]; cheap to clone, and clones share one
+/// queue.
+///
+/// Each call returns once the transaction holding its delta has committed.
+/// A call whose future is dropped before then (a cancelled request) leaves
+/// its delta queued or in flight: it is applied with its flush, unless that
+/// flush fails, and nobody is told. So after cancellations a counter may
+/// exceed the sum of the acknowledged calls, by at most the cancelled
+/// calls' deltas; it never loses an acknowledged one.
+///
+/// ```no_run
+/// # async fn run(pool: sqlx::MySqlPool) -> Result<(), slotted_counters::CounterError> {
+/// let views = slotted_counters::AsyncCounters::new(pool).coalescing();
+/// let tasks: Vec<_> = (0..64)
+///     .map(|_| {
+///         let views = views.clone();
+///         tokio::spawn(async move { views.increment("front page").await })
+///     })
+///     .collect();
+/// for task in tasks {
+///     task.await.expect("a task panicked")?;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct AsyncCoalescing {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    counters: AsyncCounters,
+    max_flushes: usize,
+    max_counters: usize,
+    queue: Mutex<Queue>,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: Vec<Pending<Reply>>,
+    in_flight: usize,
+    stats: FlushStats,
+}
+
+impl AsyncCounters {
+    /// A handle that coalesces the increments of many tasks, with
+    /// [`DEFAULT_FLUSHES`] flushes in flight at most. Its flushes are
+    /// spawned on the tokio runtime of the call that starts them.
+    pub fn coalescing(&self) -> AsyncCoalescing {
+        AsyncCoalescing {
+            shared: Arc::new(Shared {
+                counters: self.clone(),
+                max_flushes: DEFAULT_FLUSHES,
+                max_counters: DEFAULT_COUNTERS_PER_FLUSH,
+                queue: Mutex::default(),
+            }),
+        }
+    }
+}
+
+impl AsyncCoalescing {
+    /// How many flushes may be in flight at once (at least 1), for a handle
+    /// not yet cloned or used. Each holds a pooled connection while it runs.
+    pub fn max_flushes(self, flushes: usize) -> Self {
+        self.reconfigured(|shared| shared.max_flushes = flushes.max(1))
+    }
+
+    /// How many counters one flush may carry, 1 to [`BATCH_LIMIT`].
+    pub fn max_counters_per_flush(self, counters: usize) -> Self {
+        self.reconfigured(|shared| shared.max_counters = counters.clamp(1, BATCH_LIMIT as usize))
+    }
+
+    /// Adds 1 to a counter; returns once that is committed.
+    pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.add(name, 1).await
+    }
+
+    /// Adds `delta` to a counter; returns once that is committed.
+    ///
+    /// The outcome is this delta's own, as with the sync handle: an unknown
+    /// counter fails the calls that named it and the rest of their flush is
+    /// applied; a rollback the call may outlive retries the whole flush
+    /// within the client's retry budget; a lost connection fails the calls
+    /// of the flush in flight. A flush task that panicked fails its calls
+    /// with [`CounterError::FlushPanicked`].
+    pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        let (reply, outcome) = oneshot::channel();
+        {
+            let mut queue = self.shared.lock();
+            queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
+            if queue.in_flight < self.shared.max_flushes {
+                queue.in_flight += 1;
+                let batch = Batch::take(&mut queue.waiting, self.shared.max_counters);
+                tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
+            }
+        }
+        outcome.await.unwrap_or(Err(CounterError::FlushPanicked))
+    }
+
+    /// How many calls' deltas wait for a flush now.
+    pub fn waiting(&self) -> usize {
+        self.shared.lock().waiting.len()
+    }
+
+    /// What this handle and its clones have flushed so far.
+    pub fn stats(&self) -> FlushStats {
+        self.shared.lock().stats
+    }
+
+    /// The handle with `change` made to its settings; a handle already
+    /// shared keeps its own.
+    fn reconfigured(mut self, change: impl FnOnce(&mut Shared)) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            change(shared);
+        }
+        self
+    }
+}
+
+impl Shared {
+    /// A flush task: applies `batch`, answers its callers, and goes on with
+    /// what was queued meanwhile until nothing is. Its slot among the
+    /// flushes in flight is given back when it ends, and if it panicked,
+    /// another task takes over the queue.
+    async fn flush_until_empty(self: Arc<Self>, mut batch: Batch<Reply>) {
+        let slot = FlushSlot { shared: Arc::clone(&self) };
+        loop {
+            let outcomes = self.flush(&batch).await;
+            let mut queue = self.lock();
+            queue.stats.flushes += 1;
+            for (share, outcome) in std::mem::take(&mut batch.counters).into_values().zip(outcomes) {
+                queue.stats.deltas += share.callers.len() as u64;
+                for reply in share.callers {
+                    // A caller that went away is not told; its delta is applied.
+                    let _ = reply.send(match &outcome {
+                        Ok(()) => Ok(()),
+                        Err(error) => Err(error.duplicate()),
+                    });
+                }
+            }
+            if queue.waiting.is_empty() {
+                break;
+            }
+            batch = Batch::take(&mut queue.waiting, self.max_counters);
+        }
+        drop(slot);
+    }
+
+    /// Applies `batch` and says how each of its counters fared: when the
+    /// batch failed for one counter's sake, each counter is applied alone.
+    async fn flush(&self, batch: &Batch<Reply>) -> Vec<Result<(), CounterError>> {
+        let applied = match batch.single() {
+            Some((name, delta)) => self.counters.add(name, delta).await,
+            None => self.counters.add_many(batch.deltas()).await,
+        };
+        match applied {
+            Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
+                let mut outcomes = Vec::with_capacity(batch.counters.len());
+                for delta in batch.deltas() {
+                    outcomes.push(self.counters.add_many([delta]).await);
+                }
+                outcomes
+            }
+            applied => batch.same_for_all(applied),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A flush task's place among the flushes in flight. Dropped when the task
+/// ends, normally or by a panic: the place is given back, and deltas still
+/// queued get a task of their own, so that none waits for a task that is
+/// gone.
+struct FlushSlot {
+    shared: Arc<Shared>,
+}
+
+impl Drop for FlushSlot {
+    fn drop(&mut self) {
+        let mut queue = self.shared.lock();
+        if queue.waiting.is_empty() {
+            queue.in_flight -= 1;
+        } else {
+            let batch = Batch::take(&mut queue.waiting, self.shared.max_counters);
+            tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! The async client (feature `sqlx`) on each server, in a tokio runtime of
+//! its own per test: the sync client's guarantees, through sqlx's driver.
+
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use slotted_counters::package::{errno, server_errno};
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{
+    AsyncCoalescing, AsyncCounters, CounterError, NewCounter, PackageErrorKind, PackageOptions, StartDate,
+};
+use slotted_counters_cli::{render, script};
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    tasks_count_exactly_through_both_handles_and_acknowledged_means_committed,
+    calls_in_the_callers_transaction_commit_or_roll_back_with_it,
+    errors_arrive_as_the_sync_clients_do,
+    a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not,
+    an_unknown_counter_in_a_shared_flush_fails_only_its_callers,
+    a_dropped_caller_loses_nobody_elses_increment,
+    calls_ride_through_a_reinstall,
+);
+
+/// How long a test waits for a call: one that no flush ever carries fails
+/// the test instead of hanging it.
+const CALL_LIMIT: Duration = Duration::from_secs(60);
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap()
+}
+
+/// A database with the default package and counters `names` of one slot
+/// each (so that a test can hold a counter's only row), and an async
+/// client on it.
+fn installed(runtime: &Runtime, names: &[&str]) -> (Database, AsyncCounters) {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let counters = runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(20).connect(&db.url()).await.unwrap();
+        let counters = AsyncCounters::new(pool);
+        for name in names {
+            counters.setup(name, NewCounter::new("d").slots(1)).await.unwrap();
+        }
+        counters
+    });
+    (db, counters)
+}
+
+/// The outcome of a spawned call, within [`CALL_LIMIT`].
+fn outcome<T>(runtime: &Runtime, task: JoinHandle<T>) -> T {
+    runtime
+        .block_on(async { tokio::time::timeout(CALL_LIMIT, task).await })
+        .expect("the call never returned: no flush carried it")
+        .expect("the call panicked")
+}
+
+/// `coalescing.add(name, delta)` in a task of its own.
+fn add(
+    runtime: &Runtime,
+    coalescing: &AsyncCoalescing,
+    name: &'static str,
+    delta: i64,
+) -> JoinHandle<Result<(), CounterError>> {
+    let coalescing = coalescing.clone();
+    runtime.spawn(async move { coalescing.add(name, delta).await })
+}
+
+/// Waits until `count` calls' deltas are queued behind the flush in flight.
+fn wait_until_waiting(coalescing: &AsyncCoalescing, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while coalescing.waiting() < count {
+        assert!(Instant::now() < deadline, "only {} calls queued, not {count}", coalescing.waiting());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Holds the only slot of counter `gate` in an open transaction, so that a
+/// flush carrying `gate` waits while the test queues the calls it wants
+/// next. COMMIT on the returned connection opens the gate.
+fn close_gate(db: &Database) -> mysql::PooledConn {
+    let mut holder = db.conn();
+    holder.query_drop("START TRANSACTION").unwrap();
+    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
+    holder
+}
+
+fn tasks_count_exactly_through_both_handles_and_acknowledged_means_committed() {
+    let runtime = runtime();
+    let (tasks, calls) = (64_i64, 20_i64);
+    let own: Vec<String> = (0..tasks).map(|task| format!("own {task}")).collect();
+    let mut names = vec!["direct", "coalesced"];
+    names.extend(own.iter().map(String::as_str));
+    let (db, counters) = installed(&runtime, &names);
+    let coalescing = counters.coalescing();
+    let workers: Vec<_> = own
+        .into_iter()
+        .enumerate()
+        .map(|(task, own)| {
+            let (counters, coalescing) = (counters.clone(), coalescing.clone());
+            runtime.spawn(async move {
+                for call in 1..=calls {
+                    if task % 2 == 0 {
+                        counters.increment("direct").await.unwrap();
+                        counters.increment(&own).await.unwrap();
+                    } else {
+                        coalescing.increment("coalesced").await.unwrap();
+                        coalescing.increment(&own).await.unwrap();
+                    }
+                    let committed = counters.get(&own).await.unwrap();
+                    assert_eq!(committed, Some(call), "{own}: an acknowledged increment is committed");
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        outcome(&runtime, worker);
+    }
+    let stats = coalescing.stats();
+
+    let mut conn = db.conn();
+    assert_eq!(support::total(&mut conn, "direct"), Some(tasks / 2 * calls));
+    assert_eq!(support::total(&mut conn, "coalesced"), Some(tasks / 2 * calls));
+    assert_eq!(stats.deltas, (tasks * calls) as u64, "every coalesced call's delta was flushed once");
+    assert!(stats.mean_batch() > 1.0, "{tasks} tasks shared flushes: {stats:?}");
+}
+
+fn calls_in_the_callers_transaction_commit_or_roll_back_with_it() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &[]);
+    runtime.block_on(async {
+        counters.setup("orders", NewCounter::new("d").slots(4)).await.unwrap();
+        let pool = MySqlPoolOptions::new().connect(&db.url()).await.unwrap();
+        for commit in [false, true] {
+            let mut tx = pool.begin().await.unwrap();
+            counters.on(&mut tx).increment("orders").await.unwrap();
+            counters.on(&mut tx).add("orders", 4).await.unwrap();
+            counters.on(&mut tx).add_many([("orders", 2)]).await.unwrap();
+            let seen = counters.on(&mut tx).get("orders").await.unwrap();
+            assert_eq!(seen, Some(7), "the transaction sees its own increments");
+            if commit {
+                tx.commit().await.unwrap();
+            } else {
+                tx.rollback().await.unwrap();
+                assert_eq!(counters.get("orders").await.unwrap(), Some(0), "rolled back with the caller's");
+            }
+        }
+        assert_eq!(counters.get("orders").await.unwrap(), Some(7), "committed with the caller's");
+    });
+}
+
+fn errors_arrive_as_the_sync_clients_do() {
+    let runtime = runtime();
+    let (_db, counters) = installed(&runtime, &["exists"]);
+    runtime.block_on(async {
+        let again = counters.setup("exists", NewCounter::new("d")).await.unwrap_err();
+        assert!(matches!(again, CounterError::AlreadyExists(_)), "{again:?}");
+        assert_eq!(
+            (again.kind(), again.code()),
+            (Some(PackageErrorKind::AlreadyExists), Some(errno::ALREADY_EXISTS))
+        );
+
+        let unknown = counters.increment("missing").await.unwrap_err();
+        assert_eq!(unknown.to_string(), "unknown counter: 'missing'");
+        assert_eq!(unknown.code(), Some(errno::UNKNOWN_COUNTER));
+        let batch = counters.add_many([("exists", 1), ("missing", 1)]).await.unwrap_err();
+        assert_eq!(batch.kind(), Some(PackageErrorKind::UnknownCounter), "{batch:?}");
+        assert_eq!(counters.get("exists").await.unwrap(), Some(0), "nothing of the batch was applied");
+
+        let blank = counters.setup(" ", NewCounter::new("d")).await.unwrap_err();
+        assert_eq!(blank.kind(), Some(PackageErrorKind::InvalidArgument), "{blank:?}");
+        assert_eq!(counters.get("missing").await.unwrap(), None);
+        assert!(!unknown.is_retryable() && !blank.is_retryable());
+    });
+}
+
+/// Sets up the classic deadlock around counter `d` while `call` runs in a
+/// task: `heavy` holds slot 3 of `d` and has changed the 200 rows of
+/// `ballast`, the call locks slot 1 and waits for slot 3, then `heavy` asks
+/// for slot 1. InnoDB rolls back the transaction that did less work: the
+/// call's.
+fn deadlock_against<T: Send + 'static>(
+    runtime: &Runtime,
+    db: &Database,
+    call: impl Future<Output = T> + Send + 'static,
+) -> T {
+    let mut heavy = db.conn();
+    heavy.query_drop("START TRANSACTION").unwrap();
+    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
+        .unwrap();
+    let caller = runtime.spawn(call);
+    support::wait_for_lock_wait(&mut db.conn());
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1")
+        .unwrap();
+    heavy.query_drop("COMMIT").unwrap();
+    outcome(runtime, caller)
+}
+
+fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &[]);
+    runtime.block_on(counters.setup("d", NewCounter::new("d").slots(4))).unwrap();
+    runtime.block_on(counters.setup("ballast", NewCounter::new("d").slots(200))).unwrap();
+    let before = support::deadlocks(&mut db.conn());
+
+    let retried = counters.clone();
+    let outcome =
+        deadlock_against(&runtime, &db, async move { retried.reset("d", 50, StartDate::Keep).await });
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
+    assert_eq!(runtime.block_on(counters.get("d")).unwrap(), Some(50), "the retried reset ran last");
+
+    let pool = runtime.block_on(MySqlPoolOptions::new().connect(&db.url())).unwrap();
+    let in_transaction = counters.clone();
+    let outcome = deadlock_against(&runtime, &db, async move {
+        let mut tx = pool.begin().await.unwrap();
+        in_transaction.on(&mut tx).reset("d", 70, StartDate::Keep).await
+    });
+    let error = outcome.unwrap_err();
+    assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
+    assert!(error.is_retryable(), "the caller may run its transaction again");
+    assert_eq!(runtime.block_on(counters.get("d")).unwrap(), Some(52), "only the other transaction landed");
+}
+
+fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &["gate", "a", "b"]);
+    let coalescing = counters.coalescing().max_flushes(1);
+    let mut gate = close_gate(&db);
+    let first = add(&runtime, &coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
+        .into_iter()
+        .map(|(name, delta)| (name, add(&runtime, &coalescing, name, delta)))
+        .collect();
+    wait_until_waiting(&coalescing, calls.len());
+    gate.query_drop("COMMIT").unwrap();
+    assert!(outcome(&runtime, first).is_ok());
+
+    for (name, call) in calls {
+        let result = outcome(&runtime, call);
+        match name {
+            "missing" => assert!(
+                matches!(&result, Err(CounterError::NotFound(message)) if message == "unknown counter: 'missing'"),
+                "{result:?}"
+            ),
+            _ => assert!(result.is_ok(), "{name}: {result:?}"),
+        }
+    }
+    let totals = runtime.block_on(counters.get_many(["gate", "a", "b"])).unwrap();
+    assert_eq!(totals, [Some(2), Some(3), Some(2)]);
+    let stats = coalescing.stats();
+    assert_eq!((stats.flushes, stats.deltas), (2, 7), "the six calls shared one flush, after the gate's");
+}
+
+/// Callers whose futures are dropped, one while its delta is in the flush
+/// in flight and one while its delta waits for the next: the flushes go on,
+/// every other caller's delta is applied and acknowledged, and the dropped
+/// deltas are applied too (the handle's documented behaviour), never more.
+fn a_dropped_caller_loses_nobody_elses_increment() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &["gate", "a"]);
+    let coalescing = counters.coalescing().max_flushes(1);
+    let mut gate = close_gate(&db);
+    let in_flight = add(&runtime, &coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let mut queued: Vec<_> = [("gate", 1), ("gate", 1), ("a", 1), ("a", 1), ("a", 1), ("a", 1), ("a", 1)]
+        .into_iter()
+        .map(|(name, delta)| add(&runtime, &coalescing, name, delta))
+        .collect();
+    wait_until_waiting(&coalescing, queued.len());
+
+    in_flight.abort();
+    queued.remove(3).abort();
+    let dropped = 2;
+    gate.query_drop("COMMIT").unwrap();
+    let acknowledged = queued.into_iter().map(|call| outcome(&runtime, call)).filter(Result::is_ok).count();
+    assert_eq!(acknowledged, 6, "every caller that stayed is acknowledged");
+
+    // The flushes end after the last acknowledgement: wait for the stats.
+    let deadline = Instant::now() + CALL_LIMIT;
+    while coalescing.stats().deltas < 8 {
+        assert!(Instant::now() < deadline, "the flushes never finished: {:?}", coalescing.stats());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let totals = runtime.block_on(counters.get_many(["gate", "a"])).unwrap();
+    assert_eq!(
+        totals,
+        [Some(1 + 1 + 2), Some(5)],
+        "the gate's holder, then {acknowledged} acknowledged and {dropped} dropped deltas, all applied once"
+    );
+}
+
+/// On MySQL a reinstall drops each routine before creating it again: a call
+/// that meets the gap is sent again until the routine is back, and fails as
+/// not installed only after [`slotted_counters::REINSTALL_WINDOW`].
+fn calls_ride_through_a_reinstall() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &["views"]);
+    db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
+    let call = {
+        let counters = counters.clone();
+        runtime.spawn(async move { counters.increment("views").await })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    assert!(outcome(&runtime, call).is_ok(), "the call waited for the routine to come back");
+    assert_eq!(runtime.block_on(counters.get("views")).unwrap(), Some(1));
+
+    db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
+    let started = Instant::now();
+    let error = runtime.block_on(counters.increment("views")).unwrap_err();
+    assert!(matches!(error, CounterError::NotInstalled(_)), "{error:?}");
+    assert_eq!(error.code(), Some(server_errno::NO_SUCH_ROUTINE));
+    assert!(started.elapsed() >= slotted_counters::REINSTALL_WINDOW, "it waited for a reinstall first");
+}
