@@ -19,10 +19,8 @@ use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlPool, MySqlRow};
 use sqlx::query::Query;
 use sqlx::{MySql, Row};
 
-use crate::counters::{
-    FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, NewCounter, REINSTALL_WINDOW, RetryBudget, RoutineNames,
-    StartDate, batch_json, jittered,
-};
+use crate::counters::run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, jittered};
+use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, RoutineNames, StartDate, batch_json};
 use crate::error::CounterError;
 use crate::options::PackageOptions;
 use crate::package::server_errno;

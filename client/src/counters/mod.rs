@@ -19,7 +19,7 @@
 //! transaction per flush.
 
 mod coalescing;
-mod run;
+pub(crate) mod run;
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -31,8 +31,8 @@ use crate::error::CounterError;
 use crate::options::PackageOptions;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
-pub(crate) use run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, RetryBudget, RoutineNames, jittered};
 pub use run::{OnConnection, Pooled, REINSTALL_WINDOW, Run};
+pub(crate) use run::{RetryBudget, RoutineNames};
 
 /// A counter for [`Counters::setup`] to create: its description, and the
 /// slot count and starting value unless the package's defaults will do.
