@@ -13,7 +13,7 @@ use slotted_counters_cli::{render, script};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
-use crate::support::{self, Database, on_each_server};
+use crate::support::{self, Database, on_each_server, stderr, stdout};
 
 on_each_server!(
     tasks_count_exactly_through_both_handles_and_acknowledged_means_committed,
@@ -23,6 +23,7 @@ on_each_server!(
     an_unknown_counter_in_a_shared_flush_fails_only_its_callers,
     a_dropped_caller_loses_nobody_elses_increment,
     calls_ride_through_a_reinstall,
+    the_async_example_counts_as_the_client_guide_says,
 );
 
 /// How long a test waits for a call: one that no flush ever carries fails
@@ -319,4 +320,35 @@ fn calls_ride_through_a_reinstall() {
     assert!(matches!(error, CounterError::NotInstalled(_)), "{error:?}");
     assert_eq!(error.code(), Some(server_errno::NO_SUCH_ROUTINE));
     assert!(started.elapsed() >= slotted_counters::REINSTALL_WINDOW, "it waited for a reinstall first");
+}
+
+/// `cargo run --example async_page_views --features sqlx` with
+/// `DATABASE_URL` set, as the client guide says: 64 tasks, 50 views each,
+/// half of them coalesced, every one counted.
+fn the_async_example_counts_as_the_client_guide_says() {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let manifest = support::in_project("client/Cargo.toml");
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--example", "async_page_views", "--features", "sqlx", "--manifest-path"])
+        .arg(&manifest)
+        .env("CARGO_TARGET_DIR", std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("examples"))
+        .env("DATABASE_URL", db.url())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = stdout(&output);
+    let counted: i64 = report
+        .lines()
+        .filter(|line| line.starts_with("page:"))
+        .filter_map(|line| line.split(": ").nth(1)?.split(' ').next()?.parse::<i64>().ok())
+        .sum();
+    assert_eq!(counted, 64 * 50, "{report}");
+    assert!(report.contains("coalesced: 1600 views in "), "{report}");
+    let mut conn = db.conn();
+    let totals: i64 = ["page:home", "page:pricing", "page:docs"]
+        .into_iter()
+        .map(|page| support::total(&mut conn, page).unwrap_or(0))
+        .sum();
+    assert_eq!(totals, 64 * 50);
 }
