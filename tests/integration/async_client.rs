@@ -22,6 +22,7 @@ on_each_server!(
     a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not,
     an_unknown_counter_in_a_shared_flush_fails_only_its_callers,
     a_dropped_caller_loses_nobody_elses_increment,
+    a_lost_connection_fails_only_the_flush_in_flight,
     calls_ride_through_a_reinstall,
     the_async_example_counts_as_the_client_guide_says,
 );
@@ -298,12 +299,42 @@ fn a_dropped_caller_loses_nobody_elses_increment() {
     );
 }
 
+fn a_lost_connection_fails_only_the_flush_in_flight() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &["gate", "a"]);
+    let coalescing = counters.coalescing().max_flushes(1);
+    let mut gate = close_gate(&db);
+    let first = add(&runtime, &coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let next = add(&runtime, &coalescing, "a", 1);
+    wait_until_waiting(&coalescing, 1);
+
+    let flush: u64 = support::read_innodb_trx(
+        &mut db.conn(),
+        "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
+         JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+         WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+    )
+    .expect("the flush waits for the gate");
+    db.conn().query_drop(format!("KILL {flush}")).unwrap();
+    let lost = outcome(&runtime, first);
+    assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");
+    assert!(outcome(&runtime, next).is_ok(), "the next flush runs on another connection");
+    gate.query_drop("COMMIT").unwrap();
+    let totals = runtime.block_on(counters.get_many(["gate", "a"])).unwrap();
+    assert_eq!(totals, [Some(1), Some(1)], "the killed flush applied nothing");
+}
+
 /// On MySQL a reinstall drops each routine before creating it again: a call
 /// that meets the gap is sent again until the routine is back, and fails as
 /// not installed only after [`slotted_counters::REINSTALL_WINDOW`].
 fn calls_ride_through_a_reinstall() {
     let runtime = runtime();
-    let (db, counters) = installed(&runtime, &["views"]);
+    let (db, _) = installed(&runtime, &["views"]);
+    // One connection, whose cached statement must survive the reinstall.
+    let pool = runtime.block_on(MySqlPoolOptions::new().max_connections(1).connect(&db.url())).unwrap();
+    let counters = AsyncCounters::new(pool);
+    runtime.block_on(counters.increment("views")).unwrap();
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
     let call = {
         let counters = counters.clone();
@@ -312,7 +343,8 @@ fn calls_ride_through_a_reinstall() {
     std::thread::sleep(Duration::from_millis(300));
     script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
     assert!(outcome(&runtime, call).is_ok(), "the call waited for the routine to come back");
-    assert_eq!(runtime.block_on(counters.get("views")).unwrap(), Some(1));
+    runtime.block_on(counters.increment("views")).unwrap();
+    assert_eq!(runtime.block_on(counters.get("views")).unwrap(), Some(3));
 
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
     let started = Instant::now();

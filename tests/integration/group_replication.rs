@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
 use serde_json::Value;
-use slotted_counters::{Cluster, Counters, NewCounter, PackageOptions};
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, Cluster, Counters, NewCounter, PackageOptions};
 use slotted_counters_cli::{render, script};
 
 use crate::support::group_replication::Group;
@@ -253,6 +254,40 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
         [Some(0); 3],
         "+1 coalesced and -1 batched per call"
     );
+}
+
+/// The async client retries what the group rolls back (3101, and 1180 with
+/// error 149) as the sync one does: the default package's random slots
+/// conflict between members, and every increment still counts once.
+#[test]
+fn the_async_client_rides_through_lost_certifications() {
+    let group = take_group();
+    install(&group, "group_async", &PackageOptions::default());
+    conn(group.member(1), "group_async").query_drop("CALL counter_setup('hot', 'd', 8, NULL)").unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+    let before = conflicts(&group);
+    runtime.block_on(async {
+        let mut tasks = Vec::new();
+        for member in group.members() {
+            let pool = MySqlPoolOptions::new().connect(&member.url("group_async")).await.unwrap();
+            let counters = AsyncCounters::new(pool).retry_for(Duration::from_secs(60));
+            for _ in 0..4 {
+                let counters = counters.clone();
+                tasks.push(tokio::spawn(async move {
+                    for _ in 0..100 {
+                        counters.increment("hot").await.unwrap();
+                    }
+                }));
+            }
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    let new_conflicts = conflicts(&group).into_iter().zip(before).map(|(after, before)| after - before).max();
+    eprintln!("async client, default package: {new_conflicts:?} conflicts");
+    assert!(new_conflicts > Some(0), "random slots conflict between members");
+    assert_eq!(totals_on_every_member(&group, "group_async", "hot"), [Some(1200); 3]);
 }
 
 /// The members' positions are their ranks by server UUID, whatever their
