@@ -13,8 +13,8 @@ pub mod package;
 #[cfg(feature = "sqlx")]
 pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use counters::{
-    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, NewCounter,
-    OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate, batch_json,
+    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, DEFAULT_KEPT_CONNECTIONS,
+    FlushStats, NewCounter, OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate, batch_json,
 };
 pub use error::{CounterError, Error, PackageErrorKind, Plain};
 pub use mysql;

@@ -41,6 +41,12 @@ pub enum Variant {
     /// The ceiling: every client increments a 1-slot counter of its own, so
     /// no two clients ever want the same row.
     OwnCounter,
+    /// The dynamic package through the client, `Counters::increment`, on a
+    /// pool as an application builds it (pinged on take, reset on return),
+    /// one handle per client: against `dynamic`, the same `CALL` on one
+    /// connection, it shows what the client's calls cost beyond their SQL.
+    /// Runs at hold 0 only: each call is its own transaction.
+    Client,
 }
 
 impl Variant {
@@ -56,13 +62,14 @@ impl Variant {
                 | Variant::Transaction
                 | Variant::AddMany
                 | Variant::Coalesced
+                | Variant::Client
         )
     }
 
     /// Whether the variant's rounds can hold a transaction open: the
     /// batching variants make their own transactions, at hold 0 only.
     pub(super) fn holds(self) -> bool {
-        !matches!(self, Variant::Transaction | Variant::AddMany | Variant::Coalesced)
+        !matches!(self, Variant::Transaction | Variant::AddMany | Variant::Coalesced | Variant::Client)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -83,6 +90,7 @@ impl Variant {
             Variant::AddMany => "add-many",
             Variant::Coalesced => "coalesced",
             Variant::OwnCounter => "own-counter",
+            Variant::Client => "client",
         }
     }
 }

@@ -133,6 +133,9 @@ pub struct CoalescedFigures {
     pub flushes: u64,
     /// Increments per flush.
     pub mean_batch: f64,
+    /// Flushes per second of the round: with the batch size, where a
+    /// flush's time goes.
+    pub flushes_per_second: f64,
 }
 
 /// A whole benchmark run.

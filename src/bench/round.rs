@@ -18,7 +18,7 @@ use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
 use crate::error::Error;
 use slotted_counters::package::server_errno;
-use slotted_counters::{Coalescing, CounterError, FlushStats, batch_json, database};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, batch_json, database};
 
 /// No client runs more iterations than this in a timed round.
 const ITERATION_LIMIT: u32 = 10_000_000;
@@ -88,6 +88,7 @@ impl Workbench {
                     pool_size: COALESCED_POOL,
                     flushes: round.flushes,
                     mean_batch: round.mean_batch(),
+                    flushes_per_second: if seconds > 0.0 { round.flushes as f64 / seconds } else { 0.0 },
                 }
             }),
             total_change: after_total - before_total,
@@ -152,6 +153,10 @@ impl Workbench {
         let names = self.counter_names(case, client);
         let prepared = match case.variant {
             Variant::Coalesced => Ok(Incrementer::Coalesced(self.coalescing_of(client))),
+            Variant::Client => self.package(case.variant, case.slots).map(|package| {
+                let package = package.expect("the client variant calls the dynamic package");
+                Incrementer::Client(Counters::with_options(self.pool_of(client).clone(), &package))
+            }),
             variant => self.increment_sql(case).and_then(|sql| {
                 let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
                 let statement = conn.prep(sql).map_err(Error::Query)?;
@@ -200,6 +205,8 @@ enum Incrementer<'a> {
     Batch(PooledConn, Statement, String),
     /// One call per counter through the handle the node's clients share.
     Coalesced(&'a Coalescing),
+    /// One call per counter through a client of its own.
+    Client(Counters),
 }
 
 impl Incrementer<'_> {
@@ -243,6 +250,12 @@ impl Incrementer<'_> {
                 for name in names {
                     let began = Instant::now();
                     outcome.record(coalescing.increment(name), 1, began, progress);
+                }
+            }
+            Incrementer::Client(counters) => {
+                for name in names {
+                    let began = Instant::now();
+                    outcome.record(counters.increment(name), 1, began, progress);
                 }
             }
         }

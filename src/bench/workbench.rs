@@ -68,7 +68,7 @@ fn package(
     let fixed = slots.unwrap_or(1);
     let options = match variant {
         Variant::SingleRow => return Ok(None),
-        Variant::Dynamic | Variant::OwnCounter => {
+        Variant::Dynamic | Variant::OwnCounter | Variant::Client => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
         }
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
@@ -220,7 +220,11 @@ impl Workbench {
     }
 
     /// The package `variant`'s rounds on `slots` call here.
-    fn package(&self, variant: Variant, slots: Option<u32>) -> Result<Option<PackageOptions>, Error> {
+    pub(super) fn package(
+        &self,
+        variant: Variant,
+        slots: Option<u32>,
+    ) -> Result<Option<PackageOptions>, Error> {
         package(variant, slots, self.max_slots, self.server.group_replication_members.is_some())
     }
 
@@ -274,6 +278,10 @@ impl Workbench {
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
         for &(variant, slots) in &self.kinds {
+            // The client variant calls the dynamic package's counters.
+            if variant == Variant::Client && self.kinds.contains(&(Variant::Dynamic, slots)) {
+                continue;
+            }
             let setup = match self.package(variant, slots)? {
                 Some(options) => format!(
                     "CALL `{}`(?, 'benchmark counter', ?, NULL)",

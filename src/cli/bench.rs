@@ -4,7 +4,7 @@
 use super::args::{AdviseArgs, BenchArgs};
 use super::error::CliError;
 use super::table;
-use crate::bench::{self, Budget, Plan, Report, advise};
+use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, advise};
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
     let plan = Plan {
@@ -106,11 +106,11 @@ fn report_table(report: &Report) -> String {
                 row.insert(10, optional(result.conflicts()));
             }
             if coalesced {
-                row.push(
-                    result
-                        .coalesced
-                        .map_or_else(|| "-".to_owned(), |figures| format!("{:.1}", figures.mean_batch)),
-                );
+                let figure = |show: fn(&CoalescedFigures) -> String| {
+                    result.coalesced.as_ref().map_or_else(|| "-".to_owned(), show)
+                };
+                row.push(figure(|figures| format!("{:.1}", figures.mean_batch)));
+                row.push(figure(|figures| format!("{:.0}", figures.flushes_per_second)));
             }
             row
         })
@@ -133,7 +133,7 @@ fn report_table(report: &Report) -> String {
         header.insert(10, "conflicts");
     }
     if coalesced {
-        header.push("batch");
+        header.extend(["batch", "flushes/s"]);
     }
     table::format(&header, &rows)
 }
@@ -141,7 +141,7 @@ fn report_table(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{CoalescedFigures, RoundResult};
+    use crate::bench::RoundResult;
 
     #[test]
     fn inexact_rounds_say_no_in_the_table() {
@@ -172,16 +172,18 @@ mod tests {
     }
 
     #[test]
-    fn coalesced_rounds_show_their_mean_batch() {
+    fn coalesced_rounds_show_their_mean_batch_and_flush_rate() {
         let plain = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
         assert!(!report_table(&plain).contains("batch"));
         let mut coalesced = RoundResult::sample(4, 100.0, 100);
-        coalesced.coalesced = Some(CoalescedFigures { pool_size: 4, flushes: 8, mean_batch: 12.5 });
+        coalesced.coalesced =
+            Some(CoalescedFigures { pool_size: 4, flushes: 8, mean_batch: 12.5, flushes_per_second: 80.0 });
         let table = report_table(&Report::sample(vec![RoundResult::sample(4, 100.0, 100), coalesced]));
-        let lines: Vec<&str> = table.lines().collect();
-        assert!(
-            lines[0].ends_with("batch") && lines[1].ends_with('-') && lines[2].ends_with("12.5"),
-            "{table}"
-        );
+        let last_two = |line: &str| -> Vec<String> {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            words[words.len() - 2..].iter().map(|word| (*word).to_owned()).collect()
+        };
+        let lines: Vec<Vec<String>> = table.lines().map(last_two).collect();
+        assert_eq!(lines, [["batch", "flushes/s"], ["-", "-"], ["12.5", "80"]], "{table}");
     }
 }

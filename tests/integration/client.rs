@@ -21,6 +21,9 @@ on_each_server!(
     deadlock_inside_the_callers_transaction_is_not_retried,
     retries_stop_after_max_attempts,
     a_time_budget_retries_lock_wait_timeouts_until_it_is_spent,
+    a_kept_connection_holds_no_transaction_after_a_failed_call,
+    kept_connections_go_back_to_the_pool_with_the_client,
+    a_kept_connection_the_server_closed_is_replaced,
 );
 
 /// A database with the default package installed, and a client for it.
@@ -266,4 +269,66 @@ fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::LOCK_WAIT_TIMEOUT), true));
     assert!(waited < Duration::from_millis(2900), "gave up when its time was spent, after {waited:?}");
     assert_eq!(counters.get("one").unwrap(), Some(201));
+}
+
+/// The next call after one the package refused runs on the same kept
+/// connection, and commits on its own: the refused call left no
+/// transaction open there.
+fn a_kept_connection_holds_no_transaction_after_a_failed_call() {
+    let (db, counters) = installed();
+    let counters = counters.keep_connections(1);
+    counters.setup("a", NewCounter::new("d").slots(1)).unwrap();
+    for _ in 0..3 {
+        let refused = counters.add_many([("a", 1), ("missing", 1)]).unwrap_err();
+        assert_eq!(refused.kind(), Some(PackageErrorKind::UnknownCounter), "{refused:?}");
+        let refused = counters.reset("missing", 0, StartDate::Keep).unwrap_err();
+        assert_eq!(refused.kind(), Some(PackageErrorKind::UnknownCounter), "{refused:?}");
+        counters.increment("a").unwrap();
+    }
+    assert_eq!(support::total(&mut db.conn(), "a"), Some(3), "every increment committed, seen elsewhere");
+}
+
+/// Kept connections are out of the application's pool while the client
+/// lives, and back in it, reset, once every clone of the client is dropped.
+fn kept_connections_go_back_to_the_pool_with_the_client() {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
+        .pool_opts(mysql::PoolOpts::default().with_constraints(mysql::PoolConstraints::new(0, 1).unwrap()));
+    let pool = mysql::Pool::new(opts).unwrap();
+    let counters = Counters::new(pool.clone()).keep_connections(1);
+    counters.setup("a", NewCounter::new("d")).unwrap();
+    let clone = counters.clone();
+    clone.increment("a").unwrap();
+
+    let wait = Duration::from_millis(300);
+    assert!(pool.try_get_conn(wait).is_err(), "the client keeps the pool's only connection");
+    drop(counters);
+    assert!(pool.try_get_conn(wait).is_err(), "a clone still keeps it");
+    drop(clone);
+    let mut conn = pool.try_get_conn(wait).expect("the dropped client gave its connection back");
+    let total: Option<i64> = conn.query_first("SELECT counter_get('a')").unwrap().flatten();
+    assert_eq!(total, Some(1));
+}
+
+/// A kept connection idle for a while is checked before a call uses it: one
+/// the server closed meanwhile (KILL, `wait_timeout`) is replaced, and the
+/// call succeeds.
+fn a_kept_connection_the_server_closed_is_replaced() {
+    let (db, counters) = installed();
+    let counters = counters.keep_connections(1);
+    counters.setup("a", NewCounter::new("d")).unwrap();
+    counters.increment("a").unwrap();
+    let kept: Vec<u64> = db
+        .conn()
+        .query(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()",
+        )
+        .unwrap();
+    for id in kept {
+        let _ = db.conn().query_drop(format!("KILL {id}"));
+    }
+    thread::sleep(Duration::from_millis(1100));
+    counters.increment("a").unwrap();
+    assert_eq!(counters.get("a").unwrap(), Some(2));
 }

@@ -4,12 +4,14 @@
 //! missing.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Params, Pool};
 
+use super::kept::KeptConnections;
 use crate::error::CounterError;
 use crate::options::PackageOptions;
 use crate::package::{Routine, server_errno};
@@ -33,6 +35,8 @@ pub struct Pooled {
     pub(super) pool: Pool,
     pub(super) names: RoutineNames,
     pub(super) budget: RetryBudget,
+    /// Shared by the clones of a `Counters`, its coalescing handles included.
+    pub(super) kept: Arc<KeptConnections>,
 }
 
 /// Where a [`CountersOn`](crate::CountersOn) runs its calls: the caller's
@@ -110,8 +114,9 @@ impl Run for Pooled {
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
-            let mut conn = self.pool.get_conn().map_err(CounterError::Database)?;
+            let mut conn = self.kept.take(&self.pool)?;
             let outcome = call(&mut Calls { conn: &mut conn, names: &self.names });
+            self.kept.give_back(conn, &outcome);
             let may_retry = self.budget.allows_retry(attempt, started);
             match outcome {
                 Err(error) if may_retry && error.is_retryable() => {
