@@ -193,13 +193,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
     let next = add(&coalescing, "a", 1);
     wait_until_waiting(&coalescing, 1);
 
-    let flush: u64 = support::read_innodb_trx(
-        &mut db.conn(),
-        "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
-         JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
-         WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
-    )
-    .expect("the flush waits for the gate");
+    let flush = support::lock_waiting_connection(&mut db.conn());
     db.conn().query_drop(format!("KILL {flush}")).unwrap();
     let lost = first.outcome();
     assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");

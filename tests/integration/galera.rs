@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
-    owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, under_load,
+    RESIZE_LOAD_PAUSE, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
+    under_load,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -216,7 +217,7 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
     let mut node3 = causal_conn(cluster.node(3), "galera_reset");
 
     let mut survivors = Vec::new();
-    under_load(clients_on_nodes_2_and_3(&cluster, "galera_reset"), "busy", || {
+    under_load(clients_on_nodes_2_and_3(&cluster, "galera_reset"), "busy", Duration::ZERO, || {
         survivors = reads_after_remote_increments_and_resets(&node2, &admin, &mut node3);
     });
     assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
@@ -230,9 +231,10 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut node1 = conn(cluster.node(1), "galera_resize");
 
-    let made = under_load(clients_on_nodes_2_and_3(&cluster, "galera_resize"), "resized", || {
-        resize_repeatedly(&mut node1)
-    });
+    let made =
+        under_load(clients_on_nodes_2_and_3(&cluster, "galera_resize"), "resized", RESIZE_LOAD_PAUSE, || {
+            resize_repeatedly(&mut node1)
+        });
 
     assert_eq!(totals_on_every_node(&cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
     let slots: Vec<u32> = causal_conn(cluster.node(2), "galera_resize")

@@ -17,7 +17,8 @@ use slotted_counters_cli::{render, script};
 
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
-    owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, under_load,
+    RESIZE_LOAD_PAUSE, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
+    under_load,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -351,7 +352,7 @@ fn a_reset_erases_every_increment_acknowledged_on_another_member() {
     let mut member3 = causal_conn(group.member(3), "group_reset");
 
     let mut survivors = Vec::new();
-    under_load(clients_on_members_2_and_3(&group, "group_reset"), "busy", || {
+    under_load(clients_on_members_2_and_3(&group, "group_reset"), "busy", Duration::ZERO, || {
         survivors = reads_after_remote_increments_and_resets(&member2, &admin, &mut member3);
     });
     assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
@@ -365,9 +366,10 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut member1 = conn(group.member(1), "group_resize");
 
-    let made = under_load(clients_on_members_2_and_3(&group, "group_resize"), "resized", || {
-        resize_repeatedly(&mut member1)
-    });
+    let made =
+        under_load(clients_on_members_2_and_3(&group, "group_resize"), "resized", RESIZE_LOAD_PAUSE, || {
+            resize_repeatedly(&mut member1)
+        });
 
     assert_eq!(totals_on_every_member(&group, "group_resize", "resized"), [Some(1000 + made); 3]);
     let slots: Vec<u32> = causal_conn(group.member(2), "group_resize")

@@ -81,6 +81,18 @@ pub fn wait_for_lock_wait(conn: &mut PooledConn) {
     }
 }
 
+/// The connection of the transaction on this test's database that waits
+/// for a lock, such as a flush held back by a test's gate.
+pub fn lock_waiting_connection(conn: &mut PooledConn) -> u64 {
+    read_innodb_trx(
+        conn,
+        "SELECT trx.trx_mysql_thread_id FROM information_schema.innodb_trx AS trx \
+         JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+         WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+    )
+    .expect("a transaction waits for a lock")
+}
+
 /// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
 pub fn deadlocks(conn: &mut PooledConn) -> u64 {
     slotted_counters::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
