@@ -5,9 +5,9 @@
 //!
 //! A call's future may be dropped before it completes, as when a request
 //! handler is cancelled. The call then either ran or did not: one `CALL` in
-//! autocommit mode is one transaction. Its connection goes back to the pool
-//! and sqlx decides whether it can be used again (a connection dropped in
-//! the middle of a query is closed, not reused). To make a delta's fate
+//! autocommit mode is one transaction. Its connection goes back to sqlx's
+//! pool, and sqlx's tracker reports that a MySQL connection dropped in the
+//! middle of a query may be left unusable (sqlx#563). To make a delta's fate
 //! independent of its caller, use [`AsyncCounters::coalescing`], whose
 //! flushes run in tasks of their own.
 
