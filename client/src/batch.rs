@@ -73,13 +73,15 @@ impl<C> Batch<C> {
 
     /// One outcome per counter, all `applied`'s.
     pub(crate) fn same_for_all(&self, applied: Result<(), CounterError>) -> Vec<Result<(), CounterError>> {
-        self.counters
-            .values()
-            .map(|_| match &applied {
-                Ok(()) => Ok(()),
-                Err(error) => Err(error.duplicate()),
-            })
-            .collect()
+        self.counters.values().map(|_| copy_outcome(&applied)).collect()
+    }
+}
+
+/// One flush outcome, copied for another of the callers it answers.
+pub(crate) fn copy_outcome(outcome: &Result<(), CounterError>) -> Result<(), CounterError> {
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(error) => Err(error.duplicate()),
     }
 }
 

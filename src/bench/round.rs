@@ -117,16 +117,17 @@ impl Workbench {
     fn status_counters(&self) -> Result<(HashMap<String, u64>, Option<u64>), Error> {
         let mut summed: HashMap<String, u64> = HashMap::new();
         let mut deadlocks = Some(0);
-        for pool in &self.pools {
+        let on_group = self.server().group_replication_members.is_some();
+        for (node, pool) in self.pools.iter().enumerate() {
             let mut conn = pool.get_conn().map_err(Error::Query)?;
             for (name, value) in status_counters(&mut conn)? {
                 *summed.entry(name).or_default() += value;
             }
             deadlocks = deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
-        }
-        if self.server().group_replication_members.is_some() {
-            let mut first = self.pools[0].get_conn().map_err(Error::Query)?;
-            if let Some(conflicts) = group_conflicts(&mut first)? {
+            if on_group
+                && node == 0
+                && let Some(conflicts) = group_conflicts(&mut conn)?
+            {
                 summed.insert(GROUP_CONFLICTS.to_owned(), conflicts);
             }
         }

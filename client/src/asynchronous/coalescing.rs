@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
 
 use super::AsyncCounters;
-use crate::batch::{Batch, Pending, is_about_a_counter};
+use crate::batch::{Batch, Pending, copy_outcome, is_about_a_counter};
 use crate::counters::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
 use crate::error::CounterError;
 use crate::package::BATCH_LIMIT;
@@ -57,16 +57,25 @@ pub struct AsyncCoalescing {
 #[derive(Debug)]
 struct Shared {
     counters: AsyncCounters,
-    max_flushes: usize,
-    max_counters: usize,
     queue: Mutex<Queue>,
 }
 
-#[derive(Debug, Default)]
+/// The deltas waiting for a flush, with the settings that shape the
+/// flushes: kept together, so a setting changed on any clone holds for all.
+#[derive(Debug)]
 struct Queue {
     waiting: Vec<Pending<Reply>>,
     in_flight: usize,
     stats: FlushStats,
+    max_flushes: usize,
+    max_counters: usize,
+}
+
+impl Queue {
+    /// The oldest waiting deltas, as one flush.
+    fn take_batch(&mut self) -> Batch<Reply> {
+        Batch::take(&mut self.waiting, self.max_counters)
+    }
 }
 
 impl AsyncCounters {
@@ -77,24 +86,30 @@ impl AsyncCounters {
         AsyncCoalescing {
             shared: Arc::new(Shared {
                 counters: self.clone(),
-                max_flushes: DEFAULT_FLUSHES,
-                max_counters: DEFAULT_COUNTERS_PER_FLUSH,
-                queue: Mutex::default(),
+                queue: Mutex::new(Queue {
+                    waiting: Vec::new(),
+                    in_flight: 0,
+                    stats: FlushStats::default(),
+                    max_flushes: DEFAULT_FLUSHES,
+                    max_counters: DEFAULT_COUNTERS_PER_FLUSH,
+                }),
             }),
         }
     }
 }
 
 impl AsyncCoalescing {
-    /// How many flushes may be in flight at once (at least 1), for a handle
-    /// not yet cloned or used. Each holds a pooled connection while it runs.
+    /// How many flushes may be in flight at once (at least 1), for this
+    /// handle and its clones. Each holds a pooled connection while it runs.
     pub fn max_flushes(self, flushes: usize) -> Self {
-        self.reconfigured(|shared| shared.max_flushes = flushes.max(1))
+        self.shared.lock().max_flushes = flushes.max(1);
+        self
     }
 
     /// How many counters one flush may carry, 1 to [`BATCH_LIMIT`].
     pub fn max_counters_per_flush(self, counters: usize) -> Self {
-        self.reconfigured(|shared| shared.max_counters = counters.clamp(1, BATCH_LIMIT as usize))
+        self.shared.lock().max_counters = counters.clamp(1, BATCH_LIMIT as usize);
+        self
     }
 
     /// Adds 1 to a counter; returns once that is committed.
@@ -115,9 +130,9 @@ impl AsyncCoalescing {
         {
             let mut queue = self.shared.lock();
             queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
-            if queue.in_flight < self.shared.max_flushes {
+            if queue.in_flight < queue.max_flushes {
                 queue.in_flight += 1;
-                let batch = Batch::take(&mut queue.waiting, self.shared.max_counters);
+                let batch = queue.take_batch();
                 tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
             }
         }
@@ -132,15 +147,6 @@ impl AsyncCoalescing {
     /// What this handle and its clones have flushed so far.
     pub fn stats(&self) -> FlushStats {
         self.shared.lock().stats
-    }
-
-    /// The handle with `change` made to its settings; a handle already
-    /// shared keeps its own.
-    fn reconfigured(mut self, change: impl FnOnce(&mut Shared)) -> Self {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            change(shared);
-        }
-        self
     }
 }
 
@@ -159,16 +165,13 @@ impl Shared {
                 queue.stats.deltas += share.callers.len() as u64;
                 for reply in share.callers {
                     // A caller that went away is not told; its delta is applied.
-                    let _ = reply.send(match &outcome {
-                        Ok(()) => Ok(()),
-                        Err(error) => Err(error.duplicate()),
-                    });
+                    let _ = reply.send(copy_outcome(&outcome));
                 }
             }
             if queue.waiting.is_empty() {
                 break;
             }
-            batch = Batch::take(&mut queue.waiting, self.max_counters);
+            batch = queue.take_batch();
         }
         drop(slot);
     }
@@ -211,7 +214,7 @@ impl Drop for FlushSlot {
         if queue.waiting.is_empty() {
             queue.in_flight -= 1;
         } else {
-            let batch = Batch::take(&mut queue.waiting, self.shared.max_counters);
+            let batch = queue.take_batch();
             tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
         }
     }

@@ -13,6 +13,7 @@
 
 mod coalescing;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlPool, MySqlRow};
@@ -20,7 +21,7 @@ use sqlx::query::Query;
 use sqlx::{MySql, Row};
 
 use crate::counters::run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, jittered};
-use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, RoutineNames, StartDate, batch_json};
+use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, StartDate, Statements, batch_json};
 use crate::error::CounterError;
 use crate::options::PackageOptions;
 use crate::package::server_errno;
@@ -52,7 +53,7 @@ pub use coalescing::AsyncCoalescing;
 #[derive(Debug, Clone)]
 pub struct AsyncCounters {
     pool: MySqlPool,
-    names: RoutineNames,
+    statements: Statements,
     budget: RetryBudget,
 }
 
@@ -61,12 +62,12 @@ pub struct AsyncCounters {
 #[derive(Debug)]
 pub struct AsyncCountersOn<'c> {
     conn: &'c mut MySqlConnection,
-    names: &'c RoutineNames,
+    statements: &'c Statements,
 }
 
 /// One statement a counter call sends, with its arguments.
 struct Call<'a> {
-    sql: String,
+    sql: Cow<'a, str>,
     args: Vec<Arg<'a>>,
 }
 
@@ -85,7 +86,7 @@ impl AsyncCounters {
 
     /// Uses the routines of a package generated with `options` (its `--prefix`).
     pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Self {
-        AsyncCounters { pool, names: RoutineNames::new(options), budget: RetryBudget::Attempts(5) }
+        AsyncCounters { pool, statements: Statements::new(options), budget: RetryBudget::Attempts(5) }
     }
 
     /// How many times a call is tried in all when the server keeps rolling
@@ -116,22 +117,22 @@ impl AsyncCounters {
     /// # }
     /// ```
     pub fn on<'c>(&'c self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
-        AsyncCountersOn { conn, names: &self.names }
+        AsyncCountersOn { conn, statements: &self.statements }
     }
 
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.run(&setup(&self.names, name, counter)).await.map(drop)
+        self.run(&setup(&self.statements, name, counter)).await.map(drop)
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.run(&call(&self.names.increment, vec![Arg::Text(name)])).await.map(drop)
+        self.run(&call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.run(&add(&self.names, name, delta)).await.map(drop)
+        self.run(&add(&self.statements, name, delta)).await.map(drop)
     }
 
     /// Adds each delta to its counter in one call and one transaction, as
@@ -141,17 +142,17 @@ impl AsyncCounters {
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
         let Some(batch) = batch_json(deltas)? else { return Ok(()) };
-        self.run(&call(&self.names.add_many, vec![Arg::Text(&batch)])).await.map(drop)
+        self.run(&call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
     pub async fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.run(&reset(&self.names, name, value, start_date)).await.map(drop)
+        self.run(&reset(&self.statements, name, value, start_date)).await.map(drop)
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.run(&call(&self.names.delete, vec![Arg::Text(name)])).await.map(drop)
+        self.run(&call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// The value of a counter, or `None` when it does not exist.
@@ -169,7 +170,7 @@ impl AsyncCounters {
         if names.is_empty() {
             return Ok(Vec::new());
         }
-        values(self.run(&get_many(&self.names, &names)).await?, names.len())
+        values(self.run(&get_many(&self.statements, &names)).await?, names.len())
     }
 
     /// Runs `call` on a pooled connection, again after a rollback it may
@@ -195,17 +196,17 @@ impl AsyncCounters {
 impl AsyncCountersOn<'_> {
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&mut self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        execute(&mut *self.conn, &setup(self.names, name, counter)).await.map(drop)
+        execute(&mut *self.conn, &setup(self.statements, name, counter)).await.map(drop)
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&mut self, name: &str) -> Result<(), CounterError> {
-        execute(&mut *self.conn, &call(&self.names.increment, vec![Arg::Text(name)])).await.map(drop)
+        execute(&mut *self.conn, &call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&mut self, name: &str, delta: i64) -> Result<(), CounterError> {
-        execute(&mut *self.conn, &add(self.names, name, delta)).await.map(drop)
+        execute(&mut *self.conn, &add(self.statements, name, delta)).await.map(drop)
     }
 
     /// Adds each delta to its counter; they commit or roll back with the
@@ -215,18 +216,18 @@ impl AsyncCountersOn<'_> {
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
         let Some(batch) = batch_json(deltas)? else { return Ok(()) };
-        execute(&mut *self.conn, &call(&self.names.add_many, vec![Arg::Text(&batch)])).await.map(drop)
+        execute(&mut *self.conn, &call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
     }
 
     /// Sets a counter to `value`. The lazy and the cluster packages reset
     /// in a transaction of their own, which commits the caller's.
     pub async fn reset(&mut self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        execute(&mut *self.conn, &reset(self.names, name, value, start_date)).await.map(drop)
+        execute(&mut *self.conn, &reset(self.statements, name, value, start_date)).await.map(drop)
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&mut self, name: &str) -> Result<(), CounterError> {
-        execute(&mut *self.conn, &call(&self.names.delete, vec![Arg::Text(name)])).await.map(drop)
+        execute(&mut *self.conn, &call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// The value of a counter as the caller's transaction sees it, or `None`.
@@ -243,36 +244,35 @@ impl AsyncCountersOn<'_> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
-        values(execute(&mut *self.conn, &get_many(self.names, &names)).await?, names.len())
+        values(execute(&mut *self.conn, &get_many(self.statements, &names)).await?, names.len())
     }
 }
 
-fn call<'a>(routine: &str, args: Vec<Arg<'a>>) -> Call<'a> {
-    let placeholders = vec!["?"; args.len()].join(", ");
-    Call { sql: format!("CALL `{routine}`({placeholders})"), args }
+/// One of the [`Statements`]' `CALL`s with `args`.
+fn call<'a>(statement: &'a str, args: Vec<Arg<'a>>) -> Call<'a> {
+    Call { sql: Cow::Borrowed(statement), args }
 }
 
-fn setup<'a>(names: &RoutineNames, name: &'a str, counter: NewCounter<'a>) -> Call<'a> {
+fn setup<'a>(statements: &'a Statements, name: &'a str, counter: NewCounter<'a>) -> Call<'a> {
     let (description, slots, initial_value) = counter.parts();
     call(
-        &names.setup,
+        &statements.setup,
         vec![Arg::Text(name), Arg::Text(description), Arg::Slots(slots), Arg::Number(initial_value)],
     )
 }
 
-fn add<'a>(names: &RoutineNames, name: &'a str, delta: i64) -> Call<'a> {
-    call(&names.add, vec![Arg::Text(name), Arg::Number(Some(delta))])
+fn add<'a>(statements: &'a Statements, name: &'a str, delta: i64) -> Call<'a> {
+    call(&statements.add, vec![Arg::Text(name), Arg::Number(Some(delta))])
 }
 
-fn reset<'a>(names: &RoutineNames, name: &'a str, value: i64, start_date: StartDate) -> Call<'a> {
+fn reset<'a>(statements: &'a Statements, name: &'a str, value: i64, start_date: StartDate) -> Call<'a> {
     let now = Arg::Flag(start_date == StartDate::Now);
-    call(&names.reset, vec![Arg::Text(name), Arg::Number(Some(value)), now])
+    call(&statements.reset, vec![Arg::Text(name), Arg::Number(Some(value)), now])
 }
 
-fn get_many<'a>(names: &RoutineNames, counters: &'a [String]) -> Call<'a> {
-    let reads = vec![format!("`{}`(?)", names.get); counters.len()].join(", ");
+fn get_many<'a>(statements: &Statements, counters: &'a [String]) -> Call<'a> {
     Call {
-        sql: format!("SELECT {reads}"),
+        sql: Cow::Owned(statements.get_many(counters.len())),
         args: counters.iter().map(|name| Arg::Text(name.as_str())).collect(),
     }
 }

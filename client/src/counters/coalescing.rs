@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::batch::{Batch, Pending, is_about_a_counter};
+use crate::batch::{Batch, Pending, copy_outcome, is_about_a_counter};
 use crate::counters::Counters;
 use crate::error::CounterError;
 use crate::package::BATCH_LIMIT;
@@ -220,11 +220,7 @@ impl Drop for InFlight<'_> {
             let outcome = outcomes.next().unwrap_or_else(|| Err(CounterError::FlushPanicked));
             queue.stats.deltas += share.callers.len() as u64;
             for caller in share.callers {
-                let copy = match &outcome {
-                    Ok(()) => Ok(()),
-                    Err(error) => Err(error.duplicate()),
-                };
-                queue.outcomes.insert(caller.ticket, copy);
+                queue.outcomes.insert(caller.ticket, copy_outcome(&outcome));
                 caller.wake.notify_one();
             }
         }

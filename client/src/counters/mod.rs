@@ -36,7 +36,7 @@ pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, Fl
 pub use kept::DEFAULT_KEPT_CONNECTIONS;
 use kept::KeptConnections;
 pub use run::{OnConnection, Pooled, REINSTALL_WINDOW, Run};
-pub(crate) use run::{RetryBudget, RoutineNames};
+pub(crate) use run::{RetryBudget, Statements};
 
 /// A counter for [`Counters::setup`] to create: its description, and the
 /// slot count and starting value unless the package's defaults will do.
@@ -134,7 +134,7 @@ impl Counters {
         Counters {
             calls: Pooled {
                 pool,
-                names: RoutineNames::new(options),
+                statements: Statements::new(options),
                 budget: RetryBudget::Attempts(5),
                 kept: Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS)),
             },
@@ -202,7 +202,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn on<'a, Q: Queryable>(&'a self, conn: &'a mut Q) -> CountersOn<'a, Q> {
-        Counters { calls: OnConnection { conn: RefCell::new(conn), names: &self.calls.names } }
+        Counters { calls: OnConnection { conn: RefCell::new(conn), statements: &self.calls.statements } }
     }
 }
 
@@ -218,7 +218,7 @@ impl<C: Run> Counters<C> {
     /// ```
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
         self.calls.run(&|calls| {
-            let setup = &calls.names.setup;
+            let setup = &calls.statements.setup;
             let (description, slots, initial_value) = counter.parts();
             calls.call(setup, (name, description, slots, initial_value))
         })
@@ -232,7 +232,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.calls.run(&|calls| calls.call(&calls.names.increment, (name,)))
+        self.calls.run(&|calls| calls.call(&calls.statements.increment, (name,)))
     }
 
     /// Adds `delta`, which may be negative, to a counter.
@@ -243,7 +243,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.calls.run(&|calls| calls.call(&calls.names.add, (name, delta)))
+        self.calls.run(&|calls| calls.call(&calls.statements.add, (name, delta)))
     }
 
     /// Adds each delta to its counter, all in one call and one transaction:
@@ -263,7 +263,7 @@ impl<C: Run> Counters<C> {
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
         let Some(batch) = batch_json(deltas)? else { return Ok(()) };
-        self.calls.run(&|calls| calls.call(&calls.names.add_many, (batch.as_str(),)))
+        self.calls.run(&|calls| calls.call(&calls.statements.add_many, (batch.as_str(),)))
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
@@ -277,7 +277,8 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.calls.run(&|calls| calls.call(&calls.names.reset, (name, value, start_date == StartDate::Now)))
+        self.calls
+            .run(&|calls| calls.call(&calls.statements.reset, (name, value, start_date == StartDate::Now)))
     }
 
     /// Removes a counter and all its slots.
@@ -288,7 +289,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.calls.run(&|calls| calls.call(&calls.names.delete, (name,)))
+        self.calls.run(&|calls| calls.call(&calls.statements.delete, (name,)))
     }
 
     /// The value of a counter, or `None` when it does not exist.
@@ -343,7 +344,6 @@ pub fn batch_json<S: AsRef<str>>(
     Ok((!batch.is_empty()).then(|| serde_json::Value::Object(batch).to_string()))
 }
 
-/// The full names of the routines the client calls.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ pub(crate) const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone)]
 pub struct Pooled {
     pub(super) pool: Pool,
-    pub(super) names: RoutineNames,
+    pub(super) statements: Statements,
     pub(super) budget: RetryBudget,
     /// Shared by the clones of a `Counters`, its coalescing handles included.
     pub(super) kept: Arc<KeptConnections>,
@@ -43,7 +43,7 @@ pub struct Pooled {
 /// connection.
 pub struct OnConnection<'a, Q> {
     pub(super) conn: RefCell<&'a mut Q>,
-    pub(super) names: &'a RoutineNames,
+    pub(super) statements: &'a Statements,
 }
 
 /// How long a call keeps retrying deadlocks and lock wait timeouts.
@@ -66,29 +66,40 @@ impl RetryBudget {
     }
 }
 
-/// The names of the routines the calls use, with the package's prefix.
+/// The statements the calls send, with the package's prefix: written once
+/// per client, shared by the sync and the async one.
 #[derive(Debug, Clone)]
-pub(crate) struct RoutineNames {
+pub(crate) struct Statements {
     pub(crate) setup: String,
     pub(crate) increment: String,
     pub(crate) add: String,
     pub(crate) add_many: String,
     pub(crate) reset: String,
     pub(crate) delete: String,
-    pub(crate) get: String,
+    /// `counter_get`'s name: a read of n counters calls it n times.
+    get: String,
 }
 
-impl RoutineNames {
+impl Statements {
     pub(crate) fn new(options: &PackageOptions) -> Self {
+        let call = |routine: Routine| {
+            let placeholders = vec!["?"; routine.arity()].join(", ");
+            format!("CALL `{}`({placeholders})", options.routine_name(routine))
+        };
         Self {
-            setup: options.routine_name(Routine::Setup),
-            increment: options.routine_name(Routine::Increment),
-            add: options.routine_name(Routine::Add),
-            add_many: options.routine_name(Routine::AddMany),
-            reset: options.routine_name(Routine::Reset),
-            delete: options.routine_name(Routine::Delete),
+            setup: call(Routine::Setup),
+            increment: call(Routine::Increment),
+            add: call(Routine::Add),
+            add_many: call(Routine::AddMany),
+            reset: call(Routine::Reset),
+            delete: call(Routine::Delete),
             get: options.routine_name(Routine::Get),
         }
+    }
+
+    /// One `SELECT` of `count` counters' values.
+    pub(crate) fn get_many(&self, count: usize) -> String {
+        format!("SELECT {}", vec![format!("`{}`(?)", self.get); count].join(", "))
     }
 }
 
@@ -115,7 +126,7 @@ impl Run for Pooled {
         let mut attempt = 1;
         loop {
             let mut conn = self.kept.take(&self.pool)?;
-            let outcome = call(&mut Calls { conn: &mut conn, names: &self.names });
+            let outcome = call(&mut Calls { conn: &mut conn, statements: &self.statements });
             self.kept.give_back(conn, &outcome);
             let may_retry = self.budget.allows_retry(attempt, started);
             match outcome {
@@ -133,7 +144,7 @@ impl Run for Pooled {
 impl<Q: Queryable> Run for OnConnection<'_, Q> {
     fn run<T>(&self, call: &dyn Fn(&mut Calls<'_>) -> Result<T, CounterError>) -> Result<T, CounterError> {
         let mut conn = self.conn.borrow_mut();
-        call(&mut Calls { conn: &mut **conn, names: self.names })
+        call(&mut Calls { conn: &mut **conn, statements: self.statements })
     }
 }
 
@@ -149,7 +160,7 @@ pub(crate) fn jittered(backoff: Duration) -> Duration {
 #[doc(hidden)]
 pub struct Calls<'a> {
     conn: &'a mut dyn Connection,
-    pub(super) names: &'a RoutineNames,
+    pub(super) statements: &'a Statements,
 }
 
 /// What the calls need of a connection: a statement run with parameters,
@@ -171,8 +182,7 @@ impl<Q: Queryable> Connection for Q {
 
 impl Calls<'_> {
     pub(super) fn get_many(&mut self, names: &[String]) -> Result<Vec<Option<i64>>, CounterError> {
-        let reads = vec![format!("`{}`(?)", self.names.get); names.len()].join(", ");
-        let (sql, params) = (format!("SELECT {reads}"), Params::from(names.to_vec()));
+        let (sql, params) = (self.statements.get_many(names.len()), Params::from(names.to_vec()));
         let row = self.through_reinstall(|conn| conn.exec_row(&sql, params.clone()))?;
         let row = row.expect("a SELECT without FROM returns one row");
         (0..names.len())
@@ -183,14 +193,10 @@ impl Calls<'_> {
             .collect()
     }
 
-    pub(super) fn call(&mut self, routine: &str, params: impl Into<Params>) -> Result<(), CounterError> {
+    /// Runs one of the [`Statements`]' `CALL`s with `params`.
+    pub(super) fn call(&mut self, statement: &str, params: impl Into<Params>) -> Result<(), CounterError> {
         let params = params.into();
-        let placeholders = match &params {
-            Params::Positional(values) => vec!["?"; values.len()].join(", "),
-            _ => String::new(),
-        };
-        let sql = format!("CALL `{routine}`({placeholders})");
-        self.through_reinstall(|conn| conn.exec_drop(&sql, params.clone()))
+        self.through_reinstall(|conn| conn.exec_drop(statement, params.clone()))
     }
 
     /// Runs `statement` again while the routine it calls is missing, for up
