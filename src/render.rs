@@ -92,6 +92,10 @@ struct Context {
     /// MariaDB, and two of them in one comparison fail with 1267).
     message_type: String,
     description_variable_type: String,
+    /// Every numeric parameter: a BIGINT and 30 digits of fraction, so that
+    /// a fractional argument reaches the routine's own check instead of
+    /// being rounded by the server on the way in.
+    number_type: &'static str,
     fixed_slots: Option<u32>,
     /// Which of the three `counter_reset` bodies the package has.
     reset_body: ResetBody,
@@ -113,8 +117,6 @@ struct Context {
     /// member's position.
     group_members: Option<&'static str>,
     slot_numbers: SlotNumbers,
-    /// The numbers of a batch's entries, 1 to [`package::BATCH_LIMIT`].
-    batch_numbers: SlotNumbers,
     batch_limit: u32,
     /// A batch of deltas: JSON text, in the package's character set.
     deltas_type: String,
@@ -141,6 +143,8 @@ struct Context {
     unknown_counter: u16,
     already_exists: u16,
     invalid_argument: u16,
+    /// The SQLSTATE every refusal is signalled with.
+    refusal_state: &'static str,
 }
 
 impl Context {
@@ -189,6 +193,7 @@ impl Context {
             description_type: text_type(package::TEXT_PARAMETER_LENGTH),
             message_type: text_type(128),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
+            number_type: "DECIMAL(65, 30)",
             fixed_slots,
             reset_body,
             cluster_name,
@@ -201,7 +206,6 @@ impl Context {
             node_count,
             group_members: group_replication.then_some(package::GROUP_MEMBERS_TABLE),
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
-            batch_numbers: SlotNumbers::up_to(package::BATCH_LIMIT),
             batch_limit: package::BATCH_LIMIT,
             deltas_type: format!(
                 "LONGTEXT CHARACTER SET {} COLLATE {}",
@@ -235,6 +239,7 @@ impl Context {
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,
             invalid_argument: errno::INVALID_ARGUMENT,
+            refusal_state: package::REFUSAL_SQLSTATE,
         }
     }
 }

@@ -1,7 +1,7 @@
 {#- The unknown-counter error, at the indentation of the block it ends. -#}
 {% macro unknown_counter(indent, p) -%}
 {{ indent }}SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-{{ indent }}SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
 {%- endmacro %}
 
 {#- The invalid-argument error for a name longer than the column: a
@@ -9,7 +9,7 @@
 {% macro check_name_length(indent, p) -%}
 {{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
 {{ indent }}    SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
-{{ indent }}    SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -17,7 +17,7 @@
     or too long. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
-{{ indent }}    SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
 {{ indent }}        MESSAGE_TEXT = 'counter name must not be NULL or empty';
 {{ indent }}END IF;
 {% call check_name_length(indent, p) %}{% endcall %}
@@ -93,4 +93,12 @@
 {{ indent }}    v_slot + {{ p.node_count }} * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / {{ p.node_count }}) + 1)),
 {{ indent }}    (v_slot - 1) % {{ p.slot_count }} + 1);
 {%- endmatch %}
+{%- endmacro %}
+
+{#- Whether a numeric argument is a whole number within BIGINT; NULL for
+    NULL. Numeric parameters are DECIMAL, so that a fraction (a JavaScript
+    number reaches the server as a DOUBLE) meets this check instead of being
+    rounded on the way in. -#}
+{% macro is_bigint(value) -%}
+({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372036854775808 AND 9223372036854775807)
 {%- endmacro %}

@@ -1,4 +1,4 @@
--- Errors are SQLSTATE '45000' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
+-- Errors are SQLSTATE '{{ p.refusal_state }}' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
 -- {{ p.already_exists }} (counter already exists) or {{ p.invalid_argument }} (invalid argument).
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE

@@ -86,7 +86,19 @@ impl Routine {
 /// Suffix of the view of totals: `counter_totals` with the default prefix.
 pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
-/// `MYSQL_ERRNO` of the package's errors, all raised as `SQLSTATE '45000'`.
+/// The SQLSTATE of every refusal of the package: class 23, integrity
+/// constraint violation, as the servers' own 1062 (duplicate key) and 1452
+/// (missing parent row) carry. JDBC drivers choose the exception class by
+/// SQLSTATE class, and 23 is the one every driver reads as a permanent data
+/// error: MariaDB Connector/J and MySQL Connector/J raise
+/// `SQLIntegrityConstraintViolationException` for it. The generic `45000`
+/// ("unhandled user-defined exception") became a
+/// `SQLTransientConnectionException` in MariaDB Connector/J, which retry
+/// layers then retry, and class 22 (data exception) a
+/// `SQLSyntaxErrorException` there.
+pub const REFUSAL_SQLSTATE: &str = "23000";
+
+/// `MYSQL_ERRNO` of the package's errors, all raised with [`REFUSAL_SQLSTATE`].
 ///
 /// Every common client must read them as documented: at most 32767 (PyMySQL
 /// decodes error numbers as signed 16-bit, so 61001 arrived as -4535), and

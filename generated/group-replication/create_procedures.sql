@@ -15,7 +15,7 @@ DROP FUNCTION `counter_install_probe`;
 -- stops here too.
 DO (SELECT COUNT(*) FROM performance_schema.replication_group_members);
 
--- Errors are SQLSTATE '45000' with MYSQL_ERRNO 9001 (unknown counter),
+-- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists) or 9003 (invalid argument).
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
@@ -27,65 +27,74 @@ DELIMITER $$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
--- 1024). p_initial_value (NULL: 0) goes into slot 1.
+-- 1024). p_initial_value (NULL: 0, else a whole number within
+-- BIGINT) goes into slot 1.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
-    IN p_slots INT,
-    IN p_initial_value BIGINT
+    IN p_slots DECIMAL(65, 30),
+    IN p_initial_value DECIMAL(65, 30)
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster group-replication'
 BEGIN
-    DECLARE v_slots INT DEFAULT COALESCE(p_slots, 5);
+    DECLARE v_slots INT;
+    DECLARE v_initial_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Two setups of one name can both pass any check made before the INSERT:
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
     BEGIN
         SET v_message = LEFT(CONCAT('counter already exists: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003,
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF CHAR_LENGTH(p_description) > 255 THEN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF v_slots NOT BETWEEN 1 AND 1024 THEN
-        SET v_message = LEFT(CONCAT('slots must be between 1 and 1024, not ', v_slots, ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND 1024) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_slots = COALESCE(p_slots, 5);
+    IF NOT (p_initial_value = TRUNCATE(p_initial_value, 0) AND p_initial_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+        SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_initial_value = COALESCE(p_initial_value, 0);
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
     -- the statement unsafe for statement-based logging (warning 1592).
     INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, COALESCE(p_initial_value, 0), 0)
+    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)
     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
     WHERE slot.id <= v_slots;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
--- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
--- exactly one row.
+-- Adds p_delta (a whole number within BIGINT) to one slot of counter
+-- p_name. Locks exactly one row.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
-    IN p_delta BIGINT
+    IN p_delta DECIMAL(65, 30)
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster group-replication'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
     DECLARE v_position INT;
     DECLARE v_members INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
@@ -94,11 +103,16 @@ BEGIN
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+        SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_delta = p_delta;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
@@ -115,20 +129,20 @@ BEGIN
     SET v_slot = IF(v_slot <= v_slots,
         v_slot + v_members * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / v_members) + 1)),
         (v_slot - 1) % v_slots + 1);
-    UPDATE `counters` SET `counter` = `counter` + p_delta
+    UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     IF ROW_COUNT() = 0 THEN
         -- The slot may be gone since the lookup (a resize removed it): slot 1
         -- exists as long as the counter does, so the delta is not lost.
-        UPDATE `counters` SET `counter` = `counter` + p_delta
+        UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = 1;
         -- Still no row changed: the counter does not exist. An update never
         -- creates one. A delta of 0 changes no row either, so it needs a look
         -- of its own.
         IF ROW_COUNT() = 0 THEN
-            IF p_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+            IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                 SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
             END IF;
         END IF;
     END IF;
@@ -162,14 +176,20 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster group-replication'
 BEGIN
+    DECLARE v_length INT;
+    -- The batch's names and its deltas, each a JSON array in the batch's order.
     DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_values LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The name fetched before v_key, to find a name given twice.
+    DECLARE v_previous VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- The counter being summed: the first of the keys that collate equal.
     DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- The name being checked; named like counter_add's parameter, so the
     -- shared checks and messages apply.
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    DECLARE v_text LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
+    DECLARE v_key_delta BIGINT;
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
@@ -183,24 +203,50 @@ BEGIN
     DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    -- The names in the order of the package's collation.
+    -- Each name beside its delta, in the order of the package's collation,
+    -- then of the names' code points, so that two spellings of one name
+    -- meet. One pass over each array: JSON_TABLE numbers the names and the
+    -- deltas, and the join pairs them by number. The deltas are
+    -- materialized (DISTINCT) so that the join looks each one up by its
+    -- number instead of reading them all again for every name. A name is
+    -- cut one character past the longest allowed, so that the length check
+    -- refuses it whatever its length. A delta is NULL unless it is a JSON
+    -- integer within BIGINT: any NULL along the way (a missing value, JSON
+    -- null) reads as "not an integer", never as a delta to skip. The range
+    -- is checked on the delta's text, exact on both servers (MySQL converts
+    -- a JSON integer above BIGINT to a negative DECIMAL).
     DECLARE c_keys CURSOR FOR
-        WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-        SELECT JSON_UNQUOTE(JSON_EXTRACT(v_keys, CONCAT('$[', entry.id - 1, ']'))) AS name
-          FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS entry
-         WHERE entry.id <= JSON_LENGTH(v_keys)
-         ORDER BY name COLLATE utf8mb4_unicode_ci;
+        SELECT LEFT(JSON_UNQUOTE(entry.json), 51) AS name, number.delta
+          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
+          LEFT JOIN (
+                SELECT DISTINCT value.position,
+                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
+                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
+                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
+                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
+                          CAST(value.json AS SIGNED), NULL) AS delta
+                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
+               ) AS number ON number.position = entry.position
+         ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
-    IF p_deltas IS NULL OR NOT JSON_VALID(p_deltas) OR JSON_TYPE(p_deltas) <> 'OBJECT' THEN
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003,
+    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
     END IF;
-    IF JSON_LENGTH(p_deltas) > 4096 THEN
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003,
+    SET v_length = JSON_LENGTH(p_deltas);
+    IF v_length > 4096 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas name more than 4096 counters';
     END IF;
-    SET v_keys = JSON_KEYS(p_deltas);
+    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
+    -- The names and the deltas pair up by position only when there are as
+    -- many of each. MySQL's parser keeps the last of a name written twice;
+    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
+    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name a counter twice';
+    END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
       INTO v_position, v_members
       FROM performance_schema.replication_group_members;
@@ -208,23 +254,31 @@ BEGIN
     -- Checks every name and delta, picks each counter's slot, and writes the
     -- statement's parts; nothing is written to the table yet.
     OPEN c_keys;
-    FETCH c_keys INTO v_key;
+    FETCH c_keys INTO v_key, v_key_delta;
     WHILE NOT v_done DO
+        IF v_key IS NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+        END IF;
         SET v_counter = v_key, v_delta = 0;
         WHILE NOT v_done AND v_key = v_counter DO
             SET p_name = v_key;
+            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
+            -- both on; MySQL's parser has kept the last.
+            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
+                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
             IF CHAR_LENGTH(p_name) > 50 THEN
                 SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            SET v_text = JSON_EXTRACT(p_deltas, CONCAT('$.', JSON_QUOTE(v_key)));
-            IF JSON_TYPE(v_text) <> 'INTEGER' OR v_text NOT REGEXP '^-?[0-9]{1,19}$'
-               OR CAST(CAST(v_text AS SIGNED) AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_unicode_ci <> v_text THEN
+            IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            SET v_delta = v_delta + CAST(v_text AS SIGNED);
-            FETCH c_keys INTO v_key;
+            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
+            FETCH c_keys INTO v_key, v_key_delta;
         END WHILE;
         SET p_name = v_counter;
         -- A look at the counter's last slot, as in counter_add: SELECT ...
@@ -239,7 +293,7 @@ BEGIN
         END;
         IF v_slot IS NULL THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
         SET v_slots = v_slot;
         IF v_delta <> 0 THEN
@@ -322,24 +376,31 @@ BEGIN
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
--- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
--- to 0, and its start date to now when p_reset_start_date is TRUE.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
+-- kept in slot 1, every other slot to 0, and its start date to now when
+-- p_reset_start_date is TRUE.
 -- The reset changes every slot twice, in a transaction of its own, like
 -- DDL: it commits a transaction open on the connection.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
-    IN p_value BIGINT,
+    IN p_value DECIMAL(65, 30),
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster group-replication'
 BEGIN
+    DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF NOT (p_value = TRUNCATE(p_value, 0) AND p_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+        SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_value = COALESCE(p_value, 0);
     BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
@@ -358,10 +419,10 @@ BEGIN
         UPDATE `counters` SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
         IF ROW_COUNT() = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
         UPDATE `counters`
-           SET `counter` = IF(`counter_id` = 1, COALESCE(p_value, 0), 0),
+           SET `counter` = IF(`counter_id` = 1, v_value, 0),
                `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
          WHERE `counter_name` = p_name;
         COMMIT;
@@ -369,14 +430,14 @@ BEGIN
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
--- Gives counter p_name p_slots slots (1 to 1024), keeping its total: a
+-- Gives counter p_name p_slots slots (a whole number, 1 to 1024), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
 -- it locks every slot first, and an increment whose slot was removed lands
 -- in slot 1. Runs as a transaction of its own, like DDL: it commits a
 -- transaction open on the connection.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
-    IN p_slots INT
+    IN p_slots DECIMAL(65, 30)
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice node --collation utf8mb4_unicode_ci --cluster group-replication'
@@ -387,11 +448,11 @@ BEGIN
     -- a bad one rolls back nothing, not even a transaction of the caller's.
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF p_slots IS NULL OR p_slots NOT BETWEEN 1 AND 1024 THEN
-        SET v_message = LEFT(CONCAT('slots must be between 1 and 1024, not ', COALESCE(p_slots, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND 1024, FALSE) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     BEGIN
         DECLARE v_slots INT;
@@ -409,7 +470,7 @@ BEGIN
           FROM `counters` WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
         IF p_slots > v_slots THEN
             INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
@@ -442,7 +503,7 @@ BEGIN
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
@@ -460,7 +521,7 @@ BEGIN
           FROM `counters` WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
         UPDATE `counters` SET `counter` = IF(`counter_id` = 1, v_total, 0)
          WHERE `counter_name` = p_name;
@@ -480,12 +541,12 @@ BEGIN
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     DELETE FROM `counters` WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
 END$$
 

@@ -4,14 +4,20 @@
     batch, and the check and sum of one name's delta. -#}
 
 {% macro check_variables(p) %}
+    DECLARE v_length INT;
+    -- The batch's names and its deltas, each a JSON array in the batch's order.
     DECLARE v_keys {{ p.deltas_type }};
+    DECLARE v_values {{ p.deltas_type }};
     DECLARE v_key {{ p.name_type }};
+    -- The name fetched before v_key, to find a name given twice.
+    DECLARE v_previous {{ p.name_type }};
     -- The counter being summed: the first of the keys that collate equal.
     DECLARE v_counter {{ p.name_type }};
     -- The name being checked; named like counter_add's parameter, so the
     -- shared checks and messages apply.
     DECLARE p_name {{ p.name_type }};
-    DECLARE v_text {{ p.deltas_type }};
+    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
+    DECLARE v_key_delta BIGINT;
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
@@ -19,46 +25,80 @@
 {#- From the message variable to the first name of the first counter. -#}
 {% macro open_batch(p) %}
     DECLARE v_message {{ p.message_type }};
-    -- The names in the order of the package's collation.
+    -- Each name beside its delta, in the order of the package's collation,
+    -- then of the names' code points, so that two spellings of one name
+    -- meet. One pass over each array: JSON_TABLE numbers the names and the
+    -- deltas, and the join pairs them by number. The deltas are
+    -- materialized (DISTINCT) so that the join looks each one up by its
+    -- number instead of reading them all again for every name. A name is
+    -- cut one character past the longest allowed, so that the length check
+    -- refuses it whatever its length. A delta is NULL unless it is a JSON
+    -- integer within BIGINT: any NULL along the way (a missing value, JSON
+    -- null) reads as "not an integer", never as a delta to skip. The range
+    -- is checked on the delta's text, exact on both servers (MySQL converts
+    -- a JSON integer above BIGINT to a negative DECIMAL).
     DECLARE c_keys CURSOR FOR
-        WITH digit (d) AS ({{ p.batch_numbers.digits }})
-        SELECT JSON_UNQUOTE(JSON_EXTRACT(v_keys, CONCAT('$[', entry.id - 1, ']'))) AS name
-          FROM (SELECT {{ p.batch_numbers.number }} AS id FROM {{ p.batch_numbers.tables }}) AS entry
-         WHERE entry.id <= JSON_LENGTH(v_keys)
-         ORDER BY name COLLATE {{ p.collation }};
+        SELECT LEFT(JSON_UNQUOTE(entry.json), {{ p.name_length + 1 }}) AS name, number.delta
+          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
+          LEFT JOIN (
+                SELECT DISTINCT value.position,
+                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
+                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
+                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
+                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
+                          CAST(value.json AS SIGNED), NULL) AS delta
+                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
+               ) AS number ON number.position = entry.position
+         ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
-    IF p_deltas IS NULL OR NOT JSON_VALID(p_deltas) OR JSON_TYPE(p_deltas) <> 'OBJECT' THEN
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
     END IF;
-    IF JSON_LENGTH(p_deltas) > {{ p.batch_limit }} THEN
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+    SET v_length = JSON_LENGTH(p_deltas);
+    IF v_length > {{ p.batch_limit }} THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'deltas name more than {{ p.batch_limit }} counters';
     END IF;
-    SET v_keys = JSON_KEYS(p_deltas);
+    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
+    -- The names and the deltas pair up by position only when there are as
+    -- many of each. MySQL's parser keeps the last of a name written twice;
+    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
+    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+            MESSAGE_TEXT = 'deltas name a counter twice';
+    END IF;
 {%- call m::find_position("    ", p) %}{% endcall %}
 
     -- Checks every name and delta, picks each counter's slot, and writes the
     -- statement's parts; nothing is written to the table yet.
     OPEN c_keys;
-    FETCH c_keys INTO v_key;
+    FETCH c_keys INTO v_key, v_key_delta;
     WHILE NOT v_done DO
+        IF v_key IS NULL THEN
+            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+        END IF;
         SET v_counter = v_key, v_delta = 0;
         WHILE NOT v_done AND v_key = v_counter DO
             SET p_name = v_key;
+            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
+            -- both on; MySQL's parser has kept the last.
+            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
+                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+            END IF;
 {%- endmacro %}
 
 {#- After the name's own check: its delta, added to its counter's. -#}
 {% macro sum_delta(p) %}
-            SET v_text = JSON_EXTRACT(p_deltas, CONCAT('$.', JSON_QUOTE(v_key)));
-            IF JSON_TYPE(v_text) <> 'INTEGER' OR v_text NOT REGEXP '^-?[0-9]{1,19}$'
-               OR CAST(CAST(v_text AS SIGNED) AS CHAR CHARACTER SET {{ p.charset }}) COLLATE {{ p.collation }} <> v_text THEN
+            IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+                SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
             END IF;
-            SET v_delta = v_delta + CAST(v_text AS SIGNED);
-            FETCH c_keys INTO v_key;
+            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
+            FETCH c_keys INTO v_key, v_key_delta;
         END WHILE;
         SET p_name = v_counter;
 {%- endmacro %}

@@ -1,23 +1,30 @@
 {#- What every counter_reset body shares: how it is dropped and described,
-    its signature, and the check of the name. -#}
+    its signature, and the checks of the name and the value. -#}
 {%- import "_macros.sql" as m -%}
 
 {% macro drop_and_describe(p) -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.reset }}` */$$
--- Sets counter p_name to p_value (NULL: 0), kept in slot 1, every other slot
--- to 0, and its start date to now when p_reset_start_date is TRUE.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
+-- kept in slot 1, every other slot to 0, and its start date to now when
+-- p_reset_start_date is TRUE.
 {%- endmacro %}
 
 {% macro signature(p) -%}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.reset }}`(
     IN p_name {{ p.name_type }},
-    IN p_value BIGINT,
+    IN p_value {{ p.number_type }},
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
+    DECLARE v_value BIGINT;
     DECLARE v_message {{ p.message_type }};
 
 {% call m::check_name_length("    ", p) %}{% endcall %}
+    IF NOT {% call m::is_bigint("p_value") %}{% endcall %} THEN
+        SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_value = COALESCE(p_value, 0);
 {%- endmacro %}

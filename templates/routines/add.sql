@@ -1,19 +1,19 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.add }}` */$$
 {%- if p.auto_create %}
--- Adds p_delta (any signed BIGINT) to one slot of counter p_name, creating
--- the slot row, and so the counter, when it is not there yet: the lazy form
--- of the pattern. `counter` + p_delta, not VALUES(), which MySQL 8.0.20
+-- Adds p_delta (a whole number within BIGINT) to one slot of counter
+-- p_name, creating the slot row, and so the counter, when it is not there
+-- yet: the lazy form of the pattern. `counter` + v_delta, not VALUES(), which MySQL 8.0.20
 -- deprecates. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
 -- insert-intention locks and can deadlock under concurrency (error 1213):
 -- callers retry, as the Rust client does.
 {%- else %}
--- Adds p_delta (any signed BIGINT) to one slot of counter p_name. Locks
--- exactly one row.
+-- Adds p_delta (a whole number within BIGINT) to one slot of counter
+-- p_name. Locks exactly one row.
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add }}`(
     IN p_name {{ p.name_type }},
-    IN p_delta BIGINT
+    IN p_delta {{ p.number_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
@@ -22,6 +22,7 @@ BEGIN
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
@@ -31,8 +32,13 @@ BEGIN
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
+    IF NOT {% call m::is_bigint("p_delta") %}{% endcall %} THEN
+        SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_delta = p_delta;
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- else %}
@@ -52,21 +58,21 @@ BEGIN
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- if p.auto_create %}
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    VALUES (p_name, v_slot, NULL, NOW(), p_delta)
-    ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+    VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
 {%- else %}
-    UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
+    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     IF ROW_COUNT() = 0 THEN
         -- The slot may be gone since the lookup (a resize removed it): slot 1
         -- exists as long as the counter does, so the delta is not lost.
-        UPDATE `{{ p.table }}` SET `counter` = `counter` + p_delta
+        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = 1;
         -- Still no row changed: the counter does not exist. An update never
         -- creates one. A delta of 0 changes no row either, so it needs a look
         -- of its own.
         IF ROW_COUNT() = 0 THEN
-            IF p_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+            IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter("                ", p) %}{% endcall %}
             END IF;
         END IF;

@@ -18,7 +18,7 @@
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
         UPDATE `{{ p.table }}`
-           SET `counter` = IF(`counter_id` = 1, COALESCE(p_value, 0), 0),
+           SET `counter` = IF(`counter_id` = 1, v_value, 0),
                `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
          WHERE `counter_name` = p_name;
         COMMIT;

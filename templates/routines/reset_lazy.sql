@@ -19,7 +19,7 @@
         END IF;
         DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
         INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), COALESCE(p_value, 0));
+        VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), v_value);
         COMMIT;
     END;
 END$$

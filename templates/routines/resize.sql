@@ -1,13 +1,13 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
--- Gives counter p_name p_slots slots (1 to {{ p.max_slots }}), keeping its total: a
+-- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
 -- it locks every slot first, and an increment whose slot was removed lands
 -- in slot 1. Runs as a transaction of its own, like DDL: it commits a
 -- transaction open on the connection.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.resize }}`(
     IN p_name {{ p.name_type }},
-    IN p_slots INT
+    IN p_slots {{ p.number_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
@@ -17,9 +17,9 @@ BEGIN
     -- Arguments are checked before the transaction and outside its handler:
     -- a bad one rolls back nothing, not even a transaction of the caller's.
 {% call m::check_name_length("    ", p) %}{% endcall %}
-    IF p_slots IS NULL OR p_slots NOT BETWEEN 1 AND {{ p.max_slots }} THEN
-        SET v_message = LEFT(CONCAT('slots must be between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
     BEGIN
         DECLARE v_slots INT;

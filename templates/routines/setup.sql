@@ -2,54 +2,59 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.setup }}` */$$
 {%- if let Some(slots) = p.fixed_slots %}
 -- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
--- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0) goes
--- into slot 1.
+-- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0, else a
+-- whole number within BIGINT) goes into slot 1.
 {%- else %}
 -- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}, at most
--- {{ p.max_slots }}). p_initial_value (NULL: 0) goes into slot 1.
+-- {{ p.max_slots }}). p_initial_value (NULL: 0, else a whole number within
+-- BIGINT) goes into slot 1.
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.setup }}`(
     IN p_name {{ p.name_type }},
     IN p_description {{ p.description_type }},
-    IN p_slots INT,
-    IN p_initial_value BIGINT
+    IN p_slots {{ p.number_type }},
+    IN p_initial_value {{ p.number_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- if let Some(slots) = p.fixed_slots %}
-    DECLARE v_slots INT DEFAULT {{ slots }};
-{%- else %}
-    DECLARE v_slots INT DEFAULT COALESCE(p_slots, {{ p.default_slots }});
-{%- endif %}
+    DECLARE v_slots INT;
+    DECLARE v_initial_value BIGINT;
     DECLARE v_message {{ p.message_type }};
     -- Two setups of one name can both pass any check made before the INSERT:
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
     BEGIN
         SET v_message = LEFT(CONCAT('counter already exists: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.already_exists }}, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.already_exists }}, MESSAGE_TEXT = v_message;
     END;
 
 {% call m::check_name("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
         SET v_message = LEFT(CONCAT('description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
 {%- if let Some(slots) = p.fixed_slots %}
     IF p_slots <> {{ slots }} THEN
-        SET v_message = LEFT(CONCAT('slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots, ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+        SET v_message = LEFT(CONCAT('slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_slots = {{ slots }};
 {%- else %}
-    IF v_slots NOT BETWEEN 1 AND {{ p.max_slots }} THEN
-        SET v_message = LEFT(CONCAT('slots must be between 1 and {{ p.max_slots }}, not ', v_slots, ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and {{ p.max_slots }}, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_slots = COALESCE(p_slots, {{ p.default_slots }});
 {%- endif %}
+    IF NOT {% call m::is_bigint("p_initial_value") %}{% endcall %} THEN
+        SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_initial_value = COALESCE(p_initial_value, 0);
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
     -- the statement unsafe for statement-based logging (warning 1592).
-{% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, COALESCE(p_initial_value, 0), 0)", "v_slots") %}{% endcall %}
+{% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)", "v_slots") %}{% endcall %}
 END$$

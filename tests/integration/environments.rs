@@ -1,9 +1,7 @@
 //! The package where DBAs and applications run it, beyond a utf8mb4
 //! database, a strict session and the Rust client: latin1 databases,
 //! non-strict sessions, statement-based logging, accounts without SUPER,
-//! other clients' error numbers, other collations.
-
-use std::process::{Command, Stdio};
+//! other collations. Other languages' drivers are in `languages`.
 
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
@@ -18,7 +16,6 @@ on_each_server!(
     over_long_names_never_reach_another_counter_in_any_sql_mode,
     no_routine_warns_under_statement_based_logging,
     setup_sql_refused_for_an_account_without_super_changes_nothing,
-    pymysql_reads_the_documented_error_numbers,
     collation_option_matches_application_tables,
     refused_resize_keeps_the_callers_transaction,
 );
@@ -72,7 +69,10 @@ fn latin1_database_reports_every_error_for_non_latin1_names() {
     );
     assert_eq!(
         error_of(&mut conn, "CALL counter_resize(?, 0)", ("日本語",)),
-        (errno::INVALID_ARGUMENT, "slots must be between 1 and 1024, not 0, for counter: '日本語'".into())
+        (
+            errno::INVALID_ARGUMENT,
+            "slots must be a whole number between 1 and 1024, not 0, for counter: '日本語'".into()
+        )
     );
     assert_eq!(table(&mut conn), before, "no failed call changed the table");
 }
@@ -216,50 +216,6 @@ fn setup_sql_refused_for_an_account_without_super_changes_nothing() {
         message.contains(&format!("ERROR 1419 (HY000) at line {probe_line}")),
         "the probe stopped it: {message}"
     );
-}
-
-/// Applications in other languages read the documented error numbers:
-/// PyMySQL decodes them as signed 16-bit, so they must fit in 32767.
-fn pymysql_reads_the_documented_error_numbers() {
-    let db = support::with_committed("generated");
-    db.conn().query_drop("CALL counter_setup('exists', 'd', 2, NULL)").unwrap();
-    let url = mysql::Opts::from_url(&db.url()).unwrap();
-    let script = r#"
-import os, pymysql
-conn = pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
-                       password=os.environ["PASSWORD"], database=os.environ["DATABASE"])
-for sql in ["CALL counter_increment('missing')", "CALL counter_setup('exists', 'd', NULL, NULL)",
-            "CALL counter_setup('', 'd', NULL, NULL)"]:
-    try:
-        conn.cursor().execute(sql)
-        print("no error")
-    except pymysql.MySQLError as error:
-        print(error.args[0])
-"#;
-    let output = Command::new(python())
-        .args(["-c", script])
-        .env("HOST", url.get_ip_or_hostname().as_ref())
-        .env("PORT", url.get_tcp_port().to_string())
-        .env("USER", url.get_user().unwrap_or_default())
-        .env("PASSWORD", url.get_pass().unwrap_or_default())
-        .env("DATABASE", db.name())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run python3");
-    assert!(
-        output.status.success(),
-        "{}\nthe tests need PyMySQL: `python3 -m pip install pymysql`",
-        support::stderr(&output)
-    );
-    let seen: Vec<String> = support::stdout(&output).lines().map(str::to_owned).collect();
-    let documented =
-        [errno::UNKNOWN_COUNTER, errno::ALREADY_EXISTS, errno::INVALID_ARGUMENT].map(|code| code.to_string());
-    assert_eq!(seen, documented);
-}
-
-/// The Python the tests run: `PYTHON`, or `python3` from the PATH.
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
 }
 
 /// A package generated with the application's collation joins its tables;

@@ -11,6 +11,7 @@ use mysql::prelude::Queryable;
 use slotted_counters::package::errno;
 use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
 
+use crate::package::escaped_batches;
 use crate::support::{self, on_each_server, server_error, slots_of, total, with_committed};
 
 on_each_server!(
@@ -58,7 +59,10 @@ fn resize_grows_and_shrinks_keeping_the_total() {
 
     assert_eq!(
         server_error(conn.query_drop("CALL counter_resize('r', 0)").unwrap_err()),
-        (errno::INVALID_ARGUMENT, "slots must be between 1 and 1024, not 0, for counter: 'r'".to_owned())
+        (
+            errno::INVALID_ARGUMENT,
+            "slots must be a whole number between 1 and 1024, not 0, for counter: 'r'".to_owned()
+        )
     );
     assert_eq!(
         server_error(conn.query_drop("CALL counter_resize('missing', 3)").unwrap_err()),
@@ -168,9 +172,13 @@ fn batches_racing_resizes_lose_no_delta() {
 }
 
 /// Every committed package takes batches: lazy counters are created by
-/// them, the others must exist.
+/// them, the others must exist. Each applies exactly the decoded keys of
+/// batches written with every JSON escape.
 fn every_committed_package_takes_batches() {
-    for (dir, _) in support::committed_here() {
+    for (dir, flags) in support::committed_here() {
+        let fixed_slots =
+            flags.iter().position(|flag| *flag == "--fixed-slots").map(|at| flags[at + 1].parse().unwrap());
+        escaped_batches::batches_add_exactly_their_decoded_keys(&with_committed(dir), fixed_slots);
         let db = with_committed(dir);
         let mut conn = db.conn();
         let lazy = dir.contains("auto-create");

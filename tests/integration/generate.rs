@@ -148,8 +148,8 @@ fn check_prints_a_diff_and_fails_without_writing() {
     let output = slotted_counters(&["generate", "--check", "--out", out]);
     assert_eq!(output.status.code(), Some(1));
     let diff = String::from_utf8_lossy(&output.stdout);
-    assert!(diff.contains("-    DECLARE v_slots INT DEFAULT COALESCE(p_slots, 6);"), "{diff}");
-    assert!(diff.contains("+    DECLARE v_slots INT DEFAULT COALESCE(p_slots, 5);"), "{diff}");
+    assert!(diff.contains("-    SET v_slots = COALESCE(p_slots, 6);"), "{diff}");
+    assert!(diff.contains("+    SET v_slots = COALESCE(p_slots, 5);"), "{diff}");
     assert!(diff.contains("uninstall.sql (rendered)"), "a missing file shows as a diff: {diff}");
     let message = stderr(&output);
     assert!(message.starts_with("error: ") && message.contains("is out of date"), "{message}");

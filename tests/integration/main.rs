@@ -15,6 +15,7 @@ mod galera;
 mod generate;
 mod group_replication;
 mod install;
+mod languages;
 mod operations;
 mod package;
 mod triggers;

@@ -1,9 +1,9 @@
 //! The documented behaviour of each routine: the walkthrough, installing
 //! from the client, reinstalls, and every error.
 
-use mysql::Params;
 use mysql::prelude::Queryable;
-use slotted_counters::package::errno;
+use mysql::{Params, Value};
+use slotted_counters::package::{self, errno};
 
 use super::{Package, call};
 use crate::support::{self, Flavor, flavor, slots_of, table, total};
@@ -233,7 +233,9 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
                     setup,
                     ("bad", "d", slots, None::<i64>).into(),
                     errno::INVALID_ARGUMENT,
-                    format!("slots must be between 1 and 1024, not {slots}, for counter: 'bad'"),
+                    format!(
+                        "slots must be a whole number between 1 and 1024, not {slots}, for counter: 'bad'"
+                    ),
                 ));
             }
         }
@@ -241,8 +243,15 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
 
     for (sql, params, code, message) in cases {
         let shown = format!("{sql} {params:?}");
-        let (got_code, got_message) = call(&mut conn, sql, params).expect_err(&shown);
-        assert_eq!((got_code, got_message.as_str()), (code, message.as_str()), "{shown}");
+        match conn.exec_drop(sql, params).expect_err(&shown) {
+            mysql::Error::MySqlError(error) => {
+                assert_eq!((error.code, error.message.as_str()), (code, message.as_str()), "{shown}");
+                // What JDBC drivers read as a permanent data error (see the
+                // `languages` tests), not 45000.
+                assert_eq!(error.state, package::REFUSAL_SQLSTATE, "{shown}");
+            }
+            other => panic!("{shown}: {other}"),
+        }
         assert_eq!(table(&mut conn), before, "{shown} changed the table");
     }
 
@@ -260,4 +269,82 @@ pub(super) fn get_of_unknown_counter_is_null(package: &Package) {
         .unwrap()
         .unwrap();
     assert_eq!(row, (Some(3), None, None));
+}
+
+/// Every number a routine takes is a whole number. A fraction is refused
+/// with 9003, and changes nothing, however the client sends it: as a DOUBLE
+/// (JavaScript's drivers send every number so), as a decimal literal, as a
+/// string. The server would otherwise round it into the old BIGINT and INT
+/// parameters: `counter_add('x', 1.5)` added 2. Whole numbers count however
+/// they are sent, and the ends of BIGINT are accepted, one past them refused.
+pub(super) fn fractional_numbers_are_refused(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    call(&mut conn, "CALL counter_setup('n', 'd', ?, 7)", (package.slots(4),)).unwrap();
+    let before = table(&mut conn);
+
+    let slots_refusal = match package.fixed_slots {
+        Some(fixed) => format!("slots must be NULL or {fixed} (this package has fixed slots), not "),
+        None => "slots must be a whole number between 1 and 1024, not ".to_owned(),
+    };
+    // Each call, with `?` for the number, and how its refusal begins and ends.
+    let mut calls = vec![
+        ("CALL counter_add('n', ?)", "delta must be an integer, for counter: 'n'".to_owned(), "'n'"),
+        ("CALL counter_reset('n', ?, FALSE)", "value must be an integer, for counter: 'n'".to_owned(), "'n'"),
+        (
+            "CALL counter_setup('m', 'd', NULL, ?)",
+            "initial value must be an integer, for counter: 'm'".to_owned(),
+            "'m'",
+        ),
+        ("CALL counter_setup('m', 'd', ?, NULL)", slots_refusal, "for counter: 'm'"),
+    ];
+    if package.fixed_slots.is_none() {
+        calls.push((
+            "CALL counter_resize('n', ?)",
+            "slots must be a whole number between 1 and 1024, not ".to_owned(),
+            "for counter: 'n'",
+        ));
+    }
+    for (sql, begins, ends) in &calls {
+        for fraction in ["1.5", "-0.25", "0.00000000000000000001", "64.5"] {
+            let double = Value::Double(fraction.parse().unwrap());
+            let sent: [(&str, Result<(), (u16, String)>); 3] = [
+                ("DOUBLE", call(&mut conn, sql, (double,))),
+                ("string", call(&mut conn, sql, (fraction,))),
+                ("literal", conn.query_drop(sql.replace('?', fraction)).map_err(support::server_error)),
+            ];
+            for (form, outcome) in sent {
+                let shown = format!("{sql} with {fraction} as {form}");
+                let (code, message) = outcome.expect_err(&shown);
+                assert_eq!(code, errno::INVALID_ARGUMENT, "{shown}: {message}");
+                assert!(
+                    message.starts_with(begins.as_str()) && message.ends_with(ends),
+                    "{shown}: {message}"
+                );
+            }
+        }
+    }
+    for out_of_range in ["9223372036854775808", "-9223372036854775809"] {
+        let (code, message) =
+            call(&mut conn, &format!("CALL counter_add('n', {out_of_range})"), ()).expect_err(out_of_range);
+        assert_eq!(
+            (code, message.as_str()),
+            (errno::INVALID_ARGUMENT, "delta must be an integer, for counter: 'n'")
+        );
+    }
+    assert_eq!(table(&mut conn), before, "no refused call changed anything");
+
+    call(&mut conn, "CALL counter_add('n', ?)", (Value::Double(2.0),)).unwrap();
+    call(&mut conn, "CALL counter_add('n', 3.0)", ()).unwrap();
+    call(&mut conn, "CALL counter_add('n', ?)", ("4",)).unwrap();
+    assert_eq!(total(&mut conn, "n"), Some(7 + 2 + 3 + 4), "whole numbers count however they are sent");
+    let slots = Value::Double(f64::from(package.slots(3)));
+    call(&mut conn, "CALL counter_setup('m', 'd', ?, ?)", (slots, Value::Double(-5.0))).unwrap();
+    assert_eq!(
+        (total(&mut conn, "m"), slots_of(&mut conn, "m").len()),
+        (Some(-5), package.slots(3) as usize)
+    );
+    call(&mut conn, "CALL counter_setup('ends', 'd', NULL, ?)", (i64::MAX,)).unwrap();
+    call(&mut conn, "CALL counter_add('ends', ?)", (i64::MIN,)).unwrap();
+    assert_eq!(total(&mut conn, "ends"), Some(-1));
 }

@@ -8,6 +8,7 @@
 mod basics;
 mod batches;
 mod concurrency;
+pub(crate) mod escaped_batches;
 mod names;
 
 use std::path::PathBuf;
@@ -83,6 +84,7 @@ for_each_package!(
     basics::sourcing_setup_twice_keeps_every_count,
     basics::errors_name_the_counter_and_change_nothing,
     basics::get_of_unknown_counter_is_null,
+    basics::fractional_numbers_are_refused,
     names::names_compare_case_insensitively,
     names::names_that_look_like_sql_stay_data,
     concurrency::increment_locks_one_row,
@@ -97,6 +99,8 @@ for_each_package!(
     batches::add_many_is_all_or_nothing,
     batches::add_many_locks_one_slot_per_counter,
     batches::concurrent_batches_do_not_deadlock,
+    escaped_batches::add_many_adds_exactly_the_decoded_keys,
+    escaped_batches::a_name_written_twice_never_counts_twice,
 );
 
 pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> Result<(), (u16, String)> {

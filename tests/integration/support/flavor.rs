@@ -15,7 +15,7 @@ use std::{env, fs};
 use mysql::Opts;
 
 /// How to get what the tests need.
-pub const SETUP_HINT: &str = "run `scripts/test`, which installs MariaDB, Galera, PyMySQL and a MySQL \
+pub const SETUP_HINT: &str = "run `scripts/test`, which installs MariaDB, Galera, PyMySQL, Java and a MySQL \
      chroot and then runs the tests (see CONTRIBUTING.md)";
 
 /// Which server: the suite runs every server-agnostic live test on each.

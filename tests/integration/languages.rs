@@ -1,0 +1,182 @@
+//! Applications in other languages, through their ecosystems' standard
+//! drivers: PyMySQL (Python) and MariaDB Connector/J (Java, its batches
+//! written by Jackson). Each calls the routines, sends batches as its
+//! default JSON encoder writes them (Python's escapes every non-ASCII
+//! character, a surrogate pair for an emoji), and reads the package's
+//! refusals as docs/other-languages.md says it does.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use mysql::prelude::Queryable;
+
+use crate::support::{self, Database, in_project, on_each_server};
+
+on_each_server!(python_calls_the_package_through_pymysql, java_calls_every_routine_through_connector_j);
+
+/// The jars Java applications take from Debian's `libmariadb-java` and
+/// `libjackson2-databind-java`, which `scripts/test` installs.
+const JAVA_CLASSPATH: [&str; 4] = [
+    "/usr/share/java/mariadb-java-client.jar",
+    "/usr/share/java/jackson-databind.jar",
+    "/usr/share/java/jackson-core.jar",
+    "/usr/share/java/jackson-annotations.jar",
+];
+
+/// The lines a program printed, after checking that it ran to its end.
+fn printed(output: Output, program: &str) -> Vec<String> {
+    assert!(
+        output.status.success(),
+        "{program} failed: {}\n{}\nrun `scripts/test`, which installs what the tests need",
+        support::stdout(&output),
+        support::stderr(&output),
+    );
+    support::stdout(&output).lines().map(str::to_owned).collect()
+}
+
+/// The test database's address, for a driver of another language.
+struct Address {
+    host: String,
+    port: u16,
+    user: String,
+    password: String,
+    database: String,
+}
+
+impl Address {
+    fn of(db: &Database) -> Self {
+        let url = mysql::Opts::from_url(&db.url()).expect("the test URL parses");
+        Address {
+            host: url.get_ip_or_hostname().to_string(),
+            port: url.get_tcp_port(),
+            user: url.get_user().unwrap_or_default().to_owned(),
+            password: url.get_pass().unwrap_or_default().to_owned(),
+            database: db.name().to_owned(),
+        }
+    }
+}
+
+/// PyMySQL: `callproc` and `CALL` through `execute`, a batch written by
+/// `json.dumps` with its defaults, and the error numbers of every refusal,
+/// a fractional delta's included. PyMySQL classifies an error by its
+/// number alone (the SQLSTATE plays no part): any number it does not know
+/// above 999 is an `OperationalError`, and it decodes numbers as signed
+/// 16-bit, so the package's stay under 32768.
+fn python_calls_the_package_through_pymysql() {
+    let db = support::with_committed("generated");
+    let address = Address::of(&db);
+    let script = r#"
+import json, os, pymysql
+conn = pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                       password=os.environ["PASSWORD"], database=os.environ["DATABASE"], autocommit=True)
+cursor = conn.cursor()
+names = ["downloads", "名前 😀", "a&b<c>/d\"q\\"]
+for name in names:
+    cursor.callproc("counter_setup", (name, "from Python", 4, None))
+cursor.execute("CALL counter_add(%s, %s)", ("downloads", 41))
+batch = json.dumps({"downloads": 1, "名前 😀": 2, "a&b<c>/d\"q\\": 3})
+print("batch:", batch)
+cursor.execute("CALL counter_add_many(%s)", (batch,))
+for name in names:
+    cursor.execute("SELECT counter_get(%s)", (name,))
+    print(name + ":", cursor.fetchone()[0])
+for what, sql, args in [
+    ("unknown counter", "CALL counter_increment(%s)", ("missing",)),
+    ("already exists", "CALL counter_setup(%s, %s, %s, %s)", ("downloads", "again", None, None)),
+    ("empty name", "CALL counter_setup(%s, %s, %s, %s)", ("", "d", None, None)),
+    ("fractional delta", "CALL counter_add(%s, %s)", ("downloads", 1.5)),
+    ("fractional batch", "CALL counter_add_many(%s)", (json.dumps({"downloads": 1.5}),)),
+    ("missing routine", "CALL counter_missing(%s)", ("downloads",)),
+]:
+    try:
+        cursor.execute(sql, args)
+        print(what + ": no error")
+    except pymysql.MySQLError as error:
+        print(what + ":", error.args[0], type(error).__name__)
+"#;
+    let output = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned()))
+        .args(["-c", script])
+        .env("HOST", &address.host)
+        .env("PORT", address.port.to_string())
+        .env("USER", &address.user)
+        .env("PASSWORD", &address.password)
+        .env("DATABASE", &address.database)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    assert_eq!(
+        printed(output, "python3 with PyMySQL"),
+        [
+            r#"batch: {"downloads": 1, "\u540d\u524d \ud83d\ude00": 2, "a&b<c>/d\"q\\": 3}"#,
+            "downloads: 42",
+            "名前 😀: 2",
+            "a&b<c>/d\"q\\: 3",
+            "unknown counter: 9001 OperationalError",
+            "already exists: 9002 OperationalError",
+            "empty name: 9003 OperationalError",
+            "fractional delta: 9003 OperationalError",
+            "fractional batch: 9003 OperationalError",
+            "missing routine: 1305 OperationalError",
+        ]
+    );
+    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(42), "the refusals changed nothing");
+}
+
+/// MariaDB Connector/J, as a Java application uses it: every routine,
+/// batches written by Jackson (as is, and with non-ASCII escaped), a whole
+/// number sent as a double counted, a fractional one refused. The
+/// package's refusals arrive as `SQLIntegrityConstraintViolationException`,
+/// a permanent error that retry layers deciding by exception class (Spring's
+/// among them) do not retry; with SQLSTATE 45000 they were
+/// `SQLTransientConnectionException`s. A missing routine (1305, a reinstall
+/// on MySQL) arrives as a `SQLSyntaxErrorException`, which such layers do
+/// not retry either: retry code must key on the error number.
+fn java_calls_every_routine_through_connector_j() {
+    let db = support::with_committed("generated");
+    let address = Address::of(&db);
+    // Connector/J logs in to MySQL with caching_sha2_password: over plain
+    // TCP it needs the server's RSA key (see docs/other-languages.md).
+    let jdbc_url = format!(
+        "jdbc:mariadb://{}:{}/{}?user={}&password={}&allowPublicKeyRetrieval=true",
+        address.host, address.port, address.database, address.user, address.password
+    );
+    for jar in JAVA_CLASSPATH {
+        assert!(Path::new(jar).exists(), "{jar} is missing: run `scripts/test`, which installs it");
+    }
+    let output = Command::new("java")
+        .arg("-cp")
+        .arg(JAVA_CLASSPATH.join(":"))
+        .arg(in_project("tests/integration/languages/CountersFromJava.java"))
+        .arg(&jdbc_url)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run java");
+    let refused = "23000 java.sql.SQLIntegrityConstraintViolationException transient=false";
+    assert_eq!(
+        printed(output, "java with Connector/J"),
+        [
+            "after adds: 44".to_owned(),
+            r#"ascii-only batch: {"downloads":1,"\u540D\u524D \uD83D\uDE00":2,"a&b<c>/d\"q\\":3}"#.to_owned(),
+            "after batches downloads: 46".to_owned(),
+            "after batches 名前 😀: 4".to_owned(),
+            "after batches a&b<c>/d\"q\\: 6".to_owned(),
+            "estimate is a multiple of 4: 0".to_owned(),
+            "after reset: 10".to_owned(),
+            "after resize and compact: 46".to_owned(),
+            "after delete: null".to_owned(),
+            format!("unknown counter: 9001 {refused}"),
+            format!("already exists: 9002 {refused}"),
+            format!("empty name: 9003 {refused}"),
+            format!("fractional delta: 9003 {refused}"),
+            format!("fractional batch: 9003 {refused}"),
+            "missing routine: 1305 42000 java.sql.SQLSyntaxErrorException transient=false".to_owned(),
+            "after refusals: 46".to_owned(),
+        ]
+    );
+    let slots: u32 = db
+        .conn()
+        .query_first("SELECT COUNT(*) FROM counters WHERE counter_name = 'downloads'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(slots, 8, "the resize from Java took effect");
+}
