@@ -92,6 +92,16 @@ struct Entry {
     adds: Option<(usize, i64)>,
 }
 
+/// The report's case: a key with `&` written as Go's `encoding/json`
+/// writes it. MariaDB skipped it without a word.
+pub(super) fn an_escaped_key_counts(package: &Package) {
+    let db = package.database();
+    let mut conn = db.conn();
+    conn.exec_drop("CALL counter_setup(?, NULL, ?, NULL)", ("dbg&x", package.fixed_slots)).unwrap();
+    conn.exec_drop("CALL counter_add_many(?)", (r#"{"dbg\u0026x": 5}"#,)).unwrap();
+    assert_eq!(total(&mut conn, "dbg&x"), Some(5));
+}
+
 pub(super) fn add_many_adds_exactly_the_decoded_keys(package: &Package) {
     batches_add_exactly_their_decoded_keys(&package.database(), package.fixed_slots);
 }

@@ -99,6 +99,7 @@ for_each_package!(
     batches::add_many_is_all_or_nothing,
     batches::add_many_locks_one_slot_per_counter,
     batches::concurrent_batches_do_not_deadlock,
+    escaped_batches::an_escaped_key_counts,
     escaped_batches::add_many_adds_exactly_the_decoded_keys,
     escaped_batches::a_name_written_twice_never_counts_twice,
 );
