@@ -52,6 +52,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_description) > 255 THEN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -106,6 +131,31 @@ BEGIN
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
     END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
@@ -255,6 +305,31 @@ BEGIN
                 SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
+            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                BEGIN
+                    DECLARE v_at INT DEFAULT 0;
+                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    DECLARE v_code INT;
+                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                        SET v_at = v_at + 1;
+                        SET v_character = SUBSTRING(p_name, v_at, 1);
+                        SET v_code = ORD(CONVERT(v_character USING utf32));
+                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        END IF;
+                    END WHILE;
+                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                        SET v_unusable = 'a trailing space';
+                    END IF;
+                    IF v_unusable IS NOT NULL THEN
+                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    END IF;
+                END;
+            END IF;
             IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -373,6 +448,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     IF NOT (p_value = TRUNCATE(p_value, 0) AND p_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -414,6 +514,31 @@ BEGIN
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
     END IF;
     IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND 1024, FALSE) THEN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
@@ -470,6 +595,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
     BEGIN
@@ -508,6 +658,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     DELETE FROM `counters` WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
@@ -530,6 +705,30 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
@@ -554,6 +753,30 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
     END IF;
     SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;

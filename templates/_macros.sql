@@ -4,30 +4,75 @@
 {{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
 {%- endmacro %}
 
-{#- The invalid-argument error for a name longer than the column: a
-    non-strict session may have cut it, and it must not reach another counter. -#}
-{% macro check_name_length(indent, p) -%}
+{#- The invalid-argument errors of a name no counter may have: longer than
+    the column (a non-strict session may have cut it, and it must not reach
+    another counter), or holding a character that would make two different
+    names one counter. -#}
+{% macro check_name_form(indent, p) -%}
 {{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
 {{ indent }}    SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
 {{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
 {{ indent }}END IF;
+{% call check_name_characters(indent, p, true) %}{% endcall %}
 {%- endmacro %}
 
-{#- The invalid-argument errors of a name a row is created for: NULL, blank
-    or too long. -#}
+{#- The invalid-argument errors of a name a row is created for: NULL, blank,
+    or not of the form every name must have. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
 {{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
 {{ indent }}        MESSAGE_TEXT = 'counter name must not be NULL or empty';
 {{ indent }}END IF;
-{% call check_name_length(indent, p) %}{% endcall %}
+{% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
 
-{#- A function's answer for a name longer than the column: no counter. -#}
-{% macro null_if_too_long(p) -%}
+{#- Refuses (`refuse`: the invalid-argument error; else RETURN NULL, in a
+    function) a name holding a control character, a character the
+    collation ignores (its weight is empty: "a" and "a" followed by U+200B
+    would be one counter to the table and two names to everyone else), or
+    ending with a space (or a character the collation takes for one), which
+    a PAD SPACE collation ignores too. A name of printable ASCII needs no
+    look at each character: no collation ignores any of them. The test is
+    for a character outside that range, not for a name of them alone:
+    `$` in a pattern also matches before a final newline. -#}
+{% macro check_name_characters(indent, p, refuse) -%}
+{{ indent }}IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+{{ indent }}    BEGIN
+{{ indent }}        DECLARE v_at INT DEFAULT 0;
+{{ indent }}        DECLARE v_character VARCHAR(1) CHARACTER SET {{ p.charset }} COLLATE {{ p.collation }};
+{{ indent }}        DECLARE v_code INT;
+{{ indent }}        DECLARE v_unusable VARCHAR(64) CHARACTER SET {{ p.charset }} COLLATE {{ p.collation }};
+{{ indent }}        WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+{{ indent }}            SET v_at = v_at + 1;
+{{ indent }}            SET v_character = SUBSTRING(p_name, v_at, 1);
+{{ indent }}            SET v_code = ORD(CONVERT(v_character USING utf32));
+{{ indent }}            IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+{{ indent }}                SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+{{ indent }}            ELSEIF WEIGHT_STRING(v_character) = '' THEN
+{{ indent }}                SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+{{ indent }}            END IF;
+{{ indent }}        END WHILE;
+{{ indent }}        IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+{{ indent }}            SET v_unusable = 'a trailing space';
+{{ indent }}        END IF;
+{{ indent }}        IF v_unusable IS NOT NULL THEN
+{%- if refuse %}
+{{ indent }}            SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+{{ indent }}            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{%- else %}
+{{ indent }}            RETURN NULL;
+{%- endif %}
+{{ indent }}        END IF;
+{{ indent }}    END;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- A function's answer for a name no counter may have: NULL. -#}
+{% macro null_if_unusable(p) -%}
     IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
         RETURN NULL;
     END IF;
+{% call check_name_characters("    ", p, false) %}{% endcall %}
 {%- endmacro %}
 
 {#- Inserts `count` slot rows of counter p_name in one statement, numbered

@@ -5,6 +5,7 @@ mod asynchronous;
 mod batch;
 mod counters;
 mod error;
+pub mod names;
 mod options;
 
 pub mod database;
@@ -14,7 +15,7 @@ pub mod package;
 pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use counters::{
     Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, DEFAULT_KEPT_CONNECTIONS,
-    FlushStats, NewCounter, OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate, batch_json,
+    FlushStats, NewCounter, OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate,
 };
 pub use error::{CounterError, Error, PackageErrorKind, Plain};
 pub use mysql;

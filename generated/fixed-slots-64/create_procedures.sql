@@ -52,6 +52,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_description) > 255 THEN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -103,6 +128,31 @@ BEGIN
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
     END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
@@ -246,6 +296,31 @@ BEGIN
                 SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
+            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                BEGIN
+                    DECLARE v_at INT DEFAULT 0;
+                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    DECLARE v_code INT;
+                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                        SET v_at = v_at + 1;
+                        SET v_character = SUBSTRING(p_name, v_at, 1);
+                        SET v_code = ORD(CONVERT(v_character USING utf32));
+                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        END IF;
+                    END WHILE;
+                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                        SET v_unusable = 'a trailing space';
+                    END IF;
+                    IF v_unusable IS NOT NULL THEN
+                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    END IF;
+                END;
+            END IF;
             IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -363,6 +438,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     IF NOT (p_value = TRUNCATE(p_value, 0) AND p_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -399,6 +499,31 @@ BEGIN
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
     END IF;
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
@@ -438,6 +563,31 @@ BEGIN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
     DELETE FROM `counters` WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
@@ -461,6 +611,30 @@ BEGIN
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
     END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
+    END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
 
@@ -483,6 +657,30 @@ BEGIN
     DECLARE v_value BIGINT;
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
     END IF;
     SET v_slots = 64;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN

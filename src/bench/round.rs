@@ -18,7 +18,7 @@ use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
 use crate::error::Error;
 use slotted_counters::package::server_errno;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, batch_json, database};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, database};
 
 /// No client runs more iterations than this in a timed round.
 const ITERATION_LIMIT: u32 = 10_000_000;
@@ -164,10 +164,9 @@ impl Workbench {
                 Ok(match variant {
                     Variant::Transaction => Incrementer::Transaction(conn, statement),
                     Variant::AddMany => {
-                        let deltas = batch_json(names.iter().map(|name| (name, 1)))
-                            .ok()
-                            .flatten()
-                            .expect("1 to 1500 hot counters, each incremented by 1");
+                        let deltas: serde_json::Map<String, serde_json::Value> =
+                            names.iter().map(|name| (name.clone(), 1.into())).collect();
+                        let deltas = serde_json::Value::Object(deltas).to_string();
                         Incrementer::Batch(conn, statement, deltas)
                     }
                     _ => Incrementer::Statement(conn, statement),

@@ -42,7 +42,7 @@ BEGIN
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- else %}
-{% call m::check_name_length("    ", p) %}{% endcall %}
+{% call m::check_name_form("    ", p) %}{% endcall %}
 {%- endif %}
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,

@@ -30,7 +30,7 @@ BEGIN
     DECLARE v_entry {{ p.statement_type }};
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
 {%- call batch::open_batch(p) %}{% endcall %}
-{% call m::check_name_length("            ", p) %}{% endcall %}
+{% call m::check_name_form("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
         -- A look at the counter's last slot, as in counter_add: SELECT ...
         -- INTO, because with binary logging a subquery in SET or IF locks the

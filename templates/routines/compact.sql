@@ -11,7 +11,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
-{% call m::check_name_length("    ", p) %}{% endcall %}
+{% call m::check_name_form("    ", p) %}{% endcall %}
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
     BEGIN

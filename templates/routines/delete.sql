@@ -9,7 +9,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
-{% call m::check_name_length("    ", p) %}{% endcall %}
+{% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}

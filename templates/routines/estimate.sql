@@ -19,7 +19,7 @@ BEGIN
 {%- if p.fixed_slots.is_none() %}
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 {%- endif %}
-{% call m::null_if_too_long(p) %}{% endcall %}
+{% call m::null_if_unusable(p) %}{% endcall %}
 {%- if let Some(slots) = p.fixed_slots %}
     SET v_slots = {{ slots }};
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN

@@ -12,6 +12,6 @@ NOT DETERMINISTIC
 READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{% call m::null_if_too_long(p) %}{% endcall %}
+{% call m::null_if_unusable(p) %}{% endcall %}
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.table }}` WHERE `counter_name` = p_name);
 END$$

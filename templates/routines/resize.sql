@@ -16,7 +16,7 @@ BEGIN
 
     -- Arguments are checked before the transaction and outside its handler:
     -- a bad one rolls back nothing, not even a transaction of the caller's.
-{% call m::check_name_length("    ", p) %}{% endcall %}
+{% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;

@@ -126,6 +126,7 @@ impl AsyncCoalescing {
     /// of the flush in flight. A flush task that panicked fails its calls
     /// with [`CounterError::FlushPanicked`].
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.shared.counters.names.check(name)?;
         let (reply, outcome) = oneshot::channel();
         {
             let mut queue = self.shared.lock();

@@ -23,6 +23,7 @@ use sqlx::{MySql, Row};
 use crate::counters::run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, jittered};
 use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, StartDate, Statements, batch_json};
 use crate::error::CounterError;
+use crate::names::NameRule;
 use crate::options::PackageOptions;
 use crate::package::server_errno;
 
@@ -54,6 +55,8 @@ pub use coalescing::AsyncCoalescing;
 pub struct AsyncCounters {
     pool: MySqlPool,
     statements: Statements,
+    /// What the routines take as a name, checked before a call is sent.
+    names: NameRule,
     budget: RetryBudget,
 }
 
@@ -63,6 +66,7 @@ pub struct AsyncCounters {
 pub struct AsyncCountersOn<'c> {
     conn: &'c mut MySqlConnection,
     statements: &'c Statements,
+    names: &'c NameRule,
 }
 
 /// One statement a counter call sends, with its arguments.
@@ -86,7 +90,12 @@ impl AsyncCounters {
 
     /// Uses the routines of a package generated with `options` (its `--prefix`).
     pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Self {
-        AsyncCounters { pool, statements: Statements::new(options), budget: RetryBudget::Attempts(5) }
+        AsyncCounters {
+            pool,
+            statements: Statements::new(options),
+            names: NameRule::new(options),
+            budget: RetryBudget::Attempts(5),
+        }
     }
 
     /// How many times a call is tried in all when the server keeps rolling
@@ -117,21 +126,24 @@ impl AsyncCounters {
     /// # }
     /// ```
     pub fn on<'c>(&'c self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
-        AsyncCountersOn { conn, statements: &self.statements }
+        AsyncCountersOn { conn, statements: &self.statements, names: &self.names }
     }
 
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.run(&setup(&self.statements, name, counter)).await.map(drop)
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.run(&call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.run(&add(&self.statements, name, delta)).await.map(drop)
     }
 
@@ -141,17 +153,19 @@ impl AsyncCounters {
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas)? else { return Ok(()) };
+        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
         self.run(&call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
     pub async fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.run(&reset(&self.statements, name, value, start_date)).await.map(drop)
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.run(&call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
     }
 
@@ -196,16 +210,19 @@ impl AsyncCounters {
 impl AsyncCountersOn<'_> {
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&mut self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.names.check(name)?;
         execute(&mut *self.conn, &setup(self.statements, name, counter)).await.map(drop)
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&mut self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         execute(&mut *self.conn, &call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&mut self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.names.check(name)?;
         execute(&mut *self.conn, &add(self.statements, name, delta)).await.map(drop)
     }
 
@@ -215,18 +232,20 @@ impl AsyncCountersOn<'_> {
         &mut self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas)? else { return Ok(()) };
+        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
         execute(&mut *self.conn, &call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
     }
 
     /// Sets a counter to `value`. The lazy and the cluster packages reset
     /// in a transaction of their own, which commits the caller's.
     pub async fn reset(&mut self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
+        self.names.check(name)?;
         execute(&mut *self.conn, &reset(self.statements, name, value, start_date)).await.map(drop)
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&mut self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         execute(&mut *self.conn, &call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
     }
 

@@ -142,6 +142,7 @@ impl Coalescing {
     /// of the flush in flight, as
     /// it fails a single call (whether the server committed it is unknown).
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.counters.names.check(name)?;
         let mut queue = self.lock();
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;

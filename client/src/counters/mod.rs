@@ -30,6 +30,7 @@ use mysql::Pool;
 use mysql::prelude::Queryable;
 
 use crate::error::CounterError;
+use crate::names::NameRule;
 use crate::options::PackageOptions;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
@@ -102,6 +103,8 @@ pub enum StartDate {
 #[derive(Debug, Clone)]
 pub struct Counters<C = Pooled> {
     calls: C,
+    /// What the routines take as a name, checked before a call is sent.
+    names: NameRule,
 }
 
 /// A [`Counters`] whose calls run on a connection of the caller's, inside
@@ -138,6 +141,7 @@ impl Counters {
                 budget: RetryBudget::Attempts(5),
                 kept: Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS)),
             },
+            names: NameRule::new(options),
         }
     }
 
@@ -202,7 +206,10 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn on<'a, Q: Queryable>(&'a self, conn: &'a mut Q) -> CountersOn<'a, Q> {
-        Counters { calls: OnConnection { conn: RefCell::new(conn), statements: &self.calls.statements } }
+        Counters {
+            calls: OnConnection { conn: RefCell::new(conn), statements: &self.calls.statements },
+            names: self.names.clone(),
+        }
     }
 }
 
@@ -217,6 +224,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.calls.run(&|calls| {
             let setup = &calls.statements.setup;
             let (description, slots, initial_value) = counter.parts();
@@ -232,6 +240,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.calls.run(&|calls| calls.call(&calls.statements.increment, (name,)))
     }
 
@@ -243,6 +252,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.calls.run(&|calls| calls.call(&calls.statements.add, (name, delta)))
     }
 
@@ -262,7 +272,7 @@ impl<C: Run> Counters<C> {
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas)? else { return Ok(()) };
+        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
         self.calls.run(&|calls| calls.call(&calls.statements.add_many, (batch.as_str(),)))
     }
 
@@ -277,6 +287,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.calls
             .run(&|calls| calls.call(&calls.statements.reset, (name, value, start_date == StartDate::Now)))
     }
@@ -289,6 +300,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, name: &str) -> Result<(), CounterError> {
+        self.names.check(name)?;
         self.calls.run(&|calls| calls.call(&calls.statements.delete, (name,)))
     }
 
@@ -325,14 +337,17 @@ impl<C: Run> Counters<C> {
 }
 
 /// The JSON object `counter_add_many` takes, deltas for one name summed;
-/// `None` for no deltas at all, which need no call. For callers that send
-/// the `CALL` themselves; [`Counters::add_many`] uses it.
-pub fn batch_json<S: AsRef<str>>(
+/// `None` for no deltas at all, which need no call. Every name is checked
+/// against `names`. For callers that send the `CALL` themselves;
+/// [`Counters::add_many`] uses it.
+pub(crate) fn batch_json<S: AsRef<str>>(
     deltas: impl IntoIterator<Item = (S, i64)>,
+    names: &NameRule,
 ) -> Result<Option<String>, CounterError> {
     let mut batch = serde_json::Map::new();
     for (name, delta) in deltas {
         let name = name.as_ref();
+        names.check(name)?;
         let sum = match batch.get(name).and_then(serde_json::Value::as_i64) {
             Some(earlier) => earlier.checked_add(delta).ok_or_else(|| {
                 CounterError::InvalidArgument(format!("the deltas for counter {name:?} add up past a BIGINT"))
@@ -348,29 +363,35 @@ pub fn batch_json<S: AsRef<str>>(
 mod tests {
     use super::*;
 
+    fn batch_json_of(
+        deltas: impl IntoIterator<Item = (&'static str, i64)>,
+    ) -> Result<Option<String>, CounterError> {
+        batch_json(deltas, &NameRule::new(&PackageOptions::default()))
+    }
+
     #[test]
     fn a_batch_sums_the_deltas_of_one_name() {
-        let batch = batch_json([("views", 2), ("likes", 1), ("views", -5)]).unwrap().unwrap();
+        let batch = batch_json_of([("views", 2), ("likes", 1), ("views", -5)]).unwrap().unwrap();
         let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
         assert_eq!(batch, serde_json::json!({"views": -3, "likes": 1}));
     }
 
     #[test]
     fn an_empty_batch_needs_no_call() {
-        assert_eq!(batch_json(Vec::<(&str, i64)>::new()).unwrap(), None);
+        assert_eq!(batch_json_of(Vec::<(&str, i64)>::new()).unwrap(), None);
     }
 
     #[test]
     fn a_batch_keeps_names_that_need_escaping_whole() {
         let name = "quote \" back\\slash 漢字 🎉";
-        let batch = batch_json([(name, 1)]).unwrap().unwrap();
+        let batch = batch_json_of([(name, 1)]).unwrap().unwrap();
         let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
         assert_eq!(batch[name], 1);
     }
 
     #[test]
     fn deltas_that_add_up_past_a_bigint_are_refused() {
-        let error = batch_json([("n", i64::MAX), ("n", 1)]).unwrap_err();
+        let error = batch_json_of([("n", i64::MAX), ("n", 1)]).unwrap_err();
         assert!(
             matches!(&error, CounterError::InvalidArgument(message) if message.contains("\"n\"")),
             "{error:?}"
