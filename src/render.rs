@@ -118,6 +118,11 @@ struct Context {
     group_members: Option<&'static str>,
     slot_numbers: SlotNumbers,
     batch_limit: u32,
+    /// The most bytes a batch's text may have.
+    batch_bytes: u64,
+    /// How many entries a batch's statement gathers before it appends them
+    /// to its text.
+    batch_part: u32,
     /// A batch of deltas: JSON text, in the package's character set.
     deltas_type: String,
     /// The parts of the statement a batch builds: hex literals, numbers
@@ -207,6 +212,8 @@ impl Context {
             group_members: group_replication.then_some(package::GROUP_MEMBERS_TABLE),
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             batch_limit: package::BATCH_LIMIT,
+            batch_bytes: package::batch_bytes(options.name_length()),
+            batch_part: 64,
             deltas_type: format!(
                 "LONGTEXT CHARACTER SET {} COLLATE {}",
                 package::CHARSET,

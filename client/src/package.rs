@@ -150,9 +150,19 @@ pub mod server_errno {
     pub const CERTIFICATION_FAILED: u16 = 3_101;
 }
 
-/// Most counters one `counter_add_many` call takes: its entries are numbered
-/// by the same digit tables as slots, three digits of base 16.
+/// Most counters one `counter_add_many` call takes.
 pub const BATCH_LIMIT: u32 = 4_096;
+
+/// Most bytes of JSON one `counter_add_many` call takes, for a package whose
+/// names hold up to `name_length` characters: room for [`BATCH_LIMIT`]
+/// entries of the longest names with every character escaped as a
+/// surrogate pair (12 bytes), the longest delta and some whitespace. A
+/// longer text is refused before any JSON function reads it: MariaDB's
+/// `JSON_KEYS` compares each key with every one before it, so a batch's
+/// cost grows with its keys times their length.
+pub fn batch_bytes(name_length: u32) -> u64 {
+    u64::from(BATCH_LIMIT) * (12 * u64::from(name_length) + 64)
+}
 
 /// Width of the `description` column, in characters.
 pub const DESCRIPTION_LENGTH: u32 = 255;

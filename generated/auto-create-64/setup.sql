@@ -208,7 +208,7 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- 4096 counters, to one slot of its counter, creating the slot
+-- 4096 counters and 2719744 bytes, to one slot of its counter, creating the slot
 -- row, and so the counter, when it is not there yet. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
@@ -242,6 +242,8 @@ BEGIN
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_cases LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_rows_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_cases_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -270,6 +272,10 @@ BEGIN
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF LENGTH(p_deltas) > 2719744 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
+    END IF;
     IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
@@ -350,12 +356,18 @@ BEGIN
         IF v_delta <> 0 THEN
             SET v_slot = FLOOR(RAND() * 64) + 1;
             SET v_entries = v_entries + 1;
-            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, '', ', '),
+            SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING utf8mb4), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
-            SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci THEN ', v_delta);
+            SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci THEN ', v_delta);
+            IF v_entries % 64 = 0 THEN
+                SET v_rows = CONCAT(v_rows, v_rows_part), v_rows_part = '';
+                SET v_cases = CONCAT(v_cases, v_cases_part), v_cases_part = '';
+            END IF;
         END IF;
     END WHILE;
     CLOSE c_keys;
+    SET v_rows = CONCAT(v_rows, v_rows_part);
+    SET v_cases = CONCAT(v_cases, v_cases_part);
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',

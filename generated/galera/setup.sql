@@ -225,7 +225,7 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- 4096 counters, to one slot of its counter. Names that collate
+-- 4096 counters and 2719744 bytes, to one slot of its counter. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
 -- none is, in autocommit mode and inside the caller's transaction alike.
@@ -262,6 +262,8 @@ BEGIN
     DECLARE v_rows LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     -- The slots the statement aims at, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_rows_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
@@ -292,6 +294,10 @@ BEGIN
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF LENGTH(p_deltas) > 2719744 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
+    END IF;
     IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
@@ -386,13 +392,19 @@ BEGIN
                 v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
                 (v_slot - 1) % v_slots + 1);
             SET v_entries = v_entries + 1;
-            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
+            SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
                 'CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci AS name, ',
                 v_slot, ' AS slot, ', v_delta, ' AS delta');
-            SET v_plan = CONCAT(v_plan, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            IF v_entries % 64 = 0 THEN
+                SET v_rows = CONCAT(v_rows, v_rows_part), v_rows_part = '';
+                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
+            END IF;
         END IF;
     END WHILE;
     CLOSE c_keys;
+    SET v_rows = CONCAT(v_rows, v_rows_part);
+    SET v_plan = CONCAT(v_plan, v_plan_part);
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'UPDATE `counters` AS slot JOIN (', v_rows, ') AS batch',

@@ -52,6 +52,10 @@
          ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+            MESSAGE_TEXT = 'deltas are longer than {{ p.batch_bytes }} bytes';
+    END IF;
     IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
@@ -108,4 +112,30 @@
         IF v_delta <> 0 THEN
 {% call m::pick_slot("            ", p) %}{% endcall %}
             SET v_entries = v_entries + 1;
+{%- endmacro %}
+
+{#- The statement's texts grow by parts of up to p.batch_part entries:
+    appending each entry to a whole text would copy all of it again every
+    time, a cost that grows with the square of the batch (on MySQL 9.7 a
+    batch of 4096 counters spent 0.8 s in it). -#}
+{% macro declare_parts(p, texts) %}
+{%- for text in texts %}
+    DECLARE {{ text }}_part {{ p.statement_type }} DEFAULT '';
+{%- endfor %}
+{%- endmacro %}
+
+{#- Moves a full part into its text, every p.batch_part entries. -#}
+{% macro gather_full_parts(p, texts) %}
+            IF v_entries % {{ p.batch_part }} = 0 THEN
+{%- for text in texts %}
+                SET {{ text }} = CONCAT({{ text }}, {{ text }}_part), {{ text }}_part = '';
+{%- endfor %}
+            END IF;
+{%- endmacro %}
+
+{#- Moves the last parts into their texts. -#}
+{% macro gather_last_parts(texts) %}
+{%- for text in texts %}
+    SET {{ text }} = CONCAT({{ text }}, {{ text }}_part);
+{%- endfor %}
 {%- endmacro %}

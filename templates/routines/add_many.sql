@@ -2,7 +2,7 @@
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.add_many }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- {{ p.batch_limit }} counters, to one slot of its counter. Names that collate
+-- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
 -- none is, in autocommit mode and inside the caller's transaction alike.
@@ -27,6 +27,7 @@ BEGIN
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     -- The slots the statement aims at, `hex(name):slot:delta;` each.
     DECLARE v_plan {{ p.statement_type }} DEFAULT '';
+{%- call batch::declare_parts(p, ["v_rows", "v_plan"]) %}{% endcall %}
     DECLARE v_entry {{ p.statement_type }};
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
 {%- call batch::open_batch(p) %}{% endcall %}
@@ -49,13 +50,15 @@ BEGIN
         SET v_slots = v_slot;
 {%- endif %}
 {%- call batch::next_entry(p) %}{% endcall %}
-            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
+            SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
                 'CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} AS name, ',
                 v_slot, ' AS slot, ', v_delta, ' AS delta');
-            SET v_plan = CONCAT(v_plan, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+{%- call batch::gather_full_parts(p, ["v_rows", "v_plan"]) %}{% endcall %}
         END IF;
     END WHILE;
     CLOSE c_keys;
+{%- call batch::gather_last_parts(["v_rows", "v_plan"]) %}{% endcall %}
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'UPDATE `{{ p.table }}` AS slot JOIN (', v_rows, ') AS batch',

@@ -2,7 +2,7 @@
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.add_many }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- {{ p.batch_limit }} counters, to one slot of its counter, creating the slot
+-- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter, creating the slot
 -- row, and so the counter, when it is not there yet. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first, and all of them are applied by one statement: on any error
@@ -22,16 +22,19 @@ BEGIN
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     DECLARE v_cases {{ p.statement_type }} DEFAULT '';
+{%- call batch::declare_parts(p, ["v_rows", "v_cases"]) %}{% endcall %}
 {%- call batch::open_batch(p) %}{% endcall %}
 {% call m::check_name("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
 {%- call batch::next_entry(p) %}{% endcall %}
-            SET v_rows = CONCAT(v_rows, IF(v_entries = 1, '', ', '),
+            SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
-            SET v_cases = CONCAT(v_cases, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
+            SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
+{%- call batch::gather_full_parts(p, ["v_rows", "v_cases"]) %}{% endcall %}
         END IF;
     END WHILE;
     CLOSE c_keys;
+{%- call batch::gather_last_parts(["v_rows", "v_cases"]) %}{% endcall %}
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',

@@ -7,7 +7,7 @@ use std::thread;
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use serde_json::json;
-use slotted_counters::package::{BATCH_LIMIT, errno};
+use slotted_counters::package::{BATCH_LIMIT, batch_bytes, errno};
 
 use super::{Package, call};
 use crate::support::{self, Flavor, flavor, total};
@@ -98,6 +98,11 @@ pub(super) fn add_many_is_all_or_nothing(package: &Package) {
             errno::INVALID_ARGUMENT,
             "more than 4096 counters",
         ),
+        (
+            format!("'{}'", padded(r#"{"a": 1}"#, batch_bytes(50) + 1)),
+            errno::INVALID_ARGUMENT,
+            "deltas are longer than",
+        ),
     ];
     for in_transaction in [false, true] {
         if in_transaction {
@@ -115,6 +120,51 @@ pub(super) fn add_many_is_all_or_nothing(package: &Package) {
     }
     conn.query_drop("ROLLBACK").unwrap();
     assert_eq!(totals(&mut conn, &["a", "b"]), [Some(0), Some(0)]);
+}
+
+/// `object` with spaces before its closing brace, to `bytes` bytes.
+fn padded(object: &str, bytes: u64) -> String {
+    let (open, close) = object.split_at(object.len() - 1);
+    format!("{open}{}{close}", " ".repeat(bytes as usize - object.len()))
+}
+
+support::on_each_server!(the_largest_batch_is_taken);
+
+/// The largest batch is taken: as many counters as a batch may name, in as
+/// many bytes as it may have; one byte more is refused, applying nothing.
+/// (On the default package alone: its counters are made one slot each.)
+fn the_largest_batch_is_taken() {
+    let db = support::with_committed("generated");
+    let mut conn = db.conn();
+    let names: Vec<String> = (0..BATCH_LIMIT).map(|i| format!("c{i:05}-{}", "n".repeat(43))).collect();
+    for chunk in names.chunks(512) {
+        let values = vec!["(?, 'd', ?, 0)"; chunk.len()].join(", ");
+        let params: Vec<mysql::Value> =
+            chunk.iter().flat_map(|name| [name.as_str().into(), 1.into()]).collect();
+        conn.exec_drop(
+            format!("INSERT INTO counters (counter_name, description, counter_id, counter) VALUES {values}"),
+            params,
+        )
+        .unwrap();
+    }
+    let object =
+        serde_json::Value::Object(names.iter().map(|name| (name.clone(), json!(1))).collect()).to_string();
+    let largest = padded(&object, batch_bytes(50));
+    add_many(&mut conn, &largest).unwrap();
+    let (code, message) = add_many(&mut conn, &padded(&object, batch_bytes(50) + 1)).unwrap_err();
+    assert_eq!(
+        (code, message.as_str()),
+        (errno::INVALID_ARGUMENT, format!("deltas are longer than {} bytes", batch_bytes(50)).as_str())
+    );
+    let totals: (u64, i64) = conn
+        .query_first("SELECT COUNT(DISTINCT counter_name), CAST(SUM(counter) AS SIGNED) FROM counters")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        totals,
+        (u64::from(BATCH_LIMIT), i64::from(BATCH_LIMIT)),
+        "the largest batch once, the larger never"
+    );
 }
 
 /// One slot row per counter, whatever the batch's size: another session,
