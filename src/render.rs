@@ -123,6 +123,14 @@ struct Context {
     /// How many entries a batch's statement gathers before it appends them
     /// to its text.
     batch_part: u32,
+    /// The most a slot may hold either way, and the slot count it is for.
+    slot_bound: i64,
+    bound_slots: u32,
+    /// The triggers that keep slots within the bound: on insert, on update.
+    insert_trigger: String,
+    update_trigger: String,
+    /// The most counters lazy increments may create.
+    max_counters: Option<u64>,
     /// A batch of deltas: JSON text, in the package's character set.
     deltas_type: String,
     /// The parts of the statement a batch builds: hex literals, numbers
@@ -181,6 +189,7 @@ impl Context {
                 "@@GLOBAL.auto_increment_increment",
             )
         };
+        let [insert_trigger, update_trigger] = options.trigger_names();
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
@@ -214,6 +223,11 @@ impl Context {
             batch_limit: package::BATCH_LIMIT,
             batch_bytes: package::batch_bytes(options.name_length()),
             batch_part: 64,
+            slot_bound: options.slot_bound(),
+            bound_slots: fixed_slots.unwrap_or(options.max_slots()),
+            insert_trigger,
+            update_trigger,
+            max_counters: options.max_counters(),
             deltas_type: format!(
                 "LONGTEXT CHARACTER SET {} COLLATE {}",
                 package::CHARSET,

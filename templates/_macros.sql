@@ -147,3 +147,30 @@
 {% macro is_bigint(value) -%}
 ({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372036854775808 AND 9223372036854775807)
 {%- endmacro %}
+
+{#- The invalid-argument error of a slot the write would take past the bound. -#}
+{% macro slot_bound_error(indent, p) -%}
+{{ indent }}SET v_message = LEFT(CONCAT('a slot would pass {{ p.slot_bound }} either way, for counter: ', QUOTE(NEW.`counter_name`)), 128);
+{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{%- endmacro %}
+
+{#- For packages with a counter limit: refuses a name no counter has yet
+    once the table holds that many counters, counted in the primary key's
+    index up to the limit. SELECT ... INTO, not a subquery in IF, which
+    with binary logging would lock the rows it reads. -#}
+{% macro check_counter_limit(indent, p) -%}
+{%- if let Some(limit) = p.max_counters %}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE v_known INT;
+{{ indent }}    DECLARE v_counters BIGINT;
+{{ indent }}    SELECT COUNT(*) INTO v_known FROM (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name LIMIT 1) AS known;
+{{ indent }}    IF v_known = 0 THEN
+{{ indent }}        SELECT COUNT(*) INTO v_counters FROM (SELECT DISTINCT `counter_name` FROM `{{ p.table }}` LIMIT {{ limit }}) AS counted;
+{{ indent }}        IF v_counters >= {{ limit }} THEN
+{{ indent }}            SET v_message = LEFT(CONCAT('the package holds its most counters ({{ limit }}), so none can be created: ', QUOTE(p_name)), 128);
+{{ indent }}            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}        END IF;
+{{ indent }}    END IF;
+{{ indent }}END;
+{%- endif %}
+{%- endmacro %}

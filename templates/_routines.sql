@@ -42,4 +42,5 @@ DELIMITER $$
 {% include "routines/estimate.sql" %}
 {%- endmatch %}
 {% endfor %}
+{% include "_triggers.sql" %}
 DELIMITER ;

@@ -1,4 +1,5 @@
--- uninstall.sql: drops the routines and the view of the slotted-counter package.
+-- uninstall.sql: drops the routines, the view and the triggers of the
+-- slotted-counter package.
 -- The `{{ p.table }}` table and its counts are kept; DROP TABLE `{{ p.table }}`
 -- removes them too.
 {% include "_header.sql" %}
@@ -7,3 +8,5 @@
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {% endfor -%}
 DROP VIEW IF EXISTS `{{ p.totals_view }}`;
+DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;

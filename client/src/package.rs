@@ -185,6 +185,10 @@ pub const CHARSET: &str = "utf8mb4";
 /// position. MySQL has it, with or without the plugin; MariaDB does not.
 pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_members";
 
+/// The triggers that keep every slot within [`crate::PackageOptions::slot_bound`],
+/// by the suffix of their names: one for inserted rows, one for updated.
+pub const TRIGGER_SUFFIXES: [&str; 2] = ["slot_bound_insert", "slot_bound_update"];
+
 /// The function `setup.sql` creates and drops before it changes anything,
 /// prefix included: an account that may not create functions fails there.
 pub const PROBE_SUFFIX: &str = "install_probe";

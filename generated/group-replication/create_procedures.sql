@@ -835,4 +835,31 @@ IF CHAR_LENGTH(p_name) > 50 THEN
     RETURN COALESCE(v_value, 0) * v_slots;
 END$$
 
+-- A slot holds at most 9007199254740991 either way: the largest BIGINT over the
+-- most slots a counter may have (1024), so that a counter's total always
+-- fits the BIGINT that counter_get returns. Triggers keep every write to the
+-- table to it, whichever routine or statement makes it. An update may still
+-- bring a slot beyond the bound back toward 0.
+/*!80000 DROP TRIGGER IF EXISTS `counter_slot_bound_insert` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_slot_bound_insert` BEFORE INSERT ON `counters`
+FOR EACH ROW
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF NEW.`counter` NOT BETWEEN -9007199254740991 AND 9007199254740991 THEN
+        SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(NEW.`counter_name`)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+END$$
+
+/*!80000 DROP TRIGGER IF EXISTS `counter_slot_bound_update` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_slot_bound_update` BEFORE UPDATE ON `counters`
+FOR EACH ROW
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF (NEW.`counter` > 9007199254740991 AND NEW.`counter` > OLD.`counter`)
+       OR (NEW.`counter` < -9007199254740991 AND NEW.`counter` < OLD.`counter`) THEN
+        SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(NEW.`counter_name`)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+END$$
 DELIMITER ;

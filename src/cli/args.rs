@@ -259,6 +259,14 @@ pub struct PackageArgs {
     #[arg(long)]
     pub auto_create: bool,
 
+    /// With --auto-create: the most counters increments may create. An
+    /// increment or batch that would create one more is refused (errno
+    /// 9003); setup is refused too. Checked when a counter is created, by
+    /// counting up to N names in the table's index; concurrent creations
+    /// may pass it by as many as run at once
+    #[arg(long, value_name = "N")]
+    pub max_counters: Option<u64>,
+
     /// Make the package for a multi-primary cluster: `galera` (MariaDB) or
     /// `group-replication` (MySQL). Implies --slot-choice node, and the
     /// reset certifies every slot, so that it erases increments acknowledged
@@ -294,6 +302,9 @@ impl PackageArgs {
         }
         if let Some(collation) = &self.collation {
             builder = builder.collation(collation);
+        }
+        if let Some(counters) = self.max_counters {
+            builder = builder.max_counters(counters);
         }
         if let Some(cluster) = self.cluster {
             builder = builder.cluster(cluster.into());

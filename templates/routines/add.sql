@@ -57,6 +57,7 @@ BEGIN
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- if p.auto_create %}
+{%- call m::check_counter_limit("    ", p) %}{% endcall %}
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
     VALUES (p_name, v_slot, NULL, NOW(), v_delta)
     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;

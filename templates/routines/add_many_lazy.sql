@@ -27,6 +27,7 @@ BEGIN
 {% call m::check_name("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
 {%- call batch::next_entry(p) %}{% endcall %}
+{%- call m::check_counter_limit("            ", p) %}{% endcall %}
             SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);

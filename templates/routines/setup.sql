@@ -30,6 +30,7 @@ BEGIN
     END;
 
 {% call m::check_name("    ", p) %}{% endcall %}
+{%- call m::check_counter_limit("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
         SET v_message = LEFT(CONCAT('description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;

@@ -16,6 +16,7 @@ mod generate;
 mod group_replication;
 mod install;
 mod languages;
+mod limits;
 mod operations;
 mod package;
 mod triggers;

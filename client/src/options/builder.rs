@@ -8,7 +8,7 @@ use super::{
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::Error;
-use crate::package::{PROBE_SUFFIX, Routine};
+use crate::package::{PROBE_SUFFIX, Routine, TRIGGER_SUFFIXES};
 
 /// Package options as a user gives them; what is not set takes its default.
 /// [`build`](Self::build) validates them.
@@ -30,6 +30,7 @@ pub struct PackageOptionsBuilder {
     fixed_slots: Option<u32>,
     slot_choice: Option<SlotChoice>,
     auto_create: bool,
+    max_counters: Option<u64>,
     collation: Option<String>,
     cluster: Option<Cluster>,
 }
@@ -97,6 +98,14 @@ impl PackageOptionsBuilder {
         self
     }
 
+    /// The most counters an increment may create (`--max-counters`), for
+    /// packages with `--auto-create`: an application that may name any
+    /// counter could otherwise fill the table.
+    pub fn max_counters(mut self, counters: u64) -> Self {
+        self.max_counters = Some(counters);
+        self
+    }
+
     /// Validates the options. Messages name the option by its flag.
     pub fn build(&self) -> Result<PackageOptions, Error> {
         let args = self;
@@ -108,6 +117,7 @@ impl PackageOptionsBuilder {
             .iter()
             .map(|routine| routine.suffix())
             .chain([PROBE_SUFFIX])
+            .chain(TRIGGER_SUFFIXES)
             .map(|suffix| format!("{prefix}{suffix}"))
             .max_by_key(String::len)
             .unwrap_or_default();
@@ -149,6 +159,20 @@ impl PackageOptionsBuilder {
             ));
         }
 
+        match args.max_counters {
+            Some(0) => {
+                return Err(invalid("--max-counters 0 is out of range: it must be at least 1".to_owned()));
+            }
+            Some(_) if !args.auto_create => {
+                return Err(invalid(
+                    "--max-counters needs --auto-create: without it only setup, an administrator's \
+                     call, creates counters"
+                        .to_owned(),
+                ));
+            }
+            _ => {}
+        }
+
         let collation = args.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
         check_collation(&collation)?;
 
@@ -182,6 +206,7 @@ impl PackageOptionsBuilder {
             name_length,
             slot_choice,
             auto_create: args.auto_create,
+            max_counters: args.max_counters,
             collation,
             cluster: args.cluster,
         })
@@ -273,8 +298,14 @@ mod tests {
 
     #[test]
     fn routine_names_must_fit_in_64_characters() {
-        let longest_suffix =
-            Routine::ALL.iter().map(|r| r.suffix().len()).chain([PROBE_SUFFIX.len()]).max().unwrap();
+        let longest_suffix = Routine::ALL
+            .iter()
+            .map(|r| r.suffix())
+            .chain([PROBE_SUFFIX])
+            .chain(TRIGGER_SUFFIXES)
+            .map(str::len)
+            .max()
+            .unwrap();
         let fits = "p".repeat(IDENTIFIER_LIMIT - longest_suffix);
         validate(options().prefix(fits.clone())).unwrap();
         let error = validate(options().prefix(format!("{fits}p"))).unwrap_err();

@@ -110,6 +110,7 @@ pub struct PackageOptions {
     name_length: u32,
     slot_choice: SlotChoice,
     auto_create: bool,
+    max_counters: Option<u64>,
     collation: String,
     cluster: Option<Cluster>,
 }
@@ -124,6 +125,7 @@ impl Default for PackageOptions {
             name_length: DEFAULT_NAME_LENGTH,
             slot_choice: SlotChoice::Random,
             auto_create: false,
+            max_counters: None,
             collation: DEFAULT_COLLATION.to_owned(),
             cluster: None,
         }
@@ -159,6 +161,11 @@ impl PackageOptions {
         format!("{}{}", self.prefix, crate::package::PROBE_SUFFIX)
     }
 
+    /// The triggers that bound the slots, prefix included: the insert's, then the update's.
+    pub fn trigger_names(&self) -> [String; 2] {
+        crate::package::TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", self.prefix))
+    }
+
     /// The name of the view of totals, prefix included.
     pub fn totals_view(&self) -> String {
         format!("{}{}", self.prefix, crate::package::TOTALS_VIEW_SUFFIX)
@@ -172,6 +179,22 @@ impl PackageOptions {
     /// Whether increments create unknown counters.
     pub fn auto_create(&self) -> bool {
         self.auto_create
+    }
+
+    /// The most counters increments may create, if limited.
+    pub fn max_counters(&self) -> Option<u64> {
+        self.max_counters
+    }
+
+    /// The most a slot may hold, either way from 0: the largest BIGINT over
+    /// the most slots a counter may have, so that a counter's total always
+    /// fits the BIGINT `counter_get` returns.
+    pub fn slot_bound(&self) -> i64 {
+        let slots = match self.slots {
+            SlotPolicy::Fixed(slots) => slots,
+            SlotPolicy::Dynamic { .. } => self.max_slots,
+        };
+        i64::MAX / i64::from(slots)
     }
 
     /// The multi-primary cluster the package is made for, if any.
@@ -233,6 +256,9 @@ impl PackageOptions {
         ]);
         if self.auto_create {
             args.push("--auto-create".to_owned());
+        }
+        if let Some(counters) = self.max_counters {
+            args.extend(["--max-counters".to_owned(), counters.to_string()]);
         }
         if let Some(cluster) = self.cluster {
             args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
