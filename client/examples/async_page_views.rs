@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")
         .map_err(|_| "set DATABASE_URL=mysql://user:password@host:port/database")?;
     let pool = sqlx::mysql::MySqlPoolOptions::new().max_connections(16).connect(&url).await?;
-    let counters = AsyncCounters::new(pool);
+    let counters = AsyncCounters::new(pool)?;
 
     for page in PAGES {
         // A hot page gets 16 slots; an existing counter is fine too.

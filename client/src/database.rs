@@ -2,11 +2,18 @@
 //! port and database, never the password.
 //!
 //! URLs take TLS settings as MySQL's own clients and sqlx do:
-//! `?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_CA|VERIFY_IDENTITY` and
-//! `ssl-ca=FILE`. The `mysql` crate rejects parameters it does not know, so
-//! these two are taken off the URL here and turned into its `SslOpts`.
+//! `?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_IDENTITY`. The `mysql`
+//! crate rejects parameters it does not know, so the mode is taken off the
+//! URL here and turned into its `SslOpts`.
+//!
+//! Two settings are refused rather than weakened. The `mysql` crate (28.0.4)
+//! puts the public web certificate authorities in the trust store of every
+//! verified connection, beside any CA it is given, and offers no way to
+//! leave them out: `ssl-ca` cannot limit trust to one CA, and `VERIFY_CA`,
+//! which skips the host name, would take a certificate any public
+//! authority issued for any name.
 
-use std::path::PathBuf;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -17,33 +24,44 @@ use crate::error::Error;
 /// How long to wait for a server that does not answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Why `ssl-ca` is refused, and what to use instead.
+pub const SSL_CA_REFUSED: &str = "ssl-ca is refused: the mysql driver trusts the public web certificate \
+     authorities beside any CA it is given, so ssl-ca cannot limit trust to yours; use \
+     ssl-mode=VERIFY_IDENTITY for a server whose certificate a public authority issued, or \
+     ssl-mode=REQUIRED for encryption without verification";
+
+/// Why `ssl-mode=VERIFY_CA` is refused, and what to use instead.
+pub const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not check the host name, and \
+     the mysql driver trusts every public web certificate authority, so a certificate any of them \
+     issued for any name would pass; use ssl-mode=VERIFY_IDENTITY, or ssl-mode=REQUIRED for \
+     encryption without verification";
+
 /// How a connection uses TLS, as MySQL's clients name the modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SslMode {
-    /// Plain TCP. The default when the URL names neither mode nor CA, as
-    /// before TLS support: a server that requires TLS refuses the login.
+pub(crate) enum SslMode {
+    /// Plain TCP.
     Disabled,
-    /// TLS when the server offers it, unverified; plain otherwise.
+    /// TLS when the server offers it, unverified; plain otherwise. The
+    /// default, as in MySQL's own clients.
     Preferred,
     /// TLS, encrypted but with the server's certificate not verified.
     Required,
-    /// TLS, with a certificate signed by `ssl-ca` (or a public root); the
-    /// host name is not checked. The default when only `ssl-ca` is given.
-    VerifyCa,
-    /// TLS, with a verified certificate issued to the host in the URL.
+    /// TLS, with a certificate a public authority issued to the host in the URL.
     VerifyIdentity,
 }
 
 impl SslMode {
-    const NAMES: [(&'static str, SslMode); 5] = [
+    const NAMES: [(&'static str, SslMode); 4] = [
         ("DISABLED", SslMode::Disabled),
         ("PREFERRED", SslMode::Preferred),
         ("REQUIRED", SslMode::Required),
-        ("VERIFY_CA", SslMode::VerifyCa),
         ("VERIFY_IDENTITY", SslMode::VerifyIdentity),
     ];
 
     fn parse(value: &str) -> Result<Self, String> {
+        if value.eq_ignore_ascii_case("VERIFY_CA") {
+            return Err(VERIFY_CA_REFUSED.to_owned());
+        }
         Self::NAMES
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(value))
@@ -55,35 +73,34 @@ impl SslMode {
     }
 
     /// The driver's TLS settings for this mode; `None` for plain TCP.
-    fn ssl_opts(self, ca: Option<PathBuf>) -> Option<SslOpts> {
-        let verified = SslOpts::default().with_root_cert_path(ca);
+    fn ssl_opts(self) -> Option<SslOpts> {
         match self {
             SslMode::Disabled => None,
-            SslMode::Preferred | SslMode::Required => {
-                Some(verified.with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true))
-            }
-            SslMode::VerifyCa => Some(verified.with_danger_skip_domain_validation(true)),
-            SslMode::VerifyIdentity => Some(verified),
+            SslMode::Preferred | SslMode::Required => Some(
+                SslOpts::default()
+                    .with_danger_accept_invalid_certs(true)
+                    .with_danger_skip_domain_validation(true),
+            ),
+            SslMode::VerifyIdentity => Some(SslOpts::default()),
         }
     }
 }
 
-/// A URL's TLS parameters, taken off it, and the rest of the URL.
+/// A URL's TLS mode, taken off it, and the rest of the URL.
 struct SplitUrl {
     rest: String,
     mode: SslMode,
-    ca: Option<PathBuf>,
 }
 
 fn split_tls_parameters(url: &str) -> Result<SplitUrl, Error> {
     let invalid =
         |problem: String| Error::Url(format!("{problem}; expected mysql://user:password@host:port/database"));
     let mut parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
-    let (mut mode, mut ca, mut rest) = (None, None, Vec::new());
+    let (mut mode, mut rest) = (SslMode::Preferred, Vec::new());
     for (key, value) in parsed.query_pairs() {
         match key.as_ref() {
-            "ssl-mode" => mode = Some(SslMode::parse(&value).map_err(Error::Url)?),
-            "ssl-ca" => ca = Some(PathBuf::from(value.as_ref())),
+            "ssl-mode" => mode = SslMode::parse(&value).map_err(Error::Url)?,
+            "ssl-ca" => return Err(Error::Url(SSL_CA_REFUSED.to_owned())),
             _ => rest.push((key.into_owned(), value.into_owned())),
         }
     }
@@ -92,29 +109,13 @@ fn split_tls_parameters(url: &str) -> Result<SplitUrl, Error> {
     } else {
         parsed.query_pairs_mut().clear().extend_pairs(rest);
     }
-    let mode = match (mode, &ca) {
-        (Some(SslMode::Disabled | SslMode::Preferred | SslMode::Required), Some(_)) => {
-            return Err(Error::Url(
-                "ssl-ca is only used to verify the server: give it with ssl-mode=VERIFY_CA or VERIFY_IDENTITY"
-                    .to_owned(),
-            ));
-        }
-        (Some(mode), _) => mode,
-        (None, Some(_)) => SslMode::VerifyCa,
-        (None, None) => SslMode::Disabled,
-    };
-    if let Some(ca) = &ca
-        && !ca.is_file()
-    {
-        return Err(Error::Url(format!("ssl-ca={}: no such file", ca.display())));
-    }
-    Ok(SplitUrl { rest: parsed.into(), mode, ca })
+    Ok(SplitUrl { rest: parsed.into(), mode })
 }
 
 /// Parses a `mysql://user:password@host:port/database` URL, with its TLS
-/// parameters. A database is required. With `ssl-mode=PREFERRED` the
-/// options ask for TLS; [`connect`] falls back to plain TCP when the server
-/// has none.
+/// mode. A database is required. With `ssl-mode=PREFERRED`, the default,
+/// the options ask for TLS; [`connect`] falls back to plain TCP when the
+/// server has none.
 pub fn parse_url(url: &str) -> Result<Opts, Error> {
     parse(url).map(|(opts, _)| opts)
 }
@@ -137,7 +138,7 @@ fn parse(url: &str) -> Result<(Opts, SslMode), Error> {
     }
     let opts = OptsBuilder::from_opts(opts)
         .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
-        .ssl_opts(split.mode.ssl_opts(split.ca));
+        .ssl_opts(split.mode.ssl_opts());
     Ok((opts.into(), split.mode))
 }
 
@@ -148,6 +149,10 @@ pub struct Connection {
     pub opts: Opts,
     /// `user@host:port/database`.
     pub target: String,
+    /// Why the password and the data may reach someone on the path, when
+    /// they may: the server is not on this machine and its certificate was
+    /// not verified.
+    pub exposure: Option<String>,
 }
 
 /// Opens one connection to the database `url` names.
@@ -162,11 +167,36 @@ pub fn connect(url: &str) -> Result<Connection, Error> {
         opened => opened.map(|conn| (conn, opts)),
     };
     match opened {
-        Ok((conn, opts)) => Ok(Connection { conn, opts, target }),
+        Ok((conn, opts)) => {
+            let encrypted = opts.get_ssl_opts().is_some();
+            let exposure = exposure(&opts.get_ip_or_hostname(), mode, encrypted);
+            Ok(Connection { conn, opts, target, exposure })
+        }
         Err(source) => {
             let hint = if mode == SslMode::Disabled { plain_refused_hint(&source) } else { "" };
             Err(Error::Connect { target, source, hint })
         }
+    }
+}
+
+/// What an attacker on the path between here and `host` may take from a
+/// connection in `mode`, `encrypted` or not; `None` for a server on this
+/// machine or a verified one. Without TLS, MySQL's `caching_sha2_password`
+/// fetches the server's RSA key unauthenticated, so a man in the middle
+/// gets the password; with unverified TLS he can pose as the server.
+fn exposure(host: &str, mode: SslMode, encrypted: bool) -> Option<String> {
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host.trim_matches(['[', ']']).parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    match (loopback, mode, encrypted) {
+        (true, _, _) | (_, SslMode::VerifyIdentity, _) => None,
+        (false, _, false) => Some(format!(
+            "the connection to {host} is not encrypted: someone on the path can read the data and, \
+             through the unauthenticated RSA key exchange, the password; use ssl-mode=VERIFY_IDENTITY"
+        )),
+        (false, _, true) => Some(format!(
+            "the server certificate of {host} is not verified: someone on the path can pose as the \
+             server and take the password; use ssl-mode=VERIFY_IDENTITY"
+        )),
     }
 }
 
@@ -175,7 +205,7 @@ pub fn connect(url: &str) -> Result<Connection, Error> {
 fn plain_refused_hint(error: &mysql::Error) -> &'static str {
     match error {
         mysql::Error::MySqlError(error) if [1045, 3159].contains(&error.code) => {
-            " (if the server requires TLS, add ?ssl-mode=REQUIRED, or ?ssl-mode=VERIFY_CA&ssl-ca=FILE, to the URL)"
+            " (if the server requires TLS, add ?ssl-mode=VERIFY_IDENTITY, or ?ssl-mode=REQUIRED, to the URL)"
         }
         _ => "",
     }
@@ -211,27 +241,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tls_parameters_leave_the_url_and_set_the_mode() {
-        let ca = std::env::current_exe().unwrap();
-        let ca = ca.display();
+    fn the_tls_mode_leaves_the_url_and_defaults_to_preferred() {
         let mode = |url: &str| split_tls_parameters(url).map(|split| (split.rest, split.mode));
         assert_eq!(
             mode("mysql://a:b@h:3306/db?ssl-mode=required").unwrap(),
             ("mysql://a:b@h:3306/db".to_owned(), SslMode::Required)
         );
         assert_eq!(
-            mode(&format!("mysql://a@h/db?ssl-ca={ca}&prefer_socket=false")).unwrap(),
-            ("mysql://a@h/db?prefer_socket=false".to_owned(), SslMode::VerifyCa),
-            "a CA alone means VERIFY_CA, as in MySQL's clients"
+            mode("mysql://a@h/db?ssl-mode=VERIFY_IDENTITY&prefer_socket=false").unwrap(),
+            ("mysql://a@h/db?prefer_socket=false".to_owned(), SslMode::VerifyIdentity)
         );
-        assert_eq!(mode("mysql://a@h/db").unwrap().1, SslMode::Disabled);
+        assert_eq!(mode("mysql://a@h/db").unwrap().1, SslMode::Preferred, "as MySQL's own clients");
         for (url, problem) in [
             ("mysql://a@h/db?ssl-mode=ON", "ssl-mode=ON is not a mode; use one of DISABLED, PREFERRED"),
-            ("mysql://a@h/db?ssl-mode=REQUIRED&ssl-ca=/x", "ssl-ca is only used to verify the server"),
-            ("mysql://a@h/db?ssl-ca=/no/such/ca.pem", "ssl-ca=/no/such/ca.pem: no such file"),
+            (
+                "mysql://a@h/db?ssl-mode=VERIFY_CA",
+                "ssl-mode=VERIFY_CA is refused: it does not check the host",
+            ),
+            ("mysql://a@h/db?ssl-mode=verify_ca&ssl-ca=/x", "ssl-mode=VERIFY_CA is refused"),
+            (
+                "mysql://a@h/db?ssl-mode=VERIFY_IDENTITY&ssl-ca=/x",
+                "ssl-ca is refused: the mysql driver trusts",
+            ),
+            ("mysql://a@h/db?ssl-ca=/x", "ssl-ca is refused"),
         ] {
             let error = mode(url).unwrap_err().to_string();
             assert!(error.contains(problem), "{url}: {error}");
         }
+    }
+
+    #[test]
+    fn only_a_verified_or_local_connection_is_not_exposed() {
+        for host in ["127.0.0.1", "127.8.0.1", "::1", "[::1]", "localhost", "LOCALHOST"] {
+            for mode in [SslMode::Disabled, SslMode::Preferred, SslMode::Required] {
+                assert_eq!(exposure(host, mode, false), None, "{host}");
+            }
+        }
+        assert_eq!(exposure("db.example.com", SslMode::VerifyIdentity, true), None);
+        let plain = exposure("db.example.com", SslMode::Preferred, false).unwrap();
+        assert!(plain.starts_with("the connection to db.example.com is not encrypted"), "{plain}");
+        let unverified = exposure("10.0.0.5", SslMode::Required, true).unwrap();
+        assert!(unverified.starts_with("the server certificate of 10.0.0.5 is not verified"), "{unverified}");
     }
 }

@@ -19,6 +19,10 @@ pub enum Error {
     #[error("invalid database URL: {0}")]
     Url(String),
 
+    /// TLS settings the driver cannot honour, refused rather than weakened.
+    #[error("{0}")]
+    Tls(String),
+
     /// The server could not be reached or refused the login. `hint` is the
     /// way out, or empty.
     #[error("cannot connect to {target}: {}{hint}", Plain(source))]

@@ -122,7 +122,10 @@ impl Workbench {
         let mut nodes = Vec::new();
         let mut first = None;
         for url in urls {
-            let database::Connection { mut conn, opts, target } = database::connect(url)?;
+            let database::Connection { mut conn, opts, target, exposure } = database::connect(url)?;
+            if let Some(exposure) = exposure {
+                eprintln!("warning: {exposure}");
+            }
             let server = ServerInfo::read(&mut conn)?;
             let max_connections: u32 =
                 server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);

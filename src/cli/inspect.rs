@@ -4,11 +4,10 @@ use super::args::{ShowArgs, StatusArgs};
 use super::error::CliError;
 use super::table;
 use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
-use slotted_counters::database;
 
 pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
     let options = args.package.options()?;
-    let mut conn = database::connect(&args.connect.url)?.conn;
+    let mut conn = super::connect(&args.connect.url)?.conn;
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
@@ -52,7 +51,7 @@ fn grouped_problems(broken: &[&ObjectStatus]) -> Vec<String> {
 }
 
 pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
-    let mut conn = database::connect(&args.connect.url)?.conn;
+    let mut conn = super::connect(&args.connect.url)?.conn;
     let counters = status::counters(&mut conn, &args.table, &args.names)?;
     print!("{}", counters_report(&counters));
     // The table's collation ignores case; lowercase comparison is close enough

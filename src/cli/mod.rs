@@ -12,6 +12,7 @@ mod table;
 
 pub use args::{Cli, Command, PackageArgs};
 pub use error::CliError;
+use slotted_counters::database;
 
 /// Runs one command line. The binary only parses arguments and reports the error.
 pub fn run(cli: Cli) -> Result<(), CliError> {
@@ -24,4 +25,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run_bench(&args),
         Command::Advise(args) => bench::run_advise(&args),
     }
+}
+
+/// Connects to the database `url` names, and says on stderr when the
+/// connection may give the password away to someone on the path.
+fn connect(url: &str) -> Result<database::Connection, CliError> {
+    let connection = database::connect(url)?;
+    if let Some(exposure) = &connection.exposure {
+        eprintln!("warning: {exposure}");
+    }
+    Ok(connection)
 }

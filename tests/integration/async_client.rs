@@ -43,7 +43,7 @@ fn installed(runtime: &Runtime, names: &[&str]) -> (Database, AsyncCounters) {
     script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
     let counters = runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(20).connect(&db.url()).await.unwrap();
-        let counters = AsyncCounters::new(pool);
+        let counters = AsyncCounters::new(pool).unwrap();
         for name in names {
             counters.setup(name, NewCounter::new("d").slots(1)).await.unwrap();
         }
@@ -327,7 +327,7 @@ fn calls_ride_through_a_reinstall() {
     let (db, _) = installed(&runtime, &["views"]);
     // One connection, whose cached statement must survive the reinstall.
     let pool = runtime.block_on(MySqlPoolOptions::new().max_connections(1).connect(&db.url())).unwrap();
-    let counters = AsyncCounters::new(pool);
+    let counters = AsyncCounters::new(pool).unwrap();
     runtime.block_on(counters.increment("views")).unwrap();
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
     let call = {

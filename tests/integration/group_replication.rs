@@ -271,7 +271,7 @@ fn the_async_client_rides_through_lost_certifications() {
         let mut tasks = Vec::new();
         for member in group.members() {
             let pool = MySqlPoolOptions::new().connect(&member.url("group_async")).await.unwrap();
-            let counters = AsyncCounters::new(pool).retry_for(Duration::from_secs(60));
+            let counters = AsyncCounters::new(pool).unwrap().retry_for(Duration::from_secs(60));
             for _ in 0..4 {
                 let counters = counters.clone();
                 tasks.push(tokio::spawn(async move {

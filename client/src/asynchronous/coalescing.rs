@@ -35,8 +35,8 @@ type Reply = oneshot::Sender<Result<(), CounterError>>;
 /// calls' deltas; it never loses an acknowledged one.
 ///
 /// ```no_run
-/// # async fn run(pool: sqlx::MySqlPool) -> Result<(), slotted_counters::CounterError> {
-/// let views = slotted_counters::AsyncCounters::new(pool).coalescing();
+/// # async fn run(pool: sqlx::MySqlPool) -> Result<(), Box<dyn std::error::Error>> {
+/// let views = slotted_counters::AsyncCounters::new(pool)?.coalescing();
 /// let tasks: Vec<_> = (0..64)
 ///     .map(|_| {
 ///         let views = views.clone();

@@ -16,13 +16,14 @@ mod coalescing;
 use std::borrow::Cow;
 use std::time::Instant;
 
-use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlPool, MySqlRow};
+use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlPool, MySqlRow, MySqlSslMode};
 use sqlx::query::Query;
 use sqlx::{MySql, Row};
 
 use crate::counters::run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, jittered};
 use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, StartDate, Statements, batch_json};
-use crate::error::CounterError;
+use crate::database::VERIFY_CA_REFUSED;
+use crate::error::{CounterError, Error};
 use crate::names::NameRule;
 use crate::options::PackageOptions;
 use crate::package::server_errno;
@@ -44,7 +45,7 @@ pub use coalescing::AsyncCoalescing;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let pool = sqlx::MySqlPool::connect("mysql://app:secret@127.0.0.1:3306/app").await?;
-/// let counters = AsyncCounters::new(pool);
+/// let counters = AsyncCounters::new(pool)?;
 /// counters.setup("downloads", NewCounter::new("release downloads").slots(16)).await?;
 /// counters.increment("downloads").await?;
 /// assert_eq!(counters.get("downloads").await?, Some(1));
@@ -84,18 +85,29 @@ enum Arg<'a> {
 
 impl AsyncCounters {
     /// Uses the routines of a package generated with the default options.
-    pub fn new(pool: MySqlPool) -> Self {
+    ///
+    /// Refuses a pool whose connections use `ssl-mode=VERIFY_CA`: sqlx
+    /// (0.8) puts the public web certificate authorities in the trust store
+    /// beside any `ssl-ca`, and that mode skips the host name, so a
+    /// certificate any of them issued for any name would pass. Use
+    /// `VERIFY_IDENTITY`; it too trusts the public authorities beside an
+    /// `ssl-ca`, which the client cannot see from the pool.
+    pub fn new(pool: MySqlPool) -> Result<Self, Error> {
         Self::with_options(pool, &PackageOptions::default())
     }
 
-    /// Uses the routines of a package generated with `options` (its `--prefix`).
-    pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Self {
-        AsyncCounters {
+    /// Uses the routines of a package generated with `options` (its
+    /// `--prefix`); refuses a pool as [`AsyncCounters::new`] does.
+    pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, Error> {
+        if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
+            return Err(Error::Tls(VERIFY_CA_REFUSED.replace("the mysql driver", "sqlx")));
+        }
+        Ok(AsyncCounters {
             pool,
             statements: Statements::new(options),
             names: NameRule::new(options),
             budget: RetryBudget::Attempts(5),
-        }
+        })
     }
 
     /// How many times a call is tried in all when the server keeps rolling
@@ -118,7 +130,7 @@ impl AsyncCounters {
     ///
     /// ```no_run
     /// # async fn run(pool: sqlx::MySqlPool) -> Result<(), Box<dyn std::error::Error>> {
-    /// # let counters = slotted_counters::AsyncCounters::new(pool.clone());
+    /// # let counters = slotted_counters::AsyncCounters::new(pool.clone())?;
     /// let mut tx = pool.begin().await?;
     /// counters.on(&mut tx).increment("orders").await?;
     /// tx.commit().await?;

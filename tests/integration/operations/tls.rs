@@ -1,12 +1,13 @@
 //! TLS: a server that refuses plain connections, reached by the command and
-//! the client through `ssl-mode` and `ssl-ca` in the URL.
+//! the client through `ssl-mode` in the URL, and the settings the drivers
+//! cannot honour refused.
 
 use std::fs;
 use std::path::Path;
 
 use mysql::prelude::Queryable;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
-use slotted_counters::{Counters, NewCounter, database};
+use slotted_counters::{AsyncCounters, Counters, NewCounter, database, sqlx};
 
 use crate::support::server::Booted;
 use crate::support::{self, flavor, on_each_server, slotted_counters, stderr, stdout, succeeded};
@@ -48,44 +49,52 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
     // The server reads its certificates from here: inside MySQL's chroot.
     let dir = flavor().visible_tempdir("slotted-counters-tls-").unwrap();
     let test_ca = authority(dir.path(), "test-ca");
-    authority(dir.path(), "other-ca");
     let server = tls_only_server(dir.path(), &test_ca);
     let url = server.url("app");
     let ca = dir.path().join("test-ca.pem");
-    let other_ca = dir.path().join("other-ca.pem");
 
-    for parameters in [
-        "ssl-mode=REQUIRED".to_owned(),
-        format!("ssl-mode=VERIFY_CA&ssl-ca={}", ca.display()),
-        format!("ssl-ca={}", ca.display()),
-        format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={}", ca.display()),
-    ] {
-        let url = format!("{url}?{parameters}");
-        succeeded(slotted_counters(&["install", "--url", &url]));
+    // No mode is PREFERRED, as in MySQL's own clients: TLS when offered.
+    for url in [url.clone(), format!("{url}?ssl-mode=REQUIRED")] {
+        let output = succeeded(slotted_counters(&["install", "--url", &url]));
+        assert!(
+            !stderr(&output).contains("warning:"),
+            "a server on this machine is not exposed: {}",
+            stderr(&output)
+        );
         let report = stdout(&succeeded(slotted_counters(&["status", "--url", &url])));
-        assert_eq!(report.matches("current").count(), support::ROUTINES.len(), "{parameters}: {report}");
+        assert_eq!(report.matches("current").count(), support::ROUTINES.len(), "{url}: {report}");
 
         let mut conn = database::connect(&url).unwrap().conn;
         let cipher: Option<(String, String)> =
             conn.query_first("SHOW SESSION STATUS LIKE 'Ssl_cipher'").unwrap();
-        assert!(
-            cipher.is_some_and(|(_, cipher)| !cipher.is_empty()),
-            "{parameters}: the session is encrypted"
-        );
+        assert!(cipher.is_some_and(|(_, cipher)| !cipher.is_empty()), "{url}: the session is encrypted");
     }
 
-    let pool = mysql::Pool::new(
-        database::parse_url(&format!("{url}?ssl-mode=VERIFY_CA&ssl-ca={}", ca.display())).unwrap(),
-    )
-    .unwrap();
+    let pool = mysql::Pool::new(database::parse_url(&format!("{url}?ssl-mode=REQUIRED")).unwrap()).unwrap();
     let counters = Counters::new(pool);
     counters.setup("secure", NewCounter::new("d").slots(4)).unwrap();
     counters.increment("secure").unwrap();
     assert_eq!(counters.get("secure").unwrap(), Some(1));
 
+    // The modes the driver cannot honour are refused, saying why, before
+    // any connection: it would trust every public authority beside ssl-ca.
+    for (parameters, refusal) in [
+        (format!("ssl-mode=VERIFY_CA&ssl-ca={}", ca.display()), database::VERIFY_CA_REFUSED),
+        ("ssl-mode=VERIFY_CA".to_owned(), database::VERIFY_CA_REFUSED),
+        (format!("ssl-ca={}", ca.display()), database::SSL_CA_REFUSED),
+        (format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={}", ca.display()), database::SSL_CA_REFUSED),
+    ] {
+        let output = slotted_counters(&["status", "--url", &format!("{url}?{parameters}")]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{parameters}: {message}");
+        assert_eq!(message.trim_end(), format!("error: invalid database URL: {refusal}"), "{parameters}");
+    }
+
     for (url, problem) in [
-        (url.clone(), "without TLS"),
-        (format!("{url}?ssl-mode=VERIFY_CA&ssl-ca={}", other_ca.display()), "a certificate from another CA"),
+        (
+            format!("{url}?ssl-mode=VERIFY_IDENTITY"),
+            "a certificate from a CA no public authority vouches for",
+        ),
         (format!("{url}?ssl-mode=DISABLED"), "TLS disabled"),
     ] {
         let output = slotted_counters(&["status", "--url", &url]);
@@ -94,10 +103,27 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
         assert_eq!(message.lines().count(), 1, "{problem}: {message}");
         assert!(message.starts_with("error: cannot connect to slotted@127.0.0.1:"), "{problem}: {message}");
         assert!(!message.contains(" { "), "{problem}: a sentence, not a debug dump: {message}");
-        if problem == "a certificate from another CA" {
-            assert!(message.contains("invalid peer certificate: UnknownIssuer"), "{message}");
+        if problem == "TLS disabled" {
+            assert!(
+                message.contains("add ?ssl-mode=VERIFY_IDENTITY"),
+                "{problem}: says how to use TLS: {message}"
+            );
         } else {
-            assert!(message.contains("add ?ssl-mode=REQUIRED"), "{problem}: says how to use TLS: {message}");
+            assert!(message.contains("invalid peer certificate: UnknownIssuer"), "{message}");
         }
+    }
+
+    // The async client refuses a pool in VERIFY_CA for the same reason.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let refused = runtime.block_on(async {
+        let pool =
+            sqlx::mysql::MySqlPoolOptions::new().connect_lazy(&format!("{url}?ssl-mode=VERIFY_CA")).unwrap();
+        AsyncCounters::new(pool).map(drop)
+    });
+    match refused {
+        Err(slotted_counters::Error::Tls(message)) => {
+            assert!(message.starts_with("ssl-mode=VERIFY_CA is refused"), "{message}")
+        }
+        other => panic!("{other:?}"),
     }
 }
