@@ -6,6 +6,11 @@
 -- (MariaDB skips version comments from 50700 to 99999), and a call in the
 -- moment between the two fails with 1305. A DROP also revokes the grants on
 -- the routine: on MySQL, grant the application again after a reinstall.
+-- Statements over all of one counter's slots name FORCE INDEX (PRIMARY):
+-- MariaDB 11's cost model scans the whole index for a counter that holds
+-- most of the table's rows, and so locks other counters' slots. Reads that
+-- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
+-- isolation a plain read opens a view that fails the write (1020).
 DELIMITER $$
 {% for routine in p.routines %}
 {% match routine.routine -%}

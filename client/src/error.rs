@@ -126,18 +126,21 @@ impl CounterError {
 
     /// Whether the server rolled the call back for a reason that may be gone
     /// at once: a deadlock (1213, also Galera's lost certification), a lock
-    /// wait timeout (1205), Group Replication's lost certification (3101),
+    /// wait timeout (1205), a row changed since the transaction's snapshot
+    /// under MariaDB's snapshot isolation (1020), Group Replication's lost
+    /// certification (3101),
     /// or its rollback of a local transaction for a remote one that needed
     /// its locks (1180 with error 149, "Lock deadlock; Retry transaction").
     /// The call changed nothing and may run again; [`crate::Counters`] does
     /// that itself for calls outside the caller's transaction. A call made in
     /// the caller's transaction ([`crate::Counters::on`]) must run again with
-    /// the whole transaction: a deadlock rolled all of it back.
+    /// the whole transaction: the server rolled all of it back.
     pub fn is_retryable(&self) -> bool {
         match self {
             CounterError::Database(mysql::Error::MySqlError(error)) => match error.code {
                 server_errno::DEADLOCK
                 | server_errno::LOCK_WAIT_TIMEOUT
+                | server_errno::RECORD_CHANGED
                 | server_errno::CERTIFICATION_FAILED => true,
                 server_errno::ERROR_DURING_COMMIT => error.message.starts_with("Got error 149 "),
                 _ => false,
@@ -236,7 +239,7 @@ mod tests {
                 code,
             }))
         };
-        for code in [1205, 1213, 3101] {
+        for code in [1020, 1205, 1213, 3101] {
             assert!(server(code, "").is_retryable(), "{code}");
         }
         let group_rollback = "Got error 149 - 'Lock deadlock; Retry transaction' during COMMIT";

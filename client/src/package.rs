@@ -117,6 +117,12 @@ pub mod errno {
 /// The servers' own error numbers that the client and the tool act on, by
 /// the names MySQL's manual gives them; MariaDB sends the same numbers.
 pub mod server_errno {
+    /// `ER_CHECKREAD`, "Record has changed since last read": MariaDB's
+    /// snapshot isolation (`innodb_snapshot_isolation`, on by default from
+    /// 11.6) refused a write to a row changed after the transaction's read
+    /// view opened, and rolled the whole transaction back, as for a
+    /// deadlock. It may run again.
+    pub const RECORD_CHANGED: u16 = 1_020;
     /// `ER_DBACCESS_DENIED_ERROR`: no privilege on the database.
     pub const DATABASE_ACCESS_DENIED: u16 = 1_044;
     /// `ER_TABLEACCESS_DENIED_ERROR`: no privilege on the table or view.

@@ -42,6 +42,11 @@ GROUP BY `counter_name`;
 -- (MariaDB skips version comments from 50700 to 99999), and a call in the
 -- moment between the two fails with 1305. A DROP also revokes the grants on
 -- the routine: on MySQL, grant the application again after a reinstall.
+-- Statements over all of one counter's slots name FORCE INDEX (PRIMARY):
+-- MariaDB 11's cost model scans the whole index for a counter that holds
+-- most of the table's rows, and so locks other counters' slots. Reads that
+-- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
+-- isolation a plain read opens a view that fails the write (1020).
 DELIMITER $$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
@@ -184,11 +189,13 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    -- Slots are numbered 1..n, so the highest number is the slot count. Read
-    -- as the last index entry, one row: inside a routine, MAX(`counter_id`)
-    -- scans every slot. NULL when the counter does not exist.
-    SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
-     ORDER BY `counter_id` DESC LIMIT 1;
+    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+    ELSE
+        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+         ORDER BY `counter_id` DESC LIMIT 1;
+    END IF;
     SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
     SET v_slot = IF(v_slot <= v_slots,
         v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
@@ -266,6 +273,7 @@ BEGIN
     DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
+    DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -378,8 +386,13 @@ BEGIN
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-            SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
-             ORDER BY `counter_id` DESC LIMIT 1;
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            ELSE
+                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1;
+            END IF;
         END;
         IF v_slot IS NULL THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
@@ -455,7 +468,9 @@ BEGIN
                     SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
                     SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
                     SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-                    IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot) THEN
+                    SELECT COUNT(*) INTO v_found FROM `counters`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+                    IF v_found = 0 THEN
                         UPDATE `counters` SET `counter` = `counter` + v_delta
                          WHERE `counter_name` = p_name AND `counter_id` = 1;
                     END IF;
@@ -537,12 +552,12 @@ BEGIN
         -- Changing every slot first puts each in the write set, so the reset
         -- fails certification (error 1213) instead, and run again it
         -- sees the increment.
-        UPDATE `counters` SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
+        UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
         IF ROW_COUNT() = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
-        UPDATE `counters`
+        UPDATE `counters` FORCE INDEX (PRIMARY)
            SET `counter` = IF(`counter_id` = 1, v_value, 0),
                `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
          WHERE `counter_name` = p_name;
@@ -613,7 +628,7 @@ BEGIN
 
         START TRANSACTION;
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `counters` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
@@ -625,9 +640,18 @@ BEGIN
             FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
             WHERE slot.id <= p_slots - v_slots;
         ELSEIF p_slots < v_slots THEN
-            SELECT CAST(SUM(`counter`) AS SIGNED) INTO v_moved
-              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
-            DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+            -- FOR UPDATE: the rows are locked already, and a plain read would
+            -- open a read view that a neighbour's increment invalidates. Over
+            -- the whole counter, and the removed slots deleted one by one by
+            -- their whole key: a range that ends past the counter's last slot
+            -- would lock the next counter's first slot too, and wait for its
+            -- increments.
+            SELECT CAST(SUM(IF(`counter_id` > p_slots, `counter`, 0)) AS SIGNED) INTO v_moved
+              FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+            WHILE v_slots > p_slots DO
+                DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
+                SET v_slots = v_slots - 1;
+            END WHILE;
             UPDATE `counters` SET `counter` = `counter` + v_moved
              WHERE `counter_name` = p_name AND `counter_id` = 1;
         END IF;
@@ -689,12 +713,12 @@ BEGIN
 
         START TRANSACTION;
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-          FROM `counters` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
-        UPDATE `counters` SET `counter` = IF(`counter_id` = 1, v_total, 0)
+        UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
          WHERE `counter_name` = p_name;
         COMMIT;
     END;
@@ -739,7 +763,7 @@ BEGIN
             END IF;
         END;
     END IF;
-    DELETE FROM `counters` WHERE `counter_name` = p_name;
+    DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;

@@ -48,11 +48,7 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
-    -- Slots are numbered 1..n, so the highest number is the slot count. Read
-    -- as the last index entry, one row: inside a routine, MAX(`counter_id`)
-    -- scans every slot. NULL when the counter does not exist.
-    SELECT `counter_id` INTO v_slots FROM `{{ p.table }}` WHERE `counter_name` = p_name
-     ORDER BY `counter_id` DESC LIMIT 1;
+{% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}

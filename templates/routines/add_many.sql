@@ -30,6 +30,7 @@ BEGIN
 {%- call batch::declare_parts(p, ["v_rows", "v_plan"]) %}{% endcall %}
     DECLARE v_entry {{ p.statement_type }};
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
+    DECLARE v_found INT;
 {%- call batch::open_batch(p) %}{% endcall %}
 {% call m::check_name_form("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
@@ -40,8 +41,7 @@ BEGIN
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-            SELECT `counter_id` INTO v_slot FROM `{{ p.table }}` WHERE `counter_name` = p_name
-             ORDER BY `counter_id` DESC LIMIT 1;
+{% call m::read_slot_count("            ", p, "v_slot") %}{% endcall %}
         END;
         IF v_slot IS NULL THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
@@ -109,7 +109,9 @@ BEGIN
                     SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
                     SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
                     SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-                    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot) THEN
+                    SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+                    IF v_found = 0 THEN
                         UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
                          WHERE `counter_name` = p_name AND `counter_id` = 1;
                     END IF;

@@ -25,21 +25,21 @@ BEGIN
 {%- if p.auto_create %}
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
           INTO v_slots, v_total, v_description, v_start_date
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- else %}
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- endif %}
         IF v_slots = 0 THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
 {%- if p.auto_create %}
         -- Lazy counters keep only the rows that were hit: slot 1 may be missing.
-        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+        DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
         INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, v_start_date, v_total);
 {%- else %}
-        UPDATE `{{ p.table }}` SET `counter` = IF(`counter_id` = 1, v_total, 0)
+        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
          WHERE `counter_name` = p_name;
 {%- endif %}
         COMMIT;

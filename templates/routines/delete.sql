@@ -10,7 +10,7 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+    DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;

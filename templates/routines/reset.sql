@@ -5,7 +5,7 @@
 
     -- One statement locks and rewrites every slot: an increment lands wholly
     -- before the reset or wholly after it.
-    UPDATE `{{ p.table }}`
+    UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
        SET `counter` = IF(`counter_id` = 1, v_value, 0),
            `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
      WHERE `counter_name` = p_name;

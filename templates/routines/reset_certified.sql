@@ -13,11 +13,11 @@
         -- Changing every slot first puts each in the write set, so the reset
         -- fails certification (error {{ p.certification_error }}) instead, and run again it
         -- sees the increment.
-        UPDATE `{{ p.table }}` SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
+        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
         IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
-        UPDATE `{{ p.table }}`
+        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
            SET `counter` = IF(`counter_id` = 1, v_value, 0),
                `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
          WHERE `counter_name` = p_name;

@@ -13,11 +13,11 @@
         DECLARE v_start_date DATETIME;
 {% call m::own_transaction("        ") %}{% endcall %}
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
-        DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name;
+        DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
         INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), v_value);
         COMMIT;

@@ -28,16 +28,25 @@ BEGIN
         DECLARE v_start_date DATETIME;
 {% call m::own_transaction("        ") %}{% endcall %}
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name FOR UPDATE;
+          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
         IF p_slots > v_slots THEN
 {% call m::slot_rows("            ", p, "v_slots + slot.id", "v_description, v_start_date, 0", "p_slots - v_slots") %}{% endcall %}
         ELSEIF p_slots < v_slots THEN
-            SELECT CAST(SUM(`counter`) AS SIGNED) INTO v_moved
-              FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
-            DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > p_slots;
+            -- FOR UPDATE: the rows are locked already, and a plain read would
+            -- open a read view that a neighbour's increment invalidates. Over
+            -- the whole counter, and the removed slots deleted one by one by
+            -- their whole key: a range that ends past the counter's last slot
+            -- would lock the next counter's first slot too, and wait for its
+            -- increments.
+            SELECT CAST(SUM(IF(`counter_id` > p_slots, `counter`, 0)) AS SIGNED) INTO v_moved
+              FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+            WHILE v_slots > p_slots DO
+                DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
+                SET v_slots = v_slots - 1;
+            END WHILE;
             UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
              WHERE `counter_name` = p_name AND `counter_id` = 1;
         END IF;

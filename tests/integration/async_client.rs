@@ -180,8 +180,8 @@ fn errors_arrive_as_the_sync_clients_do() {
 }
 
 /// Sets up the classic deadlock around counter `d` while `call` runs in a
-/// task: `heavy` holds slot 3 of `d` and has changed the 200 rows of
-/// `ballast`, the call locks slot 1 and waits for slot 3, then `heavy` asks
+/// task: `heavy` holds slot 3 of `d` and has written 200 rows of a table
+/// of its own, the call locks slot 1 and waits for slot 3, then `heavy` asks
 /// for slot 1. InnoDB rolls back the transaction that did less work: the
 /// call's.
 fn deadlock_against<T: Send + 'static>(
@@ -189,9 +189,7 @@ fn deadlock_against<T: Send + 'static>(
     db: &Database,
     call: impl Future<Output = T> + Send + 'static,
 ) -> T {
-    let mut heavy = db.conn();
-    heavy.query_drop("START TRANSACTION").unwrap();
-    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
+    let mut heavy = support::heavy_transaction(db);
     heavy
         .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
         .unwrap();
@@ -208,7 +206,6 @@ fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &[]);
     runtime.block_on(counters.setup("d", NewCounter::new("d").slots(4))).unwrap();
-    runtime.block_on(counters.setup("ballast", NewCounter::new("d").slots(200))).unwrap();
     let before = support::deadlocks(&mut db.conn());
 
     let retried = counters.clone();

@@ -167,14 +167,11 @@ fn calls_inside_the_callers_transaction_commit_with_it() {
 }
 
 /// Sets up the classic deadlock around counter `d`: `heavy` holds slot 3 of
-/// `d` and has changed 200 other rows, `call` runs on another thread, locks
+/// `d` and has written 200 other rows, `call` runs on another thread, locks
 /// slot 1 and waits for slot 3; then `heavy` asks for slot 1. InnoDB rolls
 /// back the transaction that did less work: the call's.
 fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> T {
-    let mut heavy = db.conn();
-    heavy.query_drop("CALL counter_setup('ballast', 'd', 200, NULL)").unwrap();
-    heavy.query_drop("START TRANSACTION").unwrap();
-    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
+    let mut heavy = support::heavy_transaction(db);
     heavy
         .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
         .unwrap();

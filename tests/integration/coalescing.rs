@@ -156,13 +156,12 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
 fn a_flush_that_deadlocks_is_retried_whole() {
     let (db, counters) = installed(&["gate", "a", "b"]);
     let coalescing = one_flush_at_a_time(&counters);
-    // `heavy` changes 200 rows, then holds b: InnoDB picks the flush, which
+    // `heavy` writes 200 rows, then holds b: InnoDB picks the flush, which
     // did less, as the deadlock's victim.
-    counters.setup("ballast", NewCounter::new("d").slots(200)).unwrap();
-    let mut heavy = db.conn();
-    heavy.query_drop("START TRANSACTION").unwrap();
-    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'ballast'").unwrap();
-    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'b'").unwrap();
+    let mut heavy = support::heavy_transaction(&db);
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'b' AND counter_id = 1")
+        .unwrap();
     let deadlocks_before = support::deadlocks(&mut db.conn());
 
     let mut gate = close_gate(&db);
@@ -174,7 +173,9 @@ fn a_flush_that_deadlocks_is_retried_whole() {
     assert!(first.outcome().is_ok());
     // The flush of a and b holds a and waits for b; asking for a closes the cycle.
     support::wait_for_lock_wait(&mut db.conn());
-    heavy.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'a'").unwrap();
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'a' AND counter_id = 1")
+        .unwrap();
     heavy.query_drop("COMMIT").unwrap();
     let outcomes: Vec<_> = calls.into_iter().map(Running::outcome).collect();
 

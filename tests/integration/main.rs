@@ -19,4 +19,5 @@ mod languages;
 mod limits;
 mod operations;
 mod package;
+mod snapshot_isolation;
 mod triggers;

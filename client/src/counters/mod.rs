@@ -2,10 +2,11 @@
 //!
 //! [`Counters`] calls the routines on connections from a [`mysql::Pool`].
 //! Each such call is its own transaction, so when the server picks it as a
-//! deadlock victim (1213), it times out waiting for a lock (1205) or it loses
-//! Group Replication's certification (3101), nothing of it was applied and
-//! it is retried, with jittered exponential backoff, a
-//! bounded number of times. Inside a transaction of your own, use
+//! deadlock victim (1213), it times out waiting for a lock (1205), MariaDB's
+//! snapshot isolation finds a row changed since its snapshot (1020) or it
+//! loses Group Replication's certification (3101), nothing of it was applied
+//! and it is retried, with jittered exponential backoff, a bounded number of
+//! times. Inside a transaction of your own, use
 //! [`Counters::on`]: those calls are never retried, because a deadlock rolls
 //! back your whole transaction, and only you can run it again.
 //!

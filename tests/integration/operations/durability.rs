@@ -15,7 +15,7 @@ use slotted_counters_cli::{render, script};
 
 use crate::support::flavor::Program;
 use crate::support::server::{Booted, run_each};
-use crate::support::{self, Flavor, flavor, on_each_server, slotted_counters, stdout, succeeded};
+use crate::support::{self, Flavor, flavor, on_each_server, release, slotted_counters, stdout, succeeded};
 
 on_each_server!(
     a_crash_loses_no_acknowledged_increment_and_applies_none_by_half,
@@ -25,7 +25,7 @@ on_each_server!(
 
 /// Boots a server of the test's own with `config`.
 fn boot(config: &str) -> Booted {
-    Booted::start(flavor(), config)
+    Booted::start(release(), config)
         .unwrap_or_else(|problem| panic!("cannot boot a {} server: {problem}", flavor()))
 }
 

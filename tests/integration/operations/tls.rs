@@ -10,7 +10,7 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use slotted_counters::{AsyncCounters, Counters, NewCounter, database, sqlx};
 
 use crate::support::server::Booted;
-use crate::support::{self, flavor, on_each_server, slotted_counters, stderr, stdout, succeeded};
+use crate::support::{self, flavor, on_each_server, release, slotted_counters, stderr, stdout, succeeded};
 
 on_each_server!(install_status_and_the_client_reach_a_tls_only_server,);
 
@@ -37,9 +37,9 @@ fn tls_only_server(dir: &Path, authority: &CertifiedIssuer<'static, KeyPair>) ->
     let config = format!(
         "ssl-ca={dir}/test-ca.pem\nssl-cert={dir}/server-cert.pem\nssl-key={dir}/server-key.pem\n\
          require_secure_transport=ON",
-        dir = flavor().inner_path(dir).display()
+        dir = release().inner_path(dir).display()
     );
-    let server = Booted::start(flavor(), &config)
+    let server = Booted::start(release(), &config)
         .unwrap_or_else(|problem| panic!("cannot boot a TLS {} server: {problem}", flavor()));
     server.root_conn().query_drop("CREATE DATABASE app").unwrap();
     server
@@ -47,7 +47,7 @@ fn tls_only_server(dir: &Path, authority: &CertifiedIssuer<'static, KeyPair>) ->
 
 fn install_status_and_the_client_reach_a_tls_only_server() {
     // The server reads its certificates from here: inside MySQL's chroot.
-    let dir = flavor().visible_tempdir("slotted-counters-tls-").unwrap();
+    let dir = release().visible_tempdir("slotted-counters-tls-").unwrap();
     let test_ca = authority(dir.path(), "test-ca");
     let server = tls_only_server(dir.path(), &test_ca);
     let url = server.url("app");

@@ -6,7 +6,7 @@ use mysql::{Params, Value};
 use slotted_counters::package::{self, errno};
 
 use super::{Package, call};
-use crate::support::{self, Flavor, flavor, slots_of, table, total};
+use crate::support::{self, Flavor, flavor, release, slots_of, table, total};
 
 pub(super) fn walkthrough_gives_documented_results(package: &Package) {
     let db = package.database();
@@ -71,7 +71,7 @@ pub(super) fn walkthrough_gives_documented_results(package: &Package) {
 pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
     let elsewhere = tempfile::tempdir().unwrap();
     // Where the client can read it: inside the chroot, for MySQL's.
-    let readable = flavor().visible_tempdir("slotted-counters-source-").unwrap();
+    let readable = release().visible_tempdir("slotted-counters-source-").unwrap();
     let setup_sql = readable.path().join("setup.sql");
     std::fs::copy(package.setup_sql(), &setup_sql).unwrap();
     for how in ["redirect", "source"] {
@@ -87,11 +87,18 @@ pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
             if flavor() == Flavor::MySql {
                 client.arg("--commands");
             }
-            client.arg("-e").arg(format!("SOURCE {}", flavor().inner_path(&setup_sql).display())).output()
+            client.arg("-e").arg(format!("SOURCE {}", release().inner_path(&setup_sql).display())).output()
         }
         .expect("run the client");
         assert!(output.status.success(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
-        assert!(output.stderr.is_empty(), "{how}: {}", String::from_utf8_lossy(&output.stderr));
+        // Nothing but the warnings newer clients add about their own
+        // settings: MariaDB 11.8's says it does not verify the server's
+        // certificate for a password given in MYSQL_PWD.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.lines().all(|line| line.starts_with("WARNING: ") || line.is_empty()),
+            "{how}: {stderr}"
+        );
 
         let mut conn = db.conn();
         call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("page", "hits", None::<u32>, 41)).unwrap();

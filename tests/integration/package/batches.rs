@@ -181,6 +181,7 @@ pub(super) fn add_many_locks_one_slot_per_counter(package: &Package) {
     let slots: Vec<(String, u32)> = conn
         .query("SELECT counter_name, counter_id FROM counters ORDER BY counter_name, counter_id")
         .unwrap();
+    support::without_snapshot_isolation(&mut conn);
     let mut probe = db.conn();
     // What NOWAIT meets on a locked row: MariaDB reports a lock wait
     // timeout, MySQL an error of its own (ER_LOCK_NOWAIT).

@@ -16,6 +16,7 @@ use crate::support::{self, server_error, slots_of, total};
 /// Runs `sql` inside a transaction and tells how it went and how many rows
 /// it held locked before the rollback.
 fn rows_locked_by(conn: &mut PooledConn, sql: &str) -> (Result<(), (u16, String)>, u64) {
+    support::without_snapshot_isolation(conn);
     conn.query_drop("START TRANSACTION").unwrap();
     let outcome = conn.query_drop(sql).map_err(server_error);
     let locked: u64 = support::read_innodb_trx(
@@ -64,6 +65,7 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
 /// The rows and the lock structures InnoDB holds for one transaction of
 /// `increments` increments of `name`, before it rolls back.
 fn locks_of_increments(conn: &mut PooledConn, name: &str, increments: usize) -> (u64, u64) {
+    support::without_snapshot_isolation(conn);
     conn.query_drop("START TRANSACTION").unwrap();
     for _ in 0..increments {
         conn.exec_drop("CALL counter_increment(?)", (name,)).unwrap();

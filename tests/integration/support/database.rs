@@ -121,7 +121,7 @@ impl Database {
     /// The client connected to this database as the account `url` names.
     pub fn client_as(&self, url: &str) -> Command {
         let account = Opts::from_url(url).expect("a URL made by the tests");
-        let mut command = self.server.flavor.client(Program::Client, &account);
+        let mut command = self.server.release.client(Program::Client, &account);
         command.arg(format!("--database={}", self.name));
         command
     }

@@ -1,11 +1,14 @@
-//! The two servers the suite runs on, and where each one's programs are.
+//! The servers the suite runs on, and where each one's programs are.
 //!
-//! MariaDB comes from Debian's packages, on this machine's PATH. MySQL has no
-//! Debian 12 package: its server and clients come from Debian's unstable
-//! archive, installed by debootstrap into a chroot (`scripts/test` builds
-//! it), and run inside it. A path the server or a client must read is then
-//! a path inside the chroot: [`Flavor::visible_tempdir`] and
-//! [`Flavor::inner_path`] make and translate them.
+//! [`Flavor`] is what a server behaves as, MariaDB or MySQL; [`Release`] is
+//! which build the suite runs, and where it comes from. MariaDB 10.11 comes
+//! from Debian 12's packages, on this machine's PATH. MariaDB 11.8 (what a
+//! fresh Debian 13 installs) and MySQL 9.7 (Debian 12 has no MySQL server)
+//! come from Debian's trixie and unstable archives, installed by debootstrap
+//! into chroots of their own (`scripts/test` builds them), and run inside
+//! them. A path the server or a client must read is then a path inside the
+//! chroot: [`Release::visible_tempdir`] and [`Release::inner_path`] make and
+//! translate them.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -15,13 +18,40 @@ use std::{env, fs};
 use mysql::Opts;
 
 /// How to get what the tests need.
-pub const SETUP_HINT: &str = "run `scripts/test`, which installs MariaDB, Galera, PyMySQL, Java and a MySQL \
-     chroot and then runs the tests (see CONTRIBUTING.md)";
+pub const SETUP_HINT: &str = "run `scripts/test`, which installs MariaDB, Galera, PyMySQL, Java, and MariaDB 11.8 \
+     and MySQL chroots, and then runs the tests (see CONTRIBUTING.md)";
 
-/// Which server: the suite runs every server-agnostic live test on each.
+/// What a server behaves as: where the two differ, tests say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
     MariaDb,
+    MySql,
+}
+
+impl Flavor {
+    /// The server's name as its vendor spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::MariaDb => "MariaDB",
+            Flavor::MySql => "MySQL",
+        }
+    }
+}
+
+impl fmt::Display for Flavor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which server build: the suite runs every server-agnostic live test on each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// MariaDB 10.11, Debian 12's.
+    MariaDb,
+    /// MariaDB 11.8, Debian 13's, in a chroot.
+    MariaDb11,
+    /// MySQL 9.7, Debian unstable's, in a chroot.
     MySql,
 }
 
@@ -36,61 +66,67 @@ pub enum Program {
     Dump,
 }
 
-impl Flavor {
-    /// The server's name as its vendor spells it.
-    pub fn name(self) -> &'static str {
+impl Release {
+    /// What the server behaves as.
+    pub fn flavor(self) -> Flavor {
         match self {
-            Flavor::MariaDb => "MariaDB",
-            Flavor::MySql => "MySQL",
+            Release::MariaDb | Release::MariaDb11 => Flavor::MariaDb,
+            Release::MySql => Flavor::MySql,
         }
     }
 
-    /// The flavor of a server that reports `version` (`SELECT VERSION()`).
-    pub fn of_version(version: &str) -> Flavor {
-        if version.contains("MariaDB") { Flavor::MariaDb } else { Flavor::MySql }
+    /// The release a server that reports `version` (`SELECT VERSION()`) stands for.
+    pub fn of_version(version: &str) -> Release {
+        match (version.contains("MariaDB"), version.split('.').next()) {
+            (true, Some(major)) if major.parse::<u32>().is_ok_and(|major| major >= 11) => Release::MariaDb11,
+            (true, _) => Release::MariaDb,
+            (false, _) => Release::MySql,
+        }
     }
 
-    /// The folder MySQL's chroot is in: `MYSQL_TEST_CHROOT`, or a cache
-    /// folder outside the repository (as `scripts/test` builds it).
-    pub fn mysql_chroot() -> PathBuf {
-        if let Some(root) = env::var_os("MYSQL_TEST_CHROOT") {
-            return PathBuf::from(root);
+    /// The chroot a release runs in, from its variable or a cache folder
+    /// outside the repository (as `scripts/test` builds them); `None` for
+    /// the host's.
+    fn chroot(self) -> Option<PathBuf> {
+        let (variable, folder) = match self {
+            Release::MariaDb => return None,
+            Release::MariaDb11 => ("MARIADB_11_TEST_CHROOT", "mariadb-11-chroot"),
+            Release::MySql => ("MYSQL_TEST_CHROOT", "mysql-chroot"),
+        };
+        if let Some(root) = env::var_os(variable) {
+            return Some(PathBuf::from(root));
         }
         let cache = env::var_os("XDG_CACHE_HOME")
             .map(PathBuf::from)
             .or_else(|| env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
             .unwrap_or_else(env::temp_dir);
-        cache.join("slotted-counters").join("mysql-chroot")
+        Some(cache.join("slotted-counters").join(folder))
     }
 
     /// The root the server's programs run in: `None` for the host.
     fn root(self) -> Result<Option<PathBuf>, String> {
-        match self {
-            Flavor::MariaDb => Ok(None),
-            Flavor::MySql => {
-                let root = Self::mysql_chroot();
-                if root.join("usr/sbin/mysqld").is_file() {
-                    Ok(Some(root))
-                } else {
-                    Err(format!(
-                        "no MySQL server in {} (MYSQL_TEST_CHROOT, or its default): {SETUP_HINT}",
-                        root.display()
-                    ))
-                }
-            }
+        let Some(root) = self.chroot() else { return Ok(None) };
+        let server = self.program_name(Program::Server);
+        if root.join("usr/sbin").join(server).is_file() {
+            Ok(Some(root))
+        } else {
+            Err(format!("no {self} server in {}: {SETUP_HINT}", root.display()))
         }
     }
 
-    /// A command that runs `program`, inside the chroot for MySQL.
-    pub fn command(self, program: Program) -> Result<Command, String> {
-        let name = match (self, program) {
+    fn program_name(self, program: Program) -> &'static str {
+        match (self.flavor(), program) {
             (Flavor::MariaDb, Program::Server) => "mariadbd",
             (Flavor::MariaDb, Program::Client) => "mariadb",
             (Flavor::MariaDb, Program::Dump) => "mariadb-dump",
             (Flavor::MySql, Program::Server) => "mysqld",
             (Flavor::MySql, Program::Client) => "mysql",
             (Flavor::MySql, Program::Dump) => "mysqldump",
-        };
+        }
+    }
+
+    /// A command that runs `name`, inside the release's chroot if it has one.
+    fn command_named(self, name: &str) -> Result<Command, String> {
         match self.root()? {
             None => {
                 let binary =
@@ -110,6 +146,11 @@ impl Flavor {
         }
     }
 
+    /// A command that runs `program`, inside the chroot where there is one.
+    pub fn command(self, program: Program) -> Result<Command, String> {
+        self.command_named(self.program_name(program))
+    }
+
     /// `program` (client or dump) logged in over TCP as the account `opts`
     /// names, with a utf8mb4 connection as applications have.
     pub fn client(self, program: Program, opts: &Opts) -> Command {
@@ -125,8 +166,8 @@ impl Flavor {
         command
     }
 
-    /// A new folder that this flavor's programs can read and write, removed
-    /// when dropped: under the chroot's `/tmp` for MySQL.
+    /// A new folder that this release's programs can read and write,
+    /// removed when dropped: under the chroot's `/tmp` where there is one.
     pub fn visible_tempdir(self, prefix: &str) -> Result<tempfile::TempDir, String> {
         let parent = match self.root()? {
             None => env::temp_dir(),
@@ -140,13 +181,13 @@ impl Flavor {
             .map_err(|error| format!("cannot create a folder in {}: {error}", parent.display()))
     }
 
-    /// `path` (a host path in a [`Flavor::visible_tempdir`]) as this
-    /// flavor's programs see it.
+    /// `path` (a host path in a [`Release::visible_tempdir`]) as this
+    /// release's programs see it.
     pub fn inner_path(self, path: &Path) -> PathBuf {
         match self.root() {
             Ok(Some(root)) => match path.strip_prefix(&root) {
                 Ok(inner) => Path::new("/").join(inner),
-                Err(_) => panic!("{} is outside the MySQL chroot {}", path.display(), root.display()),
+                Err(_) => panic!("{} is outside the {self} chroot {}", path.display(), root.display()),
             },
             _ => path.to_owned(),
         }
@@ -155,15 +196,13 @@ impl Flavor {
     /// Makes the data folder `datadir` for a server configured by `config`
     /// (host paths; MySQL reads both from the file), run as `user`.
     pub fn initialize(self, config: &Path, datadir: &Path, tmpdir: &Path, user: &str) -> Result<(), String> {
-        let mut command = match self {
+        let mut command = match self.flavor() {
             Flavor::MariaDb => {
-                let install_db = find_binary(&["mariadb-install-db"])
-                    .ok_or_else(|| format!("no mariadb-install-db found on PATH; {SETUP_HINT}"))?;
-                let mut command = Command::new(install_db);
+                let mut command = self.command_named("mariadb-install-db")?;
                 command
                     .arg("--no-defaults")
-                    .arg(format!("--datadir={}", datadir.display()))
-                    .arg(format!("--tmpdir={}", tmpdir.display()))
+                    .arg(format!("--datadir={}", self.inner_path(datadir).display()))
+                    .arg(format!("--tmpdir={}", self.inner_path(tmpdir).display()))
                     .arg(format!("--user={user}"))
                     .args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
                 command
@@ -183,7 +222,7 @@ impl Flavor {
 
     /// Settings one server needs and the other does not know.
     pub fn own_settings(self) -> &'static str {
-        match self {
+        match self.flavor() {
             Flavor::MariaDb => "",
             // X Protocol would take a second port; the chroot has no
             // /var/lib/mysql-files, which the default secure-file-priv needs.
@@ -192,9 +231,13 @@ impl Flavor {
     }
 }
 
-impl fmt::Display for Flavor {
+impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(match self {
+            Release::MariaDb => "MariaDB 10.11",
+            Release::MariaDb11 => "MariaDB 11.8",
+            Release::MySql => "MySQL",
+        })
     }
 }
 

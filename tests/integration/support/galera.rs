@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 
-use super::flavor::{Flavor, SETUP_HINT};
+use super::flavor::{Release, SETUP_HINT};
 use super::server::{Booted, Launch, free_port};
 
 /// Galera's provider library, from Debian's galera-4 package.
@@ -71,7 +71,7 @@ impl Cluster {
             );
             let first = index == 0;
             let launch = Launch {
-                flavor: Flavor::MariaDb,
+                release: Release::MariaDb,
                 config: &config,
                 as_mysql_user: true,
                 server_args: if first { &["--wsrep-new-cluster"] } else { &[] },

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 
-use super::flavor::Flavor;
+use super::flavor::Release;
 use super::server::{Booted, Launch, TEST_PASSWORD, TEST_USER, free_port};
 
 /// The members of the group, member 1 first.
@@ -62,7 +62,7 @@ impl Group {
                  loose-group_replication_recovery_get_public_key=ON",
                 seeds = seeds.join(","),
             );
-            let launch = Launch { config: &config, ..Launch::new(Flavor::MySql) };
+            let launch = Launch { config: &config, ..Launch::new(Release::MySql) };
             let member = Booted::launch(&launch)
                 .map_err(|problem| format!("cannot boot group member {}: {problem}", members.len() + 1))?;
             members.push(member);

@@ -1,5 +1,6 @@
-//! The test servers: one MariaDB and one MySQL per `cargo test` run, each
-//! booted by the first test that needs it, or given.
+//! The test servers: one of each [`Release`] per `cargo test` run (MariaDB
+//! 10.11, MariaDB 11.8, MySQL 9.7), each booted by the first test that needs
+//! it, or given.
 //!
 //! A booted server gets a data folder of its own (`mariadb-install-db`, or
 //! `mysqld --initialize-insecure` in MySQL's chroot), a free loopback port,
@@ -9,10 +10,11 @@
 //! stops the server and removes its folder.
 //!
 //! Each live test runs once per server ([`on_each_server!`]), and the test's
-//! thread knows which ([`flavor`]). With
-//! `MYSQL_TEST_URL=mysql://user:pass@host:port/`, the tests of that server's
-//! flavor (told by its `VERSION()`) run on it instead of a booted one; the
-//! user must be able to create and drop databases.
+//! thread knows which ([`release`], and what it behaves as: [`flavor`]). With
+//! `MYSQL_TEST_URL=mysql://user:pass@host:port/`, the tests of the release
+//! that server stands for (told by its `VERSION()`: MariaDB 11 and later for
+//! 11.8, earlier for 10.11) run on it instead of a booted one; the user must
+//! be able to create and drop databases.
 
 use std::cell::Cell;
 use std::env;
@@ -26,7 +28,7 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder};
 
-use super::flavor::{Flavor, Program};
+use super::flavor::{Flavor, Program, Release};
 
 /// The account the tests use on a booted server (root may only log in by socket).
 pub const TEST_USER: &str = "slotted";
@@ -51,41 +53,46 @@ rm -rf "$dir"
 
 thread_local! {
     /// The server the live test on this thread runs on.
-    static FLAVOR: Cell<Option<Flavor>> = const { Cell::new(None) };
+    static RELEASE: Cell<Option<Release>> = const { Cell::new(None) };
 }
 
-/// Runs `test` as a live test on `flavor`'s server: [`flavor`] and
-/// [`current`] answer for it on this thread.
-pub fn on(flavor: Flavor, test: impl FnOnce()) {
-    FLAVOR.set(Some(flavor));
+/// Runs `test` as a live test on `release`'s server: [`release`], [`flavor`]
+/// and [`current`] answer for it on this thread.
+pub fn on(release: Release, test: impl FnOnce()) {
+    RELEASE.set(Some(release));
     test();
 }
 
 /// The server the live test on this thread runs on.
+pub fn release() -> Release {
+    RELEASE.get().expect("a live test is declared with on_each_server!, which says on which server it runs")
+}
+
+/// What the server the live test on this thread runs on behaves as.
 pub fn flavor() -> Flavor {
-    FLAVOR.get().expect("a live test is declared with on_each_server!, which says on which server it runs")
+    release().flavor()
 }
 
 /// The shared server of the live test on this thread.
 pub fn current() -> &'static Server {
-    server(flavor())
+    server(release())
 }
 
 /// A server the tests can use, booted or given.
 pub struct Server {
     /// Options to reach it as a user who may create databases; no database selected.
     pub(super) opts: Opts,
-    pub flavor: Flavor,
+    pub release: Release,
     /// Held in a static, never dropped: its guardian's stdin closing at
     /// exit is what stops it.
     _booted: Option<Mutex<Booted>>,
 }
 
-/// The shared server of `flavor`: the one `MYSQL_TEST_URL` names when it is
-/// of that flavor, else one booted on first use.
-pub fn server(flavor: Flavor) -> &'static Server {
+/// The shared server of `release`: the one `MYSQL_TEST_URL` names when it
+/// stands for that release, else one booted on first use.
+pub fn server(release: Release) -> &'static Server {
     static GIVEN: OnceLock<Option<Server>> = OnceLock::new();
-    static BOOTED: [OnceLock<Server>; 2] = [OnceLock::new(), OnceLock::new()];
+    static BOOTED: [OnceLock<Server>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let given = GIVEN.get_or_init(|| {
         let url = env::var("MYSQL_TEST_URL").ok()?;
         let opts =
@@ -94,15 +101,15 @@ pub fn server(flavor: Flavor) -> &'static Server {
             .and_then(|mut conn| conn.query_first("SELECT VERSION()"))
             .unwrap_or_else(|error| panic!("cannot reach the server of MYSQL_TEST_URL: {error}"))
             .unwrap_or_default();
-        Some(Server { opts, flavor: Flavor::of_version(&version), _booted: None })
+        Some(Server { opts, release: Release::of_version(&version), _booted: None })
     });
-    if let Some(given) = given.as_ref().filter(|given| given.flavor == flavor) {
+    if let Some(given) = given.as_ref().filter(|given| given.release == release) {
         return given;
     }
-    BOOTED[flavor as usize].get_or_init(|| {
-        let booted = Booted::start(flavor, "")
-            .unwrap_or_else(|problem| panic!("cannot start a {flavor} server for the tests: {problem}"));
-        Server { opts: booted.opts.clone(), flavor, _booted: Some(Mutex::new(booted)) }
+    BOOTED[release as usize].get_or_init(|| {
+        let booted = Booted::start(release, "")
+            .unwrap_or_else(|problem| panic!("cannot start a {release} server for the tests: {problem}"));
+        Server { opts: booted.opts.clone(), release, _booted: Some(Mutex::new(booted)) }
     })
 }
 
@@ -114,7 +121,7 @@ impl Server {
 
 /// How to boot a server beyond the common settings.
 pub struct Launch<'a> {
-    pub flavor: Flavor,
+    pub release: Release,
     /// Lines of the `[mysqld]` group; a setting here overrides the common one.
     pub config: &'a str,
     /// Run as the `mysql` user instead of root: Galera's rsync state
@@ -129,14 +136,14 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
-    pub fn new(flavor: Flavor) -> Self {
-        Launch { flavor, config: "", as_mysql_user: false, server_args: &[], create_user: true }
+    pub fn new(release: Release) -> Self {
+        Launch { release, config: "", as_mysql_user: false, server_args: &[], create_user: true }
     }
 }
 
 /// A server booted by this process, with its folder and guardian.
 pub struct Booted {
-    pub flavor: Flavor,
+    pub release: Release,
     /// Options to reach it over TCP as the test user; no database selected.
     pub opts: Opts,
     pub port: u16,
@@ -148,20 +155,21 @@ pub struct Booted {
 }
 
 impl Booted {
-    /// Makes a fresh data folder and starts a `flavor` server on it, with
+    /// Makes a fresh data folder and starts a `release` server on it, with
     /// binary logging and durable commits plus `extra_config` (lines of the
     /// `[mysqld]` group), and creates the test user.
-    pub fn start(flavor: Flavor, extra_config: &str) -> Result<Booted, String> {
-        Self::launch(&Launch { config: extra_config, ..Launch::new(flavor) })
+    pub fn start(release: Release, extra_config: &str) -> Result<Booted, String> {
+        Self::launch(&Launch { config: extra_config, ..Launch::new(release) })
     }
 
     /// Boots a server as `launch` says.
     pub fn launch(launch: &Launch<'_>) -> Result<Booted, String> {
-        let flavor = launch.flavor;
-        let mut server = flavor.command(Program::Server)?;
-        let dir =
-            flavor.visible_tempdir(&format!("slotted-counters-{}-", flavor.name().to_lowercase()))?.keep();
-        let inner = |path: &Path| flavor.inner_path(path).display().to_string();
+        let release = launch.release;
+        let mut server = release.command(Program::Server)?;
+        let dir = release
+            .visible_tempdir(&format!("slotted-counters-{}-", release.flavor().name().to_lowercase()))?
+            .keep();
+        let inner = |path: &Path| release.inner_path(path).display().to_string();
         let datadir = dir.join("data");
         // Each server a temporary folder of its own: a starting server
         // removes every `#sql*` file in its tmpdir, another's included.
@@ -197,7 +205,7 @@ impl Booted {
             datadir = inner(&datadir),
             tmpdir = inner(&tmpdir),
             dir = inner(&dir),
-            own = flavor.own_settings(),
+            own = release.own_settings(),
             extra_config = launch.config,
         );
         let config_path = dir.join("my.cnf");
@@ -206,7 +214,7 @@ impl Booted {
         // The server ignores a world-writable config file; Galera's state
         // transfer, run as the mysql user, reads it too.
         set_mode(&config_path, 0o644)?;
-        flavor.initialize(&config_path, &datadir, &tmpdir, user)?;
+        release.initialize(&config_path, &datadir, &tmpdir, user)?;
         if launch.as_mysql_user {
             // Its binary log, socket and pid file live beside the data.
             super::flavor::run(Command::new("chown").arg("-R").arg("mysql:mysql").arg(&dir))?;
@@ -216,7 +224,7 @@ impl Booted {
         let command: Vec<_> =
             std::iter::once(server.get_program()).chain(server.get_args()).map(ToOwned::to_owned).collect();
         let guardian = guard(&dir, &command, launch.server_args)?;
-        let mut booted = Booted { flavor, opts: Opts::default(), port, dir, command, guardian };
+        let mut booted = Booted { release, opts: Opts::default(), port, dir, command, guardian };
         booted.wait_until_up()?;
         if launch.create_user {
             booted.create_test_user()?;
@@ -264,7 +272,7 @@ impl Booted {
     /// The server's command-line `program` (client or dump) logged in as
     /// the test user over TCP, with a utf8mb4 connection.
     pub fn client(&self, program: Program) -> Command {
-        self.flavor.client(program, &self.opts)
+        self.release.client(program, &self.opts)
     }
 
     /// Kills the server with SIGKILL, as a crash would, and waits until it is gone.
@@ -312,14 +320,14 @@ impl Booted {
                         let tail: Vec<&str> = tail.into_iter().rev().collect();
                         return Err(format!(
                             "the {} server exited during startup; its log ends:\n{}",
-                            self.flavor,
+                            self.release,
                             tail.join("\n")
                         ));
                     }
                     if Instant::now() > deadline {
                         return Err(format!(
                             "the {} server did not answer within 120 s: {error}",
-                            self.flavor
+                            self.release
                         ));
                     }
                     std::thread::sleep(Duration::from_millis(50));
