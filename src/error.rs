@@ -1,24 +1,40 @@
-//! The tool's error type: generating, installing and measuring. Messages
-//! name the file, statement or option at fault and, where there is one, the
-//! way out. Counter calls fail with the client's
-//! [`slotted_counters::CounterError`].
+//! The tool's one error type: generating, installing, inspecting and
+//! measuring, with the exit code each failure gives. Messages name the
+//! file, statement, option or server at fault and, where there is one, the
+//! way out; never a password.
 
+use std::fmt;
 use std::path::PathBuf;
 
-use slotted_counters::Plain;
-use slotted_counters::package::server_errno;
+use slotted_counters_core::ConfigError;
+use slotted_counters_core::package::server_errno;
 
-/// Everything that can go wrong in the tool outside a counter call.
+/// Everything that can make a command fail.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Package options, a database URL or a connection, as the client reports them.
-    #[error(transparent)]
-    Client(#[from] slotted_counters::Error),
-
-    /// A generator option or a command's argument is malformed or out of range.
+    /// A command's argument is malformed or out of range.
     #[error("{0}")]
     InvalidOption(String),
+
+    /// A package option is malformed or out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+
+    /// A database URL could not be used, or asked for TLS settings that are
+    /// refused rather than weakened.
+    #[error("invalid database URL: {0}")]
+    Url(String),
+
+    /// The server could not be reached or refused the login. `hint` is the
+    /// way out, or empty.
+    #[error("cannot connect to {target}: {}{hint}", Plain(source))]
+    Connect { target: String, source: mysql::Error, hint: &'static str },
+
+    /// The servers cannot run what was asked of them: too few connections
+    /// allowed, URLs that are not the nodes of one cluster.
+    #[error("{0}")]
+    Environment(String),
 
     /// A template failed to render; this is a bug in the generator.
     #[error("cannot render {file}: {source}")]
@@ -73,6 +89,71 @@ pub enum Error {
     /// The throughput plot could not be drawn.
     #[error("cannot draw {}: {problem}", path.display())]
     Plot { path: PathBuf, problem: String },
+
+    /// `generate --check` found committed files that differ from a fresh render.
+    #[error(
+        "{} is out of date with this generator; run `slotted-counters generate {}` and commit the result",
+        dir.display(),
+        args.join(" ")
+    )]
+    Stale { dir: PathBuf, args: Vec<String> },
+
+    /// `status` found objects that are missing or from another version.
+    #[error("the package needs installing (missing or stale): {}; run `slotted-counters install`", .0.join(", "))]
+    Outdated(Vec<String>),
+
+    /// `status` found objects that are there but fail when used.
+    #[error(
+        "the package is installed but fails: {}; reinstall it as an account that exists \
+         (`slotted-counters install`): the installing account becomes the DEFINER of every routine and the view",
+        .0.join("; ")
+    )]
+    Broken(Vec<String>),
+
+    /// `status` could not see some objects with the account it ran as.
+    #[error(
+        "cannot check with this account: {}; run status as the account that installed the package, \
+         or grant those privileges",
+        .0.join(", ")
+    )]
+    NotVisible(Vec<String>),
+
+    /// A benchmark round lost or invented increments.
+    #[error("totals were not exact, so these figures cannot be trusted: {}", .0.join("; "))]
+    InexactTotals(Vec<String>),
+
+    /// `show` was asked for counters that do not exist.
+    #[error("unknown counter: {}", .0.join(", "))]
+    UnknownCounters(Vec<String>),
+}
+
+impl Error {
+    /// The process exit code: 2 for bad usage, 1 for anything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::InvalidOption(_) | Error::Config(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A driver error as a sentence. The `mysql` crate's own `Display` wraps
+/// each kind in its type name (`DriverError { Could not connect ... }`),
+/// which reads as a debug dump in a one-line error.
+pub(crate) struct Plain<'a>(pub(crate) &'a mysql::Error);
+
+impl fmt::Display for Plain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            mysql::Error::MySqlError(error) => error.fmt(f),
+            mysql::Error::DriverError(error) => error.fmt(f),
+            mysql::Error::IoError(error) => error.fmt(f),
+            mysql::Error::UrlError(error) => error.fmt(f),
+            mysql::Error::CodecError(error) => error.fmt(f),
+            mysql::Error::TlsError(error) => error.fmt(f),
+            other => other.fmt(f),
+        }
+    }
 }
 
 /// The way out of a server error an install commonly meets.
@@ -124,5 +205,34 @@ fn account_hint(error: &mysql::Error) -> &'static str {
             " (reading mysql.user needs SELECT on it: install with an administrator account)"
         }
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_errors_read_as_sentences() {
+        let refused = mysql::Error::DriverError(mysql::DriverError::CouldNotConnect(Some((
+            "127.0.0.1:1".to_owned(),
+            "Connection refused (os error 111)".to_owned(),
+            std::io::ErrorKind::ConnectionRefused,
+        ))));
+        let error = Error::Connect { target: "app@127.0.0.1:1/app".to_owned(), source: refused, hint: "" };
+        assert_eq!(
+            error.to_string(),
+            "cannot connect to app@127.0.0.1:1/app: \
+             Could not connect to address `127.0.0.1:1': Connection refused (os error 111)"
+        );
+    }
+
+    #[test]
+    fn bad_usage_exits_2_and_a_failing_server_1() {
+        assert_eq!(Error::InvalidOption("--hot must be between 1 and 64".to_owned()).exit_code(), 2);
+        assert_eq!(Error::Config(ConfigError::InvalidOption("--prefix".to_owned())).exit_code(), 2);
+        assert_eq!(Error::Environment("app@db allows 10 connections".to_owned()).exit_code(), 1);
+        assert_eq!(Error::Url("ssl-mode=VERIFY_CA is refused".to_owned()).exit_code(), 1);
+        assert_eq!(Error::Outdated(vec!["counter_get".to_owned()]).exit_code(), 1);
     }
 }

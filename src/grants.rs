@@ -12,7 +12,8 @@ use std::fmt;
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
-use slotted_counters::PackageOptions;
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::{self, Routine};
 
 /// A MySQL account, `'user'@'host'`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,14 +63,13 @@ impl fmt::Display for Account {
 /// The GRANT statements that let `account` count and read with the package
 /// `options` describe, in the connection's current database.
 pub fn application_grants(options: &PackageOptions, account: &Account) -> Vec<String> {
-    options
-        .routines()
+    Routine::in_package(options)
         .into_iter()
         .filter(|routine| routine.for_applications())
         .map(|routine| {
-            format!("GRANT EXECUTE ON {} `{}` TO {account}", routine.kind(), options.routine_name(routine))
+            format!("GRANT EXECUTE ON {} `{}` TO {account}", routine.kind(), routine.name(options))
         })
-        .chain([format!("GRANT SELECT ON `{}` TO {account}", options.totals_view())])
+        .chain([format!("GRANT SELECT ON `{}` TO {account}", package::totals_view(options))])
         .collect()
 }
 

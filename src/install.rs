@@ -9,8 +9,8 @@ use mysql::prelude::Queryable;
 use crate::error::Error;
 use crate::render;
 use crate::script;
-use slotted_counters::PackageOptions;
-use slotted_counters::package::{GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::{GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]

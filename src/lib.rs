@@ -9,6 +9,7 @@ mod error;
 
 pub mod bench;
 pub mod cli;
+pub mod database;
 pub mod generate;
 pub mod grants;
 pub mod install;

@@ -6,8 +6,22 @@
 use askama::Template;
 
 use crate::error::Error;
-use slotted_counters::package::{self, Routine, errno, server_errno};
-use slotted_counters::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
+use slotted_counters_core::options::flags;
+use slotted_counters_core::package::{self, Routine, errno, server_errno};
+use slotted_counters_core::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
+
+/// Width of every text parameter, in characters, whatever its column's.
+/// A session with a non-strict `sql_mode` cuts a longer argument to this
+/// width with only a warning: kept wider than any name or description may
+/// be, a cut argument is still too long and meets the routine's own check,
+/// instead of being cut to another counter's name. (A strict session rejects
+/// an argument wider than this with error 1406.)
+const TEXT_PARAMETER_LENGTH: u32 = 1024;
+
+/// Character set of the table, of every text parameter and of every text
+/// variable: a variable without one takes the database's, and a latin1
+/// database cannot hold a non-latin1 name in it (error 1366).
+const CHARSET: &str = "utf8mb4";
 
 /// One file of the rendered package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +94,7 @@ struct Context {
     charset: &'static str,
     collation: String,
     name_length: u32,
-    /// Every text parameter is [`package::TEXT_PARAMETER_LENGTH`] wide, so a
+    /// Every text parameter is [`TEXT_PARAMETER_LENGTH`] wide, so a
     /// name that is too long reaches the routine's own check instead of
     /// being cut to a valid name by a non-strict session.
     name_type: String,
@@ -164,7 +178,7 @@ impl Context {
     fn new(options: &PackageOptions) -> Self {
         let version = env!("CARGO_PKG_VERSION");
         let text_type = |length: u32| {
-            format!("VARCHAR({length}) CHARACTER SET {} COLLATE {}", package::CHARSET, options.collation())
+            format!("VARCHAR({length}) CHARACTER SET {} COLLATE {}", CHARSET, options.collation())
         };
         let (fixed_slots, default_slots) = match options.slots() {
             SlotPolicy::Fixed(slots) => (Some(slots), slots),
@@ -189,22 +203,22 @@ impl Context {
                 "@@GLOBAL.auto_increment_increment",
             )
         };
-        let [insert_trigger, update_trigger] = options.trigger_names();
+        let [insert_trigger, update_trigger] = package::trigger_names(options);
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
         };
         Self {
             version,
-            args: options.to_args().join(" "),
-            comment: options.routine_comment(),
+            args: flags(options).join(" "),
+            comment: package::routine_comment(options),
             table: options.table().to_owned(),
-            charset: package::CHARSET,
+            charset: CHARSET,
             collation: options.collation().to_owned(),
             name_length: options.name_length(),
-            name_type: text_type(package::TEXT_PARAMETER_LENGTH),
+            name_type: text_type(TEXT_PARAMETER_LENGTH),
             description_length: package::DESCRIPTION_LENGTH,
-            description_type: text_type(package::TEXT_PARAMETER_LENGTH),
+            description_type: text_type(TEXT_PARAMETER_LENGTH),
             message_type: text_type(128),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             number_type: "DECIMAL(65, 30)",
@@ -228,34 +242,25 @@ impl Context {
             insert_trigger,
             update_trigger,
             max_counters: options.max_counters(),
-            deltas_type: format!(
-                "LONGTEXT CHARACTER SET {} COLLATE {}",
-                package::CHARSET,
-                options.collation()
-            ),
+            deltas_type: format!("LONGTEXT CHARACTER SET {} COLLATE {}", CHARSET, options.collation()),
             statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",
             auto_create: options.auto_create(),
             view_slots,
-            totals_view: options.totals_view(),
-            probe: options.probe_name(),
-            setup: options.routine_name(Routine::Setup),
-            add: options.routine_name(Routine::Add),
-            increment: options.routine_name(Routine::Increment),
-            add_many: options.routine_name(Routine::AddMany),
-            reset: options.routine_name(Routine::Reset),
-            delete: options.routine_name(Routine::Delete),
-            get: options.routine_name(Routine::Get),
-            resize: options.routine_name(Routine::Resize),
-            compact: options.routine_name(Routine::Compact),
-            estimate: options.routine_name(Routine::Estimate),
-            routines: options
-                .routines()
+            totals_view: package::totals_view(options),
+            probe: package::probe_name(options),
+            setup: Routine::Setup.name(options),
+            add: Routine::Add.name(options),
+            increment: Routine::Increment.name(options),
+            add_many: Routine::AddMany.name(options),
+            reset: Routine::Reset.name(options),
+            delete: Routine::Delete.name(options),
+            get: Routine::Get.name(options),
+            resize: Routine::Resize.name(options),
+            compact: Routine::Compact.name(options),
+            estimate: Routine::Estimate.name(options),
+            routines: Routine::in_package(options)
                 .into_iter()
-                .map(|routine| RoutineRef {
-                    routine,
-                    kind: routine.kind(),
-                    name: options.routine_name(routine),
-                })
+                .map(|routine| RoutineRef { routine, kind: routine.kind(), name: routine.name(options) })
                 .collect(),
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,
@@ -329,7 +334,7 @@ struct Uninstall<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use slotted_counters::PackageOptionsBuilder;
+    use slotted_counters_core::PackageOptionsBuilder;
 
     /// The routines are created in the order of `Routine::ALL`, the order
     /// `uninstall.sql` and `status` use, and each once.
@@ -343,21 +348,17 @@ mod tests {
         for builder in variants {
             let options = builder.build().unwrap();
             let sql = setup_sql(&options).unwrap();
-            let positions: Vec<usize> = options
-                .routines()
+            let positions: Vec<usize> = Routine::in_package(&options)
                 .into_iter()
                 .map(|routine| {
-                    let create = format!(
-                        "CREATE /*M! OR REPLACE */ {} `{}`(",
-                        routine.kind(),
-                        options.routine_name(routine)
-                    );
-                    assert_eq!(sql.matches(&create).count(), 1, "{create} once in {:?}", options.to_args());
+                    let create =
+                        format!("CREATE /*M! OR REPLACE */ {} `{}`(", routine.kind(), routine.name(&options));
+                    assert_eq!(sql.matches(&create).count(), 1, "{create} once in {:?}", flags(&options));
                     sql.find(&create).unwrap_or_default()
                 })
                 .collect();
-            assert!(positions.is_sorted(), "{:?}: {positions:?}", options.to_args());
-            let probe = format!("CREATE FUNCTION `{}`()", options.probe_name());
+            assert!(positions.is_sorted(), "{:?}: {positions:?}", flags(&options));
+            let probe = format!("CREATE FUNCTION `{}`()", package::probe_name(&options));
             assert!(sql.find(&probe) < positions.first().copied(), "the probe comes before any routine");
             let creates = sql
                 .lines()
@@ -368,7 +369,7 @@ mod tests {
                 .count();
             assert_eq!(
                 creates,
-                options.routines().len() + 1,
+                Routine::in_package(&options).len() + 1,
                 "no routine beyond the package's and the probe"
             );
         }

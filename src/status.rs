@@ -11,8 +11,8 @@
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
-use slotted_counters::PackageOptions;
-use slotted_counters::package::{Routine, errno, server_errno};
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::{self, Routine, errno, server_errno};
 
 /// How one object of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,7 @@ fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
 /// touches a row.
 fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
     let arguments = vec!["NULL"; routine.arity()].join(", ");
-    let name = options.routine_name(routine);
+    let name = routine.name(options);
     match routine.kind() {
         "FUNCTION" => format!("SELECT `{name}`({arguments})"),
         _ => format!("CALL `{name}`({arguments})"),
@@ -116,10 +116,10 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             (options.prefix(),),
         )
         .map_err(Error::Query)?;
-    let expected = options.routine_comment();
+    let expected = package::routine_comment(options);
     let mut objects = Vec::new();
-    for routine in options.routines() {
-        let name = options.routine_name(routine);
+    for routine in Routine::in_package(options) {
+        let name = routine.name(options);
         let call = harmless_call(options, routine);
         let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
             Some((_, comment)) if *comment != expected => State::Stale { installed: comment.clone() },
@@ -131,7 +131,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind: routine.kind(), state });
     }
-    for (name, kind) in [(options.totals_view(), "VIEW"), (options.table().to_owned(), "TABLE")] {
+    for (name, kind) in [(package::totals_view(options), "VIEW"), (options.table().to_owned(), "TABLE")] {
         let listed: Option<u32> = conn
             .exec_first(
                 "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",

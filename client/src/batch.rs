@@ -1,11 +1,39 @@
-//! What both coalescing handles, the sync and the async one, do with the
-//! deltas their callers queue: gather them into one flush, summed per
-//! counter with the callers each sum answers to, and tell from a flush's
-//! failure whether the other counters may still be applied.
+//! A flush, written once for both coalescing handles, the sync and the
+//! async one: the deltas callers queued, gathered into one batch summed per
+//! counter with the callers each sum answers to; the batch applied; and
+//! each caller answered with its own counter's outcome.
 
 use std::collections::BTreeMap;
 
+use crate::client::Client;
+use crate::driver::Driver;
 use crate::error::CounterError;
+
+/// Flushes in flight at once, by default: with two, one group of callers
+/// flushes while the next gathers, and their commits overlap; more split
+/// the callers into smaller batches (see the README's benchmark).
+pub const DEFAULT_FLUSHES: usize = 2;
+
+/// Counters per flush, by default: a bound on one flush's work, so one
+/// caller's wait stays short however many counters are hot.
+pub const DEFAULT_COUNTERS_PER_FLUSH: usize = 256;
+
+/// What a coalescing handle has flushed so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushStats {
+    /// Batches sent, each one call (split up only when some of its
+    /// counters failed).
+    pub flushes: u64,
+    /// Callers' deltas those batches carried.
+    pub deltas: u64,
+}
+
+impl FlushStats {
+    /// Deltas per flush: how many calls shared each transaction.
+    pub fn mean_batch(&self) -> f64 {
+        if self.flushes == 0 { 0.0 } else { self.deltas as f64 / self.flushes as f64 }
+    }
+}
 
 /// One caller's delta, waiting for a flush; `C` is how the flush answers it.
 #[derive(Debug)]
@@ -18,13 +46,13 @@ pub(crate) struct Pending<C> {
 /// One flush: a sum per counter, and the callers whose deltas it holds.
 #[derive(Debug)]
 pub(crate) struct Batch<C> {
-    pub(crate) counters: BTreeMap<String, Share<C>>,
+    counters: BTreeMap<String, Share<C>>,
 }
 
 #[derive(Debug)]
-pub(crate) struct Share<C> {
-    pub(crate) delta: i64,
-    pub(crate) callers: Vec<C>,
+struct Share<C> {
+    delta: i64,
+    callers: Vec<C>,
 }
 
 impl<C> Batch<C> {
@@ -56,43 +84,48 @@ impl<C> Batch<C> {
         batch
     }
 
-    /// The counter and sum of a batch of one counter, the usual one when a
-    /// single counter is hot: `counter_add` applies it at half the cost of
-    /// `counter_add_many`.
-    pub(crate) fn single(&self) -> Option<(&str, i64)> {
-        match self.counters.first_key_value() {
-            Some((name, share)) if self.counters.len() == 1 => Some((name, share.delta)),
-            _ => None,
+    /// Applies the batch through `client` and says how each of its counters
+    /// fared, in their order. A single counter, the usual batch when one
+    /// counter is hot, goes through `add`, at half the cost of `add_many`;
+    /// when a batch fails for one counter's sake, each counter is applied
+    /// alone.
+    pub(crate) async fn apply<D: Driver>(&self, client: &Client<D>) -> Vec<Result<(), CounterError>> {
+        let deltas = || self.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
+        let applied = match self.counters.first_key_value() {
+            Some((name, share)) if self.counters.len() == 1 => client.add(name, share.delta).await,
+            _ => client.add_many(deltas()).await,
+        };
+        match applied {
+            Err(error) if self.counters.len() > 1 && error.is_about_a_counter() => {
+                let mut outcomes = Vec::with_capacity(self.counters.len());
+                for delta in deltas() {
+                    outcomes.push(client.add_many([delta]).await);
+                }
+                outcomes
+            }
+            applied => vec![applied; self.counters.len()],
         }
     }
 
-    /// Each counter's sum, in the order of the names.
-    pub(crate) fn deltas(&self) -> impl Iterator<Item = (&str, i64)> {
-        self.counters.iter().map(|(name, share)| (name.as_str(), share.delta))
-    }
-
-    /// One outcome per counter, all `applied`'s.
-    pub(crate) fn same_for_all(&self, applied: Result<(), CounterError>) -> Vec<Result<(), CounterError>> {
-        self.counters.values().map(|_| copy_outcome(&applied)).collect()
-    }
-}
-
-/// One flush outcome, copied for another of the callers it answers.
-pub(crate) fn copy_outcome(outcome: &Result<(), CounterError>) -> Result<(), CounterError> {
-    match outcome {
-        Ok(()) => Ok(()),
-        Err(error) => Err(error.duplicate()),
-    }
-}
-
-/// Whether a batch's failure may be one counter's alone, so that the other
-/// counters can still be applied, each on its own: an unknown counter, a bad
-/// name, a slot that would leave BIGINT's range (1690).
-pub(crate) fn is_about_a_counter(error: &CounterError) -> bool {
-    match error {
-        CounterError::NotFound(_) | CounterError::InvalidArgument(_) => true,
-        CounterError::Database(mysql::Error::MySqlError(error)) => error.code == 1690,
-        _ => false,
+    /// Hands each caller its counter's outcome through `reply`, and counts
+    /// the flush in `stats`; the batch is empty afterwards. `outcomes` are
+    /// the counters', in their order; those missing, as after a flush that
+    /// panicked, answer [`CounterError::FlushPanicked`].
+    pub(crate) fn answer(
+        &mut self,
+        outcomes: Vec<Result<(), CounterError>>,
+        stats: &mut FlushStats,
+        mut reply: impl FnMut(C, Result<(), CounterError>),
+    ) {
+        stats.flushes += 1;
+        let mut outcomes = outcomes.into_iter();
+        for share in std::mem::take(&mut self.counters).into_values() {
+            let outcome = outcomes.next().unwrap_or(Err(CounterError::FlushPanicked));
+            stats.deltas += share.callers.len() as u64;
+            for caller in share.callers {
+                reply(caller, outcome.clone());
+            }
+        }
     }
 }
 
@@ -117,12 +150,17 @@ mod tests {
     }
 
     #[test]
+    fn mean_batch_is_deltas_per_flush() {
+        assert_eq!(FlushStats { flushes: 4, deltas: 10 }.mean_batch(), 2.5);
+        assert_eq!(FlushStats::default().mean_batch(), 0.0);
+    }
+
+    #[test]
     fn a_batch_sums_each_counters_deltas_and_remembers_their_callers() {
         let mut queue = waiting(&[("views", 1), ("likes", 2), ("views", 3)]);
         let batch = Batch::take(&mut queue, 10);
         assert_eq!(sums(&batch), [("likes", 2, vec![1]), ("views", 4, vec![0, 2])]);
         assert!(queue.is_empty());
-        assert_eq!(batch.single(), None);
     }
 
     #[test]
@@ -139,7 +177,33 @@ mod tests {
         let mut queue = waiting(&[("n", i64::MAX), ("n", 1), ("n", -1)]);
         let batch = Batch::take(&mut queue, 10);
         assert_eq!(sums(&batch), [("n", i64::MAX - 1, vec![0, 2])]);
-        assert_eq!(batch.single(), Some(("n", i64::MAX - 1)));
         assert_eq!(queue.len(), 1);
+    }
+
+    #[test]
+    fn every_caller_is_answered_with_its_own_counters_outcome() {
+        let mut queue = waiting(&[("views", 1), ("missing", 2), ("views", 3)]);
+        let mut batch = Batch::take(&mut queue, 10);
+        let mut stats = FlushStats::default();
+        let mut answers = Vec::new();
+        let refused = CounterError::NotFound("unknown counter: 'missing'".to_owned());
+        batch.answer(vec![Err(refused), Ok(())], &mut stats, |caller, outcome| {
+            answers.push((caller, outcome.is_ok()))
+        });
+        answers.sort();
+        assert_eq!(answers, [(0, true), (1, false), (2, true)]);
+        assert_eq!(stats, FlushStats { flushes: 1, deltas: 3 });
+    }
+
+    #[test]
+    fn the_callers_of_a_flush_that_panicked_learn_it() {
+        let mut queue = waiting(&[("views", 1), ("likes", 2)]);
+        let mut batch = Batch::take(&mut queue, 10);
+        let mut answers = Vec::new();
+        batch.answer(Vec::new(), &mut FlushStats::default(), |caller, outcome| {
+            answers.push((caller, outcome))
+        });
+        assert_eq!(answers.len(), 2);
+        assert!(answers.iter().all(|(_, outcome)| matches!(outcome, Err(CounterError::FlushPanicked))));
     }
 }

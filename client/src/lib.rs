@@ -3,26 +3,28 @@
 #[cfg(feature = "sqlx")]
 mod asynchronous;
 mod batch;
+mod call;
+mod client;
 mod counters;
+mod driver;
 mod error;
-pub mod names;
-mod options;
-
-pub mod database;
-pub mod package;
+mod retry;
+mod routines;
 
 #[cfg(feature = "sqlx")]
-pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
+pub use asynchronous::{
+    AsyncCoalescing, AsyncConnections, AsyncCounters, AsyncCountersOn, AsyncOnConnection, AsyncPooled,
+};
+pub use call::{NewCounter, StartDate};
 pub use counters::{
     Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, DEFAULT_KEPT_CONNECTIONS,
-    FlushStats, NewCounter, OnConnection, Pooled, REINSTALL_WINDOW, Run, StartDate,
+    FlushStats, OnConnection, Pooled, SyncConnections,
 };
-pub use error::{CounterError, Error, PackageErrorKind, Plain};
+pub use error::CounterError;
 pub use mysql;
-pub use options::{
-    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
-    DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, PackageOptionsBuilder, SLOT_LIMIT,
-    SlotChoice, SlotPolicy,
+pub use retry::REINSTALL_WINDOW;
+pub use slotted_counters_core::{
+    Cluster, ConfigError, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy,
 };
 #[cfg(feature = "sqlx")]
 pub use sqlx;

@@ -7,7 +7,7 @@ use super::plan::{Budget, Case, DEFAULT_HOT, Variant};
 use super::report::RoundResult;
 use super::workbench::Workbench;
 use crate::error::Error;
-use slotted_counters::SLOT_LIMIT;
+use slotted_counters_core::options::SLOT_LIMIT;
 
 /// A slot count is good enough when it reaches this share of the best throughput.
 const GOOD_ENOUGH: f64 = 0.9;

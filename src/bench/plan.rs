@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::Error;
-use slotted_counters::SLOT_LIMIT;
+use slotted_counters_core::options::SLOT_LIMIT;
 
 /// What is being incremented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]

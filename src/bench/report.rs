@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::plan::{Budget, Variant};
 use crate::error::Error;
-use slotted_counters::package::{GROUP_MEMBERS_TABLE, server_errno};
+use slotted_counters_core::package::{GROUP_MEMBERS_TABLE, server_errno};
 
 /// Server settings that decide what a benchmark measures.
 const SETTINGS: [&str; 10] = [

@@ -16,9 +16,10 @@ use mysql::{PooledConn, Statement};
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
+use crate::database;
 use crate::error::Error;
-use slotted_counters::package::server_errno;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, database};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
+use slotted_counters_core::package::server_errno;
 
 /// No client runs more iterations than this in a timed round.
 const ITERATION_LIMIT: u32 = 10_000_000;

@@ -15,11 +15,13 @@ use rand::{RngExt, SeedableRng};
 
 use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
+use crate::database;
 use crate::error::Error;
 use crate::{install, render, script};
-use slotted_counters::package::Routine;
-use slotted_counters::{Cluster, DEFAULT_MAX_SLOTS, PackageOptions, SlotChoice};
-use slotted_counters::{Coalescing, Counters, database};
+use slotted_counters::{Coalescing, Counters};
+use slotted_counters_core::options::DEFAULT_MAX_SLOTS;
+use slotted_counters_core::package::Routine;
+use slotted_counters_core::{Cluster, PackageOptions, SlotChoice};
 
 /// The four counters the classic test hammers; `--hot` takes the first of
 /// them, or adds others.
@@ -130,7 +132,7 @@ impl Workbench {
             let max_connections: u32 =
                 server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
             if max_connections <= clients_per_node {
-                return Err(Error::InvalidOption(format!(
+                return Err(Error::Environment(format!(
                     "{target} allows {max_connections} connections, and {clients_per_node} clients need more: \
                      raise max_connections or use fewer --clients"
                 )));
@@ -139,15 +141,8 @@ impl Workbench {
                 PoolConstraints::new(0, clients_per_node as usize + 1).expect("min <= max"),
             );
             let connect = |pool_opts: PoolOpts| {
-                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts)).map_err(
-                    |source| {
-                        Error::from(slotted_counters::Error::Connect {
-                            target: target.clone(),
-                            source,
-                            hint: "",
-                        })
-                    },
-                )
+                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts))
+                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
             };
             pools.push(connect(pool_opts)?);
             if variants.contains(&Variant::Coalesced) {
@@ -209,7 +204,7 @@ impl Workbench {
                         Ok(rows) => format!("{} rows", rows.unwrap_or(0)),
                         Err(error) => error.to_string(),
                     };
-                    return Err(Error::InvalidOption(format!(
+                    return Err(Error::Environment(format!(
                         "{node} did not show the {CLASSIC_COUNTERS} benchmark rows {} made within {} s ({seen}): \
                          every --url must be a node of one multi-primary cluster",
                         self.nodes[0],
@@ -286,10 +281,9 @@ impl Workbench {
                 continue;
             }
             let setup = match self.package(variant, slots)? {
-                Some(options) => format!(
-                    "CALL `{}`(?, 'benchmark counter', ?, NULL)",
-                    options.routine_name(Routine::Setup)
-                ),
+                Some(options) => {
+                    format!("CALL `{}`(?, 'benchmark counter', ?, NULL)", Routine::Setup.name(&options))
+                }
                 None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
             };
             let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
@@ -354,9 +348,9 @@ impl Workbench {
     pub(super) fn increment_sql(&self, case: Case) -> Result<String, Error> {
         Ok(match self.package(case.variant, case.slots)? {
             Some(options) => match case.variant {
-                Variant::Transaction => format!("CALL `{}`(?, 1)", options.routine_name(Routine::Add)),
-                Variant::AddMany => format!("CALL `{}`(?)", options.routine_name(Routine::AddMany)),
-                _ => format!("CALL `{}`(?)", options.routine_name(Routine::Increment)),
+                Variant::Transaction => format!("CALL `{}`(?, 1)", Routine::Add.name(&options)),
+                Variant::AddMany => format!("CALL `{}`(?)", Routine::AddMany.name(&options)),
+                _ => format!("CALL `{}`(?)", Routine::Increment.name(&options)),
             },
             None => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
         })

@@ -6,11 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{DEFAULT_HOT, Variant};
-use crate::error::Error;
-use slotted_counters::{
-    Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
-    DEFAULT_TABLE, PackageOptions, SlotChoice,
-};
+use slotted_counters_core::PackageOptionsBuilder;
+use slotted_counters_core::options::{DEFAULT_MAX_SLOTS, DEFAULT_TABLE};
 
 /// Slotted counters for MySQL and MariaDB: spreads each hot counter over
 /// several rows so concurrent increments stop queueing on one row lock.
@@ -93,7 +90,7 @@ pub struct InstallArgs {
     pub dry_run: bool,
 
     #[command(flatten)]
-    pub package: PackageArgs,
+    pub package: PackageOptionsBuilder,
 }
 
 #[derive(Debug, Args)]
@@ -110,7 +107,7 @@ pub struct UninstallArgs {
     pub dry_run: bool,
 
     #[command(flatten)]
-    pub package: PackageArgs,
+    pub package: PackageOptionsBuilder,
 }
 
 #[derive(Debug, Args)]
@@ -119,7 +116,7 @@ pub struct StatusArgs {
     pub connect: ConnectArgs,
 
     #[command(flatten)]
-    pub package: PackageArgs,
+    pub package: PackageOptionsBuilder,
 }
 
 #[derive(Debug, Args)]
@@ -148,7 +145,7 @@ pub struct GenerateArgs {
     pub check: bool,
 
     #[command(flatten)]
-    pub package: PackageArgs,
+    pub package: PackageOptionsBuilder,
 }
 
 #[derive(Debug, Args)]
@@ -215,151 +212,4 @@ pub struct AdviseArgs {
     /// Seconds each round runs
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     pub duration: f64,
-}
-
-/// Package options as the command line takes them; `None` means "use the
-/// default". [`PackageArgs::options`] validates them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
-pub struct PackageArgs {
-    #[arg(long, value_name = "NAME", help = format!("Name of the counter table [default: {DEFAULT_TABLE}]"))]
-    pub table: Option<String>,
-
-    #[arg(long, value_name = "PREFIX", help = format!("Prefix of every routine name [default: {DEFAULT_PREFIX}]"))]
-    pub prefix: Option<String>,
-
-    #[arg(long, value_name = "N", help = format!("Slots for a counter whose setup passes NULL slots [default: {DEFAULT_SLOTS}]"))]
-    pub default_slots: Option<u32>,
-
-    #[arg(long, value_name = "N", help = format!("Largest slot count a setup may ask for [default: {DEFAULT_MAX_SLOTS}]"))]
-    pub max_slots: Option<u32>,
-
-    #[arg(long, value_name = "CHARS", help = format!("Longest counter name, in characters [default: {DEFAULT_NAME_LENGTH}]"))]
-    pub name_length: Option<u32>,
-
-    /// Hard-code N slots for every counter: setup always creates N rows and
-    /// increments skip the slot-count lookup. Conflicts with --default-slots.
-    #[arg(long, value_name = "N")]
-    pub fixed_slots: Option<u32>,
-
-    /// How an increment picks its slot: `random` spreads every client over
-    /// all slots; `connection` gives each connection one slot of its own
-    /// (CONNECTION_ID() % slots + 1); `node` picks among the slots this node
-    /// of a multi-primary cluster owns (from auto_increment_offset and
-    /// auto_increment_increment, or with --cluster group-replication from
-    /// the group's members; random on a single server) [default: random]
-    #[arg(long, value_name = "CHOICE", value_enum)]
-    pub slot_choice: Option<SlotChoiceArg>,
-
-    #[arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name; utf8mb4_bin tells case and accents apart [default: {DEFAULT_COLLATION}]"))]
-    pub collation: Option<String>,
-
-    /// Lazy counters: an increment of an unknown counter creates it, and a
-    /// slot row appears only when first hit (INSERT ... ON DUPLICATE KEY
-    /// UPDATE). Needs --fixed-slots
-    #[arg(long)]
-    pub auto_create: bool,
-
-    /// With --auto-create: the most counters increments may create. An
-    /// increment or batch that would create one more is refused (errno
-    /// 9003); setup is refused too. Checked when a counter is created, by
-    /// counting up to N names in the table's index; concurrent creations
-    /// may pass it by as many as run at once
-    #[arg(long, value_name = "N")]
-    pub max_counters: Option<u64>,
-
-    /// Make the package for a multi-primary cluster: `galera` (MariaDB) or
-    /// `group-replication` (MySQL). Implies --slot-choice node, and the
-    /// reset certifies every slot, so that it erases increments acknowledged
-    /// on other nodes before the call
-    #[arg(long, value_name = "CLUSTER", value_enum)]
-    pub cluster: Option<ClusterArg>,
-}
-
-impl PackageArgs {
-    /// The validated options these flags ask for.
-    pub fn options(&self) -> Result<PackageOptions, Error> {
-        let mut builder = PackageOptions::builder().auto_create(self.auto_create);
-        if let Some(table) = &self.table {
-            builder = builder.table(table);
-        }
-        if let Some(prefix) = &self.prefix {
-            builder = builder.prefix(prefix);
-        }
-        if let Some(slots) = self.default_slots {
-            builder = builder.default_slots(slots);
-        }
-        if let Some(slots) = self.max_slots {
-            builder = builder.max_slots(slots);
-        }
-        if let Some(chars) = self.name_length {
-            builder = builder.name_length(chars);
-        }
-        if let Some(slots) = self.fixed_slots {
-            builder = builder.fixed_slots(slots);
-        }
-        if let Some(choice) = self.slot_choice {
-            builder = builder.slot_choice(choice.into());
-        }
-        if let Some(collation) = &self.collation {
-            builder = builder.collation(collation);
-        }
-        if let Some(counters) = self.max_counters {
-            builder = builder.max_counters(counters);
-        }
-        if let Some(cluster) = self.cluster {
-            builder = builder.cluster(cluster.into());
-        }
-        Ok(builder.build()?)
-    }
-}
-
-/// `--slot-choice`: the client's [`SlotChoice`], with each value's help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SlotChoiceArg {
-    /// Uniformly at random, per increment.
-    Random,
-    /// `CONNECTION_ID() % slots + 1`: one slot per connection.
-    Connection,
-    /// At random among the slots this node owns on a multi-primary cluster:
-    /// slot numbers congruent to the node's position modulo the number of
-    /// nodes, so two nodes never write the same row. The position comes
-    /// from auto_increment_offset and auto_increment_increment, which Galera
-    /// keeps at the node's position and the cluster size (plain random on a
-    /// single server); --cluster group-replication ranks the member among
-    /// the group's members instead.
-    Node,
-}
-
-impl From<SlotChoiceArg> for SlotChoice {
-    fn from(choice: SlotChoiceArg) -> Self {
-        match choice {
-            SlotChoiceArg::Random => SlotChoice::Random,
-            SlotChoiceArg::Connection => SlotChoice::Connection,
-            SlotChoiceArg::Node => SlotChoice::Node,
-        }
-    }
-}
-
-/// `--cluster`: the client's [`Cluster`], with each value's help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ClusterArg {
-    /// MariaDB Galera: node-owned slots, and a reset that changes every
-    /// slot before it sets them, so that it cannot miss, without a conflict,
-    /// an increment another node acknowledged and this one has not applied
-    /// yet. Plain SQL: the package also runs on a single server.
-    Galera,
-    /// MySQL Group Replication, multi-primary: node-owned slots by the
-    /// member's rank among the group's members, whatever the server ids,
-    /// and the reset Galera has (it loses certification, 3101, rather than
-    /// miss an increment acknowledged on another member). MySQL only.
-    GroupReplication,
-}
-
-impl From<ClusterArg> for Cluster {
-    fn from(cluster: ClusterArg) -> Self {
-        match cluster {
-            ClusterArg::Galera => Cluster::Galera,
-            ClusterArg::GroupReplication => Cluster::GroupReplication,
-        }
-    }
 }

@@ -2,11 +2,11 @@
 //! and fail when a round's totals were not exact.
 
 use super::args::{AdviseArgs, BenchArgs};
-use super::error::CliError;
 use super::table;
 use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, advise};
+use crate::error::Error;
 
-pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
+pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     let plan = Plan {
         clients: args.clients.clone(),
         slots: args.slots.clone(),
@@ -29,12 +29,12 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), CliError> {
     }
     let inexact = report.inexact();
     if !inexact.is_empty() {
-        return Err(CliError::InexactTotals(inexact));
+        return Err(Error::InexactTotals(inexact));
     }
     Ok(())
 }
 
-pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
+pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), Error> {
     let advice = advise::advise(&args.nodes.urls, args.clients, args.hold_ms, args.max_slots, args.duration)?;
     let best = advice.rounds[advice.best].increments_per_second;
     let on_cluster = advice.rounds.iter().any(|round| round.conflicts().is_some());
@@ -71,7 +71,7 @@ pub(super) fn run_advise(args: &AdviseArgs) -> Result<(), CliError> {
     let inexact: Vec<String> =
         advice.rounds.iter().filter(|round| !round.total_exact).map(|round| round.label.clone()).collect();
     if !inexact.is_empty() {
-        return Err(CliError::InexactTotals(inexact));
+        return Err(Error::InexactTotals(inexact));
     }
     Ok(())
 }

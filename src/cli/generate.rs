@@ -1,18 +1,19 @@
 //! `generate`: renders the package into a folder, or checks that it is fresh.
 
 use super::args::GenerateArgs;
-use super::error::CliError;
+use crate::error::Error;
 use crate::{generate, render};
+use slotted_counters_core::options::flags;
 
-pub(super) fn run(args: &GenerateArgs) -> Result<(), CliError> {
-    let options = args.package.options()?;
+pub(super) fn run(args: &GenerateArgs) -> Result<(), Error> {
+    let options = args.package.build()?;
     let files = render::render(&options)?;
     if args.check {
         if let Some(diff) = generate::diff(&args.out, &files)? {
             print!("{diff}");
             let mut rerun = vec!["--out".to_owned(), args.out.display().to_string()];
-            rerun.extend(options.to_args());
-            return Err(CliError::Stale { dir: args.out.clone(), args: rerun });
+            rerun.extend(flags(&options));
+            return Err(Error::Stale { dir: args.out.clone(), args: rerun });
         }
         eprintln!("{} is up to date", args.out.display());
     } else {

@@ -1,23 +1,23 @@
 //! `status` and `show`: what a database holds, as tables for the terminal.
 
 use super::args::{ShowArgs, StatusArgs};
-use super::error::CliError;
 use super::table;
+use crate::error::Error;
 use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
 
-pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
-    let options = args.package.options()?;
+pub(super) fn run_status(args: &StatusArgs) -> Result<(), Error> {
+    let options = args.package.build()?;
     let mut conn = super::connect(&args.connect.url)?.conn;
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
     let broken = status.broken();
     if !broken.is_empty() {
-        return Err(CliError::Broken(grouped_problems(&broken)));
+        return Err(Error::Broken(grouped_problems(&broken)));
     }
     let outdated = status.outdated();
     if !outdated.is_empty() {
-        return Err(CliError::Outdated(names(outdated)));
+        return Err(Error::Outdated(names(outdated)));
     }
     let not_visible: Vec<String> = status
         .not_visible()
@@ -30,7 +30,7 @@ pub(super) fn run_status(args: &StatusArgs) -> Result<(), CliError> {
         })
         .collect();
     if !not_visible.is_empty() {
-        return Err(CliError::NotVisible(not_visible));
+        return Err(Error::NotVisible(not_visible));
     }
     Ok(())
 }
@@ -50,7 +50,7 @@ fn grouped_problems(broken: &[&ObjectStatus]) -> Vec<String> {
     groups.into_iter().map(|(problem, names)| format!("{problem} ({})", names.join(", "))).collect()
 }
 
-pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
+pub(super) fn run_show(args: &ShowArgs) -> Result<(), Error> {
     let mut conn = super::connect(&args.connect.url)?.conn;
     let counters = status::counters(&mut conn, &args.table, &args.names)?;
     print!("{}", counters_report(&counters));
@@ -63,7 +63,7 @@ pub(super) fn run_show(args: &ShowArgs) -> Result<(), CliError> {
         .cloned()
         .collect();
     if !unknown.is_empty() {
-        return Err(CliError::UnknownCounters(unknown));
+        return Err(Error::UnknownCounters(unknown));
     }
     Ok(())
 }

@@ -1,21 +1,20 @@
 //! The `slotted-counters` command: argument definitions in `args`, one
-//! handler module per group of commands, and the error that decides the
-//! exit code. Handlers only parse, call the library and print.
+//! handler module per group of commands. Handlers only parse, call the
+//! library and print.
 
 mod args;
 mod bench;
-mod error;
 mod generate;
 mod inspect;
 mod install;
 mod table;
 
-pub use args::{Cli, Command, PackageArgs};
-pub use error::CliError;
-use slotted_counters::database;
+use crate::database;
+use crate::error::Error;
+pub use args::{Cli, Command};
 
 /// Runs one command line. The binary only parses arguments and reports the error.
-pub fn run(cli: Cli) -> Result<(), CliError> {
+pub fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Generate(args) => generate::run(&args),
         Command::Install(args) => install::run_install(&args),
@@ -29,7 +28,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 /// Connects to the database `url` names, and says on stderr when the
 /// connection may give the password away to someone on the path.
-fn connect(url: &str) -> Result<database::Connection, CliError> {
+fn connect(url: &str) -> Result<database::Connection, Error> {
     let connection = database::connect(url)?;
     if let Some(exposure) = &connection.exposure {
         eprintln!("warning: {exposure}");

@@ -1,10 +1,14 @@
-//! What an application that only counts compiles: one plain dependency line
-//! on the client crate brings none of the generator's, the benchmark's or
-//! the command line's crates, nor the async client's (feature `sqlx`), and
-//! few crates in all.
+//! What an application that only counts sees and compiles: a scratch
+//! application written against the client's public API builds with one
+//! plain dependency line, bringing none of the generator's, the
+//! benchmark's or the command line's crates, nor the async client's
+//! (feature `sqlx`), and few crates in all; with its feature `async` it
+//! builds the async client's calls too. The client's documentation lists
+//! only what an application uses.
 
-use std::path::Path;
-use std::process::Command;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use crate::support::{stderr, stdout};
 
@@ -18,24 +22,64 @@ const ASYNC_ONLY: [&str; 4] = ["sqlx", "sqlx-core", "sqlx-mysql", "tokio"];
 /// Most crates the client may bring into an application, itself included.
 const CRATE_BUDGET: usize = 100;
 
+/// Every item the client's documentation lists, as rustdoc names its page:
+/// the clients, their coalescing handles and where they run their calls,
+/// what a call takes, the errors, and the options an application matches
+/// to its package.
+const APPLICATION_ITEMS: [&str; 26] = [
+    "constant.DEFAULT_COUNTERS_PER_FLUSH",
+    "constant.DEFAULT_FLUSHES",
+    "constant.DEFAULT_KEPT_CONNECTIONS",
+    "constant.REINSTALL_WINDOW",
+    "enum.Cluster",
+    "enum.ConfigError",
+    "enum.CounterError",
+    "enum.SlotChoice",
+    "enum.SlotPolicy",
+    "enum.StartDate",
+    "struct.AsyncCoalescing",
+    "struct.AsyncCounters",
+    "struct.AsyncOnConnection",
+    "struct.AsyncPooled",
+    "struct.Coalescing",
+    "struct.Counters",
+    "struct.FlushStats",
+    "struct.NewCounter",
+    "struct.OnConnection",
+    "struct.PackageOptions",
+    "struct.PackageOptionsBuilder",
+    "struct.Pooled",
+    "trait.AsyncConnections",
+    "trait.SyncConnections",
+    "type.AsyncCountersOn",
+    "type.CountersOn",
+];
+
+fn cargo(args: &[&str], manifest: &Path, target: &str) -> Output {
+    Command::new(env!("CARGO"))
+        .args(args)
+        .arg("--manifest-path")
+        .arg(manifest)
+        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join(target))
+        .output()
+        .expect("run cargo")
+}
+
+fn application() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("application/Cargo.toml")
+}
+
 #[test]
 fn client_only_application_builds_without_tool_dependencies() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("application/Cargo.toml");
-    let cargo = |args: &[&str]| {
-        Command::new(env!("CARGO"))
-            .args(args)
-            .arg("--manifest-path")
-            .arg(&manifest)
-            .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("application"))
-            .output()
-            .expect("run cargo")
-    };
-
-    let tree = cargo(&["tree", "--edges", "normal", "--prefix", "none", "--format", "{p}"]);
+    let tree = cargo(
+        &["tree", "--edges", "normal", "--prefix", "none", "--format", "{p}"],
+        &application(),
+        "application",
+    );
     assert!(tree.status.success(), "{}", stderr(&tree));
     let crates: Vec<String> =
         stdout(&tree).lines().filter_map(|line| line.split_whitespace().next()).map(str::to_owned).collect();
-    for needed in ["slotted-counters", "mysql", "thiserror"] {
+    for needed in ["slotted-counters", "slotted-counters-core", "mysql", "thiserror"] {
         assert!(crates.iter().any(|name| name == needed), "{needed} missing from {crates:?}");
     }
     for unwanted in TOOL_ONLY.into_iter().chain(ASYNC_ONLY) {
@@ -48,6 +92,33 @@ fn client_only_application_builds_without_tool_dependencies() {
     distinct.retain(|name| name != "counting-application");
     assert!(distinct.len() <= CRATE_BUDGET, "the client brings {} crates: {distinct:?}", distinct.len());
 
-    let build = cargo(&["build", "--quiet"]);
+    let build = cargo(&["build", "--quiet"], &application(), "application");
     assert!(build.status.success(), "{}", stderr(&build));
+}
+
+#[test]
+fn the_async_calls_of_an_application_build_with_the_feature() {
+    let build = cargo(&["build", "--quiet", "--features", "async"], &application(), "application");
+    assert!(build.status.success(), "{}", stderr(&build));
+}
+
+#[test]
+fn the_client_documents_only_what_an_application_uses() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let doc = cargo(
+        &["doc", "--quiet", "-p", "slotted-counters", "--features", "sqlx", "--no-deps"],
+        &workspace,
+        "doc",
+    );
+    assert!(doc.status.success(), "{}", stderr(&doc));
+    let index = Path::new(env!("CARGO_TARGET_TMPDIR")).join("doc/doc/slotted_counters/all.html");
+    let index =
+        std::fs::read_to_string(&index).unwrap_or_else(|error| panic!("{}: {error}", index.display()));
+    let (_, items) = index.split_once("id=\"main-content\"").expect("rustdoc's list of items");
+    let listed: BTreeSet<&str> = items
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|link| link.split_once(".html\"").map(|(page, _)| page))
+        .collect();
+    assert_eq!(listed, BTreeSet::from(APPLICATION_ITEMS));
 }

@@ -4,12 +4,10 @@
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use slotted_counters::package::{errno, server_errno};
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{
-    AsyncCoalescing, AsyncCounters, CounterError, NewCounter, PackageErrorKind, PackageOptions, StartDate,
-};
+use slotted_counters::{AsyncCoalescing, AsyncCounters, CounterError, NewCounter, PackageOptions, StartDate};
 use slotted_counters_cli::{render, script};
+use slotted_counters_core::package::{errno, server_errno};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
@@ -20,6 +18,7 @@ on_each_server!(
     calls_in_the_callers_transaction_commit_or_roll_back_with_it,
     errors_arrive_as_the_sync_clients_do,
     a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not,
+    rollbacks_are_tried_again_after_growing_pauses,
     an_unknown_counter_in_a_shared_flush_fails_only_its_callers,
     a_dropped_caller_loses_nobody_elses_increment,
     a_lost_connection_fails_only_the_flush_in_flight,
@@ -160,20 +159,17 @@ fn errors_arrive_as_the_sync_clients_do() {
     runtime.block_on(async {
         let again = counters.setup("exists", NewCounter::new("d")).await.unwrap_err();
         assert!(matches!(again, CounterError::AlreadyExists(_)), "{again:?}");
-        assert_eq!(
-            (again.kind(), again.code()),
-            (Some(PackageErrorKind::AlreadyExists), Some(errno::ALREADY_EXISTS))
-        );
+        assert_eq!((again.code(), again.sqlstate()), (Some(errno::ALREADY_EXISTS), Some("23000")));
 
         let unknown = counters.increment("missing").await.unwrap_err();
         assert_eq!(unknown.to_string(), "unknown counter: 'missing'");
         assert_eq!(unknown.code(), Some(errno::UNKNOWN_COUNTER));
         let batch = counters.add_many([("exists", 1), ("missing", 1)]).await.unwrap_err();
-        assert_eq!(batch.kind(), Some(PackageErrorKind::UnknownCounter), "{batch:?}");
+        assert!(matches!(batch, CounterError::NotFound(_)), "{batch:?}");
         assert_eq!(counters.get("exists").await.unwrap(), Some(0), "nothing of the batch was applied");
 
         let blank = counters.setup(" ", NewCounter::new("d")).await.unwrap_err();
-        assert_eq!(blank.kind(), Some(PackageErrorKind::InvalidArgument), "{blank:?}");
+        assert!(matches!(blank, CounterError::InvalidArgument(_)), "{blank:?}");
         assert_eq!(counters.get("missing").await.unwrap(), None);
         assert!(!unknown.is_retryable() && !blank.is_retryable());
     });
@@ -225,6 +221,27 @@ fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
     assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
     assert!(error.is_retryable(), "the caller may run its transaction again");
     assert_eq!(runtime.block_on(counters.get("d")).unwrap(), Some(52), "only the other transaction landed");
+}
+
+/// As the sync client's: as many tries as the budget says, with pauses
+/// between them.
+fn rollbacks_are_tried_again_after_growing_pauses() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &[]);
+    support::roll_back_every_increment(&db);
+
+    let error = runtime.block_on(counters.clone().max_attempts(4).increment("a")).unwrap_err();
+    assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::DEADLOCK), true), "{error:?}");
+    assert_eq!(support::tries(&db), 4, "four tries in all");
+
+    let error = runtime.block_on(counters.retry_for(support::ROLLBACK_BUDGET).increment("a")).unwrap_err();
+    assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
+    let tries = support::tries(&db) - 4;
+    assert!(
+        (3..=support::MOST_TRIES_IN_BUDGET).contains(&tries),
+        "{tries} tries in {:?}",
+        support::ROLLBACK_BUDGET
+    );
 }
 
 fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
@@ -309,7 +326,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
     let flush = support::lock_waiting_connection(&mut db.conn());
     db.conn().query_drop(format!("KILL {flush}")).unwrap();
     let lost = outcome(&runtime, first);
-    assert!(matches!(lost, Err(CounterError::Database(_))), "{lost:?}");
+    assert!(matches!(lost, Err(CounterError::Server { .. } | CounterError::Connection { .. })), "{lost:?}");
     assert!(outcome(&runtime, next).is_ok(), "the next flush runs on another connection");
     gate.query_drop("COMMIT").unwrap();
     let totals = runtime.block_on(counters.get_many(["gate", "a"])).unwrap();

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::package::{errno, server_errno};
-use slotted_counters::{CounterError, Counters, NewCounter, PackageErrorKind, PackageOptions, StartDate};
+use slotted_counters::{CounterError, Counters, NewCounter, PackageOptions, StartDate};
 use slotted_counters_cli::{render, script};
+use slotted_counters_core::package::{errno, server_errno};
 
 use crate::support::{self, Database, on_each_server};
 
@@ -20,6 +20,7 @@ on_each_server!(
     deadlocked_call_is_retried_and_succeeds,
     deadlock_inside_the_callers_transaction_is_not_retried,
     retries_stop_after_max_attempts,
+    rollbacks_are_tried_again_after_growing_pauses,
     a_time_budget_retries_lock_wait_timeouts_until_it_is_spent,
     a_kept_connection_holds_no_transaction_after_a_failed_call,
     kept_connections_go_back_to_the_pool_with_the_client,
@@ -103,21 +104,17 @@ fn client_errors_are_typed() {
     let error = counters.setup("", NewCounter::new("d")).unwrap_err();
     assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
 
-    // The same, without matching variants: kind, number, whether to retry.
+    // The same, without matching variants: number, SQLSTATE, what to do next.
     let refusals = [
-        (counters.increment("missing"), PackageErrorKind::UnknownCounter, errno::UNKNOWN_COUNTER),
-        (
-            counters.setup("exists", NewCounter::new("d")),
-            PackageErrorKind::AlreadyExists,
-            errno::ALREADY_EXISTS,
-        ),
-        (counters.increment(&"x".repeat(51)), PackageErrorKind::InvalidArgument, errno::INVALID_ARGUMENT),
+        (counters.increment("missing"), errno::UNKNOWN_COUNTER),
+        (counters.setup("exists", NewCounter::new("d")), errno::ALREADY_EXISTS),
+        (counters.increment(&"x".repeat(51)), errno::INVALID_ARGUMENT),
     ];
-    for (outcome, kind, code) in refusals {
+    for (outcome, code) in refusals {
         let error = outcome.unwrap_err();
         assert_eq!(
-            (error.kind(), error.code(), error.is_retryable()),
-            (Some(kind), Some(code), false),
+            (error.code(), error.sqlstate(), error.is_retryable(), error.may_have_applied()),
+            (Some(code), Some("23000"), false, false),
             "{error:?}"
         );
     }
@@ -227,8 +224,29 @@ fn retries_stop_after_max_attempts() {
 
     let error = outcome.unwrap_err();
     assert_eq!(
-        (error.code(), error.is_retryable(), error.kind()),
-        (Some(server_errno::DEADLOCK), true, None)
+        (error.code(), error.is_retryable(), error.may_have_applied()),
+        (Some(server_errno::DEADLOCK), true, false)
+    );
+}
+
+/// A call the server rolls back every time is tried as often as the budget
+/// says, no more, and with pauses between the tries: a time budget holds a
+/// handful of them.
+fn rollbacks_are_tried_again_after_growing_pauses() {
+    let (db, counters) = installed();
+    support::roll_back_every_increment(&db);
+
+    let error = counters.clone().max_attempts(4).increment("a").unwrap_err();
+    assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::DEADLOCK), true), "{error:?}");
+    assert_eq!(support::tries(&db), 4, "four tries in all");
+
+    let error = counters.retry_for(support::ROLLBACK_BUDGET).increment("a").unwrap_err();
+    assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
+    let tries = support::tries(&db) - 4;
+    assert!(
+        (3..=support::MOST_TRIES_IN_BUDGET).contains(&tries),
+        "{tries} tries in {:?}",
+        support::ROLLBACK_BUDGET
     );
 }
 
@@ -277,9 +295,9 @@ fn a_kept_connection_holds_no_transaction_after_a_failed_call() {
     counters.setup("a", NewCounter::new("d").slots(1)).unwrap();
     for _ in 0..3 {
         let refused = counters.add_many([("a", 1), ("missing", 1)]).unwrap_err();
-        assert_eq!(refused.kind(), Some(PackageErrorKind::UnknownCounter), "{refused:?}");
+        assert!(matches!(refused, CounterError::NotFound(_)), "{refused:?}");
         let refused = counters.reset("missing", 0, StartDate::Keep).unwrap_err();
-        assert_eq!(refused.kind(), Some(PackageErrorKind::UnknownCounter), "{refused:?}");
+        assert!(matches!(refused, CounterError::NotFound(_)), "{refused:?}");
         counters.increment("a").unwrap();
     }
     assert_eq!(support::total(&mut db.conn(), "a"), Some(3), "every increment committed, seen elsewhere");

@@ -8,7 +8,7 @@
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Value};
-use slotted_counters::package::errno;
+use slotted_counters_core::package::errno;
 
 use crate::support::{
     self, Database, Flavor, committed_here, flavor, on_each_server, server_error, slotted_counters, succeeded,

@@ -6,7 +6,7 @@
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
 use slotted_counters::PackageOptions;
-use slotted_counters::package::errno;
+use slotted_counters_core::package::errno;
 
 use crate::support::{self, Database, on_each_server, routines_in, server_error, slots_of, table, total};
 

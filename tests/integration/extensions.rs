@@ -8,8 +8,8 @@ use std::thread;
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::package::errno;
 use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
+use slotted_counters_core::package::errno;
 
 use crate::package::escaped_batches;
 use crate::support::{self, on_each_server, server_error, slots_of, total, with_committed};

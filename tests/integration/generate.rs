@@ -3,9 +3,9 @@
 
 use std::fs;
 
-use slotted_counters::package::Routine;
 use slotted_counters::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice};
 use slotted_counters_cli::render;
+use slotted_counters_core::package::Routine;
 
 use crate::support::{self, COMMITTED, slotted_counters, stderr};
 

@@ -5,8 +5,8 @@
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
-use slotted_counters::package::errno;
 use slotted_counters::{Counters, PackageOptions};
+use slotted_counters_core::package::errno;
 
 use crate::support::{self, Database, on_each_server, server_error, total};
 

@@ -7,7 +7,7 @@ use std::thread;
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
-use slotted_counters::package::errno;
+use slotted_counters_core::package::errno;
 
 use crate::support::{self, Database, on_each_server, server_error, total};
 

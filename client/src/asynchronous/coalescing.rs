@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
+use slotted_counters_core::package::BATCH_LIMIT;
+
 use super::AsyncCounters;
-use crate::batch::{Batch, Pending, copy_outcome, is_about_a_counter};
-use crate::counters::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pending};
 use crate::error::CounterError;
-use crate::package::BATCH_LIMIT;
 
 /// Where a flush sends one caller's outcome.
 type Reply = oneshot::Sender<Result<(), CounterError>>;
@@ -106,7 +106,7 @@ impl AsyncCoalescing {
         self
     }
 
-    /// How many counters one flush may carry, 1 to [`BATCH_LIMIT`].
+    /// How many counters one flush may carry, 1 to 4,096.
     pub fn max_counters_per_flush(self, counters: usize) -> Self {
         self.shared.lock().max_counters = counters.clamp(1, BATCH_LIMIT as usize);
         self
@@ -126,7 +126,7 @@ impl AsyncCoalescing {
     /// of the flush in flight. A flush task that panicked fails its calls
     /// with [`CounterError::FlushPanicked`].
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.shared.counters.names.check(name)?;
+        self.shared.counters.client.check(name)?;
         let (reply, outcome) = oneshot::channel();
         {
             let mut queue = self.shared.lock();
@@ -159,41 +159,16 @@ impl Shared {
     async fn flush_until_empty(self: Arc<Self>, mut batch: Batch<Reply>) {
         let slot = FlushSlot { shared: Arc::clone(&self) };
         loop {
-            let outcomes = self.flush(&batch).await;
+            let outcomes = batch.apply(&self.counters.client).await;
             let mut queue = self.lock();
-            queue.stats.flushes += 1;
-            for (share, outcome) in std::mem::take(&mut batch.counters).into_values().zip(outcomes) {
-                queue.stats.deltas += share.callers.len() as u64;
-                for reply in share.callers {
-                    // A caller that went away is not told; its delta is applied.
-                    let _ = reply.send(copy_outcome(&outcome));
-                }
-            }
+            // A caller that went away is not told; its delta is applied.
+            batch.answer(outcomes, &mut queue.stats, |reply, outcome| drop(reply.send(outcome)));
             if queue.waiting.is_empty() {
                 break;
             }
             batch = queue.take_batch();
         }
         drop(slot);
-    }
-
-    /// Applies `batch` and says how each of its counters fared: when the
-    /// batch failed for one counter's sake, each counter is applied alone.
-    async fn flush(&self, batch: &Batch<Reply>) -> Vec<Result<(), CounterError>> {
-        let applied = match batch.single() {
-            Some((name, delta)) => self.counters.add(name, delta).await,
-            None => self.counters.add_many(batch.deltas()).await,
-        };
-        match applied {
-            Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
-                let mut outcomes = Vec::with_capacity(batch.counters.len());
-                for delta in batch.deltas() {
-                    outcomes.push(self.counters.add_many([delta]).await);
-                }
-                outcomes
-            }
-            applied => batch.same_for_all(applied),
-        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {

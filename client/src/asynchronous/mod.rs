@@ -1,7 +1,7 @@
 //! The async client, for tokio applications (feature `sqlx`): the calls of
 //! [`crate::Counters`] over a [`sqlx::MySqlPool`], with the same meaning,
-//! errors and retries. Retries and the reinstall ride-through wait on
-//! tokio's timer, never blocking a runtime thread.
+//! errors and retries, made by the same code. Retries and the reinstall
+//! ride-through wait on tokio's timer, never blocking a runtime thread.
 //!
 //! A call's future may be dropped before it completes, as when a request
 //! handler is cancelled. The call then either ran or did not: one `CALL` in
@@ -12,23 +12,28 @@
 //! flushes run in tasks of their own.
 
 mod coalescing;
+mod connections;
+mod mysql_connection;
 
-use std::borrow::Cow;
-use std::time::Instant;
+use std::time::Duration;
 
-use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlPool, MySqlRow, MySqlSslMode};
-use sqlx::query::Query;
-use sqlx::{MySql, Row};
+use slotted_counters_core::{ConfigError, PackageOptions};
+use sqlx::MySqlPool;
+use sqlx::mysql::{MySqlConnection, MySqlSslMode};
 
-use crate::counters::run::{FIRST_BACKOFF, MAX_BACKOFF, MAX_REINSTALL_PAUSE, jittered};
-use crate::counters::{NewCounter, REINSTALL_WINDOW, RetryBudget, StartDate, Statements, batch_json};
-use crate::database::VERIFY_CA_REFUSED;
-use crate::error::{CounterError, Error};
-use crate::names::NameRule;
-use crate::options::PackageOptions;
-use crate::package::server_errno;
+use crate::call::{NewCounter, StartDate};
+use crate::client::Client;
+use crate::error::CounterError;
+use crate::retry::RetryBudget;
 
 pub use coalescing::AsyncCoalescing;
+pub use connections::{AsyncConnections, AsyncOnConnection, AsyncPooled};
+
+/// Why a pool in `ssl-mode=VERIFY_CA` is refused, and what to use instead.
+const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not check the host name, and \
+     sqlx trusts every public web certificate authority beside any ssl-ca, so a certificate any of \
+     them issued for any name would pass; use ssl-mode=VERIFY_IDENTITY, or ssl-mode=REQUIRED for \
+     encryption without verification";
 
 /// Calls the slotted-counter routines from async code, on connections of a
 /// [`MySqlPool`].
@@ -53,35 +58,13 @@ pub use coalescing::AsyncCoalescing;
 /// # }
 /// ```
 #[derive(Debug, Clone)]
-pub struct AsyncCounters {
-    pool: MySqlPool,
-    statements: Statements,
-    /// What the routines take as a name, checked before a call is sent.
-    names: NameRule,
-    budget: RetryBudget,
+pub struct AsyncCounters<C = AsyncPooled> {
+    client: Client<C>,
 }
 
-/// An [`AsyncCounters`]'s calls on a connection of the caller's, inside its
-/// transaction: made by [`AsyncCounters::on`].
-#[derive(Debug)]
-pub struct AsyncCountersOn<'c> {
-    conn: &'c mut MySqlConnection,
-    statements: &'c Statements,
-    names: &'c NameRule,
-}
-
-/// One statement a counter call sends, with its arguments.
-struct Call<'a> {
-    sql: Cow<'a, str>,
-    args: Vec<Arg<'a>>,
-}
-
-enum Arg<'a> {
-    Text(&'a str),
-    Number(Option<i64>),
-    Slots(Option<u32>),
-    Flag(bool),
-}
+/// An [`AsyncCounters`] whose calls run on a connection of the caller's,
+/// inside its transaction. Made by [`AsyncCounters::on`].
+pub type AsyncCountersOn<'c> = AsyncCounters<AsyncOnConnection<'c>>;
 
 impl AsyncCounters {
     /// Uses the routines of a package generated with the default options.
@@ -92,40 +75,36 @@ impl AsyncCounters {
     /// certificate any of them issued for any name would pass. Use
     /// `VERIFY_IDENTITY`; it too trusts the public authorities beside an
     /// `ssl-ca`, which the client cannot see from the pool.
-    pub fn new(pool: MySqlPool) -> Result<Self, Error> {
+    pub fn new(pool: MySqlPool) -> Result<Self, ConfigError> {
         Self::with_options(pool, &PackageOptions::default())
     }
 
     /// Uses the routines of a package generated with `options` (its
-    /// `--prefix`); refuses a pool as [`AsyncCounters::new`] does.
-    pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, Error> {
+    /// `--prefix`, `--name-length` and `--collation`); refuses a pool as
+    /// [`AsyncCounters::new`] does.
+    pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
         if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
-            return Err(Error::Tls(VERIFY_CA_REFUSED.replace("the mysql driver", "sqlx")));
+            return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
         }
-        Ok(AsyncCounters {
-            pool,
-            statements: Statements::new(options),
-            names: NameRule::new(options),
-            budget: RetryBudget::Attempts(5),
-        })
+        Ok(AsyncCounters { client: Client::new(AsyncPooled { pool }, options) })
     }
 
     /// How many times a call is tried in all when the server keeps rolling
     /// it back (default 5; at least 1), as [`crate::Counters::max_attempts`].
     pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.budget = RetryBudget::Attempts(attempts.max(1));
+        self.client.budget = RetryBudget::Attempts(attempts.max(1));
         self
     }
 
     /// Retries for as long as `time` instead of a number of times, as
     /// [`crate::Counters::retry_for`]: on a multi-primary cluster.
-    pub fn retry_for(mut self, time: std::time::Duration) -> Self {
-        self.budget = RetryBudget::Time(time);
+    pub fn retry_for(mut self, time: Duration) -> Self {
+        self.client.budget = RetryBudget::Time(time);
         self
     }
 
     /// The same calls on `conn`, inside a transaction of the caller's
-    /// (`&mut *tx` for a [`sqlx::Transaction`]); never retried: a deadlock
+    /// (`&mut tx` for a [`sqlx::Transaction`]); never retried: a deadlock
     /// rolled back the caller's whole transaction.
     ///
     /// ```no_run
@@ -137,53 +116,52 @@ impl AsyncCounters {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn on<'c>(&'c self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
-        AsyncCountersOn { conn, statements: &self.statements, names: &self.names }
+    pub fn on<'c>(&self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
+        AsyncCounters { client: self.client.on(AsyncOnConnection::new(conn)) }
     }
+}
 
+impl<C: AsyncConnections> AsyncCounters<C> {
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.run(&setup(&self.statements, name, counter)).await.map(drop)
+        self.client.setup(name, counter).await
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.run(&call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
+        self.client.increment(name).await
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.run(&add(&self.statements, name, delta)).await.map(drop)
+        self.client.add(name, delta).await
     }
 
     /// Adds each delta to its counter in one call and one transaction, as
-    /// [`crate::Counters::add_many`].
+    /// [`crate::Counters::add_many`]; on an [`AsyncCountersOn`], they
+    /// commit or roll back with the caller's transaction.
     pub async fn add_many<S: AsRef<str>>(
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
-        self.run(&call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
+        self.client.add_many(deltas).await
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
+    /// The lazy and the cluster packages reset in a transaction of their
+    /// own, which commits a transaction the caller has open.
     pub async fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.run(&reset(&self.statements, name, value, start_date)).await.map(drop)
+        self.client.reset(name, value, start_date).await
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.run(&call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
+        self.client.delete(name).await
     }
 
     /// The value of a counter, or `None` when it does not exist.
     pub async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
-        Ok(self.get_many([name]).await?.pop().flatten())
+        self.client.get(name).await
     }
 
     /// The values of many counters, in the order of `names`, read in one
@@ -192,155 +170,6 @@ impl AsyncCounters {
         &self,
         names: impl IntoIterator<Item = S>,
     ) -> Result<Vec<Option<i64>>, CounterError> {
-        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
-        if names.is_empty() {
-            return Ok(Vec::new());
-        }
-        values(self.run(&get_many(&self.statements, &names)).await?, names.len())
+        self.client.get_many(names).await
     }
-
-    /// Runs `call` on a pooled connection, again after a rollback it may
-    /// outlive, within the retry budget.
-    async fn run(&self, call: &Call<'_>) -> Result<Option<MySqlRow>, CounterError> {
-        let started = Instant::now();
-        let mut backoff = FIRST_BACKOFF;
-        let mut attempt = 1;
-        loop {
-            let mut conn = self.pool.acquire().await?;
-            match execute(&mut conn, call).await {
-                Err(error) if error.is_retryable() && self.budget.allows_retry(attempt, started) => {
-                    tokio::time::sleep(jittered(backoff)).await;
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
-                    attempt += 1;
-                }
-                outcome => return outcome,
-            }
-        }
-    }
-}
-
-impl AsyncCountersOn<'_> {
-    /// Creates a counter as `counter` describes it.
-    pub async fn setup(&mut self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        execute(&mut *self.conn, &setup(self.statements, name, counter)).await.map(drop)
-    }
-
-    /// Adds 1 to a counter.
-    pub async fn increment(&mut self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        execute(&mut *self.conn, &call(&self.statements.increment, vec![Arg::Text(name)])).await.map(drop)
-    }
-
-    /// Adds `delta`, which may be negative, to a counter.
-    pub async fn add(&mut self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        execute(&mut *self.conn, &add(self.statements, name, delta)).await.map(drop)
-    }
-
-    /// Adds each delta to its counter; they commit or roll back with the
-    /// caller's transaction.
-    pub async fn add_many<S: AsRef<str>>(
-        &mut self,
-        deltas: impl IntoIterator<Item = (S, i64)>,
-    ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
-        execute(&mut *self.conn, &call(&self.statements.add_many, vec![Arg::Text(&batch)])).await.map(drop)
-    }
-
-    /// Sets a counter to `value`. The lazy and the cluster packages reset
-    /// in a transaction of their own, which commits the caller's.
-    pub async fn reset(&mut self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        execute(&mut *self.conn, &reset(self.statements, name, value, start_date)).await.map(drop)
-    }
-
-    /// Removes a counter and all its slots.
-    pub async fn delete(&mut self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        execute(&mut *self.conn, &call(&self.statements.delete, vec![Arg::Text(name)])).await.map(drop)
-    }
-
-    /// The value of a counter as the caller's transaction sees it, or `None`.
-    pub async fn get(&mut self, name: &str) -> Result<Option<i64>, CounterError> {
-        Ok(self.get_many([name]).await?.pop().flatten())
-    }
-
-    /// The values of many counters as the caller's transaction sees them.
-    pub async fn get_many<S: AsRef<str>>(
-        &mut self,
-        names: impl IntoIterator<Item = S>,
-    ) -> Result<Vec<Option<i64>>, CounterError> {
-        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
-        if names.is_empty() {
-            return Ok(Vec::new());
-        }
-        values(execute(&mut *self.conn, &get_many(self.statements, &names)).await?, names.len())
-    }
-}
-
-/// One of the [`Statements`]' `CALL`s with `args`.
-fn call<'a>(statement: &'a str, args: Vec<Arg<'a>>) -> Call<'a> {
-    Call { sql: Cow::Borrowed(statement), args }
-}
-
-fn setup<'a>(statements: &'a Statements, name: &'a str, counter: NewCounter<'a>) -> Call<'a> {
-    let (description, slots, initial_value) = counter.parts();
-    call(
-        &statements.setup,
-        vec![Arg::Text(name), Arg::Text(description), Arg::Slots(slots), Arg::Number(initial_value)],
-    )
-}
-
-fn add<'a>(statements: &'a Statements, name: &'a str, delta: i64) -> Call<'a> {
-    call(&statements.add, vec![Arg::Text(name), Arg::Number(Some(delta))])
-}
-
-fn reset<'a>(statements: &'a Statements, name: &'a str, value: i64, start_date: StartDate) -> Call<'a> {
-    let now = Arg::Flag(start_date == StartDate::Now);
-    call(&statements.reset, vec![Arg::Text(name), Arg::Number(Some(value)), now])
-}
-
-fn get_many<'a>(statements: &Statements, counters: &'a [String]) -> Call<'a> {
-    Call {
-        sql: Cow::Owned(statements.get_many(counters.len())),
-        args: counters.iter().map(|name| Arg::Text(name.as_str())).collect(),
-    }
-}
-
-/// The `count` values of a `get_many` row.
-fn values(row: Option<MySqlRow>, count: usize) -> Result<Vec<Option<i64>>, CounterError> {
-    let row = row.expect("a SELECT without FROM returns one row");
-    (0..count).map(|column| Ok(row.try_get::<Option<i64>, _>(column)?)).collect()
-}
-
-/// Runs `call` on `conn`, and again while the routine it calls is missing,
-/// for up to [`REINSTALL_WINDOW`], as the sync client does: a call of a
-/// missing routine ran nothing. Returns the first row, if any.
-async fn execute(conn: &mut MySqlConnection, call: &Call<'_>) -> Result<Option<MySqlRow>, CounterError> {
-    let deadline = Instant::now() + REINSTALL_WINDOW;
-    let mut pause = FIRST_BACKOFF;
-    loop {
-        match bind(call).fetch_optional(&mut *conn).await.map_err(CounterError::from) {
-            Err(CounterError::Database(mysql::Error::MySqlError(error)))
-                if error.code == server_errno::NO_SUCH_ROUTINE =>
-            {
-                if Instant::now() >= deadline {
-                    return Err(CounterError::NotInstalled(error.message));
-                }
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
-            }
-            outcome => return outcome,
-        }
-    }
-}
-
-fn bind<'q>(call: &'q Call<'_>) -> Query<'q, MySql, MySqlArguments> {
-    call.args.iter().fold(sqlx::query(&call.sql), |query, arg| match *arg {
-        Arg::Text(text) => query.bind(text),
-        Arg::Number(number) => query.bind(number),
-        Arg::Slots(slots) => query.bind(slots),
-        Arg::Flag(flag) => query.bind(flag),
-    })
 }

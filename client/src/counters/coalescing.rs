@@ -4,32 +4,25 @@
 //! A [`Coalescing`] handle is shared by many threads. [`Coalescing::add`]
 //! queues a delta and waits. Whenever fewer than the allowed number of
 //! flushes are in flight, one waiting caller becomes the leader: it takes
-//! what is queued, sums it per counter, applies it with one call
-//! (`counter_add_many`, or `counter_add` for a single counter), and wakes
-//! the callers whose deltas it carried.
-//! Deltas queued while flushes are in flight gather for the next one, so
-//! under load a flush carries many callers' deltas, and an idle handle
-//! flushes each call at once. There is no timer and no thread of its own:
-//! every queued delta has its caller waiting on it, so nothing is ever
-//! pending without someone to flush it, and dropping the handle loses
-//! nothing.
+//! what is queued, applies it as one batch, and wakes the callers whose
+//! deltas it carried. Deltas queued while flushes are in flight gather for
+//! the next one, so under load a flush carries many callers' deltas, and an
+//! idle handle flushes each call at once. There is no timer and no thread
+//! of its own: every queued delta has its caller waiting on it, so nothing
+//! is ever pending without someone to flush it, and dropping the handle
+//! loses nothing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::batch::{Batch, Pending, copy_outcome, is_about_a_counter};
-use crate::counters::Counters;
+use slotted_counters_core::package::BATCH_LIMIT;
+
+use super::Counters;
+use crate::batch::{Batch, Pending};
+use crate::driver::ready;
 use crate::error::CounterError;
-use crate::package::BATCH_LIMIT;
 
-/// Flushes in flight at once, by default: with two, one group of callers
-/// flushes while the next gathers, and their commits overlap; more split
-/// the callers into smaller batches (see the README's benchmark).
-pub const DEFAULT_FLUSHES: usize = 2;
-
-/// Counters per flush, by default: a bound on one flush's work, so one
-/// caller's wait stays short however many counters are hot.
-pub const DEFAULT_COUNTERS_PER_FLUSH: usize = 256;
+pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
 
 /// Coalesces the increments of many threads into few transactions. Made by
 /// [`Counters::coalescing`]; share it by reference or in an `Arc`.
@@ -61,23 +54,6 @@ pub struct Coalescing {
     max_flushes: usize,
     max_counters: usize,
     queue: Mutex<Queue>,
-}
-
-/// What a [`Coalescing`] handle has flushed so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FlushStats {
-    /// Batches sent, each one `counter_add_many` call (split up only when
-    /// some of its counters failed).
-    pub flushes: u64,
-    /// Callers' deltas those batches carried.
-    pub deltas: u64,
-}
-
-impl FlushStats {
-    /// Deltas per flush: how many calls shared each transaction.
-    pub fn mean_batch(&self) -> f64 {
-        if self.flushes == 0 { 0.0 } else { self.deltas as f64 / self.flushes as f64 }
-    }
 }
 
 /// The deltas waiting for a flush, and the outcomes of flushed ones until
@@ -121,8 +97,8 @@ impl Coalescing {
         self
     }
 
-    /// How many counters one flush may carry, 1 to
-    /// [`BATCH_LIMIT`]; deltas for more wait for the next flush.
+    /// How many counters one flush may carry, 1 to 4,096; deltas for more
+    /// wait for the next flush.
     pub fn max_counters_per_flush(mut self, counters: usize) -> Self {
         self.max_counters = counters.clamp(1, BATCH_LIMIT as usize);
         self
@@ -139,10 +115,10 @@ impl Coalescing {
     /// that named it and the rest of their flush is applied; a deadlock, a
     /// lock wait timeout or a lost certification retries the whole flush
     /// within the client's retry budget; a lost connection fails the calls
-    /// of the flush in flight, as
-    /// it fails a single call (whether the server committed it is unknown).
+    /// of the flush in flight, as it fails a single call (whether the
+    /// server committed it is unknown).
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.counters.names.check(name)?;
+        self.counters.client.check(name)?;
         let mut queue = self.lock();
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
@@ -161,7 +137,7 @@ impl Coalescing {
                 queue.in_flight += 1;
                 drop(queue);
                 let mut flight = InFlight { coalescing: self, batch, outcomes: Vec::new() };
-                flight.outcomes = self.flush(&flight.batch);
+                flight.outcomes = ready(flight.batch.apply(&self.counters.client));
                 drop(flight);
                 queue = self.lock();
             } else {
@@ -178,21 +154,6 @@ impl Coalescing {
     /// What this handle has flushed so far.
     pub fn stats(&self) -> FlushStats {
         self.lock().stats
-    }
-
-    /// Applies `batch` and says how each of its counters fared: when the
-    /// batch failed for one counter's sake, each counter is applied alone.
-    fn flush(&self, batch: &Batch<Caller>) -> Vec<Result<(), CounterError>> {
-        let applied = match batch.single() {
-            Some((name, delta)) => self.counters.add(name, delta),
-            None => self.counters.add_many(batch.deltas()),
-        };
-        match applied {
-            Err(error) if batch.counters.len() > 1 && is_about_a_counter(&error) => {
-                batch.deltas().map(|delta| self.counters.add_many([delta])).collect()
-            }
-            applied => batch.same_for_all(applied),
-        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
@@ -215,29 +176,13 @@ impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         let mut queue = self.coalescing.lock();
         queue.in_flight -= 1;
-        queue.stats.flushes += 1;
-        let mut outcomes = std::mem::take(&mut self.outcomes).into_iter();
-        for share in std::mem::take(&mut self.batch.counters).into_values() {
-            let outcome = outcomes.next().unwrap_or_else(|| Err(CounterError::FlushPanicked));
-            queue.stats.deltas += share.callers.len() as u64;
-            for caller in share.callers {
-                queue.outcomes.insert(caller.ticket, copy_outcome(&outcome));
-                caller.wake.notify_one();
-            }
-        }
+        let Queue { outcomes, stats, .. } = &mut *queue;
+        self.batch.answer(std::mem::take(&mut self.outcomes), stats, |caller, outcome| {
+            outcomes.insert(caller.ticket, outcome);
+            caller.wake.notify_one();
+        });
         if let Some(next) = queue.waiting.first() {
             next.caller.wake.notify_one();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mean_batch_is_deltas_per_flush() {
-        assert_eq!(FlushStats { flushes: 4, deltas: 10 }.mean_batch(), 2.5);
-        assert_eq!(FlushStats::default().mean_batch(), 0.0);
     }
 }

@@ -53,7 +53,7 @@ impl KeptConnections {
         loop {
             let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let Some(Idle { mut conn, since }) = idle else {
-                return pool.get_conn().map_err(CounterError::Database);
+                return pool.get_conn().map_err(super::queryable::connect_error);
             };
             if since.elapsed() < CHECK_AFTER_IDLE || conn.query_drop("DO 1").is_ok() {
                 return Ok(conn);
@@ -62,11 +62,10 @@ impl KeptConnections {
     }
 
     /// Keeps `conn` after a call that ended with `outcome`, unless as many
-    /// are kept already or the connection failed: one whose error did not
-    /// come from the server goes back to the pool, which drops it when it
-    /// is broken.
+    /// are kept already or the connection failed: it goes back to the pool,
+    /// which drops it when it is broken.
     pub(crate) fn give_back<T>(&self, conn: PooledConn, outcome: &Result<T, CounterError>) {
-        let failed = matches!(outcome, Err(CounterError::Database(error)) if !matches!(error, mysql::Error::MySqlError(_)));
+        let failed = matches!(outcome, Err(CounterError::Connection { .. }));
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if !failed && idle.len() < self.max {
             idle.push(Idle { conn, since: Instant::now() });

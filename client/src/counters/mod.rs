@@ -1,4 +1,4 @@
-//! A typed Rust API over the installed package, for applications.
+//! The sync client, over the [`mysql`] crate.
 //!
 //! [`Counters`] calls the routines on connections from a [`mysql::Pool`].
 //! Each such call is its own transaction, so when the server picks it as a
@@ -6,81 +6,42 @@
 //! snapshot isolation finds a row changed since its snapshot (1020) or it
 //! loses Group Replication's certification (3101), nothing of it was applied
 //! and it is retried, with jittered exponential backoff, a bounded number of
-//! times. Inside a transaction of your own, use
-//! [`Counters::on`]: those calls are never retried, because a deadlock rolls
-//! back your whole transaction, and only you can run it again.
+//! times. Inside a transaction of your own, use [`Counters::on`]: those
+//! calls are never retried, because a deadlock rolls back your whole
+//! transaction, and only you can run it again.
 //!
 //! Every call, in either mode, also rides through a reinstall on MySQL, which
 //! drops each routine just before creating it again: a call that finds its
 //! routine missing (1305) ran nothing, so it is sent again for up to
-//! [`REINSTALL_WINDOW`] before it fails with [`CounterError::NotInstalled`].
+//! [`REINSTALL_WINDOW`](crate::REINSTALL_WINDOW) before it fails with
+//! [`CounterError::NotInstalled`].
 //!
 //! Many threads that each increment on their own can share a [`Coalescing`]
 //! handle ([`Counters::coalescing`]), which applies their deltas in one
 //! transaction per flush.
 
 mod coalescing;
+mod connections;
 mod kept;
-pub(crate) mod run;
+mod queryable;
 
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
+use slotted_counters_core::PackageOptions;
 
+use crate::call::{NewCounter, StartDate};
+use crate::client::Client;
+use crate::driver::ready;
 use crate::error::CounterError;
-use crate::names::NameRule;
-use crate::options::PackageOptions;
+use crate::retry::RetryBudget;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+pub use connections::{OnConnection, Pooled, SyncConnections};
 pub use kept::DEFAULT_KEPT_CONNECTIONS;
 use kept::KeptConnections;
-pub use run::{OnConnection, Pooled, REINSTALL_WINDOW, Run};
-pub(crate) use run::{RetryBudget, Statements};
-
-/// A counter for [`Counters::setup`] to create: its description, and the
-/// slot count and starting value unless the package's defaults will do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NewCounter<'a> {
-    description: &'a str,
-    slots: Option<u32>,
-    initial_value: Option<i64>,
-}
-
-impl<'a> NewCounter<'a> {
-    /// A counter described by `description`, with the package's default
-    /// slot count (fixed-slot packages take only their own), starting at 0.
-    pub fn new(description: &'a str) -> Self {
-        NewCounter { description, slots: None, initial_value: None }
-    }
-
-    /// With `slots` slot rows.
-    pub fn slots(self, slots: u32) -> Self {
-        NewCounter { slots: Some(slots), ..self }
-    }
-
-    /// Starting at `value`, kept in slot 1.
-    pub fn initial_value(self, value: i64) -> Self {
-        NewCounter { initial_value: Some(value), ..self }
-    }
-
-    /// The description, slot count and initial value, as `counter_setup`
-    /// takes them.
-    pub(crate) fn parts(&self) -> (&'a str, Option<u32>, Option<i64>) {
-        (self.description, self.slots, self.initial_value)
-    }
-}
-
-/// What [`Counters::reset`] does to a counter's start date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartDate {
-    /// The start date stays: the reset corrects the value.
-    Keep,
-    /// The start date becomes now: counting starts over.
-    Now,
-}
 
 /// Calls the slotted-counter routines.
 ///
@@ -103,9 +64,7 @@ pub enum StartDate {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Counters<C = Pooled> {
-    calls: C,
-    /// What the routines take as a name, checked before a call is sent.
-    names: NameRule,
+    client: Client<C>,
 }
 
 /// A [`Counters`] whose calls run on a connection of the caller's, inside
@@ -124,7 +83,8 @@ impl Counters {
         Self::with_options(pool, &PackageOptions::default())
     }
 
-    /// Uses the routines of a package generated with `options` (its `--prefix`).
+    /// Uses the routines of a package generated with `options` (its
+    /// `--prefix`, `--name-length` and `--collation`).
     ///
     /// ```no_run
     /// use slotted_counters::{Counters, PackageOptions};
@@ -135,15 +95,8 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
-        Counters {
-            calls: Pooled {
-                pool,
-                statements: Statements::new(options),
-                budget: RetryBudget::Attempts(5),
-                kept: Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS)),
-            },
-            names: NameRule::new(options),
-        }
+        let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
+        Counters { client: Client::new(Pooled { pool, kept }, options) }
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks
@@ -155,7 +108,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.calls.budget = RetryBudget::Attempts(attempts.max(1));
+        self.client.budget = RetryBudget::Attempts(attempts.max(1));
         self
     }
 
@@ -172,7 +125,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retry_for(mut self, time: Duration) -> Self {
-        self.calls.budget = RetryBudget::Time(time);
+        self.client.budget = RetryBudget::Time(time);
         self
     }
 
@@ -190,7 +143,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn keep_connections(mut self, connections: usize) -> Self {
-        self.calls.kept = Arc::new(KeptConnections::new(connections));
+        self.client.driver.kept = Arc::new(KeptConnections::new(connections));
         self
     }
 
@@ -206,15 +159,12 @@ impl Counters {
     /// tx.commit()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn on<'a, Q: Queryable>(&'a self, conn: &'a mut Q) -> CountersOn<'a, Q> {
-        Counters {
-            calls: OnConnection { conn: RefCell::new(conn), statements: &self.calls.statements },
-            names: self.names.clone(),
-        }
+    pub fn on<'a, Q: Queryable>(&self, conn: &'a mut Q) -> CountersOn<'a, Q> {
+        Counters { client: self.client.on(OnConnection::new(conn)) }
     }
 }
 
-impl<C: Run> Counters<C> {
+impl<C: SyncConnections> Counters<C> {
     /// Creates a counter as `counter` describes it.
     ///
     /// ```no_run
@@ -225,12 +175,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.calls.run(&|calls| {
-            let setup = &calls.statements.setup;
-            let (description, slots, initial_value) = counter.parts();
-            calls.call(setup, (name, description, slots, initial_value))
-        })
+        ready(self.client.setup(name, counter))
     }
 
     /// Adds 1 to a counter.
@@ -241,8 +186,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.calls.run(&|calls| calls.call(&calls.statements.increment, (name,)))
+        ready(self.client.increment(name))
     }
 
     /// Adds `delta`, which may be negative, to a counter.
@@ -253,16 +197,14 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.calls.run(&|calls| calls.call(&calls.statements.add, (name, delta)))
+        ready(self.client.add(name, delta))
     }
 
     /// Adds each delta to its counter, all in one call and one transaction:
     /// all are applied or, when a counter does not exist or an argument is
-    /// wrong, none. Deltas for the same name are summed first. Up to
-    /// [`crate::package::BATCH_LIMIT`] counters per call. On a
-    /// [`CountersOn`], the deltas commit or roll back with the caller's
-    /// transaction.
+    /// wrong, none. Deltas for the same name are summed first. Up to 4,096
+    /// counters per call. On a [`CountersOn`], the deltas commit or roll
+    /// back with the caller's transaction.
     ///
     /// ```no_run
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
@@ -273,13 +215,13 @@ impl<C: Run> Counters<C> {
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        let Some(batch) = batch_json(deltas, &self.names)? else { return Ok(()) };
-        self.calls.run(&|calls| calls.call(&calls.statements.add_many, (batch.as_str(),)))
+        ready(self.client.add_many(deltas))
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says.
-    /// The lazy and the Galera packages reset in a transaction of their own,
-    /// whose `START TRANSACTION` commits a transaction the caller has open.
+    /// The lazy and the cluster packages reset in a transaction of their
+    /// own, whose `START TRANSACTION` commits a transaction the caller has
+    /// open.
     ///
     /// ```no_run
     /// use slotted_counters::StartDate;
@@ -288,9 +230,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.calls
-            .run(&|calls| calls.call(&calls.statements.reset, (name, value, start_date == StartDate::Now)))
+        ready(self.client.reset(name, value, start_date))
     }
 
     /// Removes a counter and all its slots.
@@ -301,8 +241,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.names.check(name)?;
-        self.calls.run(&|calls| calls.call(&calls.statements.delete, (name,)))
+        ready(self.client.delete(name))
     }
 
     /// The value of a counter, or `None` when it does not exist.
@@ -313,7 +252,7 @@ impl<C: Run> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
-        Ok(self.get_many([name])?.pop().flatten())
+        ready(self.client.get(name))
     }
 
     /// The values of many counters, in the order of `names`, read in one
@@ -329,73 +268,6 @@ impl<C: Run> Counters<C> {
         &self,
         names: impl IntoIterator<Item = S>,
     ) -> Result<Vec<Option<i64>>, CounterError> {
-        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
-        if names.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.calls.run(&|calls| calls.get_many(&names))
-    }
-}
-
-/// The JSON object `counter_add_many` takes, deltas for one name summed;
-/// `None` for no deltas at all, which need no call. Every name is checked
-/// against `names`. For callers that send the `CALL` themselves;
-/// [`Counters::add_many`] uses it.
-pub(crate) fn batch_json<S: AsRef<str>>(
-    deltas: impl IntoIterator<Item = (S, i64)>,
-    names: &NameRule,
-) -> Result<Option<String>, CounterError> {
-    let mut batch = serde_json::Map::new();
-    for (name, delta) in deltas {
-        let name = name.as_ref();
-        names.check(name)?;
-        let sum = match batch.get(name).and_then(serde_json::Value::as_i64) {
-            Some(earlier) => earlier.checked_add(delta).ok_or_else(|| {
-                CounterError::InvalidArgument(format!("the deltas for counter {name:?} add up past a BIGINT"))
-            })?,
-            None => delta,
-        };
-        batch.insert(name.to_owned(), sum.into());
-    }
-    Ok((!batch.is_empty()).then(|| serde_json::Value::Object(batch).to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn batch_json_of(
-        deltas: impl IntoIterator<Item = (&'static str, i64)>,
-    ) -> Result<Option<String>, CounterError> {
-        batch_json(deltas, &NameRule::new(&PackageOptions::default()))
-    }
-
-    #[test]
-    fn a_batch_sums_the_deltas_of_one_name() {
-        let batch = batch_json_of([("views", 2), ("likes", 1), ("views", -5)]).unwrap().unwrap();
-        let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
-        assert_eq!(batch, serde_json::json!({"views": -3, "likes": 1}));
-    }
-
-    #[test]
-    fn an_empty_batch_needs_no_call() {
-        assert_eq!(batch_json_of(Vec::<(&str, i64)>::new()).unwrap(), None);
-    }
-
-    #[test]
-    fn a_batch_keeps_names_that_need_escaping_whole() {
-        let name = "quote \" back\\slash 漢字 🎉";
-        let batch = batch_json_of([(name, 1)]).unwrap().unwrap();
-        let batch: serde_json::Value = serde_json::from_str(&batch).unwrap();
-        assert_eq!(batch[name], 1);
-    }
-
-    #[test]
-    fn deltas_that_add_up_past_a_bigint_are_refused() {
-        let error = batch_json_of([("n", i64::MAX), ("n", 1)]).unwrap_err();
-        assert!(
-            matches!(&error, CounterError::InvalidArgument(message) if message.contains("\"n\"")),
-            "{error:?}"
-        );
+        ready(self.client.get_many(names))
     }
 }

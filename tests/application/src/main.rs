@@ -1,11 +1,55 @@
-//! Counts one page view in the database `DATABASE_URL` names, through the
-//! driver the client re-exports.
+//! Counts page views in the database `DATABASE_URL` names, through the
+//! driver the client re-exports: every call an application makes, written
+//! against the client's public API only.
 
-use slotted_counters::{Counters, mysql};
+#[cfg(feature = "async")]
+mod asynchronous;
+
+use std::time::Duration;
+
+use slotted_counters::{CounterError, Counters, FlushStats, NewCounter, PackageOptions, StartDate, mysql};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")?;
-    let counters = Counters::new(mysql::Pool::new(url.as_str())?);
+    let pool = mysql::Pool::new(url.as_str())?;
+    let options = PackageOptions::builder().prefix("counter_").build()?;
+    let counters = Counters::with_options(pool.clone(), &options)
+        .retry_for(Duration::from_secs(5))
+        .keep_connections(2);
+
+    match counters.setup("page:home", NewCounter::new("home page views").slots(8).initial_value(0)) {
+        Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
+        Err(error) => return Err(error.into()),
+    }
     counters.increment("page:home")?;
+    counters.add("page:home", 2)?;
+    if let Err(error) = counters.add_many([("page:home", 1), ("page:missing", 1)]) {
+        eprintln!(
+            "refused ({:?}, {:?}), retry: {}, may have applied: {}: {error}",
+            error.code(),
+            error.sqlstate(),
+            error.is_retryable(),
+            error.may_have_applied()
+        );
+    }
+
+    let mut tx = pool.start_transaction(mysql::TxOpts::default())?;
+    counters.on(&mut tx).increment("page:home")?;
+    tx.commit()?;
+
+    let views = counters.coalescing().max_flushes(2).max_counters_per_flush(64);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| views.increment("page:home"));
+        }
+    });
+    let stats: FlushStats = views.stats();
+    println!("{} flushes of {:.1} deltas", stats.flushes, stats.mean_batch());
+
+    println!("{:?}", counters.get_many(["page:home", "page:missing"])?);
+    counters.reset("page:home", 0, StartDate::Now)?;
+    counters.delete("page:home")?;
+    #[cfg(feature = "async")]
+    asynchronous::count(&url)?;
     Ok(())
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use mysql::prelude::Queryable;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
-use slotted_counters::{AsyncCounters, Counters, NewCounter, database, sqlx};
+use slotted_counters::{AsyncCounters, ConfigError, Counters, NewCounter, sqlx};
+use slotted_counters_cli::database;
 
 use crate::support::server::Booted;
 use crate::support::{self, flavor, on_each_server, release, slotted_counters, stderr, stdout, succeeded};
@@ -121,7 +122,7 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
         AsyncCounters::new(pool).map(drop)
     });
     match refused {
-        Err(slotted_counters::Error::Tls(message)) => {
+        Err(ConfigError::Tls(message)) => {
             assert!(message.starts_with("ssl-mode=VERIFY_CA is refused"), "{message}")
         }
         other => panic!("{other:?}"),

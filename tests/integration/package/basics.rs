@@ -3,7 +3,7 @@
 
 use mysql::prelude::Queryable;
 use mysql::{Params, Value};
-use slotted_counters::package::{self, errno};
+use slotted_counters_core::package::{self, errno};
 
 use super::{Package, call};
 use crate::support::{self, Flavor, flavor, release, slots_of, table, total};

@@ -7,7 +7,7 @@ use std::thread;
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use serde_json::json;
-use slotted_counters::package::{BATCH_LIMIT, batch_bytes, errno};
+use slotted_counters_core::package::{BATCH_LIMIT, batch_bytes, errno};
 
 use super::{Package, call};
 use crate::support::{self, Flavor, flavor, total};

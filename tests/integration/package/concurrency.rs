@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
-use slotted_counters::package::errno;
 use slotted_counters_cli::script;
+use slotted_counters_core::package::errno;
 
 use super::{Package, call};
 use crate::support::{self, server_error, slots_of, total};

@@ -14,7 +14,7 @@ use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use slotted_counters::package::errno;
+use slotted_counters_core::package::errno;
 
 use super::Package;
 use crate::support::{self, Database, Flavor, flavor, total};

@@ -3,8 +3,9 @@
 
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
-use slotted_counters::package::errno;
-use slotted_counters::{CounterError, Counters, NewCounter, PackageOptions, StartDate, names};
+use slotted_counters::{CounterError, Counters, NewCounter, PackageOptions, StartDate};
+use slotted_counters_core::names;
+use slotted_counters_core::package::errno;
 
 use super::{Package, call};
 use crate::support::{self, Database, total};

@@ -163,9 +163,43 @@ pub fn heavy_transaction(db: &Database) -> PooledConn {
     heavy
 }
 
+/// Replaces the package's `counter_increment` with one that records each
+/// call in the table `tries` and then fails as a deadlock victim does
+/// (1213, SQLSTATE 40001): a call the server keeps rolling back, whose
+/// tries a test can count. Each statement of a routine called in
+/// autocommit mode commits on its own, so the record stays.
+pub fn roll_back_every_increment(db: &Database) {
+    let mut conn = db.conn();
+    conn.query_drop("CREATE TABLE tries (try INT AUTO_INCREMENT PRIMARY KEY)").unwrap();
+    conn.query_drop("DROP PROCEDURE counter_increment").unwrap();
+    conn.query_drop(
+        "CREATE PROCEDURE counter_increment(IN p_name VARCHAR(50)) BEGIN \
+         INSERT INTO tries () VALUES (); \
+         SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, \
+         MESSAGE_TEXT = 'Deadlock found when trying to get lock; try restarting transaction'; END",
+    )
+    .unwrap();
+}
+
+/// How many calls [`roll_back_every_increment`]'s routine has seen.
+pub fn tries(db: &Database) -> u32 {
+    db.conn().query_first("SELECT COUNT(*) FROM tries").unwrap().unwrap()
+}
+
+/// The most tries a call the server keeps rolling back gets within a retry
+/// budget of [`ROLLBACK_BUDGET`]: after each try the pause doubles from
+/// 5 ms, each drawn between half of it and all of it, so even the shortest
+/// pauses (2.5, 5, 10, 20, 40, 80 and 160 ms, 317.5 ms in all) have spent
+/// the budget by the end of the eighth try. A client that retried without
+/// pausing would make hundreds.
+pub const MOST_TRIES_IN_BUDGET: u32 = 8;
+
+/// The retry budget [`MOST_TRIES_IN_BUDGET`] is computed for.
+pub const ROLLBACK_BUDGET: Duration = Duration::from_millis(300);
+
 /// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
 pub fn deadlocks(conn: &mut PooledConn) -> u64 {
-    slotted_counters::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
+    slotted_counters_cli::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
 }
 
 /// Clears a "keep running" flag when dropped, so that background clients

@@ -8,8 +8,6 @@ mod builder;
 
 pub use builder::PackageOptionsBuilder;
 
-use crate::package::Routine;
-
 /// Counter table created when `--table` is not given.
 pub const DEFAULT_TABLE: &str = "counters";
 /// Routine name prefix used when `--prefix` is not given.
@@ -32,10 +30,12 @@ pub const NAME_LENGTH_LIMIT: u32 = 255;
 /// MySQL and MariaDB reject table and routine names longer than this.
 pub const IDENTIFIER_LIMIT: usize = 64;
 
-/// How an increment picks the slot it adds to.
+/// How an increment picks the slot it adds to (`--slot-choice`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SlotChoice {
-    /// Uniformly at random, per increment.
+    /// Uniformly at random, per increment: every client spreads over all
+    /// slots.
     #[default]
     Random,
     /// `CONNECTION_ID() % slots + 1`: one slot per connection.
@@ -43,11 +43,10 @@ pub enum SlotChoice {
     /// At random among the slots this node owns on a multi-primary cluster:
     /// slot numbers congruent to the node's position modulo the number of
     /// nodes, so two nodes never write the same row. The position is
-    /// `auto_increment_offset` modulo `auto_increment_increment`, which
-    /// Galera keeps at the node's position and the cluster size (plain
-    /// random on a single server, where both are 1); with
-    /// [`Cluster::GroupReplication`], the member's rank among the group's
-    /// members.
+    /// auto_increment_offset modulo auto_increment_increment, which Galera
+    /// keeps at the node's position and the cluster size (plain random on a
+    /// single server, where both are 1); with --cluster group-replication,
+    /// the member's rank among the group's members.
     Node,
 }
 
@@ -64,6 +63,7 @@ impl SlotChoice {
 
 /// A multi-primary cluster the package is made for (`--cluster`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Cluster {
     /// MariaDB Galera: node-owned slots, and a reset that changes every
     /// slot before it sets them, so that it cannot miss, without a conflict,
@@ -71,12 +71,11 @@ pub enum Cluster {
     /// yet. Plain SQL: the package also runs on a single server.
     Galera,
     /// MySQL Group Replication, multi-primary: node-owned slots by the
-    /// member's rank among the group's members (by server UUID), since the
-    /// group's `auto_increment_offset` is the server id, which members may
-    /// share modulo the increment; and the reset Galera has, which loses
-    /// certification (3101) rather than miss an increment acknowledged on
-    /// another member. MySQL only: the routines read
-    /// `performance_schema.replication_group_members`.
+    /// member's rank among the group's members (by server UUID), whatever
+    /// the server ids, and the reset Galera has, which loses certification
+    /// (3101) rather than miss an increment acknowledged on another member.
+    /// MySQL only: the routines read
+    /// performance_schema.replication_group_members.
     GroupReplication,
 }
 
@@ -148,29 +147,6 @@ impl PackageOptions {
         &self.prefix
     }
 
-    /// The routines this package has: a fixed slot count cannot be resized.
-    pub fn routines(&self) -> Vec<Routine> {
-        Routine::ALL
-            .into_iter()
-            .filter(|&routine| routine != Routine::Resize || matches!(self.slots, SlotPolicy::Dynamic { .. }))
-            .collect()
-    }
-
-    /// The throwaway function an install creates and drops first, prefix included.
-    pub fn probe_name(&self) -> String {
-        format!("{}{}", self.prefix, crate::package::PROBE_SUFFIX)
-    }
-
-    /// The triggers that bound the slots, prefix included: the insert's, then the update's.
-    pub fn trigger_names(&self) -> [String; 2] {
-        crate::package::TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", self.prefix))
-    }
-
-    /// The name of the view of totals, prefix included.
-    pub fn totals_view(&self) -> String {
-        format!("{}{}", self.prefix, crate::package::TOTALS_VIEW_SUFFIX)
-    }
-
     /// How increments pick their slot.
     pub fn slot_choice(&self) -> SlotChoice {
         self.slot_choice
@@ -202,11 +178,6 @@ impl PackageOptions {
         self.cluster
     }
 
-    /// The full name of one routine, prefix included.
-    pub fn routine_name(&self, routine: Routine) -> String {
-        format!("{}{}", self.prefix, routine.suffix())
-    }
-
     /// Whether slot counts are chosen per counter or hard-coded.
     pub fn slots(&self) -> SlotPolicy {
         self.slots
@@ -226,43 +197,54 @@ impl PackageOptions {
     pub fn name_length(&self) -> u32 {
         self.name_length
     }
+}
 
-    /// The COMMENT every routine carries: this tool's version and the
-    /// options, so `status` can tell a current routine from a stale one.
-    pub fn routine_comment(&self) -> String {
-        format!("slotted-counters {} {}", env!("CARGO_PKG_VERSION"), self.to_args().join(" "))
+/// The command-line flags that reproduce `options`, in a fixed order,
+/// defaults included, so a generated file says exactly how it was made.
+pub fn flags(options: &PackageOptions) -> Vec<String> {
+    let mut args =
+        vec!["--table".to_owned(), options.table.clone(), "--prefix".to_owned(), options.prefix.clone()];
+    match options.slots {
+        SlotPolicy::Dynamic { default } => {
+            args.extend(["--default-slots".to_owned(), default.to_string()]);
+        }
+        SlotPolicy::Fixed(slots) => args.extend(["--fixed-slots".to_owned(), slots.to_string()]),
     }
+    args.extend([
+        "--max-slots".to_owned(),
+        options.max_slots.to_string(),
+        "--name-length".to_owned(),
+        options.name_length.to_string(),
+        "--slot-choice".to_owned(),
+        options.slot_choice.name().to_owned(),
+        "--collation".to_owned(),
+        options.collation.clone(),
+    ]);
+    if options.auto_create {
+        args.push("--auto-create".to_owned());
+    }
+    if let Some(counters) = options.max_counters {
+        args.extend(["--max-counters".to_owned(), counters.to_string()]);
+    }
+    if let Some(cluster) = options.cluster {
+        args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
+    }
+    args
+}
 
-    /// The command-line flags that reproduce these options, in a fixed order,
-    /// defaults included, so a generated file says exactly how it was made.
-    pub fn to_args(&self) -> Vec<String> {
-        let mut args =
-            vec!["--table".to_owned(), self.table.clone(), "--prefix".to_owned(), self.prefix.clone()];
-        match self.slots {
-            SlotPolicy::Dynamic { default } => {
-                args.extend(["--default-slots".to_owned(), default.to_string()]);
-            }
-            SlotPolicy::Fixed(slots) => args.extend(["--fixed-slots".to_owned(), slots.to_string()]),
+#[cfg(all(test, feature = "clap"))]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    #[test]
+    fn the_flags_values_are_the_names_the_generated_files_record() {
+        for choice in SlotChoice::value_variants() {
+            assert_eq!(choice.to_possible_value().unwrap().get_name(), choice.name());
         }
-        args.extend([
-            "--max-slots".to_owned(),
-            self.max_slots.to_string(),
-            "--name-length".to_owned(),
-            self.name_length.to_string(),
-            "--slot-choice".to_owned(),
-            self.slot_choice.name().to_owned(),
-            "--collation".to_owned(),
-            self.collation.clone(),
-        ]);
-        if self.auto_create {
-            args.push("--auto-create".to_owned());
+        for cluster in Cluster::value_variants() {
+            assert_eq!(cluster.to_possible_value().unwrap().get_name(), cluster.name());
         }
-        if let Some(counters) = self.max_counters {
-            args.extend(["--max-counters".to_owned(), counters.to_string()]);
-        }
-        if let Some(cluster) = self.cluster {
-            args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
-        }
-        args
     }
 }

@@ -11,7 +11,6 @@
 //! package's default collation and for the two that ignore none; for any
 //! other, the routines alone refuse them.
 
-use crate::error::CounterError;
 use crate::options::PackageOptions;
 
 /// The code points `utf8mb4_unicode_ci` ignores (their weight is empty),
@@ -67,14 +66,14 @@ fn holds(ranges: &[(u32, u32)], character: char) -> bool {
 
 /// The rule of one package's names.
 #[derive(Debug, Clone)]
-pub(crate) struct NameRule {
+pub struct NameRule {
     length: usize,
     ignored: &'static [(u32, u32)],
     spaces: &'static [(u32, u32)],
 }
 
 impl NameRule {
-    pub(crate) fn new(options: &PackageOptions) -> Self {
+    pub fn new(options: &PackageOptions) -> Self {
         NameRule {
             length: options.name_length() as usize,
             ignored: ignored_by(options.collation()).unwrap_or_default(),
@@ -82,10 +81,10 @@ impl NameRule {
         }
     }
 
-    /// Refuses a name no counter may have, as the routines do (errno 9003).
-    pub(crate) fn check(&self, name: &str) -> Result<(), CounterError> {
-        let refuse =
-            |problem: String| Err(CounterError::InvalidArgument(format!("counter name {problem}: {name:?}")));
+    /// Refuses a name no counter may have, as the routines do (errno 9003),
+    /// with the message that says why.
+    pub fn check(&self, name: &str) -> Result<(), String> {
+        let refuse = |problem: String| Err(format!("counter name {problem}: {name:?}"));
         if name.chars().count() > self.length {
             return refuse(format!("is longer than {} characters", self.length));
         }
@@ -110,7 +109,7 @@ mod tests {
     use super::*;
 
     fn check(name: &str) -> Result<(), String> {
-        NameRule::new(&PackageOptions::default()).check(name).map_err(|error| error.to_string())
+        NameRule::new(&PackageOptions::default()).check(name)
     }
 
     #[test]

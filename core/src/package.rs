@@ -1,6 +1,9 @@
-//! What the stored-procedure package defines: its routines and the error
-//! numbers they raise. Templates, the installer and the client all take these
-//! from here, so the SQL and the Rust side cannot drift apart.
+//! What the stored-procedure package defines: its routines, the names of
+//! its objects and the error numbers they raise. Templates, the installer
+//! and the client all take these from here, so the SQL and the Rust side
+//! cannot drift apart.
+
+use crate::options::{PackageOptions, SlotPolicy, flags};
 
 /// One routine of the package. Its name is the package prefix plus [`Routine::suffix`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,6 +35,22 @@ impl Routine {
         Routine::Get,
         Routine::Estimate,
     ];
+
+    /// The routines the package made with `options` has: a fixed slot
+    /// count cannot be resized.
+    pub fn in_package(options: &PackageOptions) -> Vec<Routine> {
+        Routine::ALL
+            .into_iter()
+            .filter(|&routine| {
+                routine != Routine::Resize || matches!(options.slots(), SlotPolicy::Dynamic { .. })
+            })
+            .collect()
+    }
+
+    /// The routine's full name in the package made with `options`, prefix included.
+    pub fn name(self, options: &PackageOptions) -> String {
+        format!("{}{}", options.prefix(), self.suffix())
+    }
 
     /// The part of the routine's name after the prefix.
     pub fn suffix(self) -> &'static str {
@@ -86,6 +105,17 @@ impl Routine {
 /// Suffix of the view of totals: `counter_totals` with the default prefix.
 pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
+/// The name of the view of totals, prefix included.
+pub fn totals_view(options: &PackageOptions) -> String {
+    format!("{}{TOTALS_VIEW_SUFFIX}", options.prefix())
+}
+
+/// The COMMENT every routine carries: this version and the options, so
+/// that `status` can tell a current routine from a stale one.
+pub fn routine_comment(options: &PackageOptions) -> String {
+    format!("slotted-counters {} {}", env!("CARGO_PKG_VERSION"), flags(options).join(" "))
+}
+
 /// The SQLSTATE of every refusal of the package: class 23, integrity
 /// constraint violation, as the servers' own 1062 (duplicate key) and 1452
 /// (missing parent row) carry. JDBC drivers choose the exception class by
@@ -125,6 +155,9 @@ pub mod server_errno {
     pub const RECORD_CHANGED: u16 = 1_020;
     /// `ER_DBACCESS_DENIED_ERROR`: no privilege on the database.
     pub const DATABASE_ACCESS_DENIED: u16 = 1_044;
+    /// `ER_ACCESS_DENIED_ERROR`: the login was refused; MariaDB also
+    /// answers it to a plain connection when the account requires TLS.
+    pub const ACCESS_DENIED: u16 = 1_045;
     /// `ER_TABLEACCESS_DENIED_ERROR`: no privilege on the table or view.
     pub const TABLE_ACCESS_DENIED: u16 = 1_142;
     /// `ER_COLUMNACCESS_DENIED_ERROR`: no privilege on a column.
@@ -150,10 +183,16 @@ pub mod server_errno {
     /// account with SUPER (or `log_bin_trust_function_creators=1`) may
     /// create a function.
     pub const CREATE_ROUTINE_NEEDS_SUPER: u16 = 1_419;
+    /// `ER_DATA_OUT_OF_RANGE`: a value left its type's range, as a slot
+    /// would past BIGINT's.
+    pub const OUT_OF_RANGE: u16 = 1_690;
     /// `ER_TRANSACTION_ROLLBACK_DURING_COMMIT`: Group Replication rolled the
     /// transaction back at COMMIT, having certified a conflicting one from
     /// another member first. It may run again.
     pub const CERTIFICATION_FAILED: u16 = 3_101;
+    /// `ER_SECURE_TRANSPORT_REQUIRED`: MySQL refused a plain connection to
+    /// a server that requires TLS.
+    pub const SECURE_TRANSPORT_REQUIRED: u16 = 3_159;
 }
 
 /// Most counters one `counter_add_many` call takes.
@@ -173,19 +212,6 @@ pub fn batch_bytes(name_length: u32) -> u64 {
 /// Width of the `description` column, in characters.
 pub const DESCRIPTION_LENGTH: u32 = 255;
 
-/// Width of every text parameter, in characters, whatever its column's.
-/// A session with a non-strict `sql_mode` cuts a longer argument to this
-/// width with only a warning: kept wider than any name or description may
-/// be, a cut argument is still too long and meets the routine's own check,
-/// instead of being cut to another counter's name. (A strict session rejects
-/// an argument wider than this with error 1406.)
-pub const TEXT_PARAMETER_LENGTH: u32 = 1024;
-
-/// Character set of the table, of every text parameter and of every text
-/// variable: a variable without one takes the database's, and a latin1
-/// database cannot hold a non-latin1 name in it (error 1366).
-pub const CHARSET: &str = "utf8mb4";
-
 /// The table of a Group Replication group's members, which the routines of
 /// a `--cluster group-replication` package read to find their member's
 /// position. MySQL has it, with or without the plugin; MariaDB does not.
@@ -195,6 +221,16 @@ pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_memb
 /// by the suffix of their names: one for inserted rows, one for updated.
 pub const TRIGGER_SUFFIXES: [&str; 2] = ["slot_bound_insert", "slot_bound_update"];
 
+/// The triggers that bound the slots, prefix included: the insert's, then the update's.
+pub fn trigger_names(options: &PackageOptions) -> [String; 2] {
+    TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
+}
+
 /// The function `setup.sql` creates and drops before it changes anything,
 /// prefix included: an account that may not create functions fails there.
 pub const PROBE_SUFFIX: &str = "install_probe";
+
+/// The throwaway function an install creates and drops first, prefix included.
+pub fn probe_name(options: &PackageOptions) -> String {
+    format!("{}{PROBE_SUFFIX}", options.prefix())
+}

@@ -20,6 +20,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, DriverError, Opts, OptsBuilder, SslOpts, UrlError};
 
 use crate::error::Error;
+use slotted_counters_core::package::server_errno;
 
 /// How long to wait for a server that does not answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,7 +39,7 @@ pub const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not 
 
 /// How a connection uses TLS, as MySQL's clients name the modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SslMode {
+enum SslMode {
     /// Plain TCP.
     Disabled,
     /// TLS when the server offers it, unverified; plain otherwise. The
@@ -204,7 +205,10 @@ fn exposure(host: &str, mode: SslMode, encrypted: bool) -> Option<String> {
 /// require TLS: MySQL says so (3159), MariaDB answers 1045, access denied.
 fn plain_refused_hint(error: &mysql::Error) -> &'static str {
     match error {
-        mysql::Error::MySqlError(error) if [1045, 3159].contains(&error.code) => {
+        mysql::Error::MySqlError(error)
+            if [server_errno::ACCESS_DENIED, server_errno::SECURE_TRANSPORT_REQUIRED]
+                .contains(&error.code) =>
+        {
             " (if the server requires TLS, add ?ssl-mode=VERIFY_IDENTITY, or ?ssl-mode=REQUIRED, to the URL)"
         }
         _ => "",

@@ -7,31 +7,70 @@ use super::{
     Cluster, DEFAULT_COLLATION, DEFAULT_MAX_SLOTS, DEFAULT_NAME_LENGTH, DEFAULT_PREFIX, DEFAULT_SLOTS,
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
-use crate::error::Error;
+use crate::error::ConfigError;
 use crate::package::{PROBE_SUFFIX, Routine, TRIGGER_SUFFIXES};
 
 /// Package options as a user gives them; what is not set takes its default.
-/// [`build`](Self::build) validates them.
+/// [`build`](Self::build) validates them. With the feature `clap`, these
+/// are also the command line's package flags, whose help the field
+/// comments are.
 ///
 /// ```
-/// use slotted_counters::PackageOptions;
+/// use slotted_counters_core::PackageOptions;
+/// use slotted_counters_core::package::Routine;
 ///
 /// let options = PackageOptions::builder().table("page_hits").prefix("hits_").build()?;
-/// assert_eq!(options.routine_name(slotted_counters::package::Routine::Increment), "hits_increment");
-/// # Ok::<(), slotted_counters::Error>(())
+/// assert_eq!(Routine::Increment.name(&options), "hits_increment");
+/// # Ok::<(), slotted_counters_core::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct PackageOptionsBuilder {
+    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", help = format!("Name of the counter table [default: {DEFAULT_TABLE}]")))]
     table: Option<String>,
+
+    #[cfg_attr(feature = "clap", arg(long, value_name = "PREFIX", help = format!("Prefix of every routine name [default: {DEFAULT_PREFIX}]")))]
     prefix: Option<String>,
+
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N", help = format!("Slots for a counter whose setup passes NULL slots [default: {DEFAULT_SLOTS}]")))]
     default_slots: Option<u32>,
+
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N", help = format!("Largest slot count a setup may ask for [default: {DEFAULT_MAX_SLOTS}]")))]
     max_slots: Option<u32>,
+
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CHARS", help = format!("Longest counter name, in characters [default: {DEFAULT_NAME_LENGTH}]")))]
     name_length: Option<u32>,
+
+    /// Hard-code N slots for every counter: setup always creates N rows and
+    /// increments skip the slot-count lookup. Conflicts with --default-slots.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     fixed_slots: Option<u32>,
+
+    /// How an increment picks its slot [default: random]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CHOICE", value_enum))]
     slot_choice: Option<SlotChoice>,
-    auto_create: bool,
-    max_counters: Option<u64>,
+
+    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name; utf8mb4_bin tells case and accents apart [default: {DEFAULT_COLLATION}]")))]
     collation: Option<String>,
+
+    /// Lazy counters: an increment of an unknown counter creates it, and a
+    /// slot row appears only when first hit (INSERT ... ON DUPLICATE KEY
+    /// UPDATE). Needs --fixed-slots
+    #[cfg_attr(feature = "clap", arg(long))]
+    auto_create: bool,
+
+    /// With --auto-create: the most counters increments may create. An
+    /// increment or batch that would create one more is refused (errno
+    /// 9003); setup is refused too. Checked when a counter is created, by
+    /// counting up to N names in the table's index; concurrent creations
+    /// may pass it by as many as run at once
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
+    max_counters: Option<u64>,
+
+    /// Make the package for a multi-primary cluster. Implies --slot-choice
+    /// node, and the reset certifies every slot, so that it erases
+    /// increments acknowledged on other nodes before the call
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CLUSTER", value_enum))]
     cluster: Option<Cluster>,
 }
 
@@ -107,7 +146,7 @@ impl PackageOptionsBuilder {
     }
 
     /// Validates the options. Messages name the option by its flag.
-    pub fn build(&self) -> Result<PackageOptions, Error> {
+    pub fn build(&self) -> Result<PackageOptions, ConfigError> {
         let args = self;
         let table = args.table.clone().unwrap_or_else(|| DEFAULT_TABLE.to_owned());
         check_identifier("--table", &table, &table)?;
@@ -213,12 +252,12 @@ impl PackageOptionsBuilder {
     }
 }
 
-fn invalid(message: String) -> Error {
-    Error::InvalidOption(message)
+fn invalid(message: String) -> ConfigError {
+    ConfigError::InvalidOption(message)
 }
 
 /// Checks `value` (given as `flag`) and the longest identifier built from it.
-fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error> {
+fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), ConfigError> {
     let mut chars = value.chars();
     let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -240,7 +279,7 @@ fn check_identifier(flag: &str, value: &str, longest: &str) -> Result<(), Error>
 
 /// A collation of the package's character set, as a plain name. Whether the
 /// server knows it is the server's to say, when the table is created.
-fn check_collation(collation: &str) -> Result<(), Error> {
+fn check_collation(collation: &str) -> Result<(), ConfigError> {
     let well_formed = collation
         .strip_prefix("utf8mb4_")
         .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
@@ -253,7 +292,7 @@ fn check_collation(collation: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn check_slots(flag: &str, slots: u32, max_slots: u32) -> Result<u32, Error> {
+fn check_slots(flag: &str, slots: u32, max_slots: u32) -> Result<u32, ConfigError> {
     if slots == 0 || slots > max_slots {
         return Err(invalid(format!(
             "{flag} {slots} is out of range: it must be between 1 and --max-slots ({max_slots})"
@@ -265,6 +304,7 @@ fn check_slots(flag: &str, slots: u32, max_slots: u32) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::flags;
 
     fn validate(builder: PackageOptionsBuilder) -> Result<PackageOptions, String> {
         builder.build().map_err(|error| error.to_string())
@@ -279,7 +319,7 @@ mod tests {
         let options = validate(options()).unwrap();
         assert_eq!(options, PackageOptions::default());
         assert_eq!(options.table(), "counters");
-        assert_eq!(options.routine_name(Routine::Increment), "counter_increment");
+        assert_eq!(Routine::Increment.name(&options), "counter_increment");
         assert_eq!(options.slots(), SlotPolicy::Dynamic { default: 5 });
         assert_eq!(options.max_slots(), 1024);
         assert_eq!(options.name_length(), 50);
@@ -348,10 +388,10 @@ mod tests {
 
     #[test]
     fn fixed_slot_packages_have_no_resize() {
-        assert!(PackageOptions::default().routines().contains(&Routine::Resize));
-        let fixed = validate(options().fixed_slots(8)).unwrap();
-        assert_eq!(fixed.routines().len(), Routine::ALL.len() - 1);
-        assert!(!fixed.routines().contains(&Routine::Resize));
+        assert!(Routine::in_package(&PackageOptions::default()).contains(&Routine::Resize));
+        let fixed = Routine::in_package(&validate(options().fixed_slots(8)).unwrap());
+        assert_eq!(fixed.len(), Routine::ALL.len() - 1);
+        assert!(!fixed.contains(&Routine::Resize));
     }
 
     #[test]
@@ -374,7 +414,7 @@ mod tests {
             .auto_create(true)
             .collation("utf8mb4_bin");
         assert_eq!(
-            validate(options).unwrap().to_args().join(" "),
+            flags(&validate(options).unwrap()).join(" "),
             "--table hits --prefix hit_ --fixed-slots 64 --max-slots 128 --name-length 100 \
              --slot-choice connection --collation utf8mb4_bin --auto-create"
         );
@@ -391,7 +431,7 @@ mod tests {
                 let error = validate(options().cluster(cluster).slot_choice(shared)).unwrap_err();
                 assert!(error.starts_with(&format!("--cluster {name} needs --slot-choice node")), "{error}");
             }
-            let args = package.to_args().join(" ");
+            let args = flags(&package).join(" ");
             assert!(
                 args.ends_with(&format!(
                     "--slot-choice node --collation utf8mb4_unicode_ci --cluster {name}"

@@ -1,0 +1,86 @@
+//! The async driver's side of the calls: statements on a sqlx
+//! [`MySqlConnection`], and sqlx's errors read as [`CounterError`]s.
+
+use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlDatabaseError};
+use sqlx::query::Query;
+use sqlx::{MySql, Row};
+
+use crate::driver::{Connection, Param, Statement};
+use crate::error::CounterError;
+
+impl Connection for MySqlConnection {
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError> {
+        bind(statement).execute(self).await?;
+        Ok(())
+    }
+
+    async fn first_row(
+        &mut self,
+        statement: &Statement<'_>,
+    ) -> Result<Option<Vec<Option<i64>>>, CounterError> {
+        let Some(row) = bind(statement).fetch_optional(self).await? else { return Ok(None) };
+        let values =
+            (0..row.len()).map(|column| row.try_get::<Option<i64>, _>(column)).collect::<Result<_, _>>()?;
+        Ok(Some(values))
+    }
+}
+
+fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {
+    statement.params.iter().fold(sqlx::query(&statement.sql), |query, param| match *param {
+        Param::Text(text) => query.bind(text),
+        Param::Number(number) => query.bind(number),
+        Param::Flag(flag) => query.bind(flag),
+    })
+}
+
+/// An error of sqlx: a server's keeps its number, SQLSTATE and message,
+/// and the package's refusals become their variants; any other is a failed
+/// connection.
+impl From<sqlx::Error> for CounterError {
+    fn from(error: sqlx::Error) -> Self {
+        server_error(error).unwrap_or_else(|error| CounterError::connection(error.to_string(), error))
+    }
+}
+
+/// An error of taking a connection from the pool for a call, which was
+/// never sent.
+pub(super) fn acquire_error(error: sqlx::Error) -> CounterError {
+    match server_error(error) {
+        Ok(server) => server,
+        Err(error @ sqlx::Error::PoolTimedOut) => {
+            CounterError::PoolTimedOut { message: error.to_string(), source: std::sync::Arc::new(error) }
+        }
+        Err(error) => CounterError::connect(error.to_string(), error),
+    }
+}
+
+/// The server's error `error` carries, or `error` when it is not one.
+fn server_error(error: sqlx::Error) -> Result<CounterError, sqlx::Error> {
+    let Some(server) =
+        error.as_database_error().and_then(|error| error.try_downcast_ref::<MySqlDatabaseError>())
+    else {
+        return Err(error);
+    };
+    let (code, sqlstate, message) =
+        (server.number(), server.code().unwrap_or("HY000").to_owned(), server.message().to_owned());
+    Ok(CounterError::from_server(code, sqlstate, message, error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_timeout_says_it_is_one() {
+        let error = acquire_error(sqlx::Error::PoolTimedOut);
+        assert!(matches!(error, CounterError::PoolTimedOut { .. }), "{error:?}");
+        assert!(!error.may_have_applied(), "the call was never sent");
+    }
+
+    #[test]
+    fn a_lost_connection_may_have_applied_the_call() {
+        let error = CounterError::from(sqlx::Error::Io(std::io::ErrorKind::ConnectionReset.into()));
+        assert!(matches!(error, CounterError::Connection { .. }), "{error:?}");
+        assert!(error.may_have_applied());
+    }
+}

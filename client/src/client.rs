@@ -1,0 +1,141 @@
+//! The counter calls, written once for both clients: each checks its
+//! arguments, describes itself as a [`Call`], and is run by [`Client::run`],
+//! which owns the retries, the backoff and the reinstall ride-through. The
+//! sync and the async client are thin layers that run these futures their
+//! own way.
+
+use std::sync::Arc;
+
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::names::NameRule;
+
+use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta};
+use crate::driver::Driver;
+use crate::error::CounterError;
+use crate::retry::{RetryBudget, Tries};
+use crate::routines::Routines;
+
+/// What a client knows of its package: the statements its calls send and
+/// the rule its names follow. Shared by a client's clones and the clients
+/// it makes for a caller's connection.
+#[derive(Debug)]
+struct Package {
+    routines: Routines,
+    names: NameRule,
+}
+
+/// The calls, run through driver `D`.
+#[derive(Debug, Clone)]
+pub(crate) struct Client<D> {
+    pub(crate) driver: D,
+    pub(crate) budget: RetryBudget,
+    package: Arc<Package>,
+}
+
+/// Tries a call in all, by default, when the server keeps rolling it back.
+const DEFAULT_ATTEMPTS: u32 = 5;
+
+impl<D> Client<D> {
+    /// Calls the routines of a package generated with `options`, through `driver`.
+    pub(crate) fn new(driver: D, options: &PackageOptions) -> Self {
+        Client {
+            driver,
+            budget: RetryBudget::Attempts(DEFAULT_ATTEMPTS),
+            package: Arc::new(Package { routines: Routines::new(options), names: NameRule::new(options) }),
+        }
+    }
+
+    /// The same calls through `driver`, never retried: a connection of the
+    /// caller's, whose transaction a rollback ends.
+    pub(crate) fn on<E>(&self, driver: E) -> Client<E> {
+        Client { driver, budget: RetryBudget::Attempts(1), package: Arc::clone(&self.package) }
+    }
+
+    /// Refuses a name no counter may have, as the routines would.
+    pub(crate) fn check(&self, name: &str) -> Result<(), CounterError> {
+        self.package.names.check(name).map_err(CounterError::InvalidArgument)
+    }
+}
+
+impl<D: Driver> Client<D> {
+    /// Runs `call`, again while [`Tries`] says it may.
+    async fn run(&self, call: Call<'_>) -> Result<Answer, CounterError> {
+        let mut tries = Tries::new(self.budget);
+        loop {
+            match self.driver.attempt(&self.package.routines, call).await {
+                Err(error) => match tries.pause_after(&error) {
+                    Some(pause) => self.driver.pause(pause).await,
+                    None => return Err(error),
+                },
+                answer => return answer,
+            }
+        }
+    }
+
+    async fn write(&self, call: Call<'_>) -> Result<(), CounterError> {
+        self.run(call).await.map(drop)
+    }
+
+    pub(crate) async fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.check(name)?;
+        self.write(Call::Setup { name, counter }).await
+    }
+
+    pub(crate) async fn increment(&self, name: &str) -> Result<(), CounterError> {
+        self.check(name)?;
+        self.write(Call::Increment { name }).await
+    }
+
+    pub(crate) async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.check(name)?;
+        self.write(Call::Add { name, delta }).await
+    }
+
+    /// Sums the deltas per name and applies them in one call; no call for
+    /// no deltas.
+    pub(crate) async fn add_many<S: AsRef<str>>(
+        &self,
+        deltas: impl IntoIterator<Item = (S, i64)>,
+    ) -> Result<(), CounterError> {
+        let mut sums = Deltas::new();
+        for (name, delta) in deltas {
+            self.check(name.as_ref())?;
+            add_delta(&mut sums, name.as_ref(), delta)?;
+        }
+        if sums.is_empty() {
+            return Ok(());
+        }
+        self.write(Call::AddMany { deltas: &sums }).await
+    }
+
+    pub(crate) async fn reset(
+        &self,
+        name: &str,
+        value: i64,
+        start_date: StartDate,
+    ) -> Result<(), CounterError> {
+        self.check(name)?;
+        self.write(Call::Reset { name, value, start_date }).await
+    }
+
+    pub(crate) async fn delete(&self, name: &str) -> Result<(), CounterError> {
+        self.check(name)?;
+        self.write(Call::Delete { name }).await
+    }
+
+    pub(crate) async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
+        Ok(self.get_many([name]).await?.pop().flatten())
+    }
+
+    /// The values of `names`, in their order, read in one round trip.
+    pub(crate) async fn get_many<S: AsRef<str>>(
+        &self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Option<i64>>, CounterError> {
+        let names: Vec<String> = names.into_iter().map(|name| name.as_ref().to_owned()).collect();
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.run(Call::GetMany { names: &names }).await?.values())
+    }
+}

@@ -1,0 +1,79 @@
+//! Where a [`Counters`](crate::Counters) runs its calls: pooled
+//! connections, or a connection of the caller's.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use mysql::Pool;
+use mysql::prelude::Queryable;
+
+use super::kept::KeptConnections;
+use super::queryable::Blocking;
+use crate::call::{Answer, Call};
+use crate::driver::Driver;
+use crate::error::CounterError;
+use crate::routines::Routines;
+
+/// Where a [`Counters`](crate::Counters) runs its calls: [`Pooled`] or
+/// [`OnConnection`]. Sealed; its calls block the calling thread.
+pub trait SyncConnections: Driver {}
+
+/// Pooled connections, some kept between calls: a
+/// [`Counters`](crate::Counters) made by [`Counters::new`](crate::Counters::new).
+#[derive(Debug, Clone)]
+pub struct Pooled {
+    pub(super) pool: Pool,
+    /// Shared by the clones of a `Counters`, its coalescing handles included.
+    pub(super) kept: Arc<KeptConnections>,
+}
+
+/// A connection of the caller's: a [`CountersOn`](crate::CountersOn), made
+/// by [`Counters::on`](crate::Counters::on).
+pub struct OnConnection<'a, Q> {
+    conn: RefCell<&'a mut Q>,
+}
+
+impl<'a, Q> OnConnection<'a, Q> {
+    pub(super) fn new(conn: &'a mut Q) -> Self {
+        OnConnection { conn: RefCell::new(conn) }
+    }
+}
+
+impl<Q> std::fmt::Debug for OnConnection<'_, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnConnection").finish_non_exhaustive()
+    }
+}
+
+impl SyncConnections for Pooled {}
+impl<Q: Queryable> SyncConnections for OnConnection<'_, Q> {}
+
+impl Driver for Pooled {
+    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+        let mut conn = self.kept.take(&self.pool)?;
+        let outcome = routines.run(&mut Blocking(&mut conn), call).await;
+        self.kept.give_back(conn, &outcome);
+        outcome
+    }
+
+    async fn pause(&self, time: Duration) {
+        thread::sleep(time);
+    }
+}
+
+impl<Q: Queryable> Driver for OnConnection<'_, Q> {
+    #[allow(
+        clippy::await_holding_refcell_ref,
+        reason = "a blocking driver's future completes in its first poll"
+    )]
+    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+        let mut conn = self.conn.borrow_mut();
+        routines.run(&mut Blocking(&mut **conn), call).await
+    }
+
+    async fn pause(&self, time: Duration) {
+        thread::sleep(time);
+    }
+}

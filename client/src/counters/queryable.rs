@@ -1,0 +1,107 @@
+//! The sync driver's side of the calls: statements on any connection of the
+//! [`mysql`] crate, and its errors read as [`CounterError`]s.
+
+use mysql::prelude::Queryable;
+use mysql::{Params, Value};
+
+use crate::driver::{Connection, Param, Statement};
+use crate::error::CounterError;
+
+/// A connection of the `mysql` crate, as the calls use it: every statement
+/// blocks until it is answered.
+pub(super) struct Blocking<'a, Q>(pub(super) &'a mut Q);
+
+impl<Q: Queryable> Connection for Blocking<'_, Q> {
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError> {
+        Ok(self.0.exec_drop(&*statement.sql, params(statement))?)
+    }
+
+    async fn first_row(
+        &mut self,
+        statement: &Statement<'_>,
+    ) -> Result<Option<Vec<Option<i64>>>, CounterError> {
+        let Some(row) = self.0.exec_first::<mysql::Row, _, _>(&*statement.sql, params(statement))? else {
+            return Ok(None);
+        };
+        let values = (0..row.len())
+            .map(|column| match row.get_opt::<Option<i64>, _>(column) {
+                Some(value) => value.map_err(|error| CounterError::from(mysql::Error::from(error))),
+                None => Ok(None),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Some(values))
+    }
+}
+
+fn params(statement: &Statement<'_>) -> Params {
+    let value = |param: &Param<'_>| match *param {
+        Param::Text(text) => Value::from(text),
+        Param::Number(number) => Value::from(number),
+        Param::Flag(flag) => Value::from(flag),
+    };
+    Params::Positional(statement.params.iter().map(value).collect())
+}
+
+/// An error of the `mysql` crate: a server's keeps its number, SQLSTATE
+/// and message, and the package's refusals become their variants; any
+/// other is a failed connection.
+impl From<mysql::Error> for CounterError {
+    fn from(error: mysql::Error) -> Self {
+        match error {
+            mysql::Error::MySqlError(server) => server_error(server),
+            error => CounterError::connection(sentence(&error), error),
+        }
+    }
+}
+
+/// An error of opening a connection for a call, which was never sent.
+pub(super) fn connect_error(error: mysql::Error) -> CounterError {
+    match error {
+        mysql::Error::MySqlError(server) => server_error(server),
+        error => CounterError::connect(sentence(&error), error),
+    }
+}
+
+fn server_error(server: mysql::MySqlError) -> CounterError {
+    CounterError::from_server(server.code, server.state.clone(), server.message.clone(), server)
+}
+
+/// The driver's error as a sentence: its own `Display` wraps each kind in
+/// its type name (`DriverError { Could not connect ... }`).
+fn sentence(error: &mysql::Error) -> String {
+    match error {
+        mysql::Error::MySqlError(error) => error.to_string(),
+        mysql::Error::DriverError(error) => error.to_string(),
+        mysql::Error::IoError(error) => error.to_string(),
+        mysql::Error::UrlError(error) => error.to_string(),
+        mysql::Error::CodecError(error) => error.to_string(),
+        mysql::Error::TlsError(error) => error.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_errors_read_as_sentences() {
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset by peer");
+        let lost = CounterError::from(mysql::Error::IoError(reset));
+        assert_eq!(lost.to_string(), "the connection failed: connection reset by peer");
+        assert!(lost.may_have_applied());
+        let timeout = connect_error(mysql::Error::DriverError(mysql::DriverError::ConnectTimeout));
+        assert_eq!(timeout.to_string(), "cannot connect: Could not connect: connection timeout");
+        assert!(!timeout.may_have_applied());
+    }
+
+    #[test]
+    fn a_server_error_keeps_its_number_and_sqlstate() {
+        let error = CounterError::from(mysql::Error::MySqlError(mysql::MySqlError {
+            state: "40001".to_owned(),
+            message: "Deadlock found when trying to get lock".to_owned(),
+            code: 1213,
+        }));
+        assert_eq!((error.code(), error.sqlstate(), error.is_retryable()), (Some(1213), Some("40001"), true));
+    }
+}

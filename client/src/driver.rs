@@ -1,0 +1,85 @@
+//! What the calls need of a database driver, so that each call is written
+//! once for both clients: a connection that runs a statement, and a source
+//! of connections that runs one try of a call and waits between tries.
+//!
+//! Both are written as `async fn`. The sync client's implementations block
+//! and never wait, so its futures are ready when first polled, and
+//! [`ready`] runs them on the calling thread; the async client's wait on
+//! tokio.
+
+use std::borrow::Cow;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use crate::call::{Answer, Call};
+use crate::error::CounterError;
+use crate::routines::Routines;
+
+/// One statement with its parameters, for a driver to bind and send.
+#[derive(Debug)]
+pub struct Statement<'a> {
+    pub(crate) sql: Cow<'a, str>,
+    pub(crate) params: Vec<Param<'a>>,
+}
+
+/// A statement's parameter, in the types the calls use.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Text(&'a str),
+    Number(Option<i64>),
+    Flag(bool),
+}
+
+/// A connection the calls run statements on.
+// The futures stay private to the crate: no caller outside needs to bound them.
+#[allow(async_fn_in_trait)]
+pub trait Connection {
+    /// Runs `statement`, whose rows, if any, are dropped.
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError>;
+
+    /// Runs `statement` and reads its first row, each column as a nullable
+    /// BIGINT; `None` when it returned no row.
+    async fn first_row(
+        &mut self,
+        statement: &Statement<'_>,
+    ) -> Result<Option<Vec<Option<i64>>>, CounterError>;
+}
+
+/// Where a client runs its calls: connections from a pool, or the caller's
+/// own. Sealed: a public trait of a private module, so that the public
+/// bounds of the clients can name it and nobody else can implement it.
+#[allow(async_fn_in_trait)]
+pub trait Driver {
+    /// Runs `call` once, as `routines` make it, on a connection of this
+    /// driver's, and takes the connection back.
+    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError>;
+
+    /// Waits `time` before the next try.
+    async fn pause(&self, time: Duration);
+}
+
+/// The output of `future`, which must be ready when first polled: a call
+/// made through a driver that blocks instead of waiting.
+pub(crate) fn ready<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => unreachable!("a blocking driver's future waited"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_future_that_never_waits_is_run_at_once() {
+        assert_eq!(ready(async { 6 * 7 }), 42);
+    }
+
+    #[test]
+    #[should_panic(expected = "a blocking driver's future waited")]
+    fn a_future_that_waits_is_a_bug() {
+        ready(std::future::pending::<()>());
+    }
+}

@@ -1,0 +1,150 @@
+//! When a failed call runs again, and after how long: decided here once
+//! for both clients.
+//!
+//! A call the server rolled back for a reason that may be gone at once
+//! ([`CounterError::is_retryable`]) runs again after a jittered exponential
+//! backoff, within the client's [`RetryBudget`]. A call that found a
+//! routine missing ran nothing, as during a reinstall on MySQL, which drops
+//! each routine just before creating it again: it runs again for up to
+//! [`REINSTALL_WINDOW`], inside the caller's transaction too.
+
+use std::time::{Duration, Instant};
+
+use crate::error::CounterError;
+
+/// The first backoff; each retry doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+const MAX_BACKOFF: Duration = Duration::from_millis(500);
+
+/// How long a call waits for a missing routine to come back. A reinstall
+/// replaces each routine within milliseconds; a package that is not
+/// installed at all fails after this.
+pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
+
+/// The longest pause between two tries of a missing routine.
+const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
+
+/// How long a call keeps retrying rollbacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RetryBudget {
+    /// This many tries in all; 1 never retries, as inside the caller's
+    /// transaction, which a rollback ended.
+    Attempts(u32),
+    /// As many tries as fit in this time since the first.
+    Time(Duration),
+}
+
+/// One call's tries so far.
+#[derive(Debug)]
+pub(crate) struct Tries {
+    budget: RetryBudget,
+    started: Instant,
+    attempt: u32,
+    backoff: Duration,
+    reinstall_pause: Duration,
+}
+
+impl Tries {
+    pub(crate) fn new(budget: RetryBudget) -> Self {
+        Tries {
+            budget,
+            started: Instant::now(),
+            attempt: 1,
+            backoff: FIRST_BACKOFF,
+            reinstall_pause: FIRST_BACKOFF,
+        }
+    }
+
+    /// How long to wait before the call runs again after `error`; `None`
+    /// when it fails with it.
+    pub(crate) fn pause_after(&mut self, error: &CounterError) -> Option<Duration> {
+        match error {
+            CounterError::NotInstalled(_) if self.started.elapsed() < REINSTALL_WINDOW => {
+                let pause = self.reinstall_pause;
+                self.reinstall_pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
+                Some(pause)
+            }
+            error if error.is_retryable() && self.budget_allows_another() => {
+                let pause = jittered(self.backoff);
+                self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+                self.attempt += 1;
+                Some(pause)
+            }
+            _ => None,
+        }
+    }
+
+    fn budget_allows_another(&self) -> bool {
+        match self.budget {
+            RetryBudget::Attempts(attempts) => self.attempt < attempts,
+            RetryBudget::Time(time) => self.started.elapsed() < time,
+        }
+    }
+}
+
+/// A uniformly random pause between half of `backoff` and all of it, so
+/// clients that collided do not collide again in step. Without the
+/// operating system's randomness, the whole `backoff`.
+fn jittered(backoff: Duration) -> Duration {
+    let draw = getrandom::u32().unwrap_or(u32::MAX);
+    backoff.mul_f64(0.5 + 0.5 * f64::from(draw) / f64::from(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn deadlock() -> CounterError {
+        CounterError::from_server(
+            1213,
+            "40001".to_owned(),
+            "Deadlock found".to_owned(),
+            std::io::Error::other("deadlock"),
+        )
+    }
+
+    #[test]
+    fn jitter_stays_within_half_and_all_of_the_backoff() {
+        for _ in 0..1000 {
+            let pause = jittered(Duration::from_millis(100));
+            assert!((Duration::from_millis(50)..=Duration::from_millis(100)).contains(&pause), "{pause:?}");
+        }
+    }
+
+    #[test]
+    fn rollbacks_back_off_exponentially_within_the_attempts() {
+        let mut tries = Tries::new(RetryBudget::Attempts(4));
+        let pauses: Vec<Duration> = (0..4).map_while(|_| tries.pause_after(&deadlock())).collect();
+        assert_eq!(pauses.len(), 3, "four tries in all: {pauses:?}");
+        for (pause, backoff) in pauses.iter().zip([5, 10, 20]) {
+            let backoff = Duration::from_millis(backoff);
+            assert!((backoff / 2..=backoff).contains(pause), "{pause:?} for a backoff of {backoff:?}");
+        }
+    }
+
+    #[test]
+    fn a_single_attempt_never_retries_but_rides_through_a_reinstall() {
+        let mut tries = Tries::new(RetryBudget::Attempts(1));
+        assert_eq!(tries.pause_after(&deadlock()), None);
+        let missing = CounterError::NotInstalled("PROCEDURE app.counter_add does not exist".to_owned());
+        assert_eq!(tries.pause_after(&missing), Some(FIRST_BACKOFF));
+        assert_eq!(tries.pause_after(&missing), Some(FIRST_BACKOFF * 2));
+    }
+
+    #[test]
+    fn errors_that_a_second_try_would_meet_again_fail_at_once() {
+        let mut tries = Tries::new(RetryBudget::Time(Duration::from_secs(60)));
+        for error in [
+            CounterError::NotFound("unknown counter: 'a'".to_owned()),
+            CounterError::connection("broken pipe", std::io::Error::other("broken pipe")),
+            CounterError::PoolTimedOut {
+                message: "pool timed out".to_owned(),
+                source: Arc::new(std::io::Error::other("pool timed out")),
+            },
+        ] {
+            assert_eq!(tries.pause_after(&error), None, "{error:?}");
+        }
+    }
+}

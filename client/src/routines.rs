@@ -1,0 +1,98 @@
+//! How each call is made of the package's routines: which statement, with
+//! which parameters, and how its answer reads. Written once, for every
+//! driver; a way to make the same calls without routines would be a second
+//! description beside this one, run by the same runners.
+
+use std::borrow::Cow;
+
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::Routine;
+
+use crate::call::{Answer, Call, StartDate};
+use crate::driver::{Connection, Param, Statement};
+use crate::error::CounterError;
+
+fn statement<'a>(sql: &'a str, params: Vec<Param<'a>>) -> Statement<'a> {
+    Statement { sql: Cow::Borrowed(sql), params }
+}
+
+/// The statements the calls send, with the package's prefix.
+#[derive(Debug, Clone)]
+pub struct Routines {
+    setup: String,
+    increment: String,
+    add: String,
+    add_many: String,
+    reset: String,
+    delete: String,
+    /// `counter_get`'s name: a read of n counters calls it n times.
+    get: String,
+}
+
+impl Routines {
+    pub(crate) fn new(options: &PackageOptions) -> Self {
+        let call = |routine: Routine| {
+            let placeholders = vec!["?"; routine.arity()].join(", ");
+            format!("CALL `{}`({placeholders})", routine.name(options))
+        };
+        Routines {
+            setup: call(Routine::Setup),
+            increment: call(Routine::Increment),
+            add: call(Routine::Add),
+            add_many: call(Routine::AddMany),
+            reset: call(Routine::Reset),
+            delete: call(Routine::Delete),
+            get: Routine::Get.name(options),
+        }
+    }
+
+    /// Runs `call` on `conn`: one statement, one round trip.
+    pub(crate) async fn run(
+        &self,
+        conn: &mut impl Connection,
+        call: Call<'_>,
+    ) -> Result<Answer, CounterError> {
+        let batch;
+        let write = match call {
+            Call::Setup { name, counter } => statement(
+                &self.setup,
+                vec![
+                    Param::Text(name),
+                    Param::Text(counter.description),
+                    Param::Number(counter.slots.map(i64::from)),
+                    Param::Number(counter.initial_value),
+                ],
+            ),
+            Call::Increment { name } => statement(&self.increment, vec![Param::Text(name)]),
+            Call::Add { name, delta } => {
+                statement(&self.add, vec![Param::Text(name), Param::Number(Some(delta))])
+            }
+            Call::AddMany { deltas } => {
+                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
+                statement(&self.add_many, vec![Param::Text(&batch)])
+            }
+            Call::Reset { name, value, start_date } => statement(
+                &self.reset,
+                vec![
+                    Param::Text(name),
+                    Param::Number(Some(value)),
+                    Param::Flag(start_date == StartDate::Now),
+                ],
+            ),
+            Call::Delete { name } => statement(&self.delete, vec![Param::Text(name)]),
+            Call::GetMany { names } => return self.get_many(conn, names).await,
+        };
+        conn.execute(&write).await?;
+        Ok(Answer::Done)
+    }
+
+    /// One `SELECT` of the values of `names`, each `counter_get(?)`.
+    async fn get_many(&self, conn: &mut impl Connection, names: &[String]) -> Result<Answer, CounterError> {
+        let read = Statement {
+            sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
+            params: names.iter().map(|name| Param::Text(name)).collect(),
+        };
+        let row = conn.first_row(&read).await?;
+        Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
+    }
+}

@@ -1,0 +1,9 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+pub mod names;
+pub mod options;
+pub mod package;
+
+pub use error::ConfigError;
+pub use options::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy};

@@ -1,0 +1,42 @@
+//! The same calls from a tokio application, with the feature `async`.
+
+use slotted_counters::{AsyncCounters, CounterError, NewCounter, StartDate, sqlx};
+
+pub fn count(url: &str) -> Result<(), Box<dyn std::error::Error>> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+        let pool = sqlx::MySqlPool::connect(url).await?;
+        let counters = AsyncCounters::new(pool.clone())?.max_attempts(10);
+        match counters.setup("page:async", NewCounter::new("views from tokio")).await {
+            Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
+            Err(error) => return Err(error.into()),
+        }
+        counters.add_many([("page:async", 2)]).await?;
+
+        // Request handlers run as tasks: every call's future is Send.
+        let handler = {
+            let (counters, pool) = (counters.clone(), pool.clone());
+            tokio::spawn(async move {
+                counters.increment("page:async").await?;
+                let mut tx = pool.begin().await?;
+                counters.on(&mut tx).add("page:async", 3).await?;
+                tx.commit().await?;
+                Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+            })
+        };
+        handler.await?.map_err(|error| error.to_string())?;
+
+        let views = counters.coalescing();
+        let tasks: Vec<_> = (0..4)
+            .map(|_| {
+                let views = views.clone();
+                tokio::spawn(async move { views.increment("page:async").await })
+            })
+            .collect();
+        for task in tasks {
+            task.await??;
+        }
+        println!("{:?}", counters.get("page:async").await?);
+        counters.reset("page:async", 0, StartDate::Keep).await?;
+        Ok(())
+    })
+}
