@@ -144,7 +144,7 @@ fn parse(url: &str) -> Result<(Opts, SslMode), Error> {
 }
 
 /// An open connection, the options that opened it, and its name for messages.
-pub struct Connection {
+pub struct Connected {
     pub conn: Conn,
     /// With TLS settled: a pool made from them connects as this connection did.
     pub opts: Opts,
@@ -157,7 +157,7 @@ pub struct Connection {
 }
 
 /// Opens one connection to the database `url` names.
-pub fn connect(url: &str) -> Result<Connection, Error> {
+pub fn connect(url: &str) -> Result<Connected, Error> {
     let (opts, mode) = parse(url)?;
     let target = describe(&opts);
     let opened = match Conn::new(opts.clone()) {
@@ -171,7 +171,7 @@ pub fn connect(url: &str) -> Result<Connection, Error> {
         Ok((conn, opts)) => {
             let encrypted = opts.get_ssl_opts().is_some();
             let exposure = exposure(&opts.get_ip_or_hostname(), mode, encrypted);
-            Ok(Connection { conn, opts, target, exposure })
+            Ok(Connected { conn, opts, target, exposure })
         }
         Err(source) => {
             let hint = if mode == SslMode::Disabled { plain_refused_hint(&source) } else { "" };

@@ -10,7 +10,7 @@ mod error;
 pub mod bench;
 pub mod cli;
 pub mod database;
-pub mod generate;
+pub mod folder;
 pub mod grants;
 pub mod install;
 pub mod render;

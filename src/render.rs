@@ -174,42 +174,64 @@ struct Context {
     refusal_state: &'static str,
 }
 
+/// Width of the message variable a refusal is built in, in characters.
+const MESSAGE_LENGTH: u32 = 128;
+
+/// Entries a batch's statement gathers before it appends them to its text.
+const BATCH_PART: u32 = 64;
+
+impl ResetBody {
+    fn of(options: &PackageOptions) -> Self {
+        match options.cluster() {
+            _ if options.auto_create() => ResetBody::Lazy,
+            Some(_) => ResetBody::Certified,
+            None => ResetBody::Classic,
+        }
+    }
+}
+
+/// The cluster a certified reset is made for, as its comments name it, and
+/// the error a transaction that lost certification fails with there.
+fn certification(options: &PackageOptions) -> (&'static str, u16) {
+    match options.cluster() {
+        Some(Cluster::GroupReplication) => ("Group Replication", server_errno::CERTIFICATION_FAILED),
+        _ => ("Galera", server_errno::DEADLOCK),
+    }
+}
+
+/// The node's position among the nodes, from 1, and their number, as the
+/// SQL expressions node slots use: Group Replication's routines compute
+/// them from the group's members; elsewhere, Galera's auto-increment
+/// settings give them.
+fn node_expressions(options: &PackageOptions) -> (&'static str, &'static str) {
+    match options.cluster() {
+        Some(Cluster::GroupReplication) => ("v_position", "v_members"),
+        _ => (
+            "(@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1",
+            "@@GLOBAL.auto_increment_increment",
+        ),
+    }
+}
+
 impl Context {
     fn new(options: &PackageOptions) -> Self {
-        let version = env!("CARGO_PKG_VERSION");
         let text_type = |length: u32| {
-            format!("VARCHAR({length}) CHARACTER SET {} COLLATE {}", CHARSET, options.collation())
+            format!("VARCHAR({length}) CHARACTER SET {CHARSET} COLLATE {}", options.collation())
         };
         let (fixed_slots, default_slots) = match options.slots() {
             SlotPolicy::Fixed(slots) => (Some(slots), slots),
             SlotPolicy::Dynamic { default } => (None, default),
         };
-        let slot_count = fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string());
-        let reset_body = match options.cluster() {
-            _ if options.auto_create() => ResetBody::Lazy,
-            Some(_) => ResetBody::Certified,
-            None => ResetBody::Classic,
-        };
-        let (cluster_name, certification_error) = match options.cluster() {
-            Some(Cluster::GroupReplication) => ("Group Replication", server_errno::CERTIFICATION_FAILED),
-            _ => ("Galera", server_errno::DEADLOCK),
-        };
-        let group_replication = options.cluster() == Some(Cluster::GroupReplication);
-        let (node_position, node_count) = if group_replication {
-            ("v_position", "v_members")
-        } else {
-            (
-                "(@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1",
-                "@@GLOBAL.auto_increment_increment",
-            )
-        };
+        let (cluster_name, certification_error) = certification(options);
+        let (node_position, node_count) = node_expressions(options);
         let [insert_trigger, update_trigger] = package::trigger_names(options);
+        // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
         };
         Self {
-            version,
+            version: env!("CARGO_PKG_VERSION"),
             args: flags(options).join(" "),
             comment: package::routine_comment(options),
             table: options.table().to_owned(),
@@ -219,30 +241,31 @@ impl Context {
             name_type: text_type(TEXT_PARAMETER_LENGTH),
             description_length: package::DESCRIPTION_LENGTH,
             description_type: text_type(TEXT_PARAMETER_LENGTH),
-            message_type: text_type(128),
+            message_type: text_type(MESSAGE_LENGTH),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             number_type: "DECIMAL(65, 30)",
             fixed_slots,
-            reset_body,
+            reset_body: ResetBody::of(options),
             cluster_name,
             certification_error,
             default_slots,
             max_slots: options.max_slots(),
             slot_choice: options.slot_choice(),
-            slot_count,
+            slot_count: fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string()),
             node_position,
             node_count,
-            group_members: group_replication.then_some(package::GROUP_MEMBERS_TABLE),
+            group_members: (options.cluster() == Some(Cluster::GroupReplication))
+                .then_some(package::GROUP_MEMBERS_TABLE),
             slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
             batch_limit: package::BATCH_LIMIT,
             batch_bytes: package::batch_bytes(options.name_length()),
-            batch_part: 64,
+            batch_part: BATCH_PART,
             slot_bound: options.slot_bound(),
             bound_slots: fixed_slots.unwrap_or(options.max_slots()),
             insert_trigger,
             update_trigger,
             max_counters: options.max_counters(),
-            deltas_type: format!("LONGTEXT CHARACTER SET {} COLLATE {}", CHARSET, options.collation()),
+            deltas_type: format!("LONGTEXT CHARACTER SET {CHARSET} COLLATE {}", options.collation()),
             statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",
             auto_create: options.auto_create(),
             view_slots,

@@ -100,9 +100,10 @@ fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
 fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
     let arguments = vec!["NULL"; routine.arity()].join(", ");
     let name = routine.name(options);
-    match routine.kind() {
-        "FUNCTION" => format!("SELECT `{name}`({arguments})"),
-        _ => format!("CALL `{name}`({arguments})"),
+    if routine.is_function() {
+        format!("SELECT `{name}`({arguments})")
+    } else {
+        format!("CALL `{name}`({arguments})")
     }
 }
 

@@ -93,12 +93,15 @@ impl Routine {
         }
     }
 
+    /// Whether it is a function, read with `SELECT`, rather than a
+    /// procedure, run with `CALL`.
+    pub fn is_function(self) -> bool {
+        matches!(self, Routine::Get | Routine::Estimate)
+    }
+
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
     pub fn kind(self) -> &'static str {
-        match self {
-            Routine::Get | Routine::Estimate => "FUNCTION",
-            _ => "PROCEDURE",
-        }
+        if self.is_function() { "FUNCTION" } else { "PROCEDURE" }
     }
 }
 

@@ -164,7 +164,7 @@ impl Plan {
             return invalid("--clients needs at least one count, each at least 1");
         }
         if self.slots.contains(&0) || self.slots.iter().any(|&slots| slots > SLOT_LIMIT) {
-            return invalid("--slots must be between 1 and 65535");
+            return Err(Error::InvalidOption(format!("--slots must be between 1 and {SLOT_LIMIT}")));
         }
         if self.hold_ms.is_empty() {
             return invalid("--hold-ms needs at least one value");
@@ -175,14 +175,17 @@ impl Plan {
         match self.budget {
             Budget::Iterations(0) => return invalid("--iterations must be at least 1"),
             Budget::Seconds(seconds) if !(seconds > 0.0 && seconds <= ROUND_TIME_LIMIT.as_secs_f64()) => {
-                return invalid("--duration must be more than 0 and at most 600 seconds");
+                return Err(Error::InvalidOption(format!(
+                    "--duration must be more than 0 and at most {} seconds",
+                    ROUND_TIME_LIMIT.as_secs()
+                )));
             }
             _ => {}
         }
         if self.variants.is_empty() {
             self.variants = vec![Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter];
             if !self.slots.is_empty() {
-                self.variants.insert(2, Variant::Fixed);
+                self.variants.push(Variant::Fixed);
             }
         }
         self.variants.sort();

@@ -28,7 +28,7 @@ impl Workbench {
     /// Runs one round and checks its totals.
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
-        let (before_status, before_deadlocks) = self.status_counters()?;
+        let before = self.server_counters()?;
         let before_flushes = self.flush_stats();
         let before_total = self.total(&mut conn, case)?;
 
@@ -52,14 +52,17 @@ impl Workbench {
         let finished = outcomes.iter().map(|outcome| outcome.finished).max().unwrap_or(started);
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
-        let (after_status, after_deadlocks) = self.status_counters()?;
+        let after = self.server_counters()?;
         let after_flushes = self.flush_stats();
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
         let after_total = self.total_after(&mut conn, case, before_total + increments as i64)?;
         let mut latencies: Vec<Duration> =
             outcomes.iter().flat_map(|outcome| outcome.latencies.iter().copied()).collect();
         latencies.sort_unstable();
-        let delta = |name: &str| Some(after_status.get(name)?.saturating_sub(*before_status.get(name)?));
+        let delta = |name: &str| Some(after.status.get(name)?.saturating_sub(*before.status.get(name)?));
+        let since = |after: Option<u64>, before: Option<u64>| {
+            after.zip(before).map(|(after, before)| after.saturating_sub(before))
+        };
         Ok(RoundResult {
             variant: case.variant,
             label: case.label(),
@@ -76,10 +79,8 @@ impl Workbench {
             row_lock_time_ms: delta("Innodb_row_lock_time"),
             certification_failures: delta("wsrep_local_cert_failures"),
             brute_force_aborts: delta("wsrep_local_bf_aborts"),
-            group_replication_conflicts: delta(GROUP_CONFLICTS),
-            server_deadlocks: after_deadlocks
-                .zip(before_deadlocks)
-                .map(|(after, before)| after.saturating_sub(before)),
+            group_replication_conflicts: since(after.group_conflicts, before.group_conflicts),
+            server_deadlocks: since(after.deadlocks, before.deadlocks),
             coalesced: (case.variant == Variant::Coalesced).then(|| {
                 let round = FlushStats {
                     flushes: after_flushes.flushes - before_flushes.flushes,
@@ -112,27 +113,25 @@ impl Workbench {
         }
     }
 
-    /// [`status_counters`] and the deadlocks, summed over the nodes, and on
-    /// a Group Replication group its conflicts (as [`GROUP_CONFLICTS`]),
-    /// which every member counts for the whole group: the first node's.
-    fn status_counters(&self) -> Result<(HashMap<String, u64>, Option<u64>), Error> {
-        let mut summed: HashMap<String, u64> = HashMap::new();
-        let mut deadlocks = Some(0);
+    /// The server's counters, summed over the nodes; on a Group
+    /// Replication group, its conflicts, which every member counts for the
+    /// whole group: the first node's.
+    fn server_counters(&self) -> Result<ServerCounters, Error> {
+        let mut counters =
+            ServerCounters { status: HashMap::new(), deadlocks: Some(0), group_conflicts: None };
         let on_group = self.server().group_replication_members.is_some();
         for (node, pool) in self.pools.iter().enumerate() {
             let mut conn = pool.get_conn().map_err(Error::Query)?;
             for (name, value) in status_counters(&mut conn)? {
-                *summed.entry(name).or_default() += value;
+                *counters.status.entry(name).or_default() += value;
             }
-            deadlocks = deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
-            if on_group
-                && node == 0
-                && let Some(conflicts) = group_conflicts(&mut conn)?
-            {
-                summed.insert(GROUP_CONFLICTS.to_owned(), conflicts);
+            counters.deadlocks =
+                counters.deadlocks.zip(database::deadlocks(&mut conn)?).map(|(sum, node)| sum + node);
+            if on_group && node == 0 {
+                counters.group_conflicts = group_conflicts(&mut conn)?;
             }
         }
-        Ok((summed, deadlocks))
+        Ok(counters)
     }
 
     /// What the coalescing handles have flushed so far, summed over the nodes.
@@ -320,8 +319,15 @@ impl Default for ClientOutcome {
     }
 }
 
-/// The key of Group Replication's conflicts among the status counters.
-const GROUP_CONFLICTS: &str = "COUNT_CONFLICTS_DETECTED";
+/// What the server counts that a round reports, read before and after it.
+struct ServerCounters {
+    /// [`status_counters`], by name.
+    status: HashMap<String, u64>,
+    /// Deadlocks, where every node counts them.
+    deadlocks: Option<u64>,
+    /// A Group Replication group's certification conflicts.
+    group_conflicts: Option<u64>,
+}
 
 /// The certification conflicts the group has counted, from this member's
 /// own row of `replication_group_member_stats` (every member certifies

@@ -103,6 +103,71 @@ fn package(
     Ok(Some(options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build()?))
 }
 
+/// One node, connected: what `prepare` keeps of it.
+struct Node {
+    pool: Pool,
+    /// Its coalescing handle, when a round needs one.
+    coalescing: Option<Coalescing>,
+    /// `user@host:port/database`.
+    target: String,
+    /// The connection that read `server`: the first node's prepares.
+    conn: mysql::Conn,
+    server: ServerInfo,
+}
+
+impl Node {
+    /// Connects to the node `url` names, for `clients` clients and, with
+    /// `coalesced`, a coalescing handle on a package of up to `max_slots`.
+    fn connect(url: &str, clients: u32, coalesced: bool, max_slots: u32) -> Result<Self, Error> {
+        let database::Connected { mut conn, opts, target, exposure } = database::connect(url)?;
+        if let Some(exposure) = exposure {
+            eprintln!("warning: {exposure}");
+        }
+        let server = ServerInfo::read(&mut conn)?;
+        let max_connections: u32 =
+            server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
+        if max_connections <= clients {
+            return Err(Error::Environment(format!(
+                "{target} allows {max_connections} connections, and {clients} clients need more: \
+                 raise max_connections or use fewer --clients"
+            )));
+        }
+        let pool_of = |connections: u32| {
+            let constraints = PoolConstraints::new(0, connections as usize).expect("min <= max");
+            Pool::new(
+                mysql::OptsBuilder::from_opts(opts.clone())
+                    .pool_opts(PoolOpts::default().with_constraints(constraints)),
+            )
+            .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
+        };
+        let pool = pool_of(clients + 1)?;
+        let coalescing = if coalesced {
+            let package = package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
+            let counters = Counters::with_options(pool_of(COALESCED_POOL)?, &package);
+            Some(counters.coalescing().max_flushes(COALESCED_POOL as usize))
+        } else {
+            None
+        };
+        Ok(Node { pool, coalescing, target, conn, server })
+    }
+}
+
+/// Every kind of round `variants` over `slots` (empty: the classic layout)
+/// run, the single-row baseline included, in order.
+fn kinds(variants: &[Variant], slots: &[u32]) -> Vec<(Variant, Option<u32>)> {
+    let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
+    for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
+        if variant.has_slots() && !slots.is_empty() {
+            kinds.extend(slots.iter().map(|&slots| (variant, Some(slots))));
+        } else {
+            kinds.push((variant, None));
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
 impl Workbench {
     /// Connects to every node of `urls`, and creates on the first the
     /// tables, routines and counters that rounds of `variants` over `slots`
@@ -119,58 +184,26 @@ impl Workbench {
         }
         let clients_per_node = max_clients.div_ceil(urls.len() as u32);
         let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
-        let mut pools = Vec::new();
-        let mut coalescing = Vec::new();
-        let mut nodes = Vec::new();
-        let mut first = None;
+        let coalesced = variants.contains(&Variant::Coalesced);
+        let (mut pools, mut coalescing, mut targets, mut first) = (Vec::new(), Vec::new(), Vec::new(), None);
         for url in urls {
-            let database::Connection { mut conn, opts, target, exposure } = database::connect(url)?;
-            if let Some(exposure) = exposure {
-                eprintln!("warning: {exposure}");
-            }
-            let server = ServerInfo::read(&mut conn)?;
-            let max_connections: u32 =
-                server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
-            if max_connections <= clients_per_node {
-                return Err(Error::Environment(format!(
-                    "{target} allows {max_connections} connections, and {clients_per_node} clients need more: \
-                     raise max_connections or use fewer --clients"
-                )));
-            }
-            let pool_opts = PoolOpts::default().with_constraints(
-                PoolConstraints::new(0, clients_per_node as usize + 1).expect("min <= max"),
-            );
-            let connect = |pool_opts: PoolOpts| {
-                Pool::new(mysql::OptsBuilder::from_opts(opts.clone()).pool_opts(pool_opts))
-                    .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
-            };
-            pools.push(connect(pool_opts)?);
-            if variants.contains(&Variant::Coalesced) {
-                let pool_opts = PoolOpts::default()
-                    .with_constraints(PoolConstraints::new(0, COALESCED_POOL as usize).expect("min <= max"));
-                let package =
-                    package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
-                let counters = Counters::with_options(connect(pool_opts)?, &package);
-                coalescing.push(counters.coalescing().max_flushes(COALESCED_POOL as usize));
-            }
-            nodes.push(target);
-            if first.is_none() {
-                first = Some((conn, server));
-            }
+            let node = Node::connect(url, clients_per_node, coalesced, max_slots)?;
+            pools.push(node.pool);
+            coalescing.extend(node.coalescing);
+            targets.push(node.target);
+            first.get_or_insert((node.conn, node.server));
         }
-        let (mut conn, server) = first.expect("the first url connected");
-        let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
-        for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
-            if variant.has_slots() && !slots.is_empty() {
-                kinds.extend(slots.iter().map(|&slots| (variant, Some(slots))));
-            } else {
-                kinds.push((variant, None));
-            }
-        }
-        kinds.sort();
-        kinds.dedup();
-        let bench =
-            Workbench { pools, coalescing, nodes, kinds, max_slots, max_clients, hot: hot_ids(hot), server };
+        let (mut conn, server) = first.expect("at least one url");
+        let bench = Workbench {
+            pools,
+            coalescing,
+            nodes: targets,
+            kinds: kinds(variants, slots),
+            max_slots,
+            max_clients,
+            hot: hot_ids(hot),
+            server,
+        };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
         bench.wait_for_every_node()?;

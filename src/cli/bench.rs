@@ -3,7 +3,7 @@
 
 use super::args::{AdviseArgs, BenchArgs};
 use super::table;
-use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, advise};
+use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, RoundResult, advise};
 use crate::error::Error;
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
@@ -80,62 +80,48 @@ fn optional(value: Option<u64>) -> String {
     value.map_or_else(|| "-".to_owned(), |value| value.to_string())
 }
 
-/// One line per round.
+/// One column of the report: its header, and how a round's cell reads.
+type Column = (&'static str, fn(&RoundResult) -> String);
+
+/// One line per round; the conflicts column on a cluster, the batch
+/// figures when a round coalesced.
 fn report_table(report: &Report) -> String {
     let on_cluster = report.results.iter().any(|result| result.conflicts().is_some());
     let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
-    let rows: Vec<Vec<String>> = report
-        .results
-        .iter()
-        .map(|result| {
-            let mut row = vec![
-                result.label.clone(),
-                result.clients.to_string(),
-                result.hold_ms.to_string(),
-                format!("{:.0}", result.increments_per_second),
-                format!("{:.2}", result.latency_ms.p50),
-                format!("{:.2}", result.latency_ms.p95),
-                format!("{:.2}", result.latency_ms.p99),
-                optional(result.row_lock_waits),
-                optional(result.row_lock_time_ms),
-                optional(result.server_deadlocks),
-                result.errors.to_string(),
-                if result.total_exact { "yes" } else { "NO" }.to_owned(),
-            ];
-            if on_cluster {
-                row.insert(10, optional(result.conflicts()));
-            }
-            if coalesced {
-                let figure = |show: fn(&CoalescedFigures) -> String| {
-                    result.coalesced.as_ref().map_or_else(|| "-".to_owned(), show)
-                };
-                row.push(figure(|figures| format!("{:.1}", figures.mean_batch)));
-                row.push(figure(|figures| format!("{:.0}", figures.flushes_per_second)));
-            }
-            row
-        })
-        .collect();
-    let mut header = vec![
-        "variant",
-        "clients",
-        "hold ms",
-        "incr/s",
-        "p50 ms",
-        "p95 ms",
-        "p99 ms",
-        "lock waits",
-        "lock wait ms",
-        "deadlocks",
-        "errors",
-        "exact",
+    let mut columns: Vec<Column> = vec![
+        ("variant", |result| result.label.clone()),
+        ("clients", |result| result.clients.to_string()),
+        ("hold ms", |result| result.hold_ms.to_string()),
+        ("incr/s", |result| format!("{:.0}", result.increments_per_second)),
+        ("p50 ms", |result| format!("{:.2}", result.latency_ms.p50)),
+        ("p95 ms", |result| format!("{:.2}", result.latency_ms.p95)),
+        ("p99 ms", |result| format!("{:.2}", result.latency_ms.p99)),
+        ("lock waits", |result| optional(result.row_lock_waits)),
+        ("lock wait ms", |result| optional(result.row_lock_time_ms)),
+        ("deadlocks", |result| optional(result.server_deadlocks)),
     ];
     if on_cluster {
-        header.insert(10, "conflicts");
+        columns.push(("conflicts", |result| optional(result.conflicts())));
     }
+    columns.push(("errors", |result| result.errors.to_string()));
+    columns.push(("exact", |result| if result.total_exact { "yes" } else { "NO" }.to_owned()));
     if coalesced {
-        header.extend(["batch", "flushes/s"]);
+        columns.push(("batch", |result| {
+            coalesced_figure(result, |figures| format!("{:.1}", figures.mean_batch))
+        }));
+        columns.push(("flushes/s", |result| {
+            coalesced_figure(result, |figures| format!("{:.0}", figures.flushes_per_second))
+        }));
     }
+    let header: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
+    let rows: Vec<Vec<String>> =
+        report.results.iter().map(|result| columns.iter().map(|(_, cell)| cell(result)).collect()).collect();
     table::format(&header, &rows)
+}
+
+/// A coalesced round's figure, as `show` writes it; `-` for another round.
+fn coalesced_figure(result: &RoundResult, show: fn(&CoalescedFigures) -> String) -> String {
+    result.coalesced.as_ref().map_or_else(|| "-".to_owned(), show)
 }
 
 #[cfg(test)]

@@ -2,14 +2,14 @@
 
 use super::args::GenerateArgs;
 use crate::error::Error;
-use crate::{generate, render};
+use crate::{folder, render};
 use slotted_counters_core::options::flags;
 
 pub(super) fn run(args: &GenerateArgs) -> Result<(), Error> {
     let options = args.package.build()?;
     let files = render::render(&options)?;
     if args.check {
-        if let Some(diff) = generate::diff(&args.out, &files)? {
+        if let Some(diff) = folder::diff(&args.out, &files)? {
             print!("{diff}");
             let mut rerun = vec!["--out".to_owned(), args.out.display().to_string()];
             rerun.extend(flags(&options));
@@ -17,7 +17,7 @@ pub(super) fn run(args: &GenerateArgs) -> Result<(), Error> {
         }
         eprintln!("{} is up to date", args.out.display());
     } else {
-        generate::write(&args.out, &files)?;
+        folder::write(&args.out, &files)?;
         eprintln!("wrote {} files to {}", files.len(), args.out.display());
     }
     Ok(())

@@ -40,7 +40,7 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
         print!("{}{}", install::describe(&script)?, install::describe(&grants)?);
         return Ok(());
     }
-    let database::Connection { mut conn, target, .. } = super::connect(&args.connect.url)?;
+    let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
     grants::check_accounts_exist(&mut conn, &accounts)?;
     let statements = install::install(&mut conn, &script)?;
     eprintln!("installed: {statements} statements ran on {target}");
@@ -58,7 +58,7 @@ pub(super) fn run_uninstall(args: &UninstallArgs) -> Result<(), Error> {
         print!("{}", install::describe(&script)?);
         return Ok(());
     }
-    let database::Connection { mut conn, target, .. } = super::connect(&args.connect.url)?;
+    let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
     let statements = script::run(&mut conn, &script)?;
     eprintln!("uninstalled: {statements} statements ran on {target}");
     Ok(())

@@ -28,7 +28,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
 
 /// Connects to the database `url` names, and says on stderr when the
 /// connection may give the password away to someone on the path.
-fn connect(url: &str) -> Result<database::Connection, Error> {
+fn connect(url: &str) -> Result<database::Connected, Error> {
     let connection = database::connect(url)?;
     if let Some(exposure) = &connection.exposure {
         eprintln!("warning: {exposure}");

@@ -35,18 +35,12 @@ fn runtime() -> Runtime {
 }
 
 /// A database with the default package and counters `names` of one slot
-/// each (so that a test can hold a counter's only row), and an async
-/// client on it.
+/// each, and an async client on it.
 fn installed(runtime: &Runtime, names: &[&str]) -> (Database, AsyncCounters) {
-    let db = Database::new();
-    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let db = support::with_default_package(names);
     let counters = runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(20).connect(&db.url()).await.unwrap();
-        let counters = AsyncCounters::new(pool).unwrap();
-        for name in names {
-            counters.setup(name, NewCounter::new("d").slots(1)).await.unwrap();
-        }
-        counters
+        AsyncCounters::new(pool).unwrap()
     });
     (db, counters)
 }
@@ -77,16 +71,6 @@ fn wait_until_waiting(coalescing: &AsyncCoalescing, count: usize) {
         assert!(Instant::now() < deadline, "only {} calls queued, not {count}", coalescing.waiting());
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-/// Holds the only slot of counter `gate` in an open transaction, so that a
-/// flush carrying `gate` waits while the test queues the calls it wants
-/// next. COMMIT on the returned connection opens the gate.
-fn close_gate(db: &Database) -> mysql::PooledConn {
-    let mut holder = db.conn();
-    holder.query_drop("START TRANSACTION").unwrap();
-    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
-    holder
 }
 
 fn tasks_count_exactly_through_both_handles_and_acknowledged_means_committed() {
@@ -175,27 +159,13 @@ fn errors_arrive_as_the_sync_clients_do() {
     });
 }
 
-/// Sets up the classic deadlock around counter `d` while `call` runs in a
-/// task: `heavy` holds slot 3 of `d` and has written 200 rows of a table
-/// of its own, the call locks slot 1 and waits for slot 3, then `heavy` asks
-/// for slot 1. InnoDB rolls back the transaction that did less work: the
-/// call's.
+/// [`support::deadlock_against`], with `call` in a task of its own.
 fn deadlock_against<T: Send + 'static>(
     runtime: &Runtime,
     db: &Database,
     call: impl Future<Output = T> + Send + 'static,
 ) -> T {
-    let mut heavy = support::heavy_transaction(db);
-    heavy
-        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
-        .unwrap();
-    let caller = runtime.spawn(call);
-    support::wait_for_lock_wait(&mut db.conn());
-    heavy
-        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1")
-        .unwrap();
-    heavy.query_drop("COMMIT").unwrap();
-    outcome(runtime, caller)
+    support::deadlock_against(db, || runtime.spawn(call), |caller| outcome(runtime, caller))
 }
 
 fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
@@ -248,7 +218,7 @@ fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a", "b"]);
     let coalescing = counters.coalescing().max_flushes(1);
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let first = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
@@ -283,7 +253,7 @@ fn a_dropped_caller_loses_nobody_elses_increment() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a"]);
     let coalescing = counters.coalescing().max_flushes(1);
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let in_flight = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let mut queued: Vec<_> = [("gate", 1), ("gate", 1), ("a", 1), ("a", 1), ("a", 1), ("a", 1), ("a", 1)]
@@ -317,7 +287,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a"]);
     let coalescing = counters.coalescing().max_flushes(1);
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let first = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let next = add(&runtime, &coalescing, "a", 1);

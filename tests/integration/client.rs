@@ -29,9 +29,7 @@ on_each_server!(
 
 /// A database with the default package installed, and a client for it.
 fn installed() -> (Database, Counters) {
-    let db = Database::new();
-    let script = render::setup_sql(&PackageOptions::default()).unwrap();
-    script::run(&mut db.conn(), &script).unwrap();
+    let db = support::with_default_package(&[]);
     let counters = Counters::new(db.pool().clone());
     (db, counters)
 }
@@ -163,26 +161,14 @@ fn calls_inside_the_callers_transaction_commit_with_it() {
     assert_eq!(counters.get("orders").unwrap(), Some(0));
 }
 
-/// Sets up the classic deadlock around counter `d`: `heavy` holds slot 3 of
-/// `d` and has written 200 other rows, `call` runs on another thread, locks
-/// slot 1 and waits for slot 3; then `heavy` asks for slot 1. InnoDB rolls
-/// back the transaction that did less work: the call's.
+/// [`support::deadlock_against`], with `call` on a thread of its own.
 fn deadlock_against<T: Send>(db: &Database, call: impl FnOnce() -> T + Send) -> T {
-    let mut heavy = support::heavy_transaction(db);
-    heavy
-        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
-        .unwrap();
-
     thread::scope(|scope| {
-        let caller = scope.spawn(call);
-        support::wait_for_lock_wait(&mut db.conn());
-        heavy
-            .query_drop(
-                "UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1",
-            )
-            .unwrap();
-        heavy.query_drop("COMMIT").unwrap();
-        caller.join().expect("the caller panicked")
+        support::deadlock_against(
+            db,
+            || scope.spawn(call),
+            |caller| caller.join().expect("the caller panicked"),
+        )
     })
 }
 

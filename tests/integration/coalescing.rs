@@ -7,8 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats, NewCounter, PackageOptions};
-use slotted_counters_cli::{render, script};
+use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
 
 use crate::support::{self, Database, on_each_server};
 
@@ -19,15 +18,11 @@ on_each_server!(
     a_lost_connection_fails_only_the_flush_in_flight,
 );
 
-/// A database with the default package, and counters `names` of one slot
-/// each, so that a test can hold a counter's only row.
+/// A database with the default package and counters `names` of one slot
+/// each, and a client for it.
 fn installed(names: &[&str]) -> (Database, Counters) {
-    let db = Database::new();
-    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let db = support::with_default_package(names);
     let counters = Counters::new(db.pool().clone());
-    for name in names {
-        counters.setup(name, NewCounter::new("d").slots(1)).unwrap();
-    }
     (db, counters)
 }
 
@@ -75,16 +70,6 @@ fn wait_until_waiting(coalescing: &Coalescing, count: usize) {
     }
 }
 
-/// Holds the only slot of counter `gate` in an open transaction, so that a
-/// flush carrying `gate` waits while the test queues the calls it wants in
-/// the next flush. Returns the connection; COMMIT on it opens the gate.
-fn close_gate(db: &Database) -> mysql::PooledConn {
-    let mut holder = db.conn();
-    holder.query_drop("START TRANSACTION").unwrap();
-    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
-    holder
-}
-
 fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committed() {
     let (threads, calls): (i64, i64) = (24, 40);
     let own: Vec<String> = (0..threads).map(|thread| format!("own {thread}")).collect();
@@ -124,7 +109,7 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
 fn an_unknown_counter_fails_only_the_calls_that_named_it() {
     let (db, counters) = installed(&["gate", "a", "b"]);
     let coalescing = one_flush_at_a_time(&counters);
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let first = add(&coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let calls: Vec<_> = [("a", 1), ("missing", 1), ("a", 1), ("b", 2), ("missing", 4), ("a", 1)]
@@ -164,7 +149,7 @@ fn a_flush_that_deadlocks_is_retried_whole() {
         .unwrap();
     let deadlocks_before = support::deadlocks(&mut db.conn());
 
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let first = add(&coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let calls: Vec<_> = ["a", "b", "a"].into_iter().map(|name| add(&coalescing, name, 1)).collect();
@@ -188,7 +173,7 @@ fn a_flush_that_deadlocks_is_retried_whole() {
 fn a_lost_connection_fails_only_the_flush_in_flight() {
     let (db, counters) = installed(&["gate", "a"]);
     let coalescing = one_flush_at_a_time(&counters);
-    let mut gate = close_gate(&db);
+    let mut gate = support::close_gate(&db);
     let first = add(&coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
     let next = add(&coalescing, "a", 1);

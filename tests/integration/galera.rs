@@ -7,17 +7,16 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mysql::Conn;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, Pool};
 use slotted_counters::{Cluster as ClusterKind, Counters, NewCounter, PackageOptions, SlotChoice};
-use slotted_counters_cli::{render, script};
 
 use serde_json::Value;
 
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
-    RESIZE_LOAD_PAUSE, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
-    under_load,
+    self, MultiPrimary, RESIZE_LOAD_PAUSE, client, conn, increment_from_every_node, install, owned_slots,
+    reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, totals_on_every_node, under_load,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -31,88 +30,49 @@ fn take_cluster() -> MutexGuard<'static, Cluster> {
     CLUSTER.get_or_init(|| Mutex::new(Cluster::boot())).lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn conn(node: &Booted, database: &str) -> Conn {
-    Conn::new(Opts::from_url(&node.url(database)).unwrap()).unwrap()
-}
+impl MultiPrimary for Cluster {
+    const CAUSAL_READS: &'static str = "SET SESSION wsrep_sync_wait = 1";
 
-/// A connection whose reads first wait for every write the cluster committed.
-fn causal_conn(node: &Booted, database: &str) -> Conn {
-    let mut conn = conn(node, database);
-    conn.query_drop("SET SESSION wsrep_sync_wait = 1").unwrap();
-    conn
-}
+    fn nodes(&self) -> Vec<&Booted> {
+        Cluster::nodes(self)
+    }
 
-/// Creates `database` on node 1 with the package `options` describe.
-fn install(cluster: &Cluster, database: &str, options: &PackageOptions) {
-    let node = cluster.node(1);
-    node.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
-    script::run(&mut conn(node, database), &render::setup_sql(options).unwrap()).unwrap();
+    /// Certification failures and brute-force aborts, per node.
+    fn conflicts(&self) -> Vec<u64> {
+        Cluster::nodes(self)
+            .into_iter()
+            .map(|node| {
+                let mut root = node.root_conn();
+                ["wsrep_local_cert_failures", "wsrep_local_bf_aborts"]
+                    .iter()
+                    .map(|name| {
+                        let row: Option<(String, u64)> =
+                            root.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap();
+                        row.map_or(0, |(_, count)| count)
+                    })
+                    .sum::<u64>()
+            })
+            .collect()
+    }
+
+    /// Each node counts the conflicts it took part in: their sum.
+    fn conflicts_between(before: &[u64], after: &[u64]) -> u64 {
+        after.iter().sum::<u64>() - before.iter().sum::<u64>()
+    }
 }
 
 fn galera() -> PackageOptions {
     PackageOptions::builder().cluster(ClusterKind::Galera).build().unwrap()
 }
 
-/// Certification failures and brute-force aborts, summed over the nodes.
+/// A causal connection to `node`.
+fn causal_conn(node: &Booted, database: &str) -> Conn {
+    multi_primary::causal_conn::<Cluster>(node, database)
+}
+
+/// The conflicts the cluster has counted so far.
 fn conflicts(cluster: &Cluster) -> u64 {
-    cluster
-        .nodes()
-        .iter()
-        .map(|node| {
-            let mut root = node.root_conn();
-            ["wsrep_local_cert_failures", "wsrep_local_bf_aborts"]
-                .iter()
-                .map(|name| {
-                    let row: Option<(String, u64)> =
-                        root.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap();
-                    row.map_or(0, |(_, count)| count)
-                })
-                .sum::<u64>()
-        })
-        .sum()
-}
-
-/// A client on `node`'s database that retries certification conflicts for
-/// as long as a busy cluster may need.
-fn client(node: &Booted, database: &str) -> Counters {
-    let pool = Pool::new(Opts::from_url(&node.url(database)).unwrap()).unwrap();
-    Counters::new(pool).retry_for(Duration::from_secs(60))
-}
-
-/// `per_client` increments of `name` by `clients` clients on every node.
-/// Returns the certification conflicts the load caused.
-fn increment_from_every_node(
-    cluster: &Cluster,
-    database: &str,
-    name: &str,
-    clients: usize,
-    per_client: usize,
-) -> u64 {
-    let before = conflicts(cluster);
-    thread::scope(|scope| {
-        for node in cluster.nodes() {
-            for _ in 0..clients {
-                let counters = client(node, database);
-                scope.spawn(move || {
-                    for _ in 0..per_client {
-                        counters.increment(name).unwrap();
-                    }
-                });
-            }
-        }
-    });
-    conflicts(cluster) - before
-}
-
-/// Every node's causal read of counter `name`.
-fn totals_on_every_node(cluster: &Cluster, database: &str, name: &str) -> Vec<Option<i64>> {
-    cluster
-        .nodes()
-        .iter()
-        .map(|node| {
-            causal_conn(node, database).exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
-        })
-        .collect()
+    MultiPrimary::conflicts(cluster).iter().sum()
 }
 
 #[test]
@@ -125,7 +85,7 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
         ("galera_load", galera()),
     ];
     for (database, options) in &packages {
-        install(&cluster, database, options);
+        install(&*cluster, database, options);
         conn(cluster.node(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
     }
     for node in cluster.nodes() {
@@ -137,13 +97,13 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
     let mut conflicts = Vec::new();
     for (database, _) in &packages {
         let started = Instant::now();
-        conflicts.push(increment_from_every_node(&cluster, database, "hot", clients, per_client));
+        conflicts.push(increment_from_every_node(&*cluster, database, "hot", clients, per_client));
         let rate = (3 * clients * per_client) as f64 / started.elapsed().as_secs_f64();
         eprintln!(
             "{database}: {} certification conflicts, {rate:.0} increments/s",
             conflicts.last().unwrap()
         );
-        assert_eq!(totals_on_every_node(&cluster, database, "hot"), [expected; 3], "{database}");
+        assert_eq!(totals_on_every_node(&*cluster, database, "hot"), [expected; 3], "{database}");
     }
     let [default, _, galera] = conflicts[..] else { unreachable!() };
     assert_eq!(galera, 0, "node slots: no two nodes write one row");
@@ -156,7 +116,7 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
 fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts() {
     let cluster = take_cluster();
     let database = "galera_batches";
-    install(&cluster, database, &galera());
+    install(&*cluster, database, &galera());
     for name in ["a", "b", "c"] {
         conn(cluster.node(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
     }
@@ -190,10 +150,10 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
 
     let per_node = (clients * calls) as i64;
     assert_eq!(conflicts(&cluster) - before, 0, "node slots: no two nodes write one row");
-    assert_eq!(totals_on_every_node(&cluster, database, "a"), [Some(3 * per_node); 3]);
-    assert_eq!(totals_on_every_node(&cluster, database, "b"), [Some(3 * 2 * per_node); 3]);
+    assert_eq!(totals_on_every_node(&*cluster, database, "a"), [Some(3 * per_node); 3]);
+    assert_eq!(totals_on_every_node(&*cluster, database, "b"), [Some(3 * 2 * per_node); 3]);
     assert_eq!(
-        totals_on_every_node(&cluster, database, "c"),
+        totals_on_every_node(&*cluster, database, "c"),
         [Some(0); 3],
         "+1 coalesced and -1 batched per call"
     );
@@ -207,7 +167,7 @@ fn clients_on_nodes_2_and_3(cluster: &Cluster, database: &str) -> Vec<Counters> 
 #[test]
 fn a_reset_erases_every_increment_acknowledged_on_another_node() {
     let cluster = take_cluster();
-    install(&cluster, "galera_reset", &galera());
+    install(&*cluster, "galera_reset", &galera());
     let admin = client(cluster.node(1), "galera_reset");
     admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
     admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
@@ -226,7 +186,7 @@ fn a_reset_erases_every_increment_acknowledged_on_another_node() {
 #[test]
 fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
     let cluster = take_cluster();
-    install(&cluster, "galera_resize", &galera());
+    install(&*cluster, "galera_resize", &galera());
     let admin = client(cluster.node(1), "galera_resize");
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut node1 = conn(cluster.node(1), "galera_resize");
@@ -236,7 +196,7 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
             resize_repeatedly(&mut node1)
         });
 
-    assert_eq!(totals_on_every_node(&cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
+    assert_eq!(totals_on_every_node(&*cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
     let slots: Vec<u32> = causal_conn(cluster.node(2), "galera_resize")
         .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
         .unwrap();
@@ -246,7 +206,7 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
 #[test]
 fn every_node_increments_only_the_slots_it_owns() {
     let cluster = take_cluster();
-    install(&cluster, "galera_owned", &galera());
+    install(&*cluster, "galera_owned", &galera());
     let mut reader = causal_conn(cluster.node(1), "galera_owned");
     for slots in [7, 2, 1] {
         reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
@@ -308,7 +268,7 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
     }
 
     let cluster = take_cluster();
-    install(&cluster, "galera_group_replication", &galera());
+    install(&*cluster, "galera_group_replication", &galera());
     let node = cluster.node(1);
     let mut root = node.root_conn();
     let galera_assigned: (u32, u32) = root
@@ -405,19 +365,19 @@ fn positions(cluster: &Cluster) -> Vec<(u32, u32)> {
 #[test]
 fn node_slots_follow_a_node_that_leaves_and_rejoins() {
     let mut cluster = take_cluster();
-    install(&cluster, "galera_membership", &galera());
+    install(&*cluster, "galera_membership", &galera());
     conn(cluster.node(1), "galera_membership")
         .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
         .unwrap();
 
     cluster.stop(3);
     assert_eq!(positions(&cluster), [(1, 2), (2, 2)]);
-    let two_nodes = increment_from_every_node(&cluster, "galera_membership", "members", 3, 100);
-    assert_eq!(totals_on_every_node(&cluster, "galera_membership", "members"), [Some(600); 2]);
+    let two_nodes = increment_from_every_node(&*cluster, "galera_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&*cluster, "galera_membership", "members"), [Some(600); 2]);
 
     cluster.rejoin(3);
     assert_eq!(positions(&cluster), [(1, 3), (2, 3), (3, 3)]);
-    let three_nodes = increment_from_every_node(&cluster, "galera_membership", "members", 3, 100);
-    assert_eq!(totals_on_every_node(&cluster, "galera_membership", "members"), [Some(1500); 3]);
+    let three_nodes = increment_from_every_node(&*cluster, "galera_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&*cluster, "galera_membership", "members"), [Some(1500); 3]);
     assert_eq!((two_nodes, three_nodes), (0, 0), "certification conflicts with two nodes, then three");
 }

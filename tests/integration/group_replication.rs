@@ -8,17 +8,17 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mysql::Conn;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, Pool};
 use serde_json::Value;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{AsyncCounters, Cluster, Counters, NewCounter, PackageOptions};
-use slotted_counters_cli::{render, script};
 
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
-    RESIZE_LOAD_PAUSE, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
-    under_load,
+    self, MultiPrimary, RESIZE_LOAD_PAUSE, client, conn, increment_from_every_node, install,
+    load_on_every_node, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
+    totals_on_every_node, under_load,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -38,110 +38,67 @@ fn take_group() -> MutexGuard<'static, Group> {
     group
 }
 
-fn conn(member: &Booted, database: &str) -> Conn {
-    Conn::new(Opts::from_url(&member.url(database)).unwrap()).unwrap()
-}
+impl MultiPrimary for Group {
+    /// Every transaction first waits until this member has applied all that
+    /// the group ordered before it.
+    const CAUSAL_READS: &'static str = "SET SESSION group_replication_consistency = 'BEFORE'";
 
-/// A connection whose every transaction first waits until this member has
-/// applied all that the group ordered before it: causal reads.
-fn causal_conn(member: &Booted, database: &str) -> Conn {
-    let mut conn = conn(member, database);
-    conn.query_drop("SET SESSION group_replication_consistency = 'BEFORE'").unwrap();
-    conn
+    fn nodes(&self) -> Vec<&Booted> {
+        self.members()
+    }
+
+    /// The certification conflicts each member has counted since it joined
+    /// the group.
+    fn conflicts(&self) -> Vec<u64> {
+        self.members()
+            .into_iter()
+            .map(|member| {
+                member
+                    .root_conn()
+                    .query_first(
+                        "SELECT COUNT_CONFLICTS_DETECTED FROM performance_schema.replication_group_member_stats \
+                         WHERE MEMBER_ID = @@GLOBAL.server_uuid",
+                    )
+                    .unwrap()
+                    .expect("a member has a row of its own")
+            })
+            .collect()
+    }
+
+    /// Every member certifies every transaction, so over a time without
+    /// joins each counts all of the group's conflicts, at its own pace: the
+    /// most any member counted.
+    fn conflicts_between(before: &[u64], after: &[u64]) -> u64 {
+        after.iter().zip(before).map(|(after, before)| after - before).max().unwrap_or(0)
+    }
 }
 
 fn group_replication() -> PackageOptions {
     PackageOptions::builder().cluster(Cluster::GroupReplication).build().unwrap()
 }
 
-/// Creates `database` on member 1 with the package `options` describe.
-fn install(group: &Group, database: &str, options: &PackageOptions) {
-    let member = group.member(1);
-    member.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
-    script::run(&mut conn(member, database), &render::setup_sql(options).unwrap()).unwrap();
+/// A causal connection to `member`.
+fn causal_conn(member: &Booted, database: &str) -> Conn {
+    multi_primary::causal_conn::<Group>(member, database)
 }
 
-/// The certification conflicts each member has counted since it joined the
-/// group. Every member certifies every transaction, so over a time without
-/// joins each counts the same conflicts, all of the group's.
-fn conflicts(group: &Group) -> Vec<u64> {
-    group
-        .members()
-        .into_iter()
-        .map(|member| {
-            member
-                .root_conn()
-                .query_first(
-                    "SELECT COUNT_CONFLICTS_DETECTED FROM performance_schema.replication_group_member_stats \
-                     WHERE MEMBER_ID = @@GLOBAL.server_uuid",
-                )
-                .unwrap()
-                .expect("a member has a row of its own")
-        })
-        .collect()
-}
-
-/// A client on `member`'s database that retries lost certifications for as
-/// long as a busy group may need.
-fn client(member: &Booted, database: &str) -> Counters {
-    let pool = Pool::new(Opts::from_url(&member.url(database)).unwrap()).unwrap();
-    Counters::new(pool).retry_for(Duration::from_secs(60))
-}
-
-/// How the load's clients call.
-#[derive(Clone, Copy)]
-enum Calls {
-    /// `CALL counter_increment` on a plain connection: any error, 3101
-    /// included, fails the test.
-    Raw,
-    /// Through the client, which retries lost certifications.
-    Retried,
-}
-
-/// `per_client` increments of `name` by `clients` clients on every member.
-/// Returns the certification conflicts the load caused: the most any member
-/// counted (the members certify at their own pace).
-fn increment_from_every_member(
+/// `per_client` plain `CALL counter_increment`s of `name` by `clients`
+/// connections on every member, with no retry: any error, 3101 included,
+/// fails the test. Returns the certification conflicts the load caused.
+fn call_from_every_member(
     group: &Group,
     database: &str,
     name: &str,
-    (clients, per_client): (usize, usize),
-    calls: Calls,
+    clients: usize,
+    per_client: usize,
 ) -> u64 {
-    let before = conflicts(group);
-    thread::scope(|scope| {
-        for member in group.members() {
-            for _ in 0..clients {
-                scope.spawn(move || match calls {
-                    Calls::Raw => {
-                        let mut conn = conn(member, database);
-                        for _ in 0..per_client {
-                            conn.exec_drop("CALL counter_increment(?)", (name,))
-                                .unwrap_or_else(|error| panic!("member on port {}: {error}", member.port));
-                        }
-                    }
-                    Calls::Retried => {
-                        let counters = client(member, database);
-                        for _ in 0..per_client {
-                            counters.increment(name).unwrap();
-                        }
-                    }
-                });
-            }
+    load_on_every_node(group, clients, |member| {
+        let mut conn = conn(member, database);
+        for _ in 0..per_client {
+            conn.exec_drop("CALL counter_increment(?)", (name,))
+                .unwrap_or_else(|error| panic!("member on port {}: {error}", member.port));
         }
-    });
-    conflicts(group).into_iter().zip(before).map(|(after, before)| after - before).max().unwrap_or(0)
-}
-
-/// Every member's causal read of counter `name`.
-fn totals_on_every_member(group: &Group, database: &str, name: &str) -> Vec<Option<i64>> {
-    group
-        .members()
-        .iter()
-        .map(|member| {
-            causal_conn(member, database).exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
-        })
-        .collect()
+    })
 }
 
 /// Each member's `auto_increment_offset` modulo `auto_increment_increment`,
@@ -167,7 +124,7 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
     for (database, options) in
         [("default_load", PackageOptions::default()), ("group_load", group_replication())]
     {
-        install(&group, database, &options);
+        install(&*group, database, &options);
         conn(group.member(1), database).query_drop("CALL counter_setup('hot', 'd', 64, NULL)").unwrap();
         for member in group.members() {
             assert_eq!(routines_in(&mut causal_conn(member, database)), ROUTINES, "member {}", member.port);
@@ -177,10 +134,10 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
     let load = (4, 250);
     let per_round = (3 * load.0 * load.1) as i64;
     let started = Instant::now();
-    let default = increment_from_every_member(&group, "default_load", "hot", load, Calls::Retried);
+    let default = increment_from_every_node(&*group, "default_load", "hot", load.0, load.1);
     let rate = per_round as f64 / started.elapsed().as_secs_f64();
     eprintln!("default package: {default} conflicts, {rate:.0} increments/s");
-    assert_eq!(totals_on_every_member(&group, "default_load", "hot"), [Some(per_round); 3]);
+    assert_eq!(totals_on_every_node(&*group, "default_load", "hot"), [Some(per_round); 3]);
     assert!(default > 0, "the default package's random slots conflict between members");
 
     let mut expected = 0;
@@ -191,15 +148,11 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
             assert_eq!(positions, [1, 1, 1], "the group gives every member the same offset position");
         }
         let started = Instant::now();
-        let conflicts = increment_from_every_member(&group, "group_load", "hot", load, Calls::Raw);
+        let conflicts = call_from_every_member(&group, "group_load", "hot", load.0, load.1);
         let rate = per_round as f64 / started.elapsed().as_secs_f64();
         eprintln!("server ids {server_ids:?}: {conflicts} conflicts, {rate:.0} increments/s");
         expected += per_round;
-        assert_eq!(
-            totals_on_every_member(&group, "group_load", "hot"),
-            [Some(expected); 3],
-            "{server_ids:?}"
-        );
+        assert_eq!(totals_on_every_node(&*group, "group_load", "hot"), [Some(expected); 3], "{server_ids:?}");
         assert_eq!(conflicts, 0, "server ids {server_ids:?}: no two members write one row");
     }
 }
@@ -212,13 +165,13 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
     let mut group = take_group();
     group.set_server_ids([1, 8, 15]);
     let database = "group_batches";
-    install(&group, database, &group_replication());
+    install(&*group, database, &group_replication());
     for name in ["a", "b", "c"] {
         conn(group.member(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
     }
 
     let (clients, calls) = (3, 100);
-    let before = conflicts(&group);
+    let before = MultiPrimary::conflicts(&*group);
     thread::scope(|scope| {
         for member in group.members() {
             let coalescing = client(member, database).coalescing();
@@ -244,14 +197,17 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
         }
     });
 
-    let new_conflicts: Vec<u64> =
-        conflicts(&group).into_iter().zip(before).map(|(after, before)| after - before).collect();
+    let new_conflicts: Vec<u64> = MultiPrimary::conflicts(&*group)
+        .into_iter()
+        .zip(before)
+        .map(|(after, before)| after - before)
+        .collect();
     assert_eq!(new_conflicts, [0; 3], "member slots: no two members write one row");
     let per_member = (clients * calls) as i64;
-    assert_eq!(totals_on_every_member(&group, database, "a"), [Some(3 * per_member); 3]);
-    assert_eq!(totals_on_every_member(&group, database, "b"), [Some(3 * 2 * per_member); 3]);
+    assert_eq!(totals_on_every_node(&*group, database, "a"), [Some(3 * per_member); 3]);
+    assert_eq!(totals_on_every_node(&*group, database, "b"), [Some(3 * 2 * per_member); 3]);
     assert_eq!(
-        totals_on_every_member(&group, database, "c"),
+        totals_on_every_node(&*group, database, "c"),
         [Some(0); 3],
         "+1 coalesced and -1 batched per call"
     );
@@ -263,10 +219,10 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
 #[test]
 fn the_async_client_rides_through_lost_certifications() {
     let group = take_group();
-    install(&group, "group_async", &PackageOptions::default());
+    install(&*group, "group_async", &PackageOptions::default());
     conn(group.member(1), "group_async").query_drop("CALL counter_setup('hot', 'd', 8, NULL)").unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
-    let before = conflicts(&group);
+    let before = MultiPrimary::conflicts(&*group);
     runtime.block_on(async {
         let mut tasks = Vec::new();
         for member in group.members() {
@@ -285,10 +241,11 @@ fn the_async_client_rides_through_lost_certifications() {
             task.await.unwrap();
         }
     });
-    let new_conflicts = conflicts(&group).into_iter().zip(before).map(|(after, before)| after - before).max();
+    let new_conflicts =
+        MultiPrimary::conflicts(&*group).into_iter().zip(before).map(|(after, before)| after - before).max();
     eprintln!("async client, default package: {new_conflicts:?} conflicts");
     assert!(new_conflicts > Some(0), "random slots conflict between members");
-    assert_eq!(totals_on_every_member(&group, "group_async", "hot"), [Some(1200); 3]);
+    assert_eq!(totals_on_every_node(&*group, "group_async", "hot"), [Some(1200); 3]);
 }
 
 /// The members' positions are their ranks by server UUID, whatever their
@@ -297,7 +254,7 @@ fn the_async_client_rides_through_lost_certifications() {
 fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
     let mut group = take_group();
     group.set_server_ids([1, 8, 15]);
-    install(&group, "group_owned", &group_replication());
+    install(&*group, "group_owned", &group_replication());
     let mut reader = causal_conn(group.member(1), "group_owned");
     for slots in [7, 2, 1] {
         reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
@@ -344,7 +301,7 @@ fn clients_on_members_2_and_3(group: &Group, database: &str) -> Vec<Counters> {
 #[test]
 fn a_reset_erases_every_increment_acknowledged_on_another_member() {
     let group = take_group();
-    install(&group, "group_reset", &group_replication());
+    install(&*group, "group_reset", &group_replication());
     let admin = client(group.member(1), "group_reset");
     admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
     admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
@@ -361,7 +318,7 @@ fn a_reset_erases_every_increment_acknowledged_on_another_member() {
 #[test]
 fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
     let group = take_group();
-    install(&group, "group_resize", &group_replication());
+    install(&*group, "group_resize", &group_replication());
     let admin = client(group.member(1), "group_resize");
     admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
     let mut member1 = conn(group.member(1), "group_resize");
@@ -371,7 +328,7 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
             resize_repeatedly(&mut member1)
         });
 
-    assert_eq!(totals_on_every_member(&group, "group_resize", "resized"), [Some(1000 + made); 3]);
+    assert_eq!(totals_on_every_node(&*group, "group_resize", "resized"), [Some(1000 + made); 3]);
     let slots: Vec<u32> = causal_conn(group.member(2), "group_resize")
         .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
         .unwrap();
@@ -384,20 +341,18 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
 #[test]
 fn member_slots_follow_a_member_that_leaves_and_rejoins() {
     let mut group = take_group();
-    install(&group, "group_membership", &group_replication());
+    install(&*group, "group_membership", &group_replication());
     conn(group.member(1), "group_membership")
         .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
         .unwrap();
 
     group.leave(3);
-    let two_members =
-        increment_from_every_member(&group, "group_membership", "members", (3, 100), Calls::Raw);
-    assert_eq!(totals_on_every_member(&group, "group_membership", "members"), [Some(600); 2]);
+    let two_members = call_from_every_member(&group, "group_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&*group, "group_membership", "members"), [Some(600); 2]);
 
     group.rejoin(3);
-    let three_members =
-        increment_from_every_member(&group, "group_membership", "members", (3, 100), Calls::Raw);
-    assert_eq!(totals_on_every_member(&group, "group_membership", "members"), [Some(1500); 3]);
+    let three_members = call_from_every_member(&group, "group_membership", "members", 3, 100);
+    assert_eq!(totals_on_every_node(&*group, "group_membership", "members"), [Some(1500); 3]);
     assert_eq!((two_members, three_members), (0, 0), "certification conflicts with two members, then three");
 }
 

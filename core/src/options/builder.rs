@@ -147,62 +147,70 @@ impl PackageOptionsBuilder {
 
     /// Validates the options. Messages name the option by its flag.
     pub fn build(&self) -> Result<PackageOptions, ConfigError> {
-        let args = self;
-        let table = args.table.clone().unwrap_or_else(|| DEFAULT_TABLE.to_owned());
+        let table = self.table.clone().unwrap_or_else(|| DEFAULT_TABLE.to_owned());
         check_identifier("--table", &table, &table)?;
-
-        let prefix = args.prefix.clone().unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
-        let longest = Routine::ALL
-            .iter()
-            .map(|routine| routine.suffix())
-            .chain([PROBE_SUFFIX])
-            .chain(TRIGGER_SUFFIXES)
-            .map(|suffix| format!("{prefix}{suffix}"))
-            .max_by_key(String::len)
-            .unwrap_or_default();
-        check_identifier("--prefix", &prefix, &longest)?;
-
-        let max_slots = args.max_slots.unwrap_or(DEFAULT_MAX_SLOTS);
+        let prefix = self.prefix.clone().unwrap_or_else(|| DEFAULT_PREFIX.to_owned());
+        check_prefix(&prefix)?;
+        let max_slots = self.max_slots.unwrap_or(DEFAULT_MAX_SLOTS);
         if !(1..=SLOT_LIMIT).contains(&max_slots) {
             return Err(invalid(format!(
                 "--max-slots {max_slots} is out of range: it must be between 1 and {SLOT_LIMIT}"
             )));
         }
-
-        let slots = match (args.fixed_slots, args.default_slots) {
-            (Some(_), Some(_)) => {
-                return Err(invalid(
-                    "--fixed-slots and --default-slots cannot be used together: \
-                     with fixed slots every counter has exactly that many"
-                        .to_owned(),
-                ));
-            }
-            (Some(fixed), None) => SlotPolicy::Fixed(check_slots("--fixed-slots", fixed, max_slots)?),
-            (None, default) => SlotPolicy::Dynamic {
-                default: check_slots("--default-slots", default.unwrap_or(DEFAULT_SLOTS), max_slots)?,
-            },
-        };
-
-        let name_length = args.name_length.unwrap_or(DEFAULT_NAME_LENGTH);
+        let slots = self.slot_policy(max_slots)?;
+        let name_length = self.name_length.unwrap_or(DEFAULT_NAME_LENGTH);
         if !(1..=NAME_LENGTH_LIMIT).contains(&name_length) {
             return Err(invalid(format!(
                 "--name-length {name_length} is out of range: it must be between 1 and {NAME_LENGTH_LIMIT}"
             )));
         }
+        self.check_lazy_counters(slots)?;
+        let collation = self.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
+        check_collation(&collation)?;
+        Ok(PackageOptions {
+            table,
+            prefix,
+            slots,
+            max_slots,
+            name_length,
+            slot_choice: self.slot_choice_for_cluster()?,
+            auto_create: self.auto_create,
+            max_counters: self.max_counters,
+            collation,
+            cluster: self.cluster,
+        })
+    }
 
-        if args.auto_create && !matches!(slots, SlotPolicy::Fixed(_)) {
+    /// A fixed count, or a default for setups that pass none; within `max_slots`.
+    fn slot_policy(&self, max_slots: u32) -> Result<SlotPolicy, ConfigError> {
+        match (self.fixed_slots, self.default_slots) {
+            (Some(_), Some(_)) => Err(invalid(
+                "--fixed-slots and --default-slots cannot be used together: \
+                 with fixed slots every counter has exactly that many"
+                    .to_owned(),
+            )),
+            (Some(fixed), None) => Ok(SlotPolicy::Fixed(check_slots("--fixed-slots", fixed, max_slots)?)),
+            (None, default) => Ok(SlotPolicy::Dynamic {
+                default: check_slots("--default-slots", default.unwrap_or(DEFAULT_SLOTS), max_slots)?,
+            }),
+        }
+    }
+
+    /// Lazy counters need a fixed slot count and no cluster; a limit on
+    /// their number needs them.
+    fn check_lazy_counters(&self, slots: SlotPolicy) -> Result<(), ConfigError> {
+        if self.auto_create && !matches!(slots, SlotPolicy::Fixed(_)) {
             return Err(invalid(
                 "--auto-create needs --fixed-slots: a lazily created counter has only the slot rows \
                  that were hit, so its slot count cannot be looked up"
                     .to_owned(),
             ));
         }
-
-        match args.max_counters {
+        match self.max_counters {
             Some(0) => {
                 return Err(invalid("--max-counters 0 is out of range: it must be at least 1".to_owned()));
             }
-            Some(_) if !args.auto_create => {
+            Some(_) if !self.auto_create => {
                 return Err(invalid(
                     "--max-counters needs --auto-create: without it only setup, an administrator's \
                      call, creates counters"
@@ -211,11 +219,7 @@ impl PackageOptionsBuilder {
             }
             _ => {}
         }
-
-        let collation = args.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
-        check_collation(&collation)?;
-
-        if let (Some(cluster), true) = (args.cluster, args.auto_create) {
+        if let (Some(cluster), true) = (self.cluster, self.auto_create) {
             return Err(invalid(format!(
                 "--cluster {} cannot be used with --auto-create: a lazy counter's slot rows appear \
                  when first hit, and a reset cannot see a row another node created and this one \
@@ -223,33 +227,35 @@ impl PackageOptionsBuilder {
                 cluster.name()
             )));
         }
-
-        let slot_choice = match (args.cluster, args.slot_choice) {
-            (Some(cluster), Some(choice)) if choice != SlotChoice::Node => {
-                return Err(invalid(format!(
-                    "--cluster {} needs --slot-choice node, not {}: slots shared by nodes \
-                     fail certification when two nodes write them at once",
-                    cluster.name(),
-                    choice.name()
-                )));
-            }
-            (Some(_), _) => SlotChoice::Node,
-            (None, choice) => choice.unwrap_or_default(),
-        };
-
-        Ok(PackageOptions {
-            table,
-            prefix,
-            slots,
-            max_slots,
-            name_length,
-            slot_choice,
-            auto_create: args.auto_create,
-            max_counters: args.max_counters,
-            collation,
-            cluster: args.cluster,
-        })
+        Ok(())
     }
+
+    /// The slot choice asked for; a cluster's packages take node slots.
+    fn slot_choice_for_cluster(&self) -> Result<SlotChoice, ConfigError> {
+        match (self.cluster, self.slot_choice) {
+            (Some(cluster), Some(choice)) if choice != SlotChoice::Node => Err(invalid(format!(
+                "--cluster {} needs --slot-choice node, not {}: slots shared by nodes \
+                 fail certification when two nodes write them at once",
+                cluster.name(),
+                choice.name()
+            ))),
+            (Some(_), _) => Ok(SlotChoice::Node),
+            (None, choice) => Ok(choice.unwrap_or_default()),
+        }
+    }
+}
+
+/// A prefix that keeps every name the package makes a valid identifier.
+fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
+    let longest = Routine::ALL
+        .iter()
+        .map(|routine| routine.suffix())
+        .chain([PROBE_SUFFIX])
+        .chain(TRIGGER_SUFFIXES)
+        .map(|suffix| format!("{prefix}{suffix}"))
+        .max_by_key(String::len)
+        .unwrap_or_default();
+    check_identifier("--prefix", prefix, &longest)
 }
 
 fn invalid(message: String) -> ConfigError {

@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
+use slotted_counters::PackageOptions;
+use slotted_counters_cli::{render, script};
 
 pub use database::Database;
 pub use flavor::{Flavor, Release};
@@ -196,6 +198,52 @@ pub const MOST_TRIES_IN_BUDGET: u32 = 8;
 
 /// The retry budget [`MOST_TRIES_IN_BUDGET`] is computed for.
 pub const ROLLBACK_BUDGET: Duration = Duration::from_millis(300);
+
+/// A database with the default package, and counters `names` of one slot
+/// each, so that a test can hold a counter's only row.
+pub fn with_default_package(names: &[&str]) -> Database {
+    let db = Database::new();
+    let mut conn = db.conn();
+    script::run(&mut conn, &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    for name in names {
+        conn.exec_drop("CALL counter_setup(?, 'd', 1, NULL)", (name,)).unwrap();
+    }
+    db
+}
+
+/// Holds the only slot of counter `gate` in an open transaction, so that a
+/// call or flush carrying `gate` waits while the test queues what it wants
+/// next. COMMIT on the returned connection opens the gate.
+pub fn close_gate(db: &Database) -> PooledConn {
+    let mut holder = db.conn();
+    holder.query_drop("START TRANSACTION").unwrap();
+    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
+    holder
+}
+
+/// Sets up the classic deadlock around counter `d` (of 4 slots or more): a
+/// heavy transaction holds slot 3 of `d` and has written 200 other rows;
+/// `start` starts the call under test in the background, which locks slot
+/// 1 and waits for slot 3; then the heavy transaction asks for slot 1.
+/// InnoDB rolls back the transaction that did less work: the call's.
+/// `finish` waits for the call started.
+pub fn deadlock_against<Call, T>(
+    db: &Database,
+    start: impl FnOnce() -> Call,
+    finish: impl FnOnce(Call) -> T,
+) -> T {
+    let mut heavy = heavy_transaction(db);
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 3")
+        .unwrap();
+    let call = start();
+    wait_for_lock_wait(&mut db.conn());
+    heavy
+        .query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd' AND counter_id = 1")
+        .unwrap();
+    heavy.query_drop("COMMIT").unwrap();
+    finish(call)
+}
 
 /// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
 pub fn deadlocks(conn: &mut PooledConn) -> u64 {

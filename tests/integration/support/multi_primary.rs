@@ -1,16 +1,109 @@
-//! What the Galera and Group Replication tests share: load from other
-//! nodes, the reset and resize rounds run under it, and the slots a node
-//! owns. Each cluster's module brings its own nodes, clients and causal reads.
+//! What the Galera and Group Replication tests share: a cluster's nodes,
+//! connections with causal reads, the package installed on the first node,
+//! clients and their load from every node, the reset and resize rounds run
+//! under load, and the slots a node owns. Each cluster says how its reads
+//! are made causal and how it counts certification conflicts.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mysql::Conn;
 use mysql::prelude::Queryable;
-use slotted_counters::{Counters, StartDate};
+use mysql::{Conn, Opts, Pool};
+use slotted_counters::{Counters, PackageOptions, StartDate};
+use slotted_counters_cli::{render, script};
 
 use super::StopOnDrop;
+use super::server::Booted;
+
+/// A multi-primary cluster the tests boot: Galera's nodes, or Group
+/// Replication's members.
+pub trait MultiPrimary: Sync {
+    /// The statement that makes a session's reads wait for every write the
+    /// cluster committed before them.
+    const CAUSAL_READS: &'static str;
+
+    /// The nodes, node 1 first.
+    fn nodes(&self) -> Vec<&Booted>;
+
+    /// The certification conflicts each node has counted so far.
+    fn conflicts(&self) -> Vec<u64>;
+
+    /// The conflicts between two readings of [`MultiPrimary::conflicts`].
+    fn conflicts_between(before: &[u64], after: &[u64]) -> u64;
+}
+
+pub fn conn(node: &Booted, database: &str) -> Conn {
+    Conn::new(Opts::from_url(&node.url(database)).unwrap()).unwrap()
+}
+
+/// A connection to `node` whose reads are causal.
+pub fn causal_conn<C: MultiPrimary>(node: &Booted, database: &str) -> Conn {
+    let mut conn = conn(node, database);
+    conn.query_drop(C::CAUSAL_READS).unwrap();
+    conn
+}
+
+/// Creates `database` on node 1 with the package `options` describe.
+pub fn install(cluster: &impl MultiPrimary, database: &str, options: &PackageOptions) {
+    let node = cluster.nodes()[0];
+    node.root_conn().query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
+    script::run(&mut conn(node, database), &render::setup_sql(options).unwrap()).unwrap();
+}
+
+/// A client on `node`'s database that retries lost certifications for as
+/// long as a busy cluster may need.
+pub fn client(node: &Booted, database: &str) -> Counters {
+    let pool = Pool::new(Opts::from_url(&node.url(database)).unwrap()).unwrap();
+    Counters::new(pool).retry_for(Duration::from_secs(60))
+}
+
+/// Runs `load(node)` on `clients` threads per node of `cluster`, and
+/// returns the certification conflicts they caused.
+pub fn load_on_every_node<C: MultiPrimary>(
+    cluster: &C,
+    clients: usize,
+    load: impl Fn(&Booted) + Sync,
+) -> u64 {
+    let before = cluster.conflicts();
+    thread::scope(|scope| {
+        for node in cluster.nodes() {
+            for _ in 0..clients {
+                let load = &load;
+                scope.spawn(move || load(node));
+            }
+        }
+    });
+    C::conflicts_between(&before, &cluster.conflicts())
+}
+
+/// `per_client` increments of `name` through [`client`]s, `clients` on
+/// every node; returns the certification conflicts they caused.
+pub fn increment_from_every_node(
+    cluster: &impl MultiPrimary,
+    database: &str,
+    name: &str,
+    clients: usize,
+    per_client: usize,
+) -> u64 {
+    load_on_every_node(cluster, clients, |node| {
+        let counters = client(node, database);
+        for _ in 0..per_client {
+            counters.increment(name).unwrap();
+        }
+    })
+}
+
+/// Every node's causal read of counter `name`.
+pub fn totals_on_every_node<C: MultiPrimary>(cluster: &C, database: &str, name: &str) -> Vec<Option<i64>> {
+    cluster
+        .nodes()
+        .into_iter()
+        .map(|node| {
+            causal_conn::<C>(node, database).exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
+        })
+        .collect()
+}
 
 /// Runs `work` while each of `clients` increments `name`, pausing `pause`
 /// between increments; returns the increments they made.
