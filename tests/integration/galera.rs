@@ -5,18 +5,18 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mysql::Conn;
 use mysql::prelude::Queryable;
-use slotted_counters::{Cluster as ClusterKind, Counters, NewCounter, PackageOptions, SlotChoice};
+use slotted_counters::{Cluster as ClusterKind, PackageOptions, SlotChoice};
 
 use serde_json::Value;
 
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
-    self, MultiPrimary, RESIZE_LOAD_PAUSE, client, conn, increment_from_every_node, install, owned_slots,
-    reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit, totals_on_every_node, under_load,
+    self, MultiPrimary, client, conn, increment_from_every_node, install, owned_slots, slots_hit,
+    totals_on_every_node,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -159,48 +159,14 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     );
 }
 
-/// Clients on nodes 2 and 3 (two each) of `database`.
-fn clients_on_nodes_2_and_3(cluster: &Cluster, database: &str) -> Vec<Counters> {
-    [2, 2, 3, 3].into_iter().map(|node| client(cluster.node(node), database)).collect()
-}
-
 #[test]
 fn a_reset_erases_every_increment_acknowledged_on_another_node() {
-    let cluster = take_cluster();
-    install(&*cluster, "galera_reset", &galera());
-    let admin = client(cluster.node(1), "galera_reset");
-    admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
-    admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
-    // Node 2 applies each reset while it increments: its increment may be
-    // brute-force aborted (1213) and retried, acknowledged only once it commits.
-    let node2 = client(cluster.node(2), "galera_reset");
-    let mut node3 = causal_conn(cluster.node(3), "galera_reset");
-
-    let mut survivors = Vec::new();
-    under_load(clients_on_nodes_2_and_3(&cluster, "galera_reset"), "busy", Duration::ZERO, || {
-        survivors = reads_after_remote_increments_and_resets(&node2, &admin, &mut node3);
-    });
-    assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
+    multi_primary::check_resets_erase_remote_increments(&*take_cluster(), "galera_reset", &galera());
 }
 
 #[test]
 fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
-    let cluster = take_cluster();
-    install(&*cluster, "galera_resize", &galera());
-    let admin = client(cluster.node(1), "galera_resize");
-    admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
-    let mut node1 = conn(cluster.node(1), "galera_resize");
-
-    let made =
-        under_load(clients_on_nodes_2_and_3(&cluster, "galera_resize"), "resized", RESIZE_LOAD_PAUSE, || {
-            resize_repeatedly(&mut node1)
-        });
-
-    assert_eq!(totals_on_every_node(&*cluster, "galera_resize", "resized"), [Some(1000 + made); 3]);
-    let slots: Vec<u32> = causal_conn(cluster.node(2), "galera_resize")
-        .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
-        .unwrap();
-    assert_eq!(slots, (1..=12).collect::<Vec<_>>());
+    multi_primary::check_resizes_under_remote_load_stay_exact(&*take_cluster(), "galera_resize", &galera());
 }
 
 #[test]

@@ -12,13 +12,12 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde_json::Value;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, Cluster, Counters, NewCounter, PackageOptions};
+use slotted_counters::{AsyncCounters, Cluster, PackageOptions};
 
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
-    self, MultiPrimary, RESIZE_LOAD_PAUSE, client, conn, increment_from_every_node, install,
-    load_on_every_node, owned_slots, reads_after_remote_increments_and_resets, resize_repeatedly, slots_hit,
-    totals_on_every_node, under_load,
+    self, MultiPrimary, client, conn, increment_from_every_node, install, load_on_every_node, owned_slots,
+    slots_hit, totals_on_every_node,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
@@ -293,51 +292,20 @@ fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
     }
 }
 
-/// Clients on members 2 and 3 (two each) of `database`.
-fn clients_on_members_2_and_3(group: &Group, database: &str) -> Vec<Counters> {
-    [2, 2, 3, 3].into_iter().map(|member| client(group.member(member), database)).collect()
-}
-
 #[test]
 fn a_reset_erases_every_increment_acknowledged_on_another_member() {
-    let group = take_group();
-    install(&*group, "group_reset", &group_replication());
-    let admin = client(group.member(1), "group_reset");
-    admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
-    admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
-    let member2 = client(group.member(2), "group_reset");
-    let mut member3 = causal_conn(group.member(3), "group_reset");
-
-    let mut survivors = Vec::new();
-    under_load(clients_on_members_2_and_3(&group, "group_reset"), "busy", Duration::ZERO, || {
-        survivors = reads_after_remote_increments_and_resets(&member2, &admin, &mut member3);
-    });
-    assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
+    multi_primary::check_resets_erase_remote_increments(&*take_group(), "group_reset", &group_replication());
 }
 
 #[test]
 fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
-    let group = take_group();
-    install(&*group, "group_resize", &group_replication());
-    let admin = client(group.member(1), "group_resize");
-    admin.setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000)).unwrap();
-    let mut member1 = conn(group.member(1), "group_resize");
-
-    let made =
-        under_load(clients_on_members_2_and_3(&group, "group_resize"), "resized", RESIZE_LOAD_PAUSE, || {
-            resize_repeatedly(&mut member1)
-        });
-
-    assert_eq!(totals_on_every_node(&*group, "group_resize", "resized"), [Some(1000 + made); 3]);
-    let slots: Vec<u32> = causal_conn(group.member(2), "group_resize")
-        .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
-        .unwrap();
-    assert_eq!(slots, (1..=12).collect::<Vec<_>>());
+    multi_primary::check_resizes_under_remote_load_stay_exact(
+        &*take_group(),
+        "group_resize",
+        &group_replication(),
+    );
 }
 
-/// The members' ranks change when one leaves and when it rejoins; the
-/// routines read them at each call, so the package needs nothing to stay
-/// exact and free of conflicts through both.
 #[test]
 fn member_slots_follow_a_member_that_leaves_and_rejoins() {
     let mut group = take_group();

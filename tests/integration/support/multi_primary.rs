@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Counters, PackageOptions, StartDate};
+use slotted_counters::{Counters, NewCounter, PackageOptions, StartDate};
 use slotted_counters_cli::{render, script};
 
 use super::StopOnDrop;
@@ -107,7 +107,7 @@ pub fn totals_on_every_node<C: MultiPrimary>(cluster: &C, database: &str, name: 
 
 /// Runs `work` while each of `clients` increments `name`, pausing `pause`
 /// between increments; returns the increments they made.
-pub fn under_load(clients: Vec<Counters>, name: &'static str, pause: Duration, work: impl FnOnce()) -> i64 {
+fn under_load(clients: Vec<Counters>, name: &'static str, pause: Duration, work: impl FnOnce()) -> i64 {
     let running = AtomicBool::new(true);
     thread::scope(|scope| {
         let stop = StopOnDrop(&running);
@@ -132,24 +132,43 @@ pub fn under_load(clients: Vec<Counters>, name: &'static str, pause: Duration, w
     })
 }
 
-/// 300 rounds of an increment of counter `reset` through `remote`, a reset
-/// of it through `admin` (on another node), and a causal read through
-/// `reader` (on a third); returns the rounds whose read was not 0.
-pub fn reads_after_remote_increments_and_resets(
-    remote: &Counters,
-    admin: &Counters,
-    reader: &mut Conn,
-) -> Vec<(u32, Option<i64>)> {
+/// Clients on the second and third nodes (two each) of `database`.
+fn clients_on_nodes_2_and_3(cluster: &impl MultiPrimary, database: &str) -> Vec<Counters> {
+    let nodes = cluster.nodes();
+    [1, 1, 2, 2].into_iter().map(|node| client(nodes[node], database)).collect()
+}
+
+/// Checks that a reset erases every increment acknowledged on another node:
+/// 300 rounds of an increment of counter `reset` on node 2, a reset of it
+/// on node 1, and a causal read on node 3, while clients on nodes 2 and 3
+/// increment another counter back to back. Node 2 applies each reset while
+/// it increments: its increment may lose certification and be retried,
+/// acknowledged only once it commits.
+pub fn check_resets_erase_remote_increments<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) {
+    install(cluster, database, options);
+    let nodes = cluster.nodes();
+    let admin = client(nodes[0], database);
+    admin.setup("reset", NewCounter::new("reset after remote increments").slots(8)).unwrap();
+    admin.setup("busy", NewCounter::new("background load").slots(16)).unwrap();
+    let remote = client(nodes[1], database);
+    let mut reader = causal_conn::<C>(nodes[2], database);
+
     let mut survivors = Vec::new();
-    for round in 0..300 {
-        remote.increment("reset").unwrap();
-        admin.reset("reset", 0, StartDate::Keep).unwrap();
-        let value: Option<i64> = reader.query_first("SELECT counter_get('reset')").unwrap().flatten();
-        if value != Some(0) {
-            survivors.push((round, value));
+    under_load(clients_on_nodes_2_and_3(cluster, database), "busy", Duration::ZERO, || {
+        for round in 0..300 {
+            remote.increment("reset").unwrap();
+            admin.reset("reset", 0, StartDate::Keep).unwrap();
+            let value: Option<i64> = reader.query_first("SELECT counter_get('reset')").unwrap().flatten();
+            if value != Some(0) {
+                survivors.push((round, value));
+            }
         }
-    }
-    survivors
+    });
+    assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
 }
 
 /// The pause between the increments of the load resizes run under. A
@@ -158,19 +177,40 @@ pub fn reads_after_remote_increments_and_resets(
 /// commits meanwhile: under increments sent back to back by four clients on
 /// this 2-core machine, a Group Replication shrink to 8 slots lost every
 /// round for a minute. Paced, each wins within seconds.
-pub const RESIZE_LOAD_PAUSE: Duration = Duration::from_millis(5);
+const RESIZE_LOAD_PAUSE: Duration = Duration::from_millis(5);
 
-/// Resizes counter `resized` through `conn` to 32, 8, 24, 3 and then 12
-/// slots. A resize rewrites slots other nodes may be incrementing: it loses
-/// certification (Galera 1213, Group Replication 3101) until it wins a round.
-pub fn resize_repeatedly(conn: &mut Conn) {
-    for slots in [32, 8, 24, 3, 12] {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while let Err(error) = conn.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
-            assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
+/// Checks that resizes on node 1 under increments from nodes 2 and 3 keep
+/// the total exact and leave the slots the last resize asked for. Resizes
+/// counter `resized` to 32, 8, 24, 3 and then 12 slots; a resize rewrites
+/// slots other nodes may be incrementing, so it loses certification
+/// (Galera 1213, Group Replication 3101) until it wins a round.
+pub fn check_resizes_under_remote_load_stay_exact<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) {
+    install(cluster, database, options);
+    let nodes = cluster.nodes();
+    client(nodes[0], database)
+        .setup("resized", NewCounter::new("resized under load").slots(16).initial_value(1000))
+        .unwrap();
+    let mut admin = conn(nodes[0], database);
+
+    let made = under_load(clients_on_nodes_2_and_3(cluster, database), "resized", RESIZE_LOAD_PAUSE, || {
+        for slots in [32, 8, 24, 3, 12] {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while let Err(error) = admin.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
+                assert!(Instant::now() < deadline, "resize to {slots} kept failing: {error}");
+            }
+            thread::sleep(Duration::from_millis(100));
         }
-        thread::sleep(Duration::from_millis(100));
-    }
+    });
+
+    assert_eq!(totals_on_every_node(cluster, database, "resized"), [Some(1000 + made); 3]);
+    let slots: Vec<u32> = causal_conn::<C>(nodes[1], database)
+        .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
+        .unwrap();
+    assert_eq!(slots, (1..=12).collect::<Vec<_>>());
 }
 
 /// The slots a node at `position` of a `size`-node cluster owns among
