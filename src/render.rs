@@ -8,6 +8,7 @@ use askama::Template;
 use crate::error::Error;
 use slotted_counters_core::options::flags;
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
+use slotted_counters_core::plain::{self, PlainSql};
 use slotted_counters_core::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
 
 /// Width of every text parameter, in characters, whatever its column's.
@@ -37,15 +38,71 @@ pub const SETUP_SQL: &str = "setup.sql";
 /// The script that drops the routines.
 pub const UNINSTALL_SQL: &str = "uninstall.sql";
 
-/// Renders every file of the package, in a fixed order.
+/// The table alone, for the client's plain mode.
+pub const PLAIN_TABLES_SQL: &str = "plain_tables.sql";
+
+/// Renders every file of the package, in a fixed order: the routines'
+/// files, then, for a package the plain mode can serve, its table, its
+/// statements and a Vitess VSchema.
 pub fn render(options: &PackageOptions) -> Result<Vec<GeneratedFile>, Error> {
     let p = Context::new(options);
-    Ok(vec![
+    let mut files = vec![
         file("create_tables.sql", CreateTables { p: &p }.render())?,
         file("create_procedures.sql", CreateProcedures { p: &p }.render())?,
         file(SETUP_SQL, Setup { p: &p }.render())?,
         file(UNINSTALL_SQL, Uninstall { p: &p }.render())?,
-    ])
+    ];
+    if let Ok(plain) = PlainSql::new(options) {
+        let statements = plain
+            .reference()
+            .into_iter()
+            .map(|(name, statement)| ReferenceEntry {
+                name,
+                purpose: statement.purpose,
+                params: statement.params.join(", "),
+                sql: statement.sql,
+            })
+            .collect();
+        files.extend([
+            file(PLAIN_TABLES_SQL, PlainTables { p: &p }.render())?,
+            file(
+                "plain_statements.sql",
+                PlainStatements {
+                    p: &p,
+                    statements,
+                    slot_count_lifetime: plain::SLOT_COUNT_LIFETIME.as_secs(),
+                }
+                .render(),
+            )?,
+            GeneratedFile { name: "vschema.json", contents: vschema(options) },
+        ]);
+    }
+    Ok(files)
+}
+
+/// Renders `plain_tables.sql` alone; `None` for a package the plain mode
+/// cannot serve.
+pub fn plain_tables_sql(options: &PackageOptions) -> Result<Option<String>, Error> {
+    if PlainSql::new(options).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(file(PLAIN_TABLES_SQL, PlainTables { p: &Context::new(options) }.render())?.contents))
+}
+
+/// A Vitess VSchema for a sharded keyspace that holds the table: its
+/// primary vindex on the name, so that every slot of a counter is on the
+/// shard of its name.
+fn vschema(options: &PackageOptions) -> String {
+    let vschema = serde_json::json!({
+        "sharded": true,
+        "vindexes": { "counter_name": { "type": plain::name_vindex(options) } },
+        "tables": {
+            options.table(): {
+                "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
+            }
+        }
+    });
+    format!("{}\n", serde_json::to_string_pretty(&vschema).expect("a JSON value writes"))
 }
 
 /// Renders `setup.sql` alone.
@@ -352,6 +409,29 @@ struct Setup<'a> {
 #[template(path = "uninstall.sql", escape = "none")]
 struct Uninstall<'a> {
     p: &'a Context,
+}
+
+/// One statement of `plain_statements.sql`.
+struct ReferenceEntry {
+    name: &'static str,
+    purpose: &'static str,
+    params: String,
+    sql: String,
+}
+
+#[derive(Template)]
+#[template(path = "plain_tables.sql", escape = "none")]
+struct PlainTables<'a> {
+    p: &'a Context,
+}
+
+#[derive(Template)]
+#[template(path = "plain_statements.sql", escape = "none")]
+struct PlainStatements<'a> {
+    p: &'a Context,
+    statements: Vec<ReferenceEntry>,
+    /// How long the Rust client keeps a slot count, in seconds.
+    slot_count_lifetime: u64,
 }
 
 #[cfg(test)]

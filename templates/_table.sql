@@ -10,13 +10,3 @@ CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
-
--- One row per counter, for reports and for joins with application tables.
-CREATE OR REPLACE VIEW `{{ p.totals_view }}` AS
-SELECT `counter_name`,
-       MAX(`description`) AS `description`,
-       MIN(`start_date`) AS `start_date`,
-       {{ p.view_slots }} AS `slots`,
-       CAST(SUM(`counter`) AS SIGNED) AS `total`
-FROM `{{ p.table }}`
-GROUP BY `counter_name`;

@@ -2,3 +2,5 @@
 {% include "_header.sql" %}
 
 {% include "_table.sql" %}
+
+{% include "_totals_view.sql" %}

@@ -7,4 +7,6 @@
 
 {% include "_table.sql" %}
 
+{% include "_totals_view.sql" %}
+
 {% include "_routines.sql" %}

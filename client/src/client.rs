@@ -6,12 +6,14 @@
 
 use std::sync::Arc;
 
-use slotted_counters_core::PackageOptions;
 use slotted_counters_core::names::NameRule;
+use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta};
 use crate::driver::Driver;
 use crate::error::CounterError;
+use crate::mode::Mode;
+use crate::plain::Plain;
 use crate::retry::{RetryBudget, Tries};
 use crate::routines::Routines;
 
@@ -20,7 +22,7 @@ use crate::routines::Routines;
 /// it makes for a caller's connection.
 #[derive(Debug)]
 struct Package {
-    routines: Routines,
+    mode: Mode,
     names: NameRule,
 }
 
@@ -38,10 +40,20 @@ const DEFAULT_ATTEMPTS: u32 = 5;
 impl<D> Client<D> {
     /// Calls the routines of a package generated with `options`, through `driver`.
     pub(crate) fn new(driver: D, options: &PackageOptions) -> Self {
+        Self::in_mode(driver, options, Mode::Routines(Routines::new(options)))
+    }
+
+    /// Makes the calls of a package generated with `options` in plain SQL,
+    /// through `driver`; refused for a package only its routines serve.
+    pub(crate) fn plain(driver: D, options: &PackageOptions) -> Result<Self, ConfigError> {
+        Ok(Self::in_mode(driver, options, Mode::Plain(Plain::new(options)?)))
+    }
+
+    fn in_mode(driver: D, options: &PackageOptions, mode: Mode) -> Self {
         Client {
             driver,
             budget: RetryBudget::Attempts(DEFAULT_ATTEMPTS),
-            package: Arc::new(Package { routines: Routines::new(options), names: NameRule::new(options) }),
+            package: Arc::new(Package { mode, names: NameRule::new(options) }),
         }
     }
 
@@ -62,7 +74,7 @@ impl<D: Driver> Client<D> {
     async fn run(&self, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut tries = Tries::new(self.budget);
         loop {
-            match self.driver.attempt(&self.package.routines, call).await {
+            match self.driver.attempt(&self.package.mode, call).await {
                 Err(error) => match tries.pause_after(&error) {
                     Some(pause) => self.driver.pause(pause).await,
                     None => return Err(error),

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::call::{Answer, Call};
 use crate::error::CounterError;
-use crate::routines::Routines;
+use crate::mode::Mode;
 
 /// One statement with its parameters, for a driver to bind and send.
 #[derive(Debug)]
@@ -31,19 +31,28 @@ pub enum Param<'a> {
     Flag(bool),
 }
 
+/// Whose transaction a connection's statements run in: a call that takes
+/// several statements must not commit a transaction the caller has open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A pooled connection: nothing of the caller's is open on it.
+    Client,
+    /// The caller's connection, which may be inside the caller's transaction.
+    Caller,
+}
+
 /// A connection the calls run statements on.
 // The futures stay private to the crate: no caller outside needs to bound them.
 #[allow(async_fn_in_trait)]
 pub trait Connection {
-    /// Runs `statement`, whose rows, if any, are dropped.
-    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError>;
+    /// Runs `statement`, whose rows, if any, are dropped; returns the rows
+    /// it changed (MySQL counts a row an UPDATE leaves as it was as
+    /// unchanged).
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError>;
 
-    /// Runs `statement` and reads its first row, each column as a nullable
-    /// BIGINT; `None` when it returned no row.
-    async fn first_row(
-        &mut self,
-        statement: &Statement<'_>,
-    ) -> Result<Option<Vec<Option<i64>>>, CounterError>;
+    /// Runs `statement` and reads its rows, each column as a nullable
+    /// BIGINT.
+    async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError>;
 }
 
 /// Where a client runs its calls: connections from a pool, or the caller's
@@ -51,9 +60,9 @@ pub trait Connection {
 /// bounds of the clients can name it and nobody else can implement it.
 #[allow(async_fn_in_trait)]
 pub trait Driver {
-    /// Runs `call` once, as `routines` make it, on a connection of this
+    /// Runs `call` once, as `mode` makes it, on a connection of this
     /// driver's, and takes the connection back.
-    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError>;
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError>;
 
     /// Waits `time` before the next try.
     async fn pause(&self, time: Duration);

@@ -162,7 +162,9 @@ impl CounterError {
     /// under MariaDB's snapshot isolation (1020), Group Replication's lost
     /// certification (3101), or its rollback of a local transaction for a
     /// remote one that needed its locks (1180 with error 149, "Lock
-    /// deadlock; Retry transaction"). The call changed nothing and may run
+    /// deadlock; Retry transaction"); on TiDB, its rolled-back transactions
+    /// (8002, 8005, 8022, 8028, 9007); through Vitess, a transaction vttablet
+    /// aborted (1317 with `code = Aborted`). The call changed nothing and may run
     /// again; the clients do that themselves for calls outside the caller's
     /// transaction. A call made in the caller's transaction
     /// ([`crate::Counters::on`]) must run again with the whole transaction:
@@ -175,7 +177,8 @@ impl CounterError {
                 | server_errno::RECORD_CHANGED
                 | server_errno::CERTIFICATION_FAILED => true,
                 server_errno::ERROR_DURING_COMMIT => message.starts_with("Got error 149 "),
-                _ => false,
+                server_errno::QUERY_INTERRUPTED => message.contains("code = Aborted"),
+                code => server_errno::TIDB_RETRYABLE.contains(&code),
             },
             _ => false,
         }
@@ -241,6 +244,15 @@ mod tests {
         for code in [1062, 1142, 1305, 9001] {
             assert!(!server(code, "").is_retryable(), "{code}");
         }
+        for tidb in [8002, 8005, 8022, 8028, 9007] {
+            assert!(server(tidb, "Write conflict").is_retryable(), "TiDB's {tidb}");
+        }
+        let vitess_rollback = "vttablet: rpc error: code = Aborted desc = transaction 1: ended at 2026-11-23 (exceeded timeout: 30s)";
+        assert!(server(1317, vitess_rollback).is_retryable());
+        assert!(
+            !server(1317, "Query execution was interrupted").is_retryable(),
+            "a KILL QUERY of MySQL's own"
+        );
         let lost = CounterError::connection("broken pipe", std::io::Error::other("broken pipe"));
         assert!(!lost.is_retryable());
     }

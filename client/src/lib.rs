@@ -8,6 +8,8 @@ mod client;
 mod counters;
 mod driver;
 mod error;
+mod mode;
+mod plain;
 mod retry;
 mod routines;
 
@@ -23,6 +25,7 @@ pub use counters::{
 pub use error::CounterError;
 pub use mysql;
 pub use retry::REINSTALL_WINDOW;
+pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 pub use slotted_counters_core::{
     Cluster, ConfigError, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy,
 };

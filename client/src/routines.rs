@@ -1,7 +1,7 @@
 //! How each call is made of the package's routines: which statement, with
 //! which parameters, and how its answer reads. Written once, for every
-//! driver; a way to make the same calls without routines would be a second
-//! description beside this one, run by the same runners.
+//! driver; [`crate::plain`] is the second description of the same calls,
+//! in plain SQL, run by the same runners.
 
 use std::borrow::Cow;
 
@@ -92,7 +92,7 @@ impl Routines {
             sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
             params: names.iter().map(|name| Param::Text(name)).collect(),
         };
-        let row = conn.first_row(&read).await?;
+        let row = conn.rows(&read).await?.into_iter().next();
         Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
     }
 }

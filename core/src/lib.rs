@@ -4,6 +4,7 @@ mod error;
 pub mod names;
 pub mod options;
 pub mod package;
+pub mod plain;
 
 pub use error::ConfigError;
 pub use options::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy};

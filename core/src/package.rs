@@ -165,6 +165,9 @@ pub mod server_errno {
     pub const TABLE_ACCESS_DENIED: u16 = 1_142;
     /// `ER_COLUMNACCESS_DENIED_ERROR`: no privilege on a column.
     pub const COLUMN_ACCESS_DENIED: u16 = 1_143;
+    /// `ER_DUP_ENTRY`: a row with the same key exists, as a counter a
+    /// plain setup creates again.
+    pub const DUPLICATE_KEY: u16 = 1_062;
     /// `ER_NO_SUCH_TABLE`.
     pub const NO_SUCH_TABLE: u16 = 1_146;
     /// `ER_ERROR_DURING_COMMIT`: a storage engine error at COMMIT, named in
@@ -178,7 +181,8 @@ pub mod server_errno {
     /// `ER_LOCK_DEADLOCK`: the transaction was rolled back, and may run again.
     pub const DEADLOCK: u16 = 1_213;
     /// `ER_SP_DOES_NOT_EXIST`: the routine is missing, as during a reinstall
-    /// on MySQL. The call ran nothing.
+    /// on MySQL. The call ran nothing. The same number names a savepoint
+    /// that does not exist.
     pub const NO_SUCH_ROUTINE: u16 = 1_305;
     /// `ER_PROCACCESS_DENIED_ERROR`: no EXECUTE on the routine.
     pub const ROUTINE_ACCESS_DENIED: u16 = 1_370;
@@ -196,6 +200,19 @@ pub mod server_errno {
     /// `ER_SECURE_TRANSPORT_REQUIRED`: MySQL refused a plain connection to
     /// a server that requires TLS.
     pub const SECURE_TRANSPORT_REQUIRED: u16 = 3_159;
+    /// `ER_QUERY_INTERRUPTED`. Vitess also sends it for a gRPC `Aborted`
+    /// error that carries no MySQL number (go/mysql/sqlerror/sql_error.go,
+    /// `NewSQLErrorFromError`), with `code = Aborted` in the message: a
+    /// transaction that vttablet rolled back (its timeout, a shard's
+    /// failover), which changed nothing and may run again.
+    pub const QUERY_INTERRUPTED: u16 = 1_317;
+    /// TiDB's own numbers for a transaction it rolled back, which "the
+    /// application can safely retry" (TiDB's error-codes page): a `SELECT
+    /// ... FOR UPDATE` transaction with a commit conflict (8002), a write
+    /// conflict with a stale start timestamp (8005), a commit that failed
+    /// and was rolled back (8022), a schema changed during the transaction
+    /// (8028), and a pessimistic write conflict (9007).
+    pub const TIDB_RETRYABLE: [u16; 5] = [8_002, 8_005, 8_022, 8_028, 9_007];
 }
 
 /// Most counters one `counter_add_many` call takes.

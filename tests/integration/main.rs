@@ -19,5 +19,6 @@ mod languages;
 mod limits;
 mod operations;
 mod package;
+mod plain;
 mod snapshot_isolation;
 mod triggers;

@@ -9,9 +9,9 @@ use tokio::sync::Mutex;
 
 use super::mysql_connection::acquire_error;
 use crate::call::{Answer, Call};
-use crate::driver::Driver;
+use crate::driver::{Driver, Owner};
 use crate::error::CounterError;
-use crate::routines::Routines;
+use crate::mode::Mode;
 
 /// Where an [`AsyncCounters`](crate::AsyncCounters) runs its calls:
 /// [`AsyncPooled`] or [`AsyncOnConnection`]. Sealed; its calls wait on
@@ -46,9 +46,9 @@ impl AsyncConnections for AsyncPooled {}
 impl AsyncConnections for AsyncOnConnection<'_> {}
 
 impl Driver for AsyncPooled {
-    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut conn = self.pool.acquire().await.map_err(acquire_error)?;
-        routines.run(&mut *conn, call).await
+        mode.run(&mut *conn, call, Owner::Client).await
     }
 
     async fn pause(&self, time: Duration) {
@@ -57,9 +57,9 @@ impl Driver for AsyncPooled {
 }
 
 impl Driver for AsyncOnConnection<'_> {
-    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut conn = self.conn.lock().await;
-        routines.run(&mut **conn, call).await
+        mode.run(&mut **conn, call, Owner::Caller).await
     }
 
     async fn pause(&self, time: Duration) {

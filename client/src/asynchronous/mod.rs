@@ -35,6 +35,14 @@ const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not chec
      them issued for any name would pass; use ssl-mode=VERIFY_IDENTITY, or ssl-mode=REQUIRED for \
      encryption without verification";
 
+/// `pool` as the driver of a client, unless its TLS mode is refused.
+fn checked(pool: MySqlPool) -> Result<AsyncPooled, ConfigError> {
+    if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
+        return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
+    }
+    Ok(AsyncPooled { pool })
+}
+
 /// Calls the slotted-counter routines from async code, on connections of a
 /// [`MySqlPool`].
 ///
@@ -83,10 +91,14 @@ impl AsyncCounters {
     /// `--prefix`, `--name-length` and `--collation`); refuses a pool as
     /// [`AsyncCounters::new`] does.
     pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
-            return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
-        }
-        Ok(AsyncCounters { client: Client::new(AsyncPooled { pool }, options) })
+        Ok(AsyncCounters { client: Client::new(checked(pool)?, options) })
+    }
+
+    /// Makes the calls of a package generated with `options` in plain SQL,
+    /// calling no routine, as [`crate::Counters::plain`]; refuses a pool as
+    /// [`AsyncCounters::new`] does.
+    pub fn plain(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
+        Ok(AsyncCounters { client: Client::plain(checked(pool)?, options)? })
     }
 
     /// How many times a call is tried in all when the server keeps rolling

@@ -9,19 +9,23 @@ use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
 impl Connection for MySqlConnection {
-    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError> {
-        bind(statement).execute(self).await?;
-        Ok(())
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
+        // MySQL refuses transaction control in a prepared statement (1295):
+        // a statement without parameters goes as text.
+        let done = if statement.params.is_empty() {
+            sqlx::Executor::execute(self, &*statement.sql).await?
+        } else {
+            bind(statement).execute(self).await?
+        };
+        Ok(done.rows_affected())
     }
 
-    async fn first_row(
-        &mut self,
-        statement: &Statement<'_>,
-    ) -> Result<Option<Vec<Option<i64>>>, CounterError> {
-        let Some(row) = bind(statement).fetch_optional(self).await? else { return Ok(None) };
-        let values =
-            (0..row.len()).map(|column| row.try_get::<Option<i64>, _>(column)).collect::<Result<_, _>>()?;
-        Ok(Some(values))
+    async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
+        let rows = bind(statement).fetch_all(self).await?;
+        let values = |row: &sqlx::mysql::MySqlRow| {
+            (0..row.len()).map(|column| row.try_get::<Option<i64>, _>(column)).collect::<Result<Vec<_>, _>>()
+        };
+        Ok(rows.iter().map(values).collect::<Result<_, _>>()?)
     }
 }
 

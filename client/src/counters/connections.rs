@@ -12,9 +12,9 @@ use mysql::prelude::Queryable;
 use super::kept::KeptConnections;
 use super::queryable::Blocking;
 use crate::call::{Answer, Call};
-use crate::driver::Driver;
+use crate::driver::{Driver, Owner};
 use crate::error::CounterError;
-use crate::routines::Routines;
+use crate::mode::Mode;
 
 /// Where a [`Counters`](crate::Counters) runs its calls: [`Pooled`] or
 /// [`OnConnection`]. Sealed; its calls block the calling thread.
@@ -51,9 +51,9 @@ impl SyncConnections for Pooled {}
 impl<Q: Queryable> SyncConnections for OnConnection<'_, Q> {}
 
 impl Driver for Pooled {
-    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut conn = self.kept.take(&self.pool)?;
-        let outcome = routines.run(&mut Blocking(&mut conn), call).await;
+        let outcome = mode.run(&mut Blocking(&mut conn), call, Owner::Client).await;
         self.kept.give_back(conn, &outcome);
         outcome
     }
@@ -68,9 +68,9 @@ impl<Q: Queryable> Driver for OnConnection<'_, Q> {
         clippy::await_holding_refcell_ref,
         reason = "a blocking driver's future completes in its first poll"
     )]
-    async fn attempt(&self, routines: &Routines, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut conn = self.conn.borrow_mut();
-        routines.run(&mut Blocking(&mut **conn), call).await
+        mode.run(&mut Blocking(&mut **conn), call, Owner::Caller).await
     }
 
     async fn pause(&self, time: Duration) {

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
-use slotted_counters_core::PackageOptions;
+use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{NewCounter, StartDate};
 use crate::client::Client;
@@ -97,6 +97,35 @@ impl Counters {
     pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
         let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
         Counters { client: Client::new(Pooled { pool, kept }, options) }
+    }
+
+    /// Makes the calls of a package generated with `options` in plain SQL,
+    /// calling no routine: for engines that run none (PlanetScale, Vitess,
+    /// TiDB) and sharding engines (MariaDB Spider), or a table whose
+    /// routines are not installed. The table must exist, made by the
+    /// package's `plain_tables.sql`. The calls mean what they mean with
+    /// routines, refuse the same arguments with the same errors, and may run
+    /// beside clients that call the routines on the same table. Refuses a
+    /// package whose rules only its routines keep: a cluster's node slots
+    /// (`--cluster`), a counter limit (`--max-counters`).
+    ///
+    /// An increment is one UPDATE of a slot picked here (one upsert in a
+    /// lazy package); a counter's slot count is read once and kept for
+    /// [`SLOT_COUNT_LIFETIME`](crate::SLOT_COUNT_LIFETIME). A batch of
+    /// several counters, a lazy reset and a delete are transactions of a
+    /// few statements. docs/plain-sql.md has every statement.
+    ///
+    /// ```no_run
+    /// use slotted_counters::{Counters, PackageOptions};
+    ///
+    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
+    /// let counters = Counters::plain(pool, &PackageOptions::default())?;
+    /// counters.increment("downloads")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn plain(pool: Pool, options: &PackageOptions) -> Result<Self, ConfigError> {
+        let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
+        Ok(Counters { client: Client::plain(Pooled { pool, kept }, options)? })
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks

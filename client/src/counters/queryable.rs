@@ -12,25 +12,45 @@ use crate::error::CounterError;
 pub(super) struct Blocking<'a, Q>(pub(super) &'a mut Q);
 
 impl<Q: Queryable> Connection for Blocking<'_, Q> {
-    async fn execute(&mut self, statement: &Statement<'_>) -> Result<(), CounterError> {
-        Ok(self.0.exec_drop(&*statement.sql, params(statement))?)
+    async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
+        // MySQL refuses transaction control in a prepared statement (1295):
+        // a statement without parameters goes as text.
+        if statement.params.is_empty() {
+            changed(self.0.query_iter(&*statement.sql)?)
+        } else {
+            changed(self.0.exec_iter(&*statement.sql, params(statement))?)
+        }
     }
 
-    async fn first_row(
-        &mut self,
-        statement: &Statement<'_>,
-    ) -> Result<Option<Vec<Option<i64>>>, CounterError> {
-        let Some(row) = self.0.exec_first::<mysql::Row, _, _>(&*statement.sql, params(statement))? else {
-            return Ok(None);
-        };
-        let values = (0..row.len())
-            .map(|column| match row.get_opt::<Option<i64>, _>(column) {
-                Some(value) => value.map_err(|error| CounterError::from(mysql::Error::from(error))),
-                None => Ok(None),
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Some(values))
+    async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
+        let rows: Vec<mysql::Row> = self.0.exec(&*statement.sql, params(statement))?;
+        rows.into_iter().map(values).collect()
     }
+}
+
+/// The rows a statement's results say it changed, once every row of them
+/// is read: an error may come after the first result set.
+fn changed<P: mysql::prelude::Protocol>(
+    mut result: mysql::QueryResult<'_, '_, '_, P>,
+) -> Result<u64, CounterError> {
+    let mut changed = 0;
+    while let Some(set) = result.iter() {
+        changed += set.affected_rows();
+        for row in set {
+            row?;
+        }
+    }
+    Ok(changed)
+}
+
+/// A row's columns, each read as a nullable BIGINT.
+fn values(row: mysql::Row) -> Result<Vec<Option<i64>>, CounterError> {
+    (0..row.len())
+        .map(|column| match row.get_opt::<Option<i64>, _>(column) {
+            Some(value) => value.map_err(|error| CounterError::from(mysql::Error::from(error))),
+            None => Ok(None),
+        })
+        .collect()
 }
 
 fn params(statement: &Statement<'_>) -> Params {

@@ -1,0 +1,438 @@
+//! How each call is made in plain SQL, with no routine: the second
+//! description of the calls beside [`crate::routines`], run by the same
+//! runners. The statements are core's [`PlainSql`], which the generator
+//! also renders as a reference; the checks the routines make on the server
+//! are made here, with the same error numbers and messages.
+//!
+//! The slot of an increment is picked here and sent as a parameter. A
+//! counter's slot count is read once and kept for [`SLOT_COUNT_LIFETIME`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
+use slotted_counters_core::plain::{PlainSql, PlainStatement, SLOT_COUNT_LIFETIME};
+use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
+
+use crate::call::{Answer, Call, Deltas, NewCounter, StartDate};
+use crate::driver::{Connection, Owner, Param, Statement};
+use crate::error::CounterError;
+
+/// The most slot counts kept; past it, all are forgotten and read again.
+const SLOT_COUNTS_KEPT: usize = 10_000;
+
+/// The name of the savepoint that tells whether the caller's connection is
+/// inside a transaction, and bounds a call's statements inside one.
+const SAVEPOINT: &str = "slotted_counters_call";
+
+/// The calls in plain SQL, for a package generated with some options.
+#[derive(Debug)]
+pub struct Plain {
+    sql: PlainSql,
+    last_slot: PlainStatement,
+    add_to_slot: PlainStatement,
+    upsert_slot: PlainStatement,
+    reset: PlainStatement,
+    lock_counter: PlainStatement,
+    delete: PlainStatement,
+    slots: SlotPolicy,
+    max_slots: u32,
+    bound: i64,
+    slot_counts: SlotCounts,
+}
+
+fn statement<'a>(sql: &'a PlainStatement, params: Vec<Param<'a>>) -> Statement<'a> {
+    Statement { sql: Cow::Borrowed(&sql.sql), params }
+}
+
+fn number(value: impl Into<i64>) -> Param<'static> {
+    Param::Number(Some(value.into()))
+}
+
+/// A name as the routines' messages show it: SQL's `QUOTE()`.
+fn quoted(name: &str) -> String {
+    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn unknown(name: &str) -> CounterError {
+    CounterError::NotFound(format!("unknown counter: {}", quoted(name)))
+}
+
+/// A slot between 1 and `slots`, picked at random.
+fn pick(slots: u32) -> u32 {
+    let draw = getrandom::u32().unwrap_or(0);
+    (u64::from(draw) * u64::from(slots) >> 32) as u32 + 1
+}
+
+impl Plain {
+    /// The plain calls of a package generated with `options`; refused for a
+    /// package whose rules only its routines keep (a cluster's node slots,
+    /// a counter limit).
+    pub(crate) fn new(options: &PackageOptions) -> Result<Self, ConfigError> {
+        let sql = PlainSql::new(options)?;
+        Ok(Plain {
+            last_slot: sql.last_slot(),
+            add_to_slot: sql.add_to_slot(),
+            upsert_slot: sql.upsert_slot(),
+            reset: sql.reset(),
+            lock_counter: sql.lock_counter(),
+            delete: sql.delete(),
+            sql,
+            slots: options.slots(),
+            max_slots: options.max_slots(),
+            bound: options.slot_bound(),
+            slot_counts: SlotCounts::default(),
+        })
+    }
+
+    /// Runs `call` once on `conn`, which `owner`'s transaction may hold.
+    pub(crate) async fn run(
+        &self,
+        conn: &mut impl Connection,
+        call: Call<'_>,
+        owner: Owner,
+    ) -> Result<Answer, CounterError> {
+        match call {
+            Call::Setup { name, counter } => self.setup(conn, name, counter).await?,
+            Call::Increment { name } => self.add(conn, name, 1).await?,
+            Call::Add { name, delta } => self.add(conn, name, delta).await?,
+            Call::AddMany { deltas } => self.add_many(conn, deltas, owner).await?,
+            Call::Reset { name, value, start_date } => {
+                self.reset(conn, name, value, start_date, owner).await?
+            }
+            Call::Delete { name } => self.delete(conn, name, owner).await?,
+            Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
+        }
+        Ok(Answer::Done)
+    }
+
+    fn past_bound(&self, name: &str) -> CounterError {
+        CounterError::InvalidArgument(format!(
+            "a slot would pass {} either way, for counter: {}",
+            self.bound,
+            quoted(name)
+        ))
+    }
+
+    /// The values a slot may hold before `delta` is added, so that it stays
+    /// within the bound. A slot already past it (written before the bound
+    /// existed) may still move toward 0.
+    fn room_for(&self, name: &str, delta: i64) -> Result<(i64, i64), CounterError> {
+        if delta.unsigned_abs() > self.bound.unsigned_abs() {
+            return Err(self.past_bound(name));
+        }
+        Ok(if delta >= 0 { (i64::MIN, self.bound - delta) } else { (-self.bound - delta, i64::MAX) })
+    }
+
+    async fn setup(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        counter: NewCounter<'_>,
+    ) -> Result<(), CounterError> {
+        check_not_blank(name)?;
+        let invalid = |problem: String| {
+            Err(CounterError::InvalidArgument(format!("{problem}, for counter: {}", quoted(name))))
+        };
+        if counter.description.chars().count() > DESCRIPTION_LENGTH as usize {
+            return invalid(format!("description is longer than {DESCRIPTION_LENGTH} characters"));
+        }
+        let slots = match (self.slots, counter.slots) {
+            (SlotPolicy::Fixed(fixed), Some(asked)) if asked != fixed => {
+                return invalid(format!(
+                    "slots must be NULL or {fixed} (this package has fixed slots), not {asked}"
+                ));
+            }
+            (SlotPolicy::Fixed(fixed), _) => fixed,
+            (SlotPolicy::Dynamic { .. }, Some(asked)) if !(1..=self.max_slots).contains(&asked) => {
+                return invalid(format!(
+                    "slots must be a whole number between 1 and {}, not {asked}",
+                    self.max_slots
+                ));
+            }
+            (SlotPolicy::Dynamic { default }, asked) => asked.unwrap_or(default),
+        };
+        let initial_value = counter.initial_value.unwrap_or(0);
+        if initial_value.unsigned_abs() > self.bound.unsigned_abs() {
+            return Err(self.past_bound(name));
+        }
+        let rows = self.sql.setup(slots);
+        let mut params = vec![Param::Text(name), Param::Text(counter.description), number(initial_value)];
+        for slot in 2..=slots {
+            params.extend([Param::Text(name), number(slot), Param::Text(counter.description)]);
+        }
+        match conn.execute(&statement(&rows, params)).await {
+            Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => {
+                Err(CounterError::AlreadyExists(format!("counter already exists: {}", quoted(name))))
+            }
+            outcome => {
+                self.slot_counts.forget(name);
+                outcome.map(drop)
+            }
+        }
+    }
+
+    /// Adds `delta` to one slot of counter `name`: one UPDATE of a slot
+    /// picked here, or for a lazy package one upsert. A slot that is gone
+    /// (a shrink removed it) sends the delta to slot 1, as the routines do.
+    async fn add(&self, conn: &mut impl Connection, name: &str, delta: i64) -> Result<(), CounterError> {
+        let (lowest, highest) = self.room_for(name, delta)?;
+        if let (true, SlotPolicy::Fixed(slots)) = (self.sql.auto_create(), self.slots) {
+            check_not_blank(name)?;
+            let kick = if delta >= 0 { i64::MAX } else { i64::MIN };
+            let params = vec![
+                Param::Text(name),
+                number(pick(slots)),
+                number(delta),
+                number(delta),
+                number(lowest),
+                number(highest),
+                number(kick),
+            ];
+            return match conn.execute(&statement(&self.upsert_slot, params)).await {
+                Err(error) if error.code() == Some(server_errno::OUT_OF_RANGE) => Err(self.past_bound(name)),
+                outcome => outcome.map(drop),
+            };
+        }
+        if delta == 0 {
+            // An UPDATE that adds 0 changes no row: only a look tells
+            // whether the counter exists.
+            return self.read_slot_count(conn, name).await.map(drop);
+        }
+        let slots = match (self.slots, self.slot_counts.get(name)) {
+            (SlotPolicy::Fixed(slots), _) | (_, Some(slots)) => slots,
+            _ => self.read_slot_count(conn, name).await?,
+        };
+        let add_to = async |conn: &mut _, slot: u32| {
+            let params =
+                vec![number(delta), Param::Text(name), number(slot), number(lowest), number(highest)];
+            Connection::execute(conn, &statement(&self.add_to_slot, params)).await
+        };
+        if add_to(&mut *conn, pick(slots)).await? == 1 {
+            return Ok(());
+        }
+        self.slot_counts.forget(name);
+        if add_to(&mut *conn, 1).await? == 1 {
+            return Ok(());
+        }
+        // No slot 1: no counter. Else slot 1 would pass the bound.
+        self.read_slot_count(conn, name).await?;
+        Err(self.past_bound(name))
+    }
+
+    /// Counter `name`'s slot count, read and kept; [`CounterError::NotFound`]
+    /// when it does not exist.
+    async fn read_slot_count(&self, conn: &mut impl Connection, name: &str) -> Result<u32, CounterError> {
+        let rows = conn.rows(&statement(&self.last_slot, vec![Param::Text(name)])).await?;
+        let last =
+            rows.first().and_then(|row| row.first().copied().flatten()).ok_or_else(|| unknown(name))?;
+        let slots = u32::try_from(last).unwrap_or(1).max(1);
+        self.slot_counts.keep(name, slots);
+        Ok(slots)
+    }
+
+    /// Every delta of a batch, or none: one transaction, counters in the
+    /// order of their names, so that two batches cannot deadlock on each
+    /// other.
+    async fn add_many(
+        &self,
+        conn: &mut impl Connection,
+        deltas: &Deltas,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        if let [(name, delta)] = deltas.iter().collect::<Vec<_>>()[..] {
+            return self.add(conn, name, *delta).await;
+        }
+        for (name, delta) in deltas {
+            self.room_for(name, *delta)?;
+        }
+        atomically(conn, owner, async |conn| {
+            for (name, delta) in deltas {
+                self.add(&mut *conn, name, *delta).await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn reset(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        value: i64,
+        start_date: StartDate,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        if value.unsigned_abs() > self.bound.unsigned_abs() {
+            return Err(self.past_bound(name));
+        }
+        let reset = |slot: i64| {
+            statement(
+                &self.reset,
+                vec![
+                    number(slot),
+                    number(value),
+                    Param::Flag(start_date == StartDate::Now),
+                    Param::Text(name),
+                ],
+            )
+        };
+        if !self.sql.auto_create() {
+            // Slot 1 exists as long as the counter does. A reset to what
+            // the counter reads changes no row: a look tells whether it exists.
+            if conn.execute(&reset(1)).await? == 0 {
+                self.read_slot_count(conn, name).await?;
+            }
+            return Ok(());
+        }
+        // A lazy counter keeps only the slots that were hit: the value goes
+        // to its lowest, found under lock.
+        atomically(conn, owner, async |conn| {
+            let (_, lowest) = self.lock(&mut *conn, name).await?;
+            Connection::execute(conn, &reset(lowest)).await.map(drop)
+        })
+        .await
+    }
+
+    /// Deletes counter `name`. Not by the rows a DELETE reports (Spider
+    /// reports none for a delete that removed rows): by a locking read first.
+    async fn delete(&self, conn: &mut impl Connection, name: &str, owner: Owner) -> Result<(), CounterError> {
+        atomically(conn, owner, async |conn| {
+            self.lock(&mut *conn, name).await?;
+            Connection::execute(conn, &statement(&self.delete, vec![Param::Text(name)])).await?;
+            self.slot_counts.forget(name);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Locks counter `name`'s slots; its slot count and lowest slot.
+    async fn lock(&self, conn: &mut impl Connection, name: &str) -> Result<(i64, i64), CounterError> {
+        let rows = conn.rows(&statement(&self.lock_counter, vec![Param::Text(name)])).await?;
+        match rows.first().map(|row| (row.first().copied().flatten(), row.get(1).copied().flatten())) {
+            Some((Some(count), Some(lowest))) if count > 0 => Ok((count, lowest)),
+            _ => Err(unknown(name)),
+        }
+    }
+
+    /// The values of `names`, in their order: one statement.
+    async fn get_many(
+        &self,
+        conn: &mut impl Connection,
+        names: &[String],
+    ) -> Result<Vec<Option<i64>>, CounterError> {
+        let read = self.sql.get_many(names.len());
+        let params = names
+            .iter()
+            .enumerate()
+            .flat_map(|(position, name)| [number(position as i64), Param::Text(name)]);
+        let mut values = vec![None; names.len()];
+        for row in conn.rows(&statement(&read, params.collect())).await? {
+            if let [Some(position), total] = row[..] {
+                if let Some(value) =
+                    usize::try_from(position).ok().and_then(|position| values.get_mut(position))
+                {
+                    *value = total;
+                }
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// Refuses a blank name for a call that creates a counter, as the routines do.
+fn check_not_blank(name: &str) -> Result<(), CounterError> {
+    if name.trim_matches(' ').is_empty() {
+        return Err(CounterError::InvalidArgument("counter name must not be NULL or empty".to_owned()));
+    }
+    Ok(())
+}
+
+/// Runs `body` as one transaction: the caller's when one is open on its
+/// connection (inside a savepoint, which an error rolls back), else one of
+/// its own. `START TRANSACTION` would commit a transaction the caller has
+/// open; a savepoint that does not outlive its statement (1305) tells that
+/// none is.
+async fn atomically<C: Connection, T>(
+    conn: &mut C,
+    owner: Owner,
+    body: impl AsyncFnOnce(&mut C) -> Result<T, CounterError>,
+) -> Result<T, CounterError> {
+    let inside_callers = owner == Owner::Caller && inside_transaction(conn).await?;
+    let (begin, rollback, commit) = if inside_callers {
+        (format!("SAVEPOINT {SAVEPOINT}"), format!("ROLLBACK TO SAVEPOINT {SAVEPOINT}"), None)
+    } else {
+        ("START TRANSACTION".to_owned(), "ROLLBACK".to_owned(), Some("COMMIT"))
+    };
+    conn.execute(&text(&begin)).await?;
+    let outcome = match body(conn).await {
+        Ok(value) => match commit {
+            Some(commit) => conn.execute(&text(commit)).await.map(|_| value),
+            None => Ok(value),
+        },
+        error => error,
+    };
+    if outcome.is_err() {
+        // A deadlock has rolled the transaction back already, the
+        // savepoint with it; a broken connection takes it with it.
+        let _ = conn.execute(&text(&rollback)).await;
+    }
+    outcome
+}
+
+/// Whether a transaction is open on `conn`.
+async fn inside_transaction(conn: &mut impl Connection) -> Result<bool, CounterError> {
+    conn.execute(&text(&format!("SAVEPOINT {SAVEPOINT}"))).await?;
+    match conn.execute(&text(&format!("ROLLBACK TO SAVEPOINT {SAVEPOINT}"))).await {
+        Ok(_) => Ok(true),
+        Err(error) if error.code() == Some(server_errno::NO_SUCH_ROUTINE) => Ok(false),
+        Err(error) => Err(error),
+    }
+}
+
+fn text(sql: &str) -> Statement<'_> {
+    Statement { sql: Cow::Borrowed(sql), params: Vec::new() }
+}
+
+/// Slot counts read, by name as the caller wrote it, with when.
+#[derive(Debug, Default)]
+struct SlotCounts(Mutex<HashMap<String, (u32, Instant)>>);
+
+impl SlotCounts {
+    fn get(&self, name: &str) -> Option<u32> {
+        let counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        counts.get(name).filter(|(_, read)| read.elapsed() < SLOT_COUNT_LIFETIME).map(|(slots, _)| *slots)
+    }
+
+    fn keep(&self, name: &str, slots: u32) {
+        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if counts.len() >= SLOT_COUNTS_KEPT {
+            counts.clear();
+        }
+        counts.insert(name.to_owned(), (slots, Instant::now()));
+    }
+
+    fn forget(&self, name: &str) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picked_slots_stay_within_the_count() {
+        for slots in [1, 2, 5, 64] {
+            let picked: std::collections::BTreeSet<u32> = (0..2_000).map(|_| pick(slots)).collect();
+            assert_eq!(picked, (1..=slots).collect(), "{slots} slots");
+        }
+    }
+
+    #[test]
+    fn names_are_quoted_as_sql_quotes_them() {
+        assert_eq!(quoted(r"it's a \ name"), r"'it\'s a \\ name'");
+    }
+}

@@ -1,0 +1,21 @@
+-- plain_statements.sql: every statement the client's plain mode sends, with
+-- its parameters, for applications in other languages that count without
+-- routines. A reference, not a script to run.
+{% include "_header.sql" %}
+--
+-- Each statement names one counter by equality on `counter_name`, so Vitess
+-- routes it to the shard of that name, and is sent as a prepared statement.
+-- The checks the routines make are the caller's: names ({{ p.name_length }} characters at
+-- most, no control character, no trailing space), deltas and values within
+-- {{ p.slot_bound }} either way, {% if let Some(slots) = p.fixed_slots %}a setup's slot count {{ slots }} (fixed){% else %}slot counts from 1 to {{ p.max_slots }}{% endif %}.
+-- An increment picks its slot at random among the counter's slot count
+-- (last_slot; the Rust client keeps it for {{ slot_count_lifetime }} s); when the slot is gone (a shrink removed it)
+-- the delta goes to slot 1. A batch of several counters runs the add of each,
+-- in the order of their names, in one transaction; delete and a lazy reset
+-- run lock_counter first in theirs.
+{%- for statement in statements %}
+
+-- {{ statement.name }}: {{ statement.purpose }}
+-- Parameters: {{ statement.params }}
+{{ statement.sql }};
+{%- endfor %}

@@ -1,0 +1,13 @@
+-- plain_tables.sql: the `{{ p.table }}` table alone, for the client's plain
+-- mode on engines that run no stored routine (PlanetScale, Vitess, TiDB) and
+-- on sharding engines (MariaDB Spider). Install with: mysql your_database < plain_tables.sql
+{% include "_header.sql" %}
+--
+-- No routine and no trigger (PlanetScale refuses both), and no view: views
+-- over a sharded table were not checked on these engines; a report sums
+-- a counter's slots with SUM ... WHERE `counter_name` = ?. The plain mode's
+-- statements (plain_statements.sql) keep every slot within {{ p.slot_bound }}
+-- either way, as the triggers of setup.sql do for the routines. The table is
+-- the one setup.sql creates, so routines and plain statements may share it.
+
+{% include "_table.sql" %}

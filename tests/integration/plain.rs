@@ -1,0 +1,370 @@
+//! The client's plain mode on each server: a database holding only the
+//! table of `plain_tables.sql`, no routine, and an account granted no
+//! EXECUTE. Its calls mean what the routines' calls mean, refuse what they
+//! refuse with the same errors, share a table with routine clients
+//! exactly, and count exactly under load through every handle.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::{Pool, TxOpts};
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{
+    AsyncCounters, Cluster, ConfigError, CounterError, Counters, NewCounter, PackageOptions,
+    SLOT_COUNT_LIFETIME, StartDate,
+};
+use slotted_counters_cli::{render, script};
+
+use crate::support::{self, Database, on_each_server, routines_in};
+
+on_each_server!(
+    plain_calls_mean_what_routine_calls_mean,
+    plain_refusals_match_the_routines,
+    increments_spread_over_every_slot_and_no_other,
+    a_shrink_loses_no_delta_and_a_growth_is_used_within_the_lifetime,
+    plain_and_routine_clients_share_a_table_exactly,
+    threads_count_exactly_through_calls_and_coalescing,
+    tasks_count_exactly_through_the_async_client,
+    calls_on_the_callers_connection_commit_or_roll_back_with_it,
+    a_deadlocked_plain_call_is_retried,
+    a_lazy_package_creates_counters_and_keeps_its_bound,
+);
+
+/// A database holding only the plain table of a package made with
+/// `options`, and a pool of an account that may read and write it and
+/// run nothing.
+fn plain_database(options: &PackageOptions) -> (Database, Pool) {
+    let db = Database::new();
+    let tables = render::plain_tables_sql(options).unwrap().expect("a package the plain mode serves");
+    script::run(&mut db.conn(), &tables).unwrap();
+    let app = db.account("plain", &["SELECT, INSERT, UPDATE, DELETE ON {db}.*"]);
+    let pool = Pool::new(app.url.as_str()).unwrap();
+    assert_eq!(routines_in(&mut db.conn()), Vec::<String>::new(), "no routine installed");
+    let grants: Vec<String> = pool.get_conn().unwrap().query("SHOW GRANTS").unwrap();
+    assert!(!grants.iter().any(|grant| grant.contains("EXECUTE")), "{grants:?}");
+    (db, pool)
+}
+
+fn plain(options: &PackageOptions) -> (Database, Counters) {
+    let (db, pool) = plain_database(options);
+    (db, Counters::plain(pool, options).unwrap())
+}
+
+fn fixed(slots: u32) -> PackageOptions {
+    PackageOptions::builder().fixed_slots(slots).build().unwrap()
+}
+
+fn lazy(slots: u32) -> PackageOptions {
+    PackageOptions::builder().fixed_slots(slots).auto_create(true).build().unwrap()
+}
+
+fn plain_calls_mean_what_routine_calls_mean() {
+    let (db, counters) = plain(&PackageOptions::default());
+    counters.setup("downloads", NewCounter::new("release downloads").slots(16)).unwrap();
+    counters.setup("stock", NewCounter::new("units in store").initial_value(10)).unwrap();
+    for _ in 0..5 {
+        counters.increment("downloads").unwrap();
+    }
+    counters.add("downloads", 95).unwrap();
+    counters.add("stock", -4).unwrap();
+    counters.add("stock", 0).unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), Some(100));
+    assert_eq!(counters.get("Downloads").unwrap(), Some(100), "names are case-insensitive");
+    assert_eq!(counters.get_many(["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
+    counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap();
+    assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(10)]);
+
+    let slots: u32 = db
+        .conn()
+        .query_first("SELECT COUNT(*) FROM counters WHERE counter_name = 'downloads'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(slots, 16);
+    let start_date = |name: &str| -> String {
+        db.conn()
+            .exec_first("SELECT CAST(MIN(start_date) AS CHAR) FROM counters WHERE counter_name = ?", (name,))
+            .unwrap()
+            .unwrap()
+    };
+    let started = start_date("downloads");
+    thread::sleep(Duration::from_millis(1100));
+    counters.reset("downloads", 7, StartDate::Keep).unwrap();
+    assert_eq!((counters.get("downloads").unwrap(), start_date("downloads")), (Some(7), started.clone()));
+    counters.reset("downloads", 7, StartDate::Keep).unwrap();
+    counters.reset("downloads", 8, StartDate::Now).unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), Some(8));
+    assert!(start_date("downloads") > started, "StartDate::Now moves the start date");
+    counters.delete("downloads").unwrap();
+    assert_eq!(counters.get("downloads").unwrap(), None);
+    assert!(matches!(counters.delete("downloads"), Err(CounterError::NotFound(_))));
+
+    let galera = PackageOptions::builder().cluster(Cluster::Galera).build().unwrap();
+    let Err(ConfigError::InvalidOption(message)) = Counters::plain(db.pool().clone(), &galera) else {
+        panic!("a Galera package served in plain SQL")
+    };
+    assert!(message.contains("without --cluster"), "{message}");
+}
+
+/// Fills every slot of counter `name` to the bound, as no call can.
+fn fill_to_bound(db: &Database, name: &str, bound: i64) {
+    db.conn().exec_drop("UPDATE counters SET counter = ? WHERE counter_name = ?", (bound, name)).unwrap();
+}
+
+/// Each bad call, made once through the routines and once in plain SQL,
+/// fails with the same variant and the same message.
+fn plain_refusals_match_the_routines() {
+    for options in [PackageOptions::default(), fixed(8)] {
+        let with_routines = Database::new();
+        script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+        let routines = Counters::with_options(with_routines.pool().clone(), &options);
+        let (plain_db, plain) = plain(&options);
+        let bound = options.slot_bound();
+        for (db, counters) in [(&with_routines, &routines), (&plain_db, &plain)] {
+            counters.setup("exists", NewCounter::new("d")).unwrap();
+            counters.setup("at_bound", NewCounter::new("d")).unwrap();
+            fill_to_bound(db, "at_bound", bound);
+        }
+        let long_description = "d".repeat(256);
+        let calls: Vec<(&str, Box<dyn Fn(&Counters) -> Result<(), CounterError>>)> = vec![
+            ("setup twice", Box::new(|c| c.setup("exists", NewCounter::new("d")))),
+            ("setup with no slot", Box::new(|c| c.setup("s0", NewCounter::new("d").slots(0)))),
+            ("setup with too many slots", Box::new(|c| c.setup("s", NewCounter::new("d").slots(1025)))),
+            ("setup with a long description", Box::new(|c| c.setup("s", NewCounter::new(&long_description)))),
+            (
+                "setup past the bound",
+                Box::new(move |c| c.setup("s", NewCounter::new("d").initial_value(bound + 1))),
+            ),
+            ("setup of a blank name", Box::new(|c| c.setup("  ", NewCounter::new("d")))),
+            ("increment of a missing counter", Box::new(|c| c.increment("missing"))),
+            ("add 0 to a missing counter", Box::new(|c| c.add("missing", 0))),
+            ("add past the bound", Box::new(|c| c.add("at_bound", 1))),
+            ("add more than the bound", Box::new(move |c| c.add("exists", bound + 1))),
+            ("batch with a missing counter", Box::new(|c| c.add_many([("exists", 1), ("missing", 1)]))),
+            ("reset of a missing counter", Box::new(|c| c.reset("missing", 0, StartDate::Keep))),
+            ("reset past the bound", Box::new(move |c| c.reset("exists", -bound - 1, StartDate::Keep))),
+            ("delete of a missing counter", Box::new(|c| c.delete("missing"))),
+        ];
+        for (call, make) in &calls {
+            let expected = make(&routines).unwrap_err();
+            let got = make(&plain).unwrap_err();
+            assert_eq!(
+                (got.code(), got.to_string()),
+                (expected.code(), expected.to_string()),
+                "{call}, fixed slots: {:?}",
+                options.slots()
+            );
+        }
+        let totals = routines.get_many(["exists", "at_bound"]).unwrap();
+        assert_eq!(totals[0], Some(0), "nothing applied");
+        assert_eq!(plain.get_many(["exists", "at_bound"]).unwrap(), totals, "nothing applied");
+    }
+}
+
+/// An increment picks among exactly the counter's slots: every one of
+/// them is hit, none past them is created or aimed at.
+fn increments_spread_over_every_slot_and_no_other() {
+    for options in [PackageOptions::default(), fixed(4)] {
+        let (db, counters) = plain(&options);
+        counters.setup("spread", NewCounter::new("d").slots(4)).unwrap();
+        for _ in 0..400 {
+            counters.increment("spread").unwrap();
+        }
+        let slots = support::slots_of(&mut db.conn(), "spread");
+        assert_eq!(slots.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert!(slots.values().all(|&count| count > 40), "every slot takes its share: {slots:?}");
+        assert_eq!(slots.values().sum::<i64>(), 400);
+    }
+}
+
+/// A shrink removes slots the client may still aim at: their increments
+/// go to slot 1 and the count is read again. A growth is seen within
+/// `SLOT_COUNT_LIFETIME`.
+fn a_shrink_loses_no_delta_and_a_growth_is_used_within_the_lifetime() {
+    let db = support::with_default_package(&[]);
+    let counters = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    counters.setup("resized", NewCounter::new("d").slots(16)).unwrap();
+    counters.increment("resized").unwrap();
+    db.conn().query_drop("CALL counter_resize('resized', 2)").unwrap();
+    for _ in 0..200 {
+        counters.increment("resized").unwrap();
+    }
+    let slots = support::slots_of(&mut db.conn(), "resized");
+    assert_eq!(slots.keys().copied().collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(slots.values().sum::<i64>(), 201);
+    // Still aiming at 16 slots, the client would send 7 in 8 increments to
+    // slot 1 through the fallback: read again, it shares them evenly.
+    assert!(slots[&2] > 60, "the count was read again after the shrink: {slots:?}");
+
+    db.conn().query_drop("CALL counter_resize('resized', 8)").unwrap();
+    let deadline = Instant::now() + SLOT_COUNT_LIFETIME + Duration::from_secs(2);
+    let mut made = 201;
+    while support::slots_of(&mut db.conn(), "resized")
+        .into_iter()
+        .all(|(slot, count)| slot <= 2 || count == 0)
+    {
+        assert!(Instant::now() < deadline, "no slot above 2 used within the lifetime");
+        counters.increment("resized").unwrap();
+        made += 1;
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(counters.get("resized").unwrap(), Some(made));
+}
+
+/// A team moving to an engine without routines runs both clients on one
+/// table for a while: their counts add up exactly.
+fn plain_and_routine_clients_share_a_table_exactly() {
+    let db = support::with_default_package(&[]);
+    let routines = Counters::new(db.pool().clone());
+    let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    routines.setup("hot", NewCounter::new("d").slots(4)).unwrap();
+    plain.setup("other", NewCounter::new("d").slots(4)).unwrap();
+    let per_thread = 200;
+    thread::scope(|scope| {
+        for client in [&routines, &plain, &routines, &plain, &routines, &plain, &routines, &plain] {
+            scope.spawn(move || {
+                for round in 0..per_thread {
+                    if round % 10 == 0 {
+                        client.add_many([("hot", 1), ("other", 2)]).unwrap();
+                    } else {
+                        client.increment("hot").unwrap();
+                    }
+                }
+            });
+        }
+    });
+    let batches = 8 * per_thread / 10;
+    assert_eq!(routines.get_many(["hot", "other"]).unwrap(), [Some(8 * per_thread), Some(2 * batches)]);
+}
+
+/// 64 threads on two hot counters: single calls and a coalescing handle,
+/// every increment counted once.
+fn threads_count_exactly_through_calls_and_coalescing() {
+    let (_db, counters) = plain(&PackageOptions::default());
+    counters.setup("calls", NewCounter::new("d").slots(64)).unwrap();
+    counters.setup("coalesced", NewCounter::new("d").slots(64)).unwrap();
+    let coalescing = Arc::new(counters.coalescing());
+    let per_thread = 50;
+    thread::scope(|scope| {
+        for thread in 0..64 {
+            let (counters, coalescing) = (&counters, &coalescing);
+            scope.spawn(move || {
+                for _ in 0..per_thread {
+                    if thread % 2 == 0 {
+                        counters.increment("calls").unwrap();
+                    } else {
+                        coalescing.increment("coalesced").unwrap();
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(counters.get_many(["calls", "coalesced"]).unwrap(), [Some(32 * per_thread); 2]);
+}
+
+fn tasks_count_exactly_through_the_async_client() {
+    let options = PackageOptions::default();
+    let (db, _) = plain_database(&options);
+    let url = db.account("tasks", &["SELECT, INSERT, UPDATE, DELETE ON {db}.*"]).url;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(16).connect(&url).await.unwrap();
+        let counters = AsyncCounters::plain(pool, &options).unwrap();
+        counters.setup("hot", NewCounter::new("d").slots(64)).await.unwrap();
+        let coalescing = counters.coalescing();
+        let tasks: Vec<_> = (0..64)
+            .map(|task| {
+                let (counters, coalescing) = (counters.clone(), coalescing.clone());
+                tokio::spawn(async move {
+                    for _ in 0..50 {
+                        if task % 2 == 0 {
+                            counters.increment("hot").await.unwrap();
+                        } else {
+                            coalescing.increment("hot").await.unwrap();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+        assert_eq!(counters.get("hot").await.unwrap(), Some(64 * 50));
+        let error = counters.delete("missing").await.unwrap_err();
+        assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+    });
+}
+
+/// On the caller's connection, a plain call joins the caller's transaction;
+/// a batch or a delete of several statements runs in a savepoint there,
+/// and in a transaction of its own in autocommit mode.
+fn calls_on_the_callers_connection_commit_or_roll_back_with_it() {
+    let (db, counters) = plain(&PackageOptions::default());
+    counters.setup("a", NewCounter::new("d")).unwrap();
+    counters.setup("b", NewCounter::new("d")).unwrap();
+    let pool = db.pool();
+
+    let mut tx = pool.start_transaction(TxOpts::default()).unwrap();
+    counters.on(&mut tx).add_many([("a", 1), ("b", 1)]).unwrap();
+    counters.on(&mut tx).delete("b").unwrap();
+    tx.rollback().unwrap();
+    assert_eq!(counters.get_many(["a", "b"]).unwrap(), [Some(0), Some(0)], "rolled back with the caller");
+
+    let mut tx = pool.start_transaction(TxOpts::default()).unwrap();
+    counters.on(&mut tx).increment("a").unwrap();
+    let error = counters.on(&mut tx).add_many([("a", 1), ("missing", 1)]).unwrap_err();
+    assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+    tx.commit().unwrap();
+    assert_eq!(counters.get("a").unwrap(), Some(1), "the failed batch rolled back to its savepoint only");
+
+    let mut conn = pool.get_conn().unwrap();
+    let error = counters.on(&mut conn).add_many([("a", 1), ("missing", 1)]).unwrap_err();
+    assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+    counters.on(&mut conn).add_many([("a", 1), ("b", 1)]).unwrap();
+    assert_eq!(
+        counters.get_many(["a", "b"]).unwrap(),
+        [Some(2), Some(1)],
+        "autocommit: another connection sees the batch its own transaction committed"
+    );
+}
+
+fn a_deadlocked_plain_call_is_retried() {
+    let (db, counters) = plain(&PackageOptions::default());
+    counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
+    let before = support::deadlocks(&mut db.conn());
+    let outcome = thread::scope(|scope| {
+        support::deadlock_against(
+            &db,
+            || scope.spawn(|| counters.reset("d", 50, StartDate::Keep)),
+            |caller| caller.join().expect("the caller panicked"),
+        )
+    });
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
+    assert_eq!(counters.get("d").unwrap(), Some(50));
+}
+
+fn a_lazy_package_creates_counters_and_keeps_its_bound() {
+    let options = lazy(8);
+    let (db, counters) = plain(&options);
+    for _ in 0..100 {
+        counters.increment("lazy").unwrap();
+    }
+    counters.add("lazy", -30).unwrap();
+    assert_eq!(counters.get("lazy").unwrap(), Some(70));
+    let slots: BTreeSet<u32> = support::slots_of(&mut db.conn(), "lazy").into_keys().collect();
+    assert!(slots.iter().all(|slot| (1..=8).contains(slot)) && slots.len() > 4, "{slots:?}");
+
+    let bound = options.slot_bound();
+    counters.setup("full", NewCounter::new("d")).unwrap();
+    fill_to_bound(&db, "full", bound);
+    let error = counters.add("full", 1).unwrap_err();
+    assert_eq!(error.to_string(), format!("a slot would pass {bound} either way, for counter: 'full'"));
+    counters.reset("lazy", 5, StartDate::Keep).unwrap();
+    assert_eq!(counters.get("lazy").unwrap(), Some(5));
+    counters.delete("lazy").unwrap();
+    assert!(matches!(counters.reset("lazy", 0, StartDate::Keep), Err(CounterError::NotFound(_))));
+    assert!(matches!(counters.delete("lazy"), Err(CounterError::NotFound(_))));
+}
