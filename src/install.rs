@@ -61,6 +61,7 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
         .iter()
         .find(|statement| statement.text.starts_with("DO ") && statement.text.contains(GROUP_MEMBERS_TABLE))
         .map(|statement| statement.number);
+    refuse_spider_tables(conn, &statements)?;
     let probe = opening_probe(&statements);
     if probe.is_none() {
         let probe = format!("slotted_counters_probe_{}", std::process::id());
@@ -77,6 +78,33 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
         }
         other => other,
     })
+}
+
+/// Refuses to install routines over a table the script creates that is a
+/// Spider table already: through a Spider head (MariaDB 10.11's), a batch of
+/// counters on more than one partition fails (`counter_add_many`'s
+/// `UPDATE ... JOIN` answers 1062), and with it every coalesced flush. The
+/// plain mode serves such a table.
+fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Statement]) -> Result<(), Error> {
+    let tables = statements.iter().filter_map(|statement| {
+        statement.text.strip_prefix("CREATE TABLE IF NOT EXISTS `")?.split_once('`').map(|(table, _)| table)
+    });
+    for table in tables {
+        let engine: Option<String> = conn
+            .exec_first(
+                "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                (table,),
+            )
+            .map_err(Error::Query)?;
+        if engine.is_some_and(|engine| engine.eq_ignore_ascii_case("SPIDER")) {
+            return Err(Error::Environment(format!(
+                "`{table}` is a Spider table: through a Spider head the routines' batches fail (1062 once a \
+                 batch spans partitions), and every coalesced flush with them; nothing was installed. Count \
+                 through the client's plain mode (Counters::plain, docs/plain-sql.md), which needs no routine"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The number of the statement that creates the package's probe function,

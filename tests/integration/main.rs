@@ -21,4 +21,5 @@ mod operations;
 mod package;
 mod plain;
 mod snapshot_isolation;
+mod spider;
 mod triggers;

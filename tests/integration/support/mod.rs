@@ -12,6 +12,7 @@ pub mod galera;
 pub mod group_replication;
 pub mod multi_primary;
 pub mod server;
+pub mod spider;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,168 @@
+//! The plain mode on a real sharding engine: MariaDB Spider, one head and
+//! two data servers, with no routine installed anywhere and an account
+//! granted no EXECUTE. Counts stay exact under 64 threads, every slot of a
+//! counter lives on one data server, reads span both, and the deadlocks
+//! Spider's upserts cause are ridden through. `install` refuses a Spider
+//! table, whose routine batches would fail.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::thread;
+
+use mysql::Pool;
+use mysql::prelude::Queryable;
+use slotted_counters::{Counters, NewCounter, PackageOptions};
+use slotted_counters_cli::{render, script};
+
+use crate::support::spider::Spider;
+use crate::support::{routines_in, slotted_counters, stderr};
+
+/// One sharded MariaDB for every test here; each works in databases of its own.
+fn spider() -> &'static Spider {
+    static SPIDER: OnceLock<Spider> = OnceLock::new();
+    SPIDER.get_or_init(Spider::boot)
+}
+
+/// A plain client through the head on a fresh `database`, after checking
+/// that no server holds a routine.
+fn plain_client(spider: &Spider, database: &str, options: &PackageOptions) -> Counters {
+    spider.create_database(database, options);
+    let mut head = spider.head.root_conn();
+    head.query_drop(format!("USE `{database}`")).unwrap();
+    assert_eq!(routines_in(&mut head), Vec::<String>::new());
+    for index in 0..2 {
+        assert_eq!(routines_in(&mut spider.data_conn(index, database)), Vec::<String>::new());
+    }
+    Counters::plain(spider.plain_pool(database), options).unwrap()
+}
+
+/// The rows of each counter on data server `index`.
+fn rows_per_counter(spider: &Spider, index: usize, database: &str) -> BTreeMap<String, u32> {
+    spider
+        .data_conn(index, database)
+        .query("SELECT counter_name, COUNT(*) FROM counters GROUP BY counter_name")
+        .unwrap()
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn plain_counts_exactly_through_a_spider_head() {
+    let spider = spider();
+    let database = "spider_plain";
+    let counters = plain_client(spider, database, &PackageOptions::default());
+    let names: Vec<String> = (0..16).map(|index| format!("page_{index}")).collect();
+    for name in &names {
+        counters.setup(name, NewCounter::new("d").slots(8)).unwrap();
+    }
+    let coalescing = Arc::new(counters.coalescing());
+    let per_thread = 40;
+    thread::scope(|scope| {
+        for thread in 0..64 {
+            let (counters, coalescing, names) = (&counters, &coalescing, &names);
+            scope.spawn(move || {
+                for round in 0..per_thread {
+                    let name = &names[(thread + round) % 4];
+                    if thread % 2 == 0 {
+                        counters.increment(name).unwrap();
+                    } else {
+                        coalescing.increment(name).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    counters.add_many(names.iter().map(|name| (name.as_str(), 1))).unwrap();
+
+    let totals = counters.get_many(&names).unwrap();
+    let hot = 64 * per_thread as i64 / 4 + 1;
+    let expected: Vec<Option<i64>> = (0..16).map(|index| Some(if index < 4 { hot } else { 1 })).collect();
+    assert_eq!(totals, expected, "read through the head, across both data servers");
+
+    let on = [rows_per_counter(spider, 0, database), rows_per_counter(spider, 1, database)];
+    for name in &names {
+        let rows = [on[0].get(name).copied(), on[1].get(name).copied()];
+        assert!(matches!(rows, [Some(8), None] | [None, Some(8)]), "{name}: slots per data server {rows:?}");
+    }
+    assert!(!on[0].is_empty() && !on[1].is_empty(), "16 counters on one data server: {on:?}");
+}
+
+/// Spider runs an upsert as an insert, a locking read and an update on the
+/// data server, which deadlock under contention; the client retries them.
+#[test]
+fn lazy_upserts_ride_through_spider_deadlocks() {
+    let spider = spider();
+    let options = PackageOptions::builder().fixed_slots(4).auto_create(true).build().unwrap();
+    let counters =
+        plain_client(spider, "spider_lazy", &options).retry_for(std::time::Duration::from_secs(60));
+    let before = spider.deadlocks();
+    let (threads, per_thread) = (16, 100);
+    thread::scope(|scope| {
+        for _ in 0..threads {
+            let counters = &counters;
+            scope.spawn(move || {
+                for _ in 0..per_thread {
+                    counters.increment("hot").unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(counters.get("hot").unwrap(), Some(threads * per_thread));
+    let deadlocks = spider.deadlocks() - before;
+    assert!(deadlocks > 0, "no deadlock to ride through: the test proves nothing");
+    println!("{deadlocks} deadlocks on the data servers, each retried");
+}
+
+/// A batch is one transaction through the head: one it refuses applies
+/// nothing on either data server.
+#[test]
+fn a_refused_batch_applies_nothing_on_any_data_server() {
+    let spider = spider();
+    let database = "spider_batch";
+    let counters = plain_client(spider, database, &PackageOptions::default());
+    let names: Vec<String> = (0..16).map(|index| format!("batch_{index}")).collect();
+    for name in &names {
+        counters.setup(name, NewCounter::new("d")).unwrap();
+    }
+    let on = [rows_per_counter(spider, 0, database), rows_per_counter(spider, 1, database)];
+    assert!(!on[0].is_empty() && !on[1].is_empty(), "the batch must span both data servers: {on:?}");
+
+    let refused = names.iter().map(|name| (name.as_str(), 1)).chain([("missing", 1)]);
+    let error = counters.add_many(refused).unwrap_err();
+    assert_eq!(error.to_string(), "unknown counter: 'missing'");
+    assert_eq!(counters.get_many(&names).unwrap(), vec![Some(0); 16]);
+    counters.add_many(names.iter().map(|name| (name.as_str(), 1))).unwrap();
+    assert_eq!(counters.get_many(&names).unwrap(), vec![Some(1); 16]);
+}
+
+/// The routine package does not serve through a head: sourced there, its
+/// batches of counters on both data servers fail, so `install` refuses a
+/// Spider table, installing nothing, and says what to use instead.
+#[test]
+fn install_refuses_a_spider_table_whose_batches_would_fail() {
+    let spider = spider();
+    let options = PackageOptions::default();
+    let names: Vec<String> = (0..16).map(|index| format!("routine_{index}")).collect();
+
+    let sourced = "spider_sourced";
+    spider.create_database(sourced, &options);
+    let mut head = spider.head.root_conn();
+    head.query_drop(format!("USE `{sourced}`")).unwrap();
+    script::run(&mut head, &render::setup_sql(&options).unwrap()).unwrap();
+    let counters = Counters::new(Pool::new(spider.head.url(sourced).as_str()).unwrap());
+    for name in &names {
+        counters.setup(name, NewCounter::new("d").slots(4)).unwrap();
+    }
+    counters.increment(&names[0]).unwrap();
+    let error = counters.add_many(names.iter().map(|name| (name.as_str(), 1))).unwrap_err();
+    assert_eq!(error.code(), Some(1062), "{error:?}");
+
+    let refused = "spider_refused";
+    spider.create_database(refused, &options);
+    let output = slotted_counters(&["install", "--url", &spider.head.url(refused)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("`counters` is a Spider table") && message.contains("plain mode"), "{message}");
+    head.query_drop(format!("USE `{refused}`")).unwrap();
+    assert_eq!(routines_in(&mut head), Vec::<String>::new(), "nothing installed");
+}
