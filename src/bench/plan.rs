@@ -47,6 +47,10 @@ pub enum Variant {
     /// connection, it shows what the client's calls cost beyond their SQL.
     /// Runs at hold 0 only: each call is its own transaction.
     Client,
+    /// The dynamic package's table through the client's plain mode,
+    /// `Counters::plain`, one handle per client: one UPDATE of a slot the
+    /// client picks, no routine. Runs at hold 0 only.
+    Plain,
 }
 
 impl Variant {
@@ -63,13 +67,23 @@ impl Variant {
                 | Variant::AddMany
                 | Variant::Coalesced
                 | Variant::Client
+                | Variant::Plain
         )
     }
 
     /// Whether the variant's rounds can hold a transaction open: the
     /// batching variants make their own transactions, at hold 0 only.
     pub(super) fn holds(self) -> bool {
-        !matches!(self, Variant::Transaction | Variant::AddMany | Variant::Coalesced | Variant::Client)
+        !matches!(
+            self,
+            Variant::Transaction | Variant::AddMany | Variant::Coalesced | Variant::Client | Variant::Plain
+        )
+    }
+
+    /// Whether the variant counts in the dynamic package's counters, made
+    /// for the dynamic variant when both run.
+    pub(super) fn shares_dynamic(self) -> bool {
+        matches!(self, Variant::Client | Variant::Plain)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -91,6 +105,7 @@ impl Variant {
             Variant::Coalesced => "coalesced",
             Variant::OwnCounter => "own-counter",
             Variant::Client => "client",
+            Variant::Plain => "plain",
         }
     }
 }

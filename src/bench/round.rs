@@ -158,6 +158,10 @@ impl Workbench {
                 let package = package.expect("the client variant calls the dynamic package");
                 Incrementer::Client(Counters::with_options(self.pool_of(client).clone(), &package))
             }),
+            Variant::Plain => self.package(case.variant, case.slots).and_then(|package| {
+                let package = package.expect("the plain variant counts in the dynamic package");
+                Ok(Incrementer::Client(Counters::plain(self.pool_of(client).clone(), &package)?))
+            }),
             variant => self.increment_sql(case).and_then(|sql| {
                 let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;
                 let statement = conn.prep(sql).map_err(Error::Query)?;
@@ -205,7 +209,8 @@ enum Incrementer<'a> {
     Batch(PooledConn, Statement, String),
     /// One call per counter through the handle the node's clients share.
     Coalesced(&'a Coalescing),
-    /// One call per counter through a client of its own.
+    /// One call per counter through a client of its own, calling the
+    /// routines or in plain SQL.
     Client(Counters),
 }
 

@@ -70,7 +70,7 @@ fn package(
     let fixed = slots.unwrap_or(1);
     let options = match variant {
         Variant::SingleRow => return Ok(None),
-        Variant::Dynamic | Variant::OwnCounter | Variant::Client => {
+        Variant::Dynamic | Variant::OwnCounter | Variant::Client | Variant::Plain => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
         }
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
@@ -309,8 +309,8 @@ impl Workbench {
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
         for &(variant, slots) in &self.kinds {
-            // The client variant calls the dynamic package's counters.
-            if variant == Variant::Client && self.kinds.contains(&(Variant::Dynamic, slots)) {
+            // The client and plain variants count in the dynamic package's counters.
+            if variant.shares_dynamic() && self.kinds.contains(&(Variant::Dynamic, slots)) {
                 continue;
             }
             let setup = match self.package(variant, slots)? {

@@ -11,7 +11,7 @@ on_each_server!(
     bench_classic_layout_leaves_application_counters_alone,
     bench_hot_sets_how_many_counters_each_iteration_increments,
     bench_coalesced_reports_its_pool_and_batches,
-    bench_client_calls_the_same_counters_as_dynamic_through_the_client,
+    bench_client_and_plain_count_in_the_dynamic_counters,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
     advise_recommends_a_slot_count_from_its_table,
     bench_refuses_bad_plans,
@@ -154,32 +154,34 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
     assert!(bench_objects(&db).is_empty());
 }
 
-/// `--variant coalesced`: the clients share a coalescing handle; its
-/// rounds say how many flushes carried the increments, and run at hold 0
-/// only.
 /// `--variant client` calls the dynamic package's counters through
-/// `Counters::increment`, beside `dynamic`'s `CALL` on one connection, so
-/// one run compares the two; it runs at hold 0 only.
-fn bench_client_calls_the_same_counters_as_dynamic_through_the_client() {
+/// `Counters::increment`, and `--variant plain` increments them through
+/// `Counters::plain`, beside `dynamic`'s `CALL` on one connection, so one
+/// run compares the three; both run at hold 0 only.
+fn bench_client_and_plain_count_in_the_dynamic_counters() {
     let db = Database::new();
     let (table, report) = bench_report(
         &db,
-        "--variant dynamic,client --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 30",
+        "--variant dynamic,client,plain --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 30",
     );
     let results = report["results"].as_array().unwrap();
     let rounds = |variant: &str| -> Vec<&Value> {
         results.iter().filter(|result| result["variant"] == variant).collect()
     };
-    let client = rounds("client");
-    assert_eq!(client.len(), 2, "one client round per client count, at hold 0: {table}");
-    for round in client.iter().chain(rounds("dynamic").iter()) {
+    for variant in ["client", "plain"] {
+        assert_eq!(rounds(variant).len(), 2, "one {variant} round per client count, at hold 0: {table}");
+        assert!(table.contains(&format!("{variant}, 8 slots")), "{table}");
+    }
+    for round in rounds("client").iter().chain(&rounds("plain")).chain(&rounds("dynamic")) {
         let clients = round["clients"].as_u64().unwrap();
         support::check_bench_round(&mut db.conn(), round, clients * 30);
     }
-    assert!(table.contains("client, 8 slots"), "{table}");
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }
 
+/// `--variant coalesced`: the clients share a coalescing handle; its
+/// rounds say how many flushes carried the increments, and run at hold 0
+/// only.
 fn bench_coalesced_reports_its_pool_and_batches() {
     let db = Database::new();
     let (table, report) = bench_report(
