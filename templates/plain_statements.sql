@@ -12,7 +12,9 @@
 -- (last_slot; the Rust client keeps it for {{ slot_count_lifetime }} s); when the slot is gone (a shrink removed it)
 -- the delta goes to slot 1. A batch of several counters runs the add of each,
 -- in the order of their names, in one transaction; delete and a lazy reset
--- run lock_counter first in theirs.
+-- run lock_counter first in theirs. counter_resize and counter_compact have
+-- no plain form yet: each rewrites a counter's slots under lock in several
+-- statements; the plain mode neither offers nor needs them to count.
 {%- for statement in statements %}
 
 -- {{ statement.name }}: {{ statement.purpose }}
