@@ -242,7 +242,7 @@ impl Plain {
         deltas: &Deltas,
         owner: Owner,
     ) -> Result<(), CounterError> {
-        if let [(name, delta)] = deltas.iter().collect::<Vec<_>>()[..] {
+        if let (1, Some((name, delta))) = (deltas.len(), deltas.iter().next()) {
             return self.add(conn, name, *delta).await;
         }
         for (name, delta) in deltas {
