@@ -11,6 +11,7 @@ mod coalescing;
 mod collations;
 mod environments;
 mod extensions;
+mod faults;
 mod galera;
 mod generate;
 mod group_replication;

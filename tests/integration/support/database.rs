@@ -112,6 +112,11 @@ impl Database {
         Account { spec: format!("{user}@{host}"), url: self.url_as(&user, "app-password"), quoted }
     }
 
+    /// The server's host and TCP port.
+    pub fn address(&self) -> (String, u16) {
+        (self.opts.get_ip_or_hostname().to_string(), self.opts.get_tcp_port())
+    }
+
     /// The server's own command-line client (`mariadb` or `mysql`)
     /// connected to this database.
     pub fn client(&self) -> Command {

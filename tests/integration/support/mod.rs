@@ -7,6 +7,7 @@
 //! when the test ends.
 
 mod database;
+pub mod fault_proxy;
 pub mod flavor;
 pub mod galera;
 pub mod group_replication;

@@ -1,0 +1,143 @@
+//! Connections cut at random moments by a proxy (`support::fault_proxy`),
+//! through the sync, async and coalescing clients: an increment is
+//! acknowledged only once committed, and every one not acknowledged comes
+//! back as an error that says whether it may have been applied. What the
+//! clients cannot yet say is which of those did apply: the tests print how
+//! many had, which an application that resends them would count twice, and
+//! how many had not, which one that drops them would lose.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, CounterError, Counters, NewCounter};
+
+use crate::support::fault_proxy::FaultProxy;
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    cut_connections_never_turn_an_increment_into_a_silent_loss,
+    cut_connections_through_the_async_client_and_coalescing,
+);
+
+/// The chance that the proxy cuts a chunk: about one cut per 50 writes.
+const CUT_CHANCE: f64 = 1.0 / 50.0;
+
+/// What the callers learned of their increments.
+#[derive(Debug, Default)]
+struct Outcomes {
+    acknowledged: AtomicU64,
+    /// Failed with an error that says the call may have been applied.
+    unknown: AtomicU64,
+    /// Failed with an error that says the call was not applied.
+    not_applied: AtomicU64,
+}
+
+impl Outcomes {
+    fn record(&self, outcome: Result<(), CounterError>) {
+        let count = match outcome {
+            Ok(()) => &self.acknowledged,
+            Err(error) if error.may_have_applied() => &self.unknown,
+            Err(_) => &self.not_applied,
+        };
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Checks the counter's `total` against what the callers learned, and
+    /// prints what an application without write ids could not know.
+    fn check(&self, total: i64, proxy: &FaultProxy, client: &str) {
+        let acknowledged = self.acknowledged.load(Ordering::Relaxed) as i64;
+        let unknown = self.unknown.load(Ordering::Relaxed) as i64;
+        let not_applied = self.not_applied.load(Ordering::Relaxed);
+        assert!(
+            proxy.cuts.answers_lost.load(Ordering::Relaxed) > 0
+                && proxy.cuts.statements_lost.load(Ordering::Relaxed) > 0,
+            "{client}: the proxy cut nothing both ways: {}",
+            proxy.summary()
+        );
+        assert!(unknown > 0, "{client}: no caller saw a cut: {}", proxy.summary());
+        assert!(
+            (acknowledged..=acknowledged + unknown).contains(&total),
+            "{client}: {total} counted, {acknowledged} acknowledged, {unknown} unknown: an acknowledged \
+             increment was lost, or one reported as not applied was counted"
+        );
+        let applied = total - acknowledged;
+        println!(
+            "{client} on {:?}: {}; {acknowledged} acknowledged, {not_applied} not applied, {unknown} unknown: \
+             {applied} of those had committed (a resend would count them twice), {} had not (dropping \
+             them would lose them)",
+            support::release(),
+            proxy.summary(),
+            unknown - applied
+        );
+    }
+}
+
+fn setup(db: &Database) {
+    Counters::new(db.pool().clone()).setup("hot", NewCounter::new("cut").slots(64)).unwrap();
+}
+
+fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
+    let db = support::with_default_package(&[]);
+    setup(&db);
+    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
+    let counters = Counters::new(mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap());
+    let outcomes = Outcomes::default();
+    thread::scope(|scope| {
+        for _ in 0..64 {
+            scope.spawn(|| {
+                for _ in 0..40 {
+                    outcomes.record(counters.increment("hot"));
+                }
+            });
+        }
+    });
+    proxy.stop_cutting();
+    let total = support::total(&mut db.conn(), "hot").unwrap();
+    outcomes.check(total, &proxy, "sync client");
+}
+
+fn cut_connections_through_the_async_client_and_coalescing() {
+    let db = support::with_default_package(&[]);
+    setup(&db);
+    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+    let outcomes = Arc::new([Outcomes::default(), Outcomes::default()]);
+    runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(16).connect_lazy(&proxy.url(&db.url())).unwrap();
+        let counters = AsyncCounters::new(pool).unwrap();
+        let coalescing = counters.coalescing();
+        let tasks: Vec<_> = (0..64)
+            .map(|task| {
+                let (counters, coalescing, outcomes) =
+                    (counters.clone(), coalescing.clone(), Arc::clone(&outcomes));
+                tokio::spawn(async move {
+                    for _ in 0..40 {
+                        if task % 2 == 0 {
+                            outcomes[0].record(counters.increment("hot").await);
+                        } else {
+                            outcomes[1].record(coalescing.increment("hot").await);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    proxy.stop_cutting();
+    let total = support::total(&mut db.conn(), "hot").unwrap();
+    let merged = Outcomes::default();
+    for outcome in outcomes.iter() {
+        for (into, from) in [
+            (&merged.acknowledged, &outcome.acknowledged),
+            (&merged.unknown, &outcome.unknown),
+            (&merged.not_applied, &outcome.not_applied),
+        ] {
+            into.fetch_add(from.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+    }
+    merged.check(total, &proxy, "async client and coalescing");
+}
