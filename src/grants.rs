@@ -121,6 +121,9 @@ mod tests {
                 "GRANT EXECUTE ON PROCEDURE `hits_add_many` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_get` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_estimate` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_add_once` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_add_many_once` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_forget_writes` TO 'app'@'%'",
                 "GRANT SELECT ON `hits_totals` TO 'app'@'%'",
             ]
         );

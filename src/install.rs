@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use slotted_counters_core::PackageOptions;
-use slotted_counters_core::package::{GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
+use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -38,6 +38,7 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
     let mut script = render::uninstall_sql(options)?;
     if drop_data {
         script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", options.table()));
+        script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", package::writes_table(options)));
     }
     Ok(script)
 }

@@ -223,6 +223,12 @@ struct Context {
     resize: String,
     compact: String,
     estimate: String,
+    add_once: String,
+    add_many_once: String,
+    forget_writes: String,
+    /// The table of write ids, and how many `forget_writes` deletes at a time.
+    writes_table: String,
+    forget_batch: u32,
     routines: Vec<RoutineRef>,
     unknown_counter: u16,
     already_exists: u16,
@@ -338,6 +344,11 @@ impl Context {
             resize: Routine::Resize.name(options),
             compact: Routine::Compact.name(options),
             estimate: Routine::Estimate.name(options),
+            add_once: Routine::AddOnce.name(options),
+            add_many_once: Routine::AddManyOnce.name(options),
+            forget_writes: Routine::ForgetWrites.name(options),
+            writes_table: package::writes_table(options),
+            forget_batch: package::FORGET_BATCH,
             routines: Routine::in_package(options)
                 .into_iter()
                 .map(|routine| RoutineRef { routine, kind: routine.kind(), name: routine.name(options) })

@@ -199,3 +199,59 @@
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
 {%- endmacro %}
+
+{#- The start of a write that carries an id: checks the id (a VARBINARY
+    wider than 16, so that a short id is not padded into a valid one), then opens the
+    write's transaction (the caller's when one is open, inside a savepoint;
+    else one of the call's own, which a savepoint that does not outlive its
+    statement, 1305, tells) and records the id in it. An id already
+    recorded (1062) ends the call: its write committed before. The write
+    itself follows, then `once_close`. -#}
+{% macro once_open(p) -%}
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
+    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+
+    IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+            MESSAGE_TEXT = 'write id must be 16 bytes';
+    END IF;
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+        SAVEPOINT slotted_counters_once;
+        ROLLBACK TO SAVEPOINT slotted_counters_once;
+    END;
+    IF v_own_transaction THEN
+        START TRANSACTION;
+    END IF;
+    SAVEPOINT slotted_counters_once;
+    BEGIN
+        -- Only the INSERT below raises 1062: nothing of this call was written.
+        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            IF v_own_transaction THEN
+                ROLLBACK;
+            ELSE
+                -- A deadlock has rolled back the caller's whole transaction,
+                -- and the savepoint with it.
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                    ROLLBACK TO SAVEPOINT slotted_counters_once;
+                END;
+            END IF;
+            RESIGNAL;
+        END;
+        -- A second call with an id still being written waits here for the
+        -- first's row lock, then finds it recorded or free.
+        INSERT INTO `{{ p.writes_table }}` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+{%- endmacro %}
+
+{% macro once_close() -%}
+        IF v_own_transaction THEN
+            COMMIT;
+        END IF;
+    END;
+    IF v_recorded AND v_own_transaction THEN
+        ROLLBACK;
+    END IF;
+{%- endmacro %}

@@ -45,6 +45,12 @@ DELIMITER $$
 {% include "routines/get.sql" %}
 {%- when Routine::Estimate -%}
 {% include "routines/estimate.sql" %}
+{%- when Routine::AddOnce -%}
+{% include "routines/add_once.sql" %}
+{%- when Routine::AddManyOnce -%}
+{% include "routines/add_many_once.sql" %}
+{%- when Routine::ForgetWrites -%}
+{% include "routines/forget_writes.sql" %}
 {%- endmatch %}
 {% endfor %}
 {% include "_triggers.sql" %}

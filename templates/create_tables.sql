@@ -4,3 +4,5 @@
 {% include "_table.sql" %}
 
 {% include "_totals_view.sql" %}
+
+{% include "_writes_table.sql" %}

@@ -9,4 +9,6 @@
 
 {% include "_totals_view.sql" %}
 
+{% include "_writes_table.sql" %}
+
 {% include "_routines.sql" %}

@@ -45,17 +45,65 @@ pub enum StartDate {
 /// applies.
 pub(crate) type Deltas = BTreeMap<String, i64>;
 
+/// The id a write carries, chosen at random by the client for each write
+/// and kept through its retries, so that the server counts it once.
+pub(crate) type WriteId = [u8; 16];
+
+/// A fresh write id: 16 bytes from the operating system's random source.
+pub(crate) fn new_write_id() -> WriteId {
+    let mut id = WriteId::default();
+    getrandom::fill(&mut id).expect("the operating system's random source answers");
+    id
+}
+
 /// One counter call. Names are checked against the package's rule before a
 /// call is made.
 #[derive(Debug, Clone, Copy)]
 pub enum Call<'a> {
-    Setup { name: &'a str, counter: NewCounter<'a> },
-    Increment { name: &'a str },
-    Add { name: &'a str, delta: i64 },
-    AddMany { deltas: &'a Deltas },
-    Reset { name: &'a str, value: i64, start_date: StartDate },
-    Delete { name: &'a str },
-    GetMany { names: &'a [String] },
+    Setup {
+        name: &'a str,
+        counter: NewCounter<'a>,
+    },
+    Increment {
+        name: &'a str,
+    },
+    Add {
+        name: &'a str,
+        delta: i64,
+    },
+    AddMany {
+        deltas: &'a Deltas,
+    },
+    /// An add that carries a write id: counted once however often it runs.
+    AddOnce {
+        id: &'a WriteId,
+        name: &'a str,
+        delta: i64,
+    },
+    /// A batch that carries a write id.
+    AddManyOnce {
+        id: &'a WriteId,
+        deltas: &'a Deltas,
+    },
+    Reset {
+        name: &'a str,
+        value: i64,
+        start_date: StartDate,
+    },
+    Delete {
+        name: &'a str,
+    },
+    GetMany {
+        names: &'a [String],
+    },
+}
+
+impl Call<'_> {
+    /// Whether running the call again after a lost answer cannot count it
+    /// twice: it carries a write id.
+    pub(crate) fn carries_id(&self) -> bool {
+        matches!(self, Call::AddOnce { .. } | Call::AddManyOnce { .. })
+    }
 }
 
 /// What a call answers: nothing for a write, one value per name for a read.

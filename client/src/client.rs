@@ -9,7 +9,7 @@ use std::sync::Arc;
 use slotted_counters_core::names::NameRule;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
-use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta};
+use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
 use crate::driver::Driver;
 use crate::error::CounterError;
 use crate::mode::Mode;
@@ -31,6 +31,9 @@ struct Package {
 pub(crate) struct Client<D> {
     pub(crate) driver: D,
     pub(crate) budget: RetryBudget,
+    /// Whether increments and batches carry a write id, so that a lost
+    /// answer is retried and counted once.
+    pub(crate) write_ids: bool,
     package: Arc<Package>,
 }
 
@@ -53,6 +56,7 @@ impl<D> Client<D> {
         Client {
             driver,
             budget: RetryBudget::Attempts(DEFAULT_ATTEMPTS),
+            write_ids: false,
             package: Arc::new(Package { mode, names: NameRule::new(options) }),
         }
     }
@@ -60,7 +64,22 @@ impl<D> Client<D> {
     /// The same calls through `driver`, never retried: a connection of the
     /// caller's, whose transaction a rollback ends.
     pub(crate) fn on<E>(&self, driver: E) -> Client<E> {
-        Client { driver, budget: RetryBudget::Attempts(1), package: Arc::clone(&self.package) }
+        Client {
+            driver,
+            budget: RetryBudget::Attempts(1),
+            write_ids: self.write_ids,
+            package: Arc::clone(&self.package),
+        }
+    }
+
+    /// Makes increments and batches carry write ids; refused in the plain
+    /// mode, which cannot record them yet.
+    pub(crate) fn with_write_ids(mut self) -> Result<Self, ConfigError> {
+        if let Mode::Plain(_) = self.package.mode {
+            return Err(ConfigError::InvalidOption(crate::plain::WRITE_IDS_NEED_ROUTINES.to_owned()));
+        }
+        self.write_ids = true;
+        Ok(self)
     }
 
     /// Refuses a name no counter may have, as the routines would.
@@ -75,7 +94,7 @@ impl<D: Driver> Client<D> {
         let mut tries = Tries::new(self.budget);
         loop {
             match self.driver.attempt(&self.package.mode, call).await {
-                Err(error) => match tries.pause_after(&error) {
+                Err(error) => match tries.pause_after(&error, call.carries_id()) {
                     Some(pause) => self.driver.pause(pause).await,
                     None => return Err(error),
                 },
@@ -95,12 +114,22 @@ impl<D: Driver> Client<D> {
 
     pub(crate) async fn increment(&self, name: &str) -> Result<(), CounterError> {
         self.check(name)?;
-        self.write(Call::Increment { name }).await
+        self.once_or(name, 1, Call::Increment { name }).await
     }
 
     pub(crate) async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
         self.check(name)?;
-        self.write(Call::Add { name, delta }).await
+        self.once_or(name, delta, Call::Add { name, delta }).await
+    }
+
+    /// With write ids, `delta` to counter `name` as one `counter_add_once`
+    /// under a fresh id, kept through the retries; without, `call`.
+    async fn once_or(&self, name: &str, delta: i64, call: Call<'_>) -> Result<(), CounterError> {
+        if self.write_ids {
+            let id = new_write_id();
+            return self.write(Call::AddOnce { id: &id, name, delta }).await;
+        }
+        self.write(call).await
     }
 
     /// Sums the deltas per name and applies them in one call; no call for
@@ -116,6 +145,10 @@ impl<D: Driver> Client<D> {
         }
         if sums.is_empty() {
             return Ok(());
+        }
+        if self.write_ids {
+            let id = new_write_id();
+            return self.write(Call::AddManyOnce { id: &id, deltas: &sums }).await;
         }
         self.write(Call::AddMany { deltas: &sums }).await
     }

@@ -29,6 +29,7 @@ pub enum Param<'a> {
     Text(&'a str),
     Number(Option<i64>),
     Flag(bool),
+    Bytes(&'a [u8]),
 }
 
 /// Whose transaction a connection's statements run in: a call that takes

@@ -27,6 +27,10 @@ const SLOT_COUNTS_KEPT: usize = 10_000;
 /// inside a transaction, and bounds a call's statements inside one.
 const SAVEPOINT: &str = "slotted_counters_call";
 
+/// Why the plain mode refuses write ids.
+pub(crate) const WRITE_IDS_NEED_ROUTINES: &str =
+    "write ids need the package's routines (counter_add_once): the plain mode cannot record them yet";
+
 /// The calls in plain SQL, for a package generated with some options.
 #[derive(Debug)]
 pub struct Plain {
@@ -104,6 +108,9 @@ impl Plain {
             }
             Call::Delete { name } => self.delete(conn, name, owner).await?,
             Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
+            Call::AddOnce { .. } | Call::AddManyOnce { .. } => {
+                return Err(CounterError::InvalidArgument(WRITE_IDS_NEED_ROUTINES.to_owned()));
+            }
         }
         Ok(Answer::Done)
     }

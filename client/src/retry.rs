@@ -56,15 +56,19 @@ impl Tries {
     }
 
     /// How long to wait before the call runs again after `error`; `None`
-    /// when it fails with it.
-    pub(crate) fn pause_after(&mut self, error: &CounterError) -> Option<Duration> {
+    /// when it fails with it. A call that `carries_id` also runs again after
+    /// a lost answer, or a connection that could not be opened: the server
+    /// counts its write once.
+    pub(crate) fn pause_after(&mut self, error: &CounterError, carries_id: bool) -> Option<Duration> {
+        let lost = matches!(error, CounterError::Connection { .. } | CounterError::Connect { .. });
+        let retryable = error.is_retryable() || (carries_id && lost);
         match error {
             CounterError::NotInstalled(_) if self.started.elapsed() < REINSTALL_WINDOW => {
                 let pause = self.reinstall_pause;
                 self.reinstall_pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
                 Some(pause)
             }
-            error if error.is_retryable() && self.budget_allows_another() => {
+            _ if retryable && self.budget_allows_another() => {
                 let pause = jittered(self.backoff);
                 self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
                 self.attempt += 1;
@@ -116,7 +120,7 @@ mod tests {
     #[test]
     fn rollbacks_back_off_exponentially_within_the_attempts() {
         let mut tries = Tries::new(RetryBudget::Attempts(4));
-        let pauses: Vec<Duration> = (0..4).map_while(|_| tries.pause_after(&deadlock())).collect();
+        let pauses: Vec<Duration> = (0..4).map_while(|_| tries.pause_after(&deadlock(), false)).collect();
         assert_eq!(pauses.len(), 3, "four tries in all: {pauses:?}");
         for (pause, backoff) in pauses.iter().zip([5, 10, 20]) {
             let backoff = Duration::from_millis(backoff);
@@ -127,10 +131,10 @@ mod tests {
     #[test]
     fn a_single_attempt_never_retries_but_rides_through_a_reinstall() {
         let mut tries = Tries::new(RetryBudget::Attempts(1));
-        assert_eq!(tries.pause_after(&deadlock()), None);
+        assert_eq!(tries.pause_after(&deadlock(), false), None);
         let missing = CounterError::NotInstalled("PROCEDURE app.counter_add does not exist".to_owned());
-        assert_eq!(tries.pause_after(&missing), Some(FIRST_BACKOFF));
-        assert_eq!(tries.pause_after(&missing), Some(FIRST_BACKOFF * 2));
+        assert_eq!(tries.pause_after(&missing, false), Some(FIRST_BACKOFF));
+        assert_eq!(tries.pause_after(&missing, false), Some(FIRST_BACKOFF * 2));
     }
 
     #[test]
@@ -144,7 +148,7 @@ mod tests {
                 source: Arc::new(std::io::Error::other("pool timed out")),
             },
         ] {
-            assert_eq!(tries.pause_after(&error), None, "{error:?}");
+            assert_eq!(tries.pause_after(&error, false), None, "{error:?}");
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct Routines {
     increment: String,
     add: String,
     add_many: String,
+    add_once: String,
+    add_many_once: String,
     reset: String,
     delete: String,
     /// `counter_get`'s name: a read of n counters calls it n times.
@@ -40,6 +42,8 @@ impl Routines {
             increment: call(Routine::Increment),
             add: call(Routine::Add),
             add_many: call(Routine::AddMany),
+            add_once: call(Routine::AddOnce),
+            add_many_once: call(Routine::AddManyOnce),
             reset: call(Routine::Reset),
             delete: call(Routine::Delete),
             get: Routine::Get.name(options),
@@ -70,6 +74,14 @@ impl Routines {
             Call::AddMany { deltas } => {
                 batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
                 statement(&self.add_many, vec![Param::Text(&batch)])
+            }
+            Call::AddOnce { id, name, delta } => statement(
+                &self.add_once,
+                vec![Param::Bytes(id), Param::Text(name), Param::Number(Some(delta))],
+            ),
+            Call::AddManyOnce { id, deltas } => {
+                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
+                statement(&self.add_many_once, vec![Param::Bytes(id), Param::Text(&batch)])
             }
             Call::Reset { name, value, start_date } => statement(
                 &self.reset,

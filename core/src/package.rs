@@ -18,12 +18,15 @@ pub enum Routine {
     Delete,
     Get,
     Estimate,
+    AddOnce,
+    AddManyOnce,
+    ForgetWrites,
 }
 
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 10] = [
+    pub const ALL: [Routine; 13] = [
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
@@ -34,6 +37,9 @@ impl Routine {
         Routine::Delete,
         Routine::Get,
         Routine::Estimate,
+        Routine::AddOnce,
+        Routine::AddManyOnce,
+        Routine::ForgetWrites,
     ];
 
     /// The routines the package made with `options` has: a fixed slot
@@ -65,16 +71,27 @@ impl Routine {
             Routine::Delete => "delete",
             Routine::Get => "get",
             Routine::Estimate => "estimate",
+            Routine::AddOnce => "add_once",
+            Routine::AddManyOnce => "add_many_once",
+            Routine::ForgetWrites => "forget_writes",
         }
     }
 
     /// Whether an application that counts and reads calls it. Setup, reset,
     /// resize, compact and delete change or destroy counts: they are for
-    /// administrators, and `install --app-user` grants none of them.
+    /// administrators, and `install --app-user` grants none of them. An
+    /// application forgets its own old write ids.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
-            Routine::Add | Routine::Increment | Routine::AddMany | Routine::Get | Routine::Estimate
+            Routine::Add
+                | Routine::Increment
+                | Routine::AddMany
+                | Routine::Get
+                | Routine::Estimate
+                | Routine::AddOnce
+                | Routine::AddManyOnce
+                | Routine::ForgetWrites
         )
     }
 
@@ -82,9 +99,10 @@ impl Routine {
     pub fn arity(self) -> usize {
         match self {
             Routine::Setup => 4,
-            Routine::Reset => 3,
-            Routine::Add | Routine::Resize => 2,
-            Routine::Increment
+            Routine::Reset | Routine::AddOnce => 3,
+            Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
+            Routine::ForgetWrites
+            | Routine::Increment
             | Routine::AddMany
             | Routine::Compact
             | Routine::Delete
@@ -112,6 +130,23 @@ pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 pub fn totals_view(options: &PackageOptions) -> String {
     format!("{}{TOTALS_VIEW_SUFFIX}", options.prefix())
 }
+
+/// Suffix of the table of write ids: `counter_writes` with the default prefix.
+pub const WRITES_TABLE_SUFFIX: &str = "writes";
+
+/// The name of the table of write ids, prefix included.
+pub fn writes_table(options: &PackageOptions) -> String {
+    format!("{}{WRITES_TABLE_SUFFIX}", options.prefix())
+}
+
+/// How long a write id is kept by default: a write whose answer was lost
+/// may be sent again, and counted once, for this long. The retry budget of
+/// a client must end well within it.
+pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The most ids `counter_forget_writes` deletes in one statement, so that
+/// each of its transactions stays short.
+pub const FORGET_BATCH: u32 = 1_000;
 
 /// The COMMENT every routine carries: this version and the options, so
 /// that `status` can tell a current routine from a stale one.

@@ -24,3 +24,14 @@ SELECT `counter_name`,
        CAST(SUM(`counter`) AS SIGNED) AS `total`
 FROM `counters`
 GROUP BY `counter_name`;
+
+-- One row per write that carries an id (counter_add_once, counter_add_many_once),
+-- committed in the write's own transaction: a write sent again with its id
+-- after a lost answer finds the id here and changes nothing. Rows older than
+-- the window go with counter_forget_writes.
+CREATE TABLE IF NOT EXISTS `counter_writes` (
+    `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
+    `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
+    PRIMARY KEY (`write_id`),
+    KEY `written_at` (`written_at`, `write_id`)
+) ENGINE=InnoDB;

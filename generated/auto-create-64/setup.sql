@@ -34,6 +34,17 @@ SELECT `counter_name`,
 FROM `counters`
 GROUP BY `counter_name`;
 
+-- One row per write that carries an id (counter_add_once, counter_add_many_once),
+-- committed in the write's own transaction: a write sent again with its id
+-- after a lost answer finds the id here and changes nothing. Rows older than
+-- the window go with counter_forget_writes.
+CREATE TABLE IF NOT EXISTS `counter_writes` (
+    `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
+    `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
+    PRIMARY KEY (`write_id`),
+    KEY `written_at` (`written_at`, `write_id`)
+) ENGINE=InnoDB;
+
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists) or 9003 (invalid argument).
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
@@ -671,6 +682,150 @@ IF CHAR_LENGTH(p_name) > 50 THEN
     SET v_slot = FLOOR(RAND() * v_slots) + 1;
     SELECT MAX(`counter`) INTO v_value FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     RETURN COALESCE(v_value, 0) * v_slots;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_once` */$$
+-- counter_add with a write id p_write_id (16 random bytes the caller chose for
+-- this write): adds p_delta to counter p_name once, however often it is
+-- called with that id within the package's window. The id is recorded in the
+-- delta's own transaction; a call whose id is recorded changes nothing and
+-- succeeds. After a lost answer, call again with the same id.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
+    IN p_write_id VARBINARY(64),
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
+    IN p_delta DECIMAL(65, 30)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci --auto-create'
+BEGIN
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
+    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+
+    IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'write id must be 16 bytes';
+    END IF;
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+        SAVEPOINT slotted_counters_once;
+        ROLLBACK TO SAVEPOINT slotted_counters_once;
+    END;
+    IF v_own_transaction THEN
+        START TRANSACTION;
+    END IF;
+    SAVEPOINT slotted_counters_once;
+    BEGIN
+        -- Only the INSERT below raises 1062: nothing of this call was written.
+        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            IF v_own_transaction THEN
+                ROLLBACK;
+            ELSE
+                -- A deadlock has rolled back the caller's whole transaction,
+                -- and the savepoint with it.
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                    ROLLBACK TO SAVEPOINT slotted_counters_once;
+                END;
+            END IF;
+            RESIGNAL;
+        END;
+        -- A second call with an id still being written waits here for the
+        -- first's row lock, then finds it recorded or free.
+        INSERT INTO `counter_writes` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+        CALL `counter_add`(p_name, p_delta);
+        IF v_own_transaction THEN
+            COMMIT;
+        END IF;
+    END;
+    IF v_recorded AND v_own_transaction THEN
+        ROLLBACK;
+    END IF;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_once` */$$
+-- counter_add_many with a write id p_write_id: applies the batch p_deltas
+-- once, however often it is called with that id within the package's
+-- window, as counter_add_once does for one delta.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
+    IN p_write_id VARBINARY(64),
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci --auto-create'
+BEGIN
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
+    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+
+    IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'write id must be 16 bytes';
+    END IF;
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+        SAVEPOINT slotted_counters_once;
+        ROLLBACK TO SAVEPOINT slotted_counters_once;
+    END;
+    IF v_own_transaction THEN
+        START TRANSACTION;
+    END IF;
+    SAVEPOINT slotted_counters_once;
+    BEGIN
+        -- Only the INSERT below raises 1062: nothing of this call was written.
+        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            IF v_own_transaction THEN
+                ROLLBACK;
+            ELSE
+                -- A deadlock has rolled back the caller's whole transaction,
+                -- and the savepoint with it.
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                    ROLLBACK TO SAVEPOINT slotted_counters_once;
+                END;
+            END IF;
+            RESIGNAL;
+        END;
+        -- A second call with an id still being written waits here for the
+        -- first's row lock, then finds it recorded or free.
+        INSERT INTO `counter_writes` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+        CALL `counter_add_many`(p_deltas);
+        IF v_own_transaction THEN
+            COMMIT;
+        END IF;
+    END;
+    IF v_recorded AND v_own_transaction THEN
+        ROLLBACK;
+    END IF;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
+-- Forgets the write ids recorded more than p_seconds ago (a whole number
+-- from 1), 1000 at a time, oldest first: called in autocommit mode,
+-- each DELETE is a short transaction of its own. A write sent again after
+-- its id is forgotten counts again: keep p_seconds well above the time a
+-- writer retries.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_forget_writes`(
+    IN p_seconds DECIMAL(65, 30)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci --auto-create'
+BEGIN
+    DECLARE v_before DATETIME(6);
+    DECLARE v_deleted INT DEFAULT 1000;
+
+    IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'seconds must be a whole number from 1';
+    END IF;
+    SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
+    WHILE v_deleted = 1000 DO
+        DELETE FROM `counter_writes` WHERE `written_at` < v_before
+         ORDER BY `written_at`, `write_id` LIMIT 1000;
+        SET v_deleted = ROW_COUNT();
+    END WHILE;
 END$$
 
 -- A slot holds at most 144115188075855871 either way: the largest BIGINT over the

@@ -4,7 +4,8 @@
 //! back as an error that says whether it may have been applied. What the
 //! clients cannot yet say is which of those did apply: the tests print how
 //! many had, which an application that resends them would count twice, and
-//! how many had not, which one that drops them would lose.
+//! how many had not, which one that drops them would lose. With write ids
+//! the clients can: every increment is acknowledged and counted once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,7 +20,13 @@ use crate::support::{self, Database, on_each_server};
 on_each_server!(
     cut_connections_never_turn_an_increment_into_a_silent_loss,
     cut_connections_through_the_async_client_and_coalescing,
+    with_write_ids_every_increment_counts_exactly_once_through_cuts,
+    with_write_ids_the_async_client_and_coalescing_count_exactly_once,
 );
+
+/// How long a write-id client retries a lost answer: far below the window
+/// the server keeps its ids.
+const ID_RETRY_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The chance that the proxy cuts a chunk: about one cut per 50 writes.
 const CUT_CHANCE: f64 = 1.0 / 50.0;
@@ -42,6 +49,22 @@ impl Outcomes {
             Err(_) => &self.not_applied,
         };
         count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Checks that every increment was acknowledged and counted once: the
+    /// write ids made each lost answer safe to send again.
+    fn check_exact(&self, total: i64, proxy: &FaultProxy, client: &str) {
+        let acknowledged = self.acknowledged.load(Ordering::Relaxed) as i64;
+        let unknown = self.unknown.load(Ordering::Relaxed);
+        let not_applied = self.not_applied.load(Ordering::Relaxed);
+        assert!(proxy.cuts.answers_lost.load(Ordering::Relaxed) > 0, "{client}: {}", proxy.summary());
+        assert_eq!((unknown, not_applied), (0, 0), "{client}: every call acknowledged");
+        assert_eq!(total, acknowledged, "{client}: each increment counted exactly once");
+        println!(
+            "{client} with write ids on {:?}: {}; {acknowledged} acknowledged, {total} counted: 0 doubles, 0 losses",
+            support::release(),
+            proxy.summary()
+        );
     }
 
     /// Checks the counter's `total` against what the callers learned, and
@@ -78,12 +101,8 @@ fn setup(db: &Database) {
     Counters::new(db.pool().clone()).setup("hot", NewCounter::new("cut").slots(64)).unwrap();
 }
 
-fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
-    let db = support::with_default_package(&[]);
-    setup(&db);
-    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let counters = Counters::new(mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap());
-    let outcomes = Outcomes::default();
+/// The load of the sync tests: 64 threads, 40 increments each.
+fn sync_load(counters: &Counters, outcomes: &Outcomes) {
     thread::scope(|scope| {
         for _ in 0..64 {
             scope.spawn(|| {
@@ -93,12 +112,46 @@ fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
             });
         }
     });
+}
+
+fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
+    let db = support::with_default_package(&[]);
+    setup(&db);
+    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
+    let pool = mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap();
+    let counters = Counters::new(pool).with_write_ids().unwrap().retry_for(ID_RETRY_BUDGET);
+    let outcomes = Outcomes::default();
+    sync_load(&counters, &outcomes);
+    proxy.stop_cutting();
+    outcomes.check_exact(support::total(&mut db.conn(), "hot").unwrap(), &proxy, "sync client");
+}
+
+fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
+    let db = support::with_default_package(&[]);
+    setup(&db);
+    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
+    let counters = Counters::new(mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap());
+    let outcomes = Outcomes::default();
+    sync_load(&counters, &outcomes);
     proxy.stop_cutting();
     let total = support::total(&mut db.conn(), "hot").unwrap();
     outcomes.check(total, &proxy, "sync client");
 }
 
 fn cut_connections_through_the_async_client_and_coalescing() {
+    let (total, outcomes, proxy) = async_load(false);
+    outcomes.check(total, &proxy, "async client and coalescing");
+}
+
+fn with_write_ids_the_async_client_and_coalescing_count_exactly_once() {
+    let (total, outcomes, proxy) = async_load(true);
+    outcomes.check_exact(total, &proxy, "async client and coalescing");
+}
+
+/// 64 tasks through a cutting proxy, half with single calls and half
+/// through a coalescing handle, 40 increments each; the counter's total
+/// and what the callers learned.
+fn async_load(write_ids: bool) -> (i64, Outcomes, FaultProxy) {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
@@ -106,7 +159,10 @@ fn cut_connections_through_the_async_client_and_coalescing() {
     let outcomes = Arc::new([Outcomes::default(), Outcomes::default()]);
     runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(16).connect_lazy(&proxy.url(&db.url())).unwrap();
-        let counters = AsyncCounters::new(pool).unwrap();
+        let mut counters = AsyncCounters::new(pool).unwrap();
+        if write_ids {
+            counters = counters.with_write_ids().unwrap().retry_for(ID_RETRY_BUDGET);
+        }
         let coalescing = counters.coalescing();
         let tasks: Vec<_> = (0..64)
             .map(|task| {
@@ -139,5 +195,5 @@ fn cut_connections_through_the_async_client_and_coalescing() {
             into.fetch_add(from.load(Ordering::Relaxed), Ordering::Relaxed);
         }
     }
-    merged.check(total, &proxy, "async client and coalescing");
+    (total, merged, proxy)
 }

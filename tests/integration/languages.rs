@@ -10,9 +10,14 @@ use std::process::{Command, Output, Stdio};
 
 use mysql::prelude::Queryable;
 
+use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, in_project, on_each_server};
 
-on_each_server!(python_calls_the_package_through_pymysql, java_calls_every_routine_through_connector_j);
+on_each_server!(
+    python_calls_the_package_through_pymysql,
+    java_calls_every_routine_through_connector_j,
+    the_write_id_recipe_counts_once_from_python_through_cut_connections,
+);
 
 /// The jars Java applications take from Debian's `libmariadb-java` and
 /// `libjackson2-databind-java`, which `scripts/test` installs.
@@ -179,4 +184,67 @@ fn java_calls_every_routine_through_connector_j() {
         .unwrap()
         .unwrap();
     assert_eq!(slots, 8, "the resize from Java took effect");
+}
+
+/// The recipe of docs/exactly-once.md, from PyMySQL through a proxy that
+/// cuts about one write in 50: each increment gets an id of 16 random
+/// bytes, and after any error but the package's own the script connects
+/// again and sends the same call with the same id. Every increment is
+/// acknowledged, and counted once.
+fn the_write_id_recipe_counts_once_from_python_through_cut_connections() {
+    let db = support::with_committed("generated");
+    db.conn().query_drop("CALL counter_setup('recipe', 'from Python', 8, NULL)").unwrap();
+    let proxy = FaultProxy::start(db.address(), 1.0 / 50.0);
+    let address = Address { port: proxy.port, host: "127.0.0.1".to_owned(), ..Address::of(&db) };
+    let script = r#"
+import os, time, pymysql
+
+def connect():
+    while True:
+        try:
+            return pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]),
+                                   user=os.environ["USER"], password=os.environ["PASSWORD"],
+                                   database=os.environ["DATABASE"], autocommit=True)
+        except pymysql.MySQLError:
+            time.sleep(0.01)
+
+def add_once(conn, name, delta):
+    """Adds delta to counter name once; returns the connection to go on with."""
+    write_id = os.urandom(16)
+    deadline = time.monotonic() + 60  # well within the 600 s the ids are kept
+    while True:
+        try:
+            conn.cursor().execute("CALL counter_add_once(%s, %s, %s)", (write_id, name, delta))
+            return conn
+        except pymysql.MySQLError as error:
+            if error.args and error.args[0] in (9001, 9002, 9003) or time.monotonic() > deadline:
+                raise
+            try:
+                conn.close()
+            except pymysql.MySQLError:
+                pass
+            conn = connect()
+
+conn = connect()
+acknowledged = 0
+for _ in range(600):
+    conn = add_once(conn, "recipe", 1)
+    acknowledged += 1
+print("acknowledged:", acknowledged)
+"#;
+    let output = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned()))
+        .args(["-c", script])
+        .env("HOST", &address.host)
+        .env("PORT", address.port.to_string())
+        .env("USER", &address.user)
+        .env("PASSWORD", &address.password)
+        .env("DATABASE", &address.database)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    assert_eq!(printed(output, "python3 with PyMySQL"), ["acknowledged: 600"]);
+    proxy.stop_cutting();
+    assert!(proxy.cuts.answers_lost.load(std::sync::atomic::Ordering::Relaxed) > 0, "{}", proxy.summary());
+    assert_eq!(support::total(&mut db.conn(), "recipe"), Some(600), "{}", proxy.summary());
+    println!("Python recipe on {:?}: {}; 600 acknowledged, 600 counted", support::release(), proxy.summary());
 }

@@ -24,3 +24,4 @@ mod plain;
 mod snapshot_isolation;
 mod spider;
 mod triggers;
+mod write_ids;

@@ -101,6 +101,11 @@ impl AsyncCounters {
         Ok(AsyncCounters { client: Client::plain(checked(pool)?, options)? })
     }
 
+    /// Makes writes carry write ids, as [`crate::Counters::with_write_ids`].
+    pub fn with_write_ids(self) -> Result<Self, ConfigError> {
+        Ok(AsyncCounters { client: self.client.with_write_ids()? })
+    }
+
     /// How many times a call is tried in all when the server keeps rolling
     /// it back (default 5; at least 1), as [`crate::Counters::max_attempts`].
     pub fn max_attempts(mut self, attempts: u32) -> Self {

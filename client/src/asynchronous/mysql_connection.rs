@@ -34,6 +34,7 @@ fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {
         Param::Text(text) => query.bind(text),
         Param::Number(number) => query.bind(number),
         Param::Flag(flag) => query.bind(flag),
+        Param::Bytes(bytes) => query.bind(bytes),
     })
 }
 

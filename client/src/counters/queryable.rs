@@ -58,6 +58,7 @@ fn params(statement: &Statement<'_>) -> Params {
         Param::Text(text) => Value::from(text),
         Param::Number(number) => Value::from(number),
         Param::Flag(flag) => Value::from(flag),
+        Param::Bytes(bytes) => Value::from(bytes),
     };
     Params::Positional(statement.params.iter().map(value).collect())
 }

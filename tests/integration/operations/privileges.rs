@@ -104,6 +104,9 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_many` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON FUNCTION `{prefix}get` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON FUNCTION `{prefix}estimate` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_once` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_many_once` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}forget_writes` TO 'app'@'10.0.0.%';"),
             format!("GRANT SELECT ON `{prefix}totals` TO 'app'@'10.0.0.%';"),
         ]
     };

@@ -282,12 +282,15 @@ pub fn committed_here() -> impl Iterator<Item = (&'static str, &'static [&'stati
 }
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 10] = [
+pub const ROUTINES: [&str; 13] = [
     "counter_add",
     "counter_add_many",
+    "counter_add_many_once",
+    "counter_add_once",
     "counter_compact",
     "counter_delete",
     "counter_estimate",
+    "counter_forget_writes",
     "counter_get",
     "counter_increment",
     "counter_reset",

@@ -1,0 +1,110 @@
+//! Writes that carry an id, as any client calls them: `counter_add_once`
+//! and `counter_add_many_once` count a write once however often it is sent,
+//! record the id in the write's own transaction (never in a transaction of
+//! their own inside the caller's), make a second send wait for the first,
+//! and `counter_forget_writes` forgets only ids older than its window.
+
+use std::thread;
+
+use mysql::prelude::Queryable;
+use mysql::{PooledConn, TxOpts};
+
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    a_write_id_counts_once_however_often_it_is_sent,
+    a_write_id_commits_with_its_write_or_not_at_all,
+    a_second_send_waits_for_the_first_and_counts_nothing,
+    forgetting_writes_keeps_every_id_inside_the_window,
+);
+
+const ID: [u8; 16] = *b"write-id-0000001";
+const OTHER_ID: [u8; 16] = *b"write-id-0000002";
+
+fn total(conn: &mut PooledConn) -> Option<i64> {
+    support::total(conn, "c")
+}
+
+fn recorded(conn: &mut PooledConn, id: [u8; 16]) -> bool {
+    let count: Option<u32> =
+        conn.exec_first("SELECT COUNT(*) FROM counter_writes WHERE write_id = ?", (id.to_vec(),)).unwrap();
+    count == Some(1)
+}
+
+fn a_write_id_counts_once_however_often_it_is_sent() {
+    let db = support::with_default_package(&["c"]);
+    let mut conn = db.conn();
+    for _ in 0..3 {
+        conn.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+        conn.exec_drop("CALL counter_add_many_once(?, ?)", (OTHER_ID.to_vec(), r#"{"c": 2}"#)).unwrap();
+    }
+    assert_eq!(total(&mut conn), Some(7));
+    let error = conn.exec_drop("CALL counter_add_once(?, 'c', 1)", (vec![1u8; 15],)).unwrap_err();
+    assert_eq!(support::server_error(error).0, 9003, "an id of 15 bytes");
+}
+
+/// The id is recorded by the write's transaction: the caller's, when it
+/// has one open, which it may still roll back; a refused write records
+/// nothing.
+fn a_write_id_commits_with_its_write_or_not_at_all() {
+    let db = support::with_default_package(&["c"]);
+    let mut conn = db.conn();
+
+    let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
+    tx.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    tx.rollback().unwrap();
+    assert!(!recorded(&mut conn, ID), "rolled back with the caller's transaction");
+    assert_eq!(total(&mut conn), Some(0));
+
+    let error = conn.exec_drop("CALL counter_add_once(?, 'missing', 5)", (ID.to_vec(),)).unwrap_err();
+    assert_eq!(support::server_error(error).0, 9001);
+    assert!(!recorded(&mut conn, ID), "a refused write records no id");
+
+    let mut tx = db.pool().start_transaction(TxOpts::default()).unwrap();
+    tx.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    tx.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    assert_eq!(
+        tx.query_first::<i64, _>("SELECT counter_get('c')").unwrap(),
+        Some(5),
+        "once in the transaction"
+    );
+    tx.commit().unwrap();
+    assert!(recorded(&mut conn, ID));
+    conn.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    assert_eq!(total(&mut conn), Some(5));
+}
+
+/// A write sent again while its first send is still open waits for it, and
+/// then finds its id: the answer of a slow first send may be lost while it
+/// still runs.
+fn a_second_send_waits_for_the_first_and_counts_nothing() {
+    let db = support::with_default_package(&["c"]);
+    let mut first = db.pool().start_transaction(TxOpts::default()).unwrap();
+    first.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    thread::scope(|scope| {
+        let second = scope.spawn(|| db.conn().exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)));
+        support::wait_for_lock_wait(&mut db.conn());
+        first.commit().unwrap();
+        second.join().unwrap().unwrap();
+    });
+    assert_eq!(total(&mut db.conn()), Some(5));
+}
+
+fn forgetting_writes_keeps_every_id_inside_the_window() {
+    let db: Database = support::with_default_package(&["c"]);
+    let mut conn = db.conn();
+    conn.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    conn.exec_drop("CALL counter_add_once(?, 'c', 5)", (OTHER_ID.to_vec(),)).unwrap();
+    conn.exec_drop(
+        "UPDATE counter_writes SET written_at = NOW(6) - INTERVAL 700 SECOND WHERE write_id = ?",
+        (OTHER_ID.to_vec(),),
+    )
+    .unwrap();
+    conn.query_drop("CALL counter_forget_writes(600)").unwrap();
+    assert!(recorded(&mut conn, ID), "an id inside the window is kept");
+    assert!(!recorded(&mut conn, OTHER_ID), "an id older than the window is forgotten");
+    conn.exec_drop("CALL counter_add_once(?, 'c', 5)", (ID.to_vec(),)).unwrap();
+    assert_eq!(total(&mut conn), Some(10), "the kept id still counts its write once");
+    let error = conn.query_drop("CALL counter_forget_writes(0)").unwrap_err();
+    assert_eq!(support::server_error(error).0, 9003);
+}
