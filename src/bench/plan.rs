@@ -51,6 +51,9 @@ pub enum Variant {
     /// `Counters::plain`, one handle per client: one UPDATE of a slot the
     /// client picks, no routine. Runs at hold 0 only.
     Plain,
+    /// `client` with write ids (`Counters::with_write_ids`): each increment
+    /// is one `counter_add_once`, recorded once. Runs at hold 0 only.
+    ClientIds,
 }
 
 impl Variant {
@@ -68,6 +71,7 @@ impl Variant {
                 | Variant::Coalesced
                 | Variant::Client
                 | Variant::Plain
+                | Variant::ClientIds
         )
     }
 
@@ -76,14 +80,19 @@ impl Variant {
     pub(super) fn holds(self) -> bool {
         !matches!(
             self,
-            Variant::Transaction | Variant::AddMany | Variant::Coalesced | Variant::Client | Variant::Plain
+            Variant::Transaction
+                | Variant::AddMany
+                | Variant::Coalesced
+                | Variant::Client
+                | Variant::Plain
+                | Variant::ClientIds
         )
     }
 
     /// Whether the variant counts in the dynamic package's counters, made
     /// for the dynamic variant when both run.
     pub(super) fn shares_dynamic(self) -> bool {
-        matches!(self, Variant::Client | Variant::Plain)
+        matches!(self, Variant::Client | Variant::Plain | Variant::ClientIds)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -106,6 +115,7 @@ impl Variant {
             Variant::OwnCounter => "own-counter",
             Variant::Client => "client",
             Variant::Plain => "plain",
+            Variant::ClientIds => "client-ids",
         }
     }
 }

@@ -70,7 +70,7 @@ fn package(
     let fixed = slots.unwrap_or(1);
     let options = match variant {
         Variant::SingleRow => return Ok(None),
-        Variant::Dynamic | Variant::OwnCounter | Variant::Client | Variant::Plain => {
+        Variant::Dynamic | Variant::OwnCounter | Variant::Client | Variant::Plain | Variant::ClientIds => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
         }
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),

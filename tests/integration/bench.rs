@@ -160,23 +160,24 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
 
 /// `--variant client` calls the dynamic package's counters through
 /// `Counters::increment`, and `--variant plain` increments them through
-/// `Counters::plain`, beside `dynamic`'s `CALL` on one connection, so one
-/// run compares the three; both run at hold 0 only.
+/// `Counters::plain`, and `--variant client-ids` through a client with
+/// write ids, beside `dynamic`'s `CALL` on one connection, so one run
+/// compares them; they run at hold 0 only.
 fn bench_client_and_plain_count_in_the_dynamic_counters() {
     let db = Database::new();
     let (table, report) = bench_report(
         &db,
-        "--variant dynamic,client,plain --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 30",
+        "--variant dynamic,client,plain,client-ids --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 30",
     );
     let results = report["results"].as_array().unwrap();
     let rounds = |variant: &str| -> Vec<&Value> {
         results.iter().filter(|result| result["variant"] == variant).collect()
     };
-    for variant in ["client", "plain"] {
+    for variant in ["client", "plain", "client-ids"] {
         assert_eq!(rounds(variant).len(), 2, "one {variant} round per client count, at hold 0: {table}");
         assert!(table.contains(&format!("{variant}, 8 slots")), "{table}");
     }
-    for round in rounds("client").iter().chain(&rounds("plain")).chain(&rounds("dynamic")) {
+    for round in ["client", "plain", "client-ids", "dynamic"].into_iter().flat_map(rounds) {
         let clients = round["clients"].as_u64().unwrap();
         support::check_bench_round(&mut db.conn(), round, clients * 30);
     }
