@@ -308,10 +308,15 @@ impl Workbench {
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
+        // The client, plain and client-ids variants count in the dynamic
+        // package's counters, created once for all of them.
+        let mut dynamic_made = Vec::new();
         for &(variant, slots) in &self.kinds {
-            // The client and plain variants count in the dynamic package's counters.
-            if variant.shares_dynamic() && self.kinds.contains(&(Variant::Dynamic, slots)) {
-                continue;
+            if variant == Variant::Dynamic || variant.shares_dynamic() {
+                if dynamic_made.contains(&slots) {
+                    continue;
+                }
+                dynamic_made.push(slots);
             }
             let setup = match self.package(variant, slots)? {
                 Some(options) => {
