@@ -579,9 +579,14 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to 1024), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
--- it locks every slot first, and an increment whose slot was removed lands
--- in slot 1. Runs as a transaction of its own, like DDL: it commits a
--- transaction open on the connection.
+-- an increment whose slot was removed lands in slot 1. Runs in transactions
+-- of its own, like DDL: it commits a transaction open on the connection. A
+-- growth is one transaction. A shrink moves one slot per transaction, the
+-- last first: each touches two rows, so on a multi-primary cluster it rarely
+-- meets another node's increment, where one transaction over every removed
+-- slot lost certification to any of them. Interrupted (a lost
+-- certification, 1213 or 3101), a shrink leaves fewer slots and the total
+-- intact; calling it again finishes it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_slots DECIMAL(65, 30)
@@ -651,20 +656,24 @@ BEGIN
             FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
             WHERE slot.id <= p_slots - v_slots;
         ELSEIF p_slots < v_slots THEN
-            -- FOR UPDATE: the rows are locked already, and a plain read would
-            -- open a read view that a neighbour's increment invalidates. Over
-            -- the whole counter, and the removed slots deleted one by one by
-            -- their whole key: a range that ends past the counter's last slot
-            -- would lock the next counter's first slot too, and wait for its
-            -- increments.
-            SELECT CAST(SUM(IF(`counter_id` > p_slots, `counter`, 0)) AS SIGNED) INTO v_moved
-              FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+            -- The locking read above ends here. Each step is a transaction
+            -- of its own over the counter's last slot as it is then (another
+            -- resize may have changed it), which it moves into slot 1; the
+            -- counter's slots stay numbered 1 to their count.
+            COMMIT;
             WHILE v_slots > p_slots DO
-                DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
-                SET v_slots = v_slots - 1;
+                START TRANSACTION;
+                SET v_slots = 0;
+                SELECT `counter_id`, `counter` INTO v_slots, v_moved
+                  FROM `counters` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1 FOR UPDATE;
+                IF v_slots > p_slots THEN
+                    DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
+                    UPDATE `counters` SET `counter` = `counter` + v_moved
+                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                END IF;
+                COMMIT;
             END WHILE;
-            UPDATE `counters` SET `counter` = `counter` + v_moved
-             WHERE `counter_name` = p_name AND `counter_id` = 1;
         END IF;
         COMMIT;
     END;

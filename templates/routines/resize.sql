@@ -2,9 +2,14 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
--- it locks every slot first, and an increment whose slot was removed lands
--- in slot 1. Runs as a transaction of its own, like DDL: it commits a
--- transaction open on the connection.
+-- an increment whose slot was removed lands in slot 1. Runs in transactions
+-- of its own, like DDL: it commits a transaction open on the connection. A
+-- growth is one transaction. A shrink moves one slot per transaction, the
+-- last first: each touches two rows, so on a multi-primary cluster it rarely
+-- meets another node's increment, where one transaction over every removed
+-- slot lost certification to any of them. Interrupted (a lost
+-- certification, 1213 or 3101), a shrink leaves fewer slots and the total
+-- intact; calling it again finishes it.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.resize }}`(
     IN p_name {{ p.name_type }},
     IN p_slots {{ p.number_type }}
@@ -35,20 +40,24 @@ BEGIN
         IF p_slots > v_slots THEN
 {% call m::slot_rows("            ", p, "v_slots + slot.id", "v_description, v_start_date, 0", "p_slots - v_slots") %}{% endcall %}
         ELSEIF p_slots < v_slots THEN
-            -- FOR UPDATE: the rows are locked already, and a plain read would
-            -- open a read view that a neighbour's increment invalidates. Over
-            -- the whole counter, and the removed slots deleted one by one by
-            -- their whole key: a range that ends past the counter's last slot
-            -- would lock the next counter's first slot too, and wait for its
-            -- increments.
-            SELECT CAST(SUM(IF(`counter_id` > p_slots, `counter`, 0)) AS SIGNED) INTO v_moved
-              FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+            -- The locking read above ends here. Each step is a transaction
+            -- of its own over the counter's last slot as it is then (another
+            -- resize may have changed it), which it moves into slot 1; the
+            -- counter's slots stay numbered 1 to their count.
+            COMMIT;
             WHILE v_slots > p_slots DO
-                DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
-                SET v_slots = v_slots - 1;
+                START TRANSACTION;
+                SET v_slots = 0;
+                SELECT `counter_id`, `counter` INTO v_slots, v_moved
+                  FROM `{{ p.table }}` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1 FOR UPDATE;
+                IF v_slots > p_slots THEN
+                    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
+                    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
+                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                END IF;
+                COMMIT;
             END WHILE;
-            UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
-             WHERE `counter_name` = p_name AND `counter_id` = 1;
         END IF;
         COMMIT;
     END;
