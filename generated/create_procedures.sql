@@ -579,6 +579,8 @@ BEGIN
     BEGIN
         DECLARE v_slots INT;
         DECLARE v_moved BIGINT;
+        DECLARE v_found INT;
+        DECLARE v_above INT;
         DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
         DECLARE v_start_date DATETIME;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -601,23 +603,30 @@ BEGIN
             FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
             WHERE slot.id <= p_slots - v_slots;
         ELSEIF p_slots < v_slots THEN
-            -- The locking read above ends here. Each step is a transaction
-            -- of its own over the counter's last slot as it is then (another
-            -- resize may have changed it), which it moves into slot 1; the
-            -- counter's slots stay numbered 1 to their count.
+            -- The locking read above ends here. Each step finds the
+            -- counter's last slot as it is then (another resize may have
+            -- changed it) with a read of its own statement, then moves it
+            -- into slot 1 in a transaction that locks that slot, the gap
+            -- above it, and slot 1: three keys, where locking every slot made
+            -- Group Replication's applier roll the step back for each remote
+            -- increment. No LIMIT: statement-based logging calls it unsafe.
             COMMIT;
             WHILE v_slots > p_slots DO
-                START TRANSACTION;
-                SET v_slots = 0;
-                SELECT `counter_id`, `counter` INTO v_slots, v_moved
-                  FROM `counters` WHERE `counter_name` = p_name
-                 ORDER BY `counter_id` DESC LIMIT 1 FOR UPDATE;
+                SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+                  FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
                 IF v_slots > p_slots THEN
-                    DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
-                    UPDATE `counters` SET `counter` = `counter` + v_moved
-                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    START TRANSACTION;
+                    SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots FOR UPDATE;
+                    SELECT COUNT(*) INTO v_above
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots + 1 FOR UPDATE;
+                    IF v_found = 1 AND v_above = 0 THEN
+                        DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
+                        UPDATE `counters` SET `counter` = `counter` + v_moved
+                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    END IF;
+                    COMMIT;
                 END IF;
-                COMMIT;
             END WHILE;
         END IF;
         COMMIT;

@@ -114,9 +114,12 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
     let slots: Vec<u32> = conn
         .query("SELECT counter_id FROM counters WHERE counter_name = 'resized' ORDER BY counter_id")
         .unwrap();
+    // A growth is one transaction; a shrink moves one slot per transaction,
+    // so a crash may leave it between 16 and 8 slots, each step whole.
+    let count = slots.len() as u32;
     assert!(
-        slots == (1..=8).collect::<Vec<_>>() || slots == (1..=16).collect::<Vec<_>>(),
-        "a resize was applied by half: slots {slots:?}"
+        (8..=16).contains(&count) && slots == (1..=count).collect::<Vec<_>>(),
+        "a step of a resize was applied by half: slots {slots:?}"
     );
     let resized: Option<i64> = conn.query_first("SELECT counter_get('resized')").unwrap().flatten();
     assert_eq!(resized, Some(1000), "resizes keep the total through a crash");
