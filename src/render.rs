@@ -89,15 +89,19 @@ pub fn plain_tables_sql(options: &PackageOptions) -> Result<Option<String>, Erro
     Ok(Some(file(PLAIN_TABLES_SQL, PlainTables { p: &Context::new(options) }.render())?.contents))
 }
 
-/// A Vitess VSchema for a sharded keyspace that holds the table: its
-/// primary vindex on the name, so that every slot of a counter is on the
-/// shard of its name.
+/// A Vitess VSchema for a sharded keyspace that holds the table and its
+/// write ids: both with their primary vindex on the name, so that every
+/// slot of a counter, and the id of every write to it, is on the shard of
+/// its name.
 fn vschema(options: &PackageOptions) -> String {
     let vschema = serde_json::json!({
         "sharded": true,
         "vindexes": { "counter_name": { "type": plain::name_vindex(options) } },
         "tables": {
             options.table(): {
+                "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
+            },
+            package::writes_table(options): {
                 "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
             }
         }

@@ -207,14 +207,20 @@
     statement, 1305, tells) and records the id in it. An id already
     recorded (1062) ends the call: its write committed before. The write
     itself follows, then `once_close`. -#}
-{% macro once_open(p) -%}
+{% macro once_open(p, name, check_name) -%}
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+    DECLARE v_message {{ p.message_type }};
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'write id must be 16 bytes';
     END IF;
+{%- if check_name %}
+    -- The name is recorded before the write's own checks run: refused
+    -- here as they would refuse it, not cut by the column.
+{% call check_name_form("    ", p) %}{% endcall %}
+{%- endif %}
     BEGIN
         DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
         SAVEPOINT slotted_counters_once;
@@ -243,7 +249,8 @@
         END;
         -- A second call with an id still being written waits here for the
         -- first's row lock, then finds it recorded or free.
-        INSERT INTO `{{ p.writes_table }}` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+        INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`)
+        VALUES ({{ name }}, p_write_id, NOW(6));
 {%- endmacro %}
 
 {% macro once_close() -%}

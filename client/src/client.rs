@@ -72,14 +72,10 @@ impl<D> Client<D> {
         }
     }
 
-    /// Makes increments and batches carry write ids; refused in the plain
-    /// mode, which cannot record them yet.
-    pub(crate) fn with_write_ids(mut self) -> Result<Self, ConfigError> {
-        if let Mode::Plain(_) = self.package.mode {
-            return Err(ConfigError::InvalidOption(crate::plain::WRITE_IDS_NEED_ROUTINES.to_owned()));
-        }
+    /// Makes increments and batches carry write ids.
+    pub(crate) fn with_write_ids(mut self) -> Self {
         self.write_ids = true;
-        Ok(self)
+        self
     }
 
     /// Refuses a name no counter may have, as the routines would.

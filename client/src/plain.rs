@@ -16,7 +16,7 @@ use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement, SLOT_COUNT_LIFETIME};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
 
-use crate::call::{Answer, Call, Deltas, NewCounter, StartDate};
+use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, WriteId};
 use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
 
@@ -26,10 +26,6 @@ const SLOT_COUNTS_KEPT: usize = 10_000;
 /// The name of the savepoint that tells whether the caller's connection is
 /// inside a transaction, and bounds a call's statements inside one.
 const SAVEPOINT: &str = "slotted_counters_call";
-
-/// Why the plain mode refuses write ids.
-pub(crate) const WRITE_IDS_NEED_ROUTINES: &str =
-    "write ids need the package's routines (counter_add_once): the plain mode cannot record them yet";
 
 /// The calls in plain SQL, for a package generated with some options.
 #[derive(Debug)]
@@ -41,6 +37,7 @@ pub struct Plain {
     reset: PlainStatement,
     lock_counter: PlainStatement,
     delete: PlainStatement,
+    record_write: PlainStatement,
     slots: SlotPolicy,
     max_slots: u32,
     bound: i64,
@@ -83,6 +80,7 @@ impl Plain {
             reset: sql.reset(),
             lock_counter: sql.lock_counter(),
             delete: sql.delete(),
+            record_write: sql.record_write(),
             sql,
             slots: options.slots(),
             max_slots: options.max_slots(),
@@ -108,8 +106,11 @@ impl Plain {
             }
             Call::Delete { name } => self.delete(conn, name, owner).await?,
             Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
-            Call::AddOnce { .. } | Call::AddManyOnce { .. } => {
-                return Err(CounterError::InvalidArgument(WRITE_IDS_NEED_ROUTINES.to_owned()));
+            Call::AddOnce { id, name, delta } => self.add_once(conn, id, &[(name, delta)], owner).await?,
+            Call::AddManyOnce { id, deltas } => {
+                let entries: Vec<(&str, i64)> =
+                    deltas.iter().map(|(name, delta)| (name.as_str(), *delta)).collect();
+                self.add_once(conn, id, &entries, owner).await?
             }
         }
         Ok(Answer::Done)
@@ -258,6 +259,36 @@ impl Plain {
         atomically(conn, owner, async |conn| {
             for (name, delta) in deltas {
                 self.add(&mut *conn, name, *delta).await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Applies `entries` (counters in the order of their names) under
+    /// write id `id`, in one transaction: each counter's id row first, and
+    /// a counter whose row is there already (1062) was counted by an earlier
+    /// send of this write, so its delta is skipped. On one server that is
+    /// all or none of the counters; where a batch committed shard by shard,
+    /// it is each shard's part once.
+    async fn add_once(
+        &self,
+        conn: &mut impl Connection,
+        id: &WriteId,
+        entries: &[(&str, i64)],
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        for (name, delta) in entries {
+            self.room_for(name, *delta)?;
+        }
+        atomically(conn, owner, async |conn| {
+            for &(name, delta) in entries {
+                let record = statement(&self.record_write, vec![Param::Text(name), Param::Bytes(id)]);
+                match Connection::execute(&mut *conn, &record).await {
+                    Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => continue,
+                    outcome => outcome?,
+                };
+                self.add(&mut *conn, name, delta).await?;
             }
             Ok(())
         })

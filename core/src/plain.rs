@@ -37,6 +37,7 @@ pub struct PlainStatement {
 #[derive(Debug, Clone)]
 pub struct PlainSql {
     table: String,
+    writes_table: String,
     auto_create: bool,
 }
 
@@ -65,7 +66,11 @@ impl PlainSql {
     pub fn new(options: &PackageOptions) -> Result<Self, ConfigError> {
         match refusal(options) {
             Some(reason) => Err(ConfigError::InvalidOption(format!("the plain mode cannot serve {reason}"))),
-            None => Ok(PlainSql { table: options.table().to_owned(), auto_create: options.auto_create() }),
+            None => Ok(PlainSql {
+                table: options.table().to_owned(),
+                writes_table: crate::package::writes_table(options),
+                auto_create: options.auto_create(),
+            }),
         }
     }
 
@@ -90,6 +95,7 @@ impl PlainSql {
             ("lock_counter", self.lock_counter()),
             ("delete", self.delete()),
             ("get_many (2 names)", self.get_many(2)),
+            ("record_write", self.record_write()),
         ]
     }
 
@@ -204,6 +210,20 @@ impl PlainSql {
             purpose: "after lock_counter in the same transaction: removes the counter's slots",
             sql: format!("DELETE FROM `{}` WHERE `counter_name` = ?", self.table),
             params: &["name"],
+        }
+    }
+
+    /// Records a write's id for one counter, in the write's transaction:
+    /// 1062 when the id is recorded, and the write counted already.
+    pub fn record_write(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "with write ids, first in the write's transaction, once per counter it writes: 1062 when \
+                      that counter's part of the write committed before (skip it; the transaction goes on)",
+            sql: format!(
+                "INSERT INTO `{}` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, NOW(6))",
+                self.writes_table
+            ),
+            params: &["name", "write id (16 random bytes, the same for every counter of one write)"],
         }
     }
 

@@ -25,13 +25,17 @@ SELECT `counter_name`,
 FROM `counters`
 GROUP BY `counter_name`;
 
--- One row per write that carries an id (counter_add_once, counter_add_many_once),
--- committed in the write's own transaction: a write sent again with its id
--- after a lost answer finds the id here and changes nothing. Rows older than
--- the window go with counter_forget_writes.
+-- One row per write that carries an id (counter_add_once, counter_add_many_once,
+-- or the client's plain mode), committed in the write's own transaction: a
+-- write sent again with its id after a lost answer finds the id here and
+-- changes nothing. Keyed by the counter first, so that a sharding engine
+-- keeps a write's id beside the counter's slots; a routine batch records its
+-- id under the empty name. Rows older than the window go with
+-- counter_forget_writes.
 CREATE TABLE IF NOT EXISTS `counter_writes` (
+    `counter_name` VARCHAR(50) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
     `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
-    PRIMARY KEY (`write_id`),
-    KEY `written_at` (`written_at`, `write_id`)
-) ENGINE=InnoDB;
+    PRIMARY KEY (`counter_name`, `write_id`),
+    KEY `written_at` (`written_at`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

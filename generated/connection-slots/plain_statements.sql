@@ -44,3 +44,7 @@ DELETE FROM `counters` WHERE `counter_name` = ?;
 -- get_many (2 names): one row per name: its position and its value (NULL when it does not exist)
 -- Parameters: for each name: its position from 0, the name
 SELECT CAST(? AS SIGNED) AS `position`, CAST(SUM(`counter`) AS SIGNED) AS `total` FROM `counters` WHERE `counter_name` = ? UNION ALL SELECT CAST(? AS SIGNED) AS `position`, CAST(SUM(`counter`) AS SIGNED) AS `total` FROM `counters` WHERE `counter_name` = ?;
+
+-- record_write: with write ids, first in the write's transaction, once per counter it writes: 1062 when that counter's part of the write committed before (skip it; the transaction goes on)
+-- Parameters: name, write id (16 random bytes, the same for every counter of one write)
+INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, NOW(6));

@@ -34,16 +34,20 @@ SELECT `counter_name`,
 FROM `counters`
 GROUP BY `counter_name`;
 
--- One row per write that carries an id (counter_add_once, counter_add_many_once),
--- committed in the write's own transaction: a write sent again with its id
--- after a lost answer finds the id here and changes nothing. Rows older than
--- the window go with counter_forget_writes.
+-- One row per write that carries an id (counter_add_once, counter_add_many_once,
+-- or the client's plain mode), committed in the write's own transaction: a
+-- write sent again with its id after a lost answer finds the id here and
+-- changes nothing. Keyed by the counter first, so that a sharding engine
+-- keeps a write's id beside the counter's slots; a routine batch records its
+-- id under the empty name. Rows older than the window go with
+-- counter_forget_writes.
 CREATE TABLE IF NOT EXISTS `counter_writes` (
+    `counter_name` VARCHAR(50) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
     `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
-    PRIMARY KEY (`write_id`),
-    KEY `written_at` (`written_at`, `write_id`)
-) ENGINE=InnoDB;
+    PRIMARY KEY (`counter_name`, `write_id`),
+    KEY `written_at` (`written_at`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists) or 9003 (invalid argument).
@@ -913,10 +917,42 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'write id must be 16 bytes';
+    END IF;
+    -- The name is recorded before the write's own checks run: refused
+    -- here as they would refuse it, not cut by the column.
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
     END IF;
     BEGIN
         DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
@@ -946,7 +982,8 @@ BEGIN
         END;
         -- A second call with an id still being written waits here for the
         -- first's row lock, then finds it recorded or free.
-        INSERT INTO `counter_writes` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+        VALUES (p_name, p_write_id, NOW(6));
         CALL `counter_add`(p_name, p_delta);
         IF v_own_transaction THEN
             COMMIT;
@@ -970,6 +1007,7 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -1003,7 +1041,8 @@ BEGIN
         END;
         -- A second call with an id still being written waits here for the
         -- first's row lock, then finds it recorded or free.
-        INSERT INTO `counter_writes` (`write_id`, `written_at`) VALUES (p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+        VALUES ('', p_write_id, NOW(6));
         CALL `counter_add_many`(p_deltas);
         IF v_own_transaction THEN
             COMMIT;
@@ -1036,7 +1075,7 @@ BEGIN
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
     WHILE v_deleted = 1000 DO
         DELETE FROM `counter_writes` WHERE `written_at` < v_before
-         ORDER BY `written_at`, `write_id` LIMIT 1000;
+         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 1000;
         SET v_deleted = ROW_COUNT();
     END WHILE;
 END$$

@@ -158,10 +158,11 @@ impl Workbench {
                 let package = package.expect("the client variant calls the dynamic package");
                 Incrementer::Client(Counters::with_options(self.pool_of(client).clone(), &package))
             }),
-            Variant::ClientIds => self.package(case.variant, case.slots).and_then(|package| {
+            Variant::ClientIds => self.package(case.variant, case.slots).map(|package| {
                 let package = package.expect("the client-ids variant calls the dynamic package");
-                let counters = Counters::with_options(self.pool_of(client).clone(), &package);
-                Ok(Incrementer::Client(counters.with_write_ids()?))
+                Incrementer::Client(
+                    Counters::with_options(self.pool_of(client).clone(), &package).with_write_ids(),
+                )
             }),
             Variant::Plain => self.package(case.variant, case.slots).and_then(|package| {
                 let package = package.expect("the plain variant counts in the dynamic package");

@@ -10,7 +10,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_many_once }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    {% call m::once_open(p) %}{% endcall %}
+    {% call m::once_open(p, "''", false) %}{% endcall %}
         CALL `{{ p.add_many }}`(p_deltas);
         {% call m::once_close() %}{% endcall %}
 END$$

@@ -13,7 +13,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_once }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    {% call m::once_open(p) %}{% endcall %}
+    {% call m::once_open(p, "p_name", true) %}{% endcall %}
         CALL `{{ p.add }}`(p_name, p_delta);
         {% call m::once_close() %}{% endcall %}
 END$$

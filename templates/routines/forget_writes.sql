@@ -20,7 +20,7 @@ BEGIN
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
     WHILE v_deleted = {{ p.forget_batch }} DO
         DELETE FROM `{{ p.writes_table }}` WHERE `written_at` < v_before
-         ORDER BY `written_at`, `write_id` LIMIT {{ p.forget_batch }};
+         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT {{ p.forget_batch }};
         SET v_deleted = ROW_COUNT();
     END WHILE;
 END$$

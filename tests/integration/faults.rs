@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, NewCounter};
+use slotted_counters::{AsyncCounters, CounterError, Counters, NewCounter, PackageOptions};
 
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, on_each_server};
@@ -21,6 +21,7 @@ on_each_server!(
     cut_connections_never_turn_an_increment_into_a_silent_loss,
     cut_connections_through_the_async_client_and_coalescing,
     with_write_ids_every_increment_counts_exactly_once_through_cuts,
+    with_write_ids_the_plain_mode_counts_exactly_once_through_cuts,
     with_write_ids_the_async_client_and_coalescing_count_exactly_once,
 );
 
@@ -119,11 +120,28 @@ fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
     let pool = mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap();
-    let counters = Counters::new(pool).with_write_ids().unwrap().retry_for(ID_RETRY_BUDGET);
+    let counters = Counters::new(pool).with_write_ids().retry_for(ID_RETRY_BUDGET);
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
     outcomes.check_exact(support::total(&mut db.conn(), "hot").unwrap(), &proxy, "sync client");
+}
+
+/// The plain mode, calling no routine: each increment a transaction of its
+/// id row and its slot's update.
+fn with_write_ids_the_plain_mode_counts_exactly_once_through_cuts() {
+    let db = support::with_default_package(&[]);
+    setup(&db);
+    let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
+    let pool = mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap();
+    let counters = Counters::plain(pool, &PackageOptions::default())
+        .unwrap()
+        .with_write_ids()
+        .retry_for(ID_RETRY_BUDGET);
+    let outcomes = Outcomes::default();
+    sync_load(&counters, &outcomes);
+    proxy.stop_cutting();
+    outcomes.check_exact(support::total(&mut db.conn(), "hot").unwrap(), &proxy, "plain mode");
 }
 
 fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
@@ -161,7 +179,7 @@ fn async_load(write_ids: bool) -> (i64, Outcomes, FaultProxy) {
         let pool = MySqlPoolOptions::new().max_connections(16).connect_lazy(&proxy.url(&db.url())).unwrap();
         let mut counters = AsyncCounters::new(pool).unwrap();
         if write_ids {
-            counters = counters.with_write_ids().unwrap().retry_for(ID_RETRY_BUDGET);
+            counters = counters.with_write_ids().retry_for(ID_RETRY_BUDGET);
         }
         let coalescing = counters.coalescing();
         let tasks: Vec<_> = (0..64)

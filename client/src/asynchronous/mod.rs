@@ -102,8 +102,8 @@ impl AsyncCounters {
     }
 
     /// Makes writes carry write ids, as [`crate::Counters::with_write_ids`].
-    pub fn with_write_ids(self) -> Result<Self, ConfigError> {
-        Ok(AsyncCounters { client: self.client.with_write_ids()? })
+    pub fn with_write_ids(self) -> Self {
+        AsyncCounters { client: self.client.with_write_ids() }
     }
 
     /// How many times a call is tried in all when the server keeps rolling

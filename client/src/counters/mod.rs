@@ -129,24 +129,23 @@ impl Counters {
     }
 
     /// Makes every increment, add, batch and coalesced flush carry a write
-    /// id (`counter_add_once`, `counter_add_many_once`), recorded by the
-    /// server in the write's own transaction. A call whose answer is lost
-    /// with its connection is then sent again, under the same id, within the
-    /// retry budget: the server counts it once, whether the lost try
-    /// committed or not. Without write ids such a call fails with an error
-    /// whose [`CounterError::may_have_applied`] is true. Needs a package
-    /// with those routines (this version's), and the retry budget must end
-    /// well within the window the ids are kept (`counter_forget_writes`,
-    /// docs/exactly-once.md). Refused in the plain mode, which cannot record
-    /// ids yet.
+    /// id, recorded by the server in the write's own transaction
+    /// (`counter_add_once`, `counter_add_many_once`, or in the plain mode
+    /// the `record_write` statement). A call whose answer is lost with its
+    /// connection is then sent again, under the same id, within the retry
+    /// budget: the server counts it once, whether the lost try committed or
+    /// not. Without write ids such a call fails with an error whose
+    /// [`CounterError::may_have_applied`] is true. Needs the package of this
+    /// version (its `counter_writes` table), and a retry budget that ends
+    /// well within the window the ids are kept (docs/exactly-once.md).
     ///
     /// ```no_run
     /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = slotted_counters::Counters::new(pool).with_write_ids()?;
+    /// let counters = slotted_counters::Counters::new(pool).with_write_ids();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_write_ids(self) -> Result<Self, ConfigError> {
-        Ok(Counters { client: self.client.with_write_ids()? })
+    pub fn with_write_ids(self) -> Self {
+        Counters { client: self.client.with_write_ids() }
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks

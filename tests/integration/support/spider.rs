@@ -52,23 +52,33 @@ impl Spider {
                 format!("PARTITION p{partition} COMMENT = 'host \"127.0.0.1\", port \"{}\"'", server.port)
             })
             .collect();
-        let engine = format!(
-            "ENGINE=SPIDER COMMENT = 'wrapper \"mysql\", table \"{table}\", database \"{database}\", \
-             user \"{TEST_USER}\", password \"{TEST_PASSWORD}\"'",
-            table = options.table(),
-        );
-        // plain_tables.sql ends with the CREATE TABLE: its partitions follow
-        // its table options.
-        let head_table = format!(
-            "{} PARTITION BY KEY (`counter_name`) ({});\n",
-            table.replace("ENGINE=InnoDB", &engine).trim_end().trim_end_matches(';'),
-            partitions.join(", ")
-        );
-        assert_ne!(head_table, table, "plain_tables.sql names its engine");
         let mut head = self.head.root_conn();
         head.query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
         head.query_drop(format!("USE `{database}`")).unwrap();
-        script::run(&mut head, &head_table).unwrap();
+        // Each of plain_tables.sql's tables (the counters and their write
+        // ids, both keyed by the name first) as a Spider table over the
+        // data servers' tables of the same name.
+        let statements = script::split(&table).unwrap();
+        assert_eq!(statements.len(), 2, "plain_tables.sql makes the counters and their write ids");
+        for statement in statements {
+            let name = statement
+                .text
+                .strip_prefix("CREATE TABLE IF NOT EXISTS `")
+                .and_then(|rest| rest.split_once('`'))
+                .map(|(name, _)| name.to_owned())
+                .expect("a CREATE TABLE");
+            let engine = format!(
+                "ENGINE=SPIDER COMMENT = 'wrapper \"mysql\", table \"{name}\", database \"{database}\", \
+                 user \"{TEST_USER}\", password \"{TEST_PASSWORD}\"'"
+            );
+            let spider = statement.text.replace("ENGINE=InnoDB", &engine);
+            assert_ne!(spider, statement.text, "plain_tables.sql names each table's engine");
+            head.query_drop(format!(
+                "{spider} PARTITION BY KEY (`counter_name`) ({})",
+                partitions.join(", ")
+            ))
+            .unwrap();
+        }
     }
 
     /// A pool on the head for an account that may read and write
