@@ -85,6 +85,10 @@ pub enum Call<'a> {
         id: &'a WriteId,
         deltas: &'a Deltas,
     },
+    /// Forgets the write ids recorded more than `seconds` ago.
+    ForgetWrites {
+        seconds: i64,
+    },
     Reset {
         name: &'a str,
         value: i64,

@@ -164,6 +164,18 @@ impl<D: Driver> Client<D> {
         self.write(Call::Delete { name }).await
     }
 
+    /// Forgets the write ids older than `window`, which must be a whole
+    /// number of seconds from 1.
+    pub(crate) async fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
+        let seconds = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
+        if seconds < 1 || window.subsec_nanos() != 0 {
+            return Err(CounterError::InvalidArgument(format!(
+                "the window of write ids must be a whole number of seconds from 1, not {window:?}"
+            )));
+        }
+        self.write(Call::ForgetWrites { seconds }).await
+    }
+
     pub(crate) async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
         Ok(self.get_many([name]).await?.pop().flatten())
     }

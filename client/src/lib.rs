@@ -25,6 +25,7 @@ pub use counters::{
 pub use error::CounterError;
 pub use mysql;
 pub use retry::REINSTALL_WINDOW;
+pub use slotted_counters_core::package::WRITE_ID_WINDOW;
 pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 pub use slotted_counters_core::{
     Cluster, ConfigError, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy,

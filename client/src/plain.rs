@@ -38,6 +38,7 @@ pub struct Plain {
     lock_counter: PlainStatement,
     delete: PlainStatement,
     record_write: PlainStatement,
+    forget_writes: PlainStatement,
     slots: SlotPolicy,
     max_slots: u32,
     bound: i64,
@@ -81,6 +82,7 @@ impl Plain {
             lock_counter: sql.lock_counter(),
             delete: sql.delete(),
             record_write: sql.record_write(),
+            forget_writes: sql.forget_writes(),
             sql,
             slots: options.slots(),
             max_slots: options.max_slots(),
@@ -107,6 +109,9 @@ impl Plain {
             Call::Delete { name } => self.delete(conn, name, owner).await?,
             Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
             Call::AddOnce { id, name, delta } => self.add_once(conn, id, &[(name, delta)], owner).await?,
+            Call::ForgetWrites { seconds } => {
+                conn.execute(&statement(&self.forget_writes, vec![number(seconds)])).await?;
+            }
             Call::AddManyOnce { id, deltas } => {
                 let entries: Vec<(&str, i64)> =
                     deltas.iter().map(|(name, delta)| (name.as_str(), *delta)).collect();

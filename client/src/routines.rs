@@ -25,6 +25,7 @@ pub struct Routines {
     add_many: String,
     add_once: String,
     add_many_once: String,
+    forget_writes: String,
     reset: String,
     delete: String,
     /// `counter_get`'s name: a read of n counters calls it n times.
@@ -44,6 +45,7 @@ impl Routines {
             add_many: call(Routine::AddMany),
             add_once: call(Routine::AddOnce),
             add_many_once: call(Routine::AddManyOnce),
+            forget_writes: call(Routine::ForgetWrites),
             reset: call(Routine::Reset),
             delete: call(Routine::Delete),
             get: Routine::Get.name(options),
@@ -92,6 +94,9 @@ impl Routines {
                 ],
             ),
             Call::Delete { name } => statement(&self.delete, vec![Param::Text(name)]),
+            Call::ForgetWrites { seconds } => {
+                statement(&self.forget_writes, vec![Param::Number(Some(seconds))])
+            }
             Call::GetMany { names } => return self.get_many(conn, names).await,
         };
         conn.execute(&write).await?;

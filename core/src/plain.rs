@@ -96,6 +96,7 @@ impl PlainSql {
             ("delete", self.delete()),
             ("get_many (2 names)", self.get_many(2)),
             ("record_write", self.record_write()),
+            ("forget_writes", self.forget_writes()),
         ]
     }
 
@@ -224,6 +225,21 @@ impl PlainSql {
                 self.writes_table
             ),
             params: &["name", "write id (16 random bytes, the same for every counter of one write)"],
+        }
+    }
+
+    /// Forgets the write ids recorded before a time: what
+    /// `counter_forget_writes` does where no routine runs. One statement
+    /// over every shard: called every minute, it deletes a minute of ids.
+    pub fn forget_writes(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "forgets the write ids older than the window; call it regularly (every minute) in \
+                      autocommit mode, so that each run deletes little",
+            sql: format!(
+                "DELETE FROM `{}` WHERE `written_at` < NOW(6) - INTERVAL ? SECOND",
+                self.writes_table
+            ),
+            params: &["window, in seconds (600; far above any writer's retry budget)"],
         }
     }
 

@@ -26,12 +26,13 @@ const CRATE_BUDGET: usize = 100;
 /// the clients, their coalescing handles and where they run their calls,
 /// what a call takes, the errors, and the options an application matches
 /// to its package.
-const APPLICATION_ITEMS: [&str; 27] = [
+const APPLICATION_ITEMS: [&str; 28] = [
     "constant.DEFAULT_COUNTERS_PER_FLUSH",
     "constant.DEFAULT_FLUSHES",
     "constant.DEFAULT_KEPT_CONNECTIONS",
     "constant.REINSTALL_WINDOW",
     "constant.SLOT_COUNT_LIFETIME",
+    "constant.WRITE_ID_WINDOW",
     "enum.Cluster",
     "enum.ConfigError",
     "enum.CounterError",

@@ -8,6 +8,7 @@ use std::thread;
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
+use slotted_counters::{CounterError, Counters, PackageOptions, WRITE_ID_WINDOW};
 
 use crate::support::{self, Database, on_each_server};
 
@@ -16,6 +17,7 @@ on_each_server!(
     a_write_id_commits_with_its_write_or_not_at_all,
     a_second_send_waits_for_the_first_and_counts_nothing,
     forgetting_writes_keeps_every_id_inside_the_window,
+    both_modes_of_the_client_forget_only_ids_older_than_the_window,
 );
 
 const ID: [u8; 16] = *b"write-id-0000001";
@@ -107,4 +109,36 @@ fn forgetting_writes_keeps_every_id_inside_the_window() {
     assert_eq!(total(&mut conn), Some(10), "the kept id still counts its write once");
     let error = conn.query_drop("CALL counter_forget_writes(0)").unwrap_err();
     assert_eq!(support::server_error(error).0, 9003);
+}
+
+/// `Counters::forget_writes`, through the routines and in plain SQL: the
+/// ids older than the window go, the others stay; a window that is not a
+/// whole number of seconds from 1 is refused.
+fn both_modes_of_the_client_forget_only_ids_older_than_the_window() {
+    let db = support::with_default_package(&["c"]);
+    let pool = db.pool().clone();
+    let modes = [
+        ("routines", Counters::new(pool.clone()).with_write_ids()),
+        ("plain", Counters::plain(pool, &PackageOptions::default()).unwrap().with_write_ids()),
+    ];
+    let mut conn = db.conn();
+    let ids = |conn: &mut PooledConn| -> u32 {
+        conn.query_first("SELECT COUNT(*) FROM counter_writes").unwrap().unwrap()
+    };
+    for (mode, counters) in modes {
+        conn.query_drop("DELETE FROM counter_writes").unwrap();
+        for _ in 0..3 {
+            counters.increment("c").unwrap();
+        }
+        assert_eq!(ids(&mut conn), 3, "{mode}: each increment recorded its id");
+        conn.query_drop(
+            "UPDATE counter_writes SET written_at = NOW(6) - INTERVAL 700 SECOND ORDER BY written_at LIMIT 1",
+        )
+        .unwrap();
+        counters.forget_writes(WRITE_ID_WINDOW).unwrap();
+        assert_eq!(ids(&mut conn), 2, "{mode}: only the id older than the window is forgotten");
+        let error = counters.forget_writes(std::time::Duration::from_millis(1500)).unwrap_err();
+        assert!(matches!(error, CounterError::InvalidArgument(_)), "{mode}: {error:?}");
+    }
+    assert_eq!(total(&mut conn), Some(6));
 }

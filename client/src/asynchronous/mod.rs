@@ -176,6 +176,12 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.client.delete(name).await
     }
 
+    /// Forgets the write ids recorded more than `window` ago, as
+    /// [`crate::Counters::forget_writes`].
+    pub async fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
+        self.client.forget_writes(window).await
+    }
+
     /// The value of a counter, or `None` when it does not exist.
     pub async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
         self.client.get(name).await

@@ -293,6 +293,15 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.client.delete(name))
     }
 
+    /// Forgets the write ids recorded more than `window` ago (a whole
+    /// number of seconds; [`WRITE_ID_WINDOW`](crate::WRITE_ID_WINDOW) by
+    /// convention), in short transactions: `counter_forget_writes`, or in
+    /// the plain mode one `DELETE`. Call it regularly, every minute, from
+    /// one place; a write sent again after its id is forgotten counts again.
+    pub fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
+        ready(self.client.forget_writes(window))
+    }
+
     /// The value of a counter, or `None` when it does not exist.
     ///
     /// ```no_run
