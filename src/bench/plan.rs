@@ -54,6 +54,9 @@ pub enum Variant {
     /// `client` with write ids (`Counters::with_write_ids`): each increment
     /// is one `counter_add_once`, recorded once. Runs at hold 0 only.
     ClientIds,
+    /// `coalesced` with write ids: each flush is one `counter_add_many_once`
+    /// (or `counter_add_once` for one counter). Runs at hold 0 only.
+    CoalescedIds,
 }
 
 impl Variant {
@@ -72,6 +75,7 @@ impl Variant {
                 | Variant::Client
                 | Variant::Plain
                 | Variant::ClientIds
+                | Variant::CoalescedIds
         )
     }
 
@@ -86,13 +90,24 @@ impl Variant {
                 | Variant::Client
                 | Variant::Plain
                 | Variant::ClientIds
+                | Variant::CoalescedIds
         )
     }
 
-    /// Whether the variant counts in the dynamic package's counters, made
-    /// for the dynamic variant when both run.
-    pub(super) fn shares_dynamic(self) -> bool {
-        matches!(self, Variant::Client | Variant::Plain | Variant::ClientIds)
+    /// The variant whose counters this one increments: the client, plain
+    /// and client-ids variants count in the dynamic package's, coalesced-ids
+    /// in coalesced's, each of the others in its own.
+    pub(super) fn counters_of(self) -> Variant {
+        match self {
+            Variant::Client | Variant::Plain | Variant::ClientIds => Variant::Dynamic,
+            Variant::CoalescedIds => Variant::Coalesced,
+            variant => variant,
+        }
+    }
+
+    /// Whether the variant's clients share each node's coalescing handle.
+    pub(super) fn coalesces(self) -> bool {
+        matches!(self, Variant::Coalesced | Variant::CoalescedIds)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -116,6 +131,7 @@ impl Variant {
             Variant::Client => "client",
             Variant::Plain => "plain",
             Variant::ClientIds => "client-ids",
+            Variant::CoalescedIds => "coalesced-ids",
         }
     }
 }

@@ -29,7 +29,7 @@ impl Workbench {
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
         let before = self.server_counters()?;
-        let before_flushes = self.flush_stats();
+        let before_flushes = self.flush_stats(case.variant);
         let before_total = self.total(&mut conn, case)?;
 
         let barrier = Barrier::new(case.clients as usize + 1);
@@ -53,7 +53,7 @@ impl Workbench {
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
         let after = self.server_counters()?;
-        let after_flushes = self.flush_stats();
+        let after_flushes = self.flush_stats(case.variant);
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
         let after_total = self.total_after(&mut conn, case, before_total + increments as i64)?;
         let mut latencies: Vec<Duration> =
@@ -81,7 +81,7 @@ impl Workbench {
             brute_force_aborts: delta("wsrep_local_bf_aborts"),
             group_replication_conflicts: since(after.group_conflicts, before.group_conflicts),
             server_deadlocks: since(after.deadlocks, before.deadlocks),
-            coalesced: (case.variant == Variant::Coalesced).then(|| {
+            coalesced: case.variant.coalesces().then(|| {
                 let round = FlushStats {
                     flushes: after_flushes.flushes - before_flushes.flushes,
                     deltas: after_flushes.deltas - before_flushes.deltas,
@@ -134,11 +134,11 @@ impl Workbench {
         Ok(counters)
     }
 
-    /// What the coalescing handles have flushed so far, summed over the nodes.
-    fn flush_stats(&self) -> FlushStats {
-        self.coalescing.iter().map(Coalescing::stats).fold(FlushStats::default(), |sum, node| FlushStats {
-            flushes: sum.flushes + node.flushes,
-            deltas: sum.deltas + node.deltas,
+    /// What the coalescing handles of `variant` have flushed so far, summed
+    /// over the nodes.
+    fn flush_stats(&self, variant: Variant) -> FlushStats {
+        self.coalescing_for(variant).iter().map(Coalescing::stats).fold(FlushStats::default(), |sum, node| {
+            FlushStats { flushes: sum.flushes + node.flushes, deltas: sum.deltas + node.deltas }
         })
     }
 
@@ -153,7 +153,9 @@ impl Workbench {
     ) -> Result<ClientOutcome, Error> {
         let names = self.counter_names(case, client);
         let prepared = match case.variant {
-            Variant::Coalesced => Ok(Incrementer::Coalesced(self.coalescing_of(client))),
+            Variant::Coalesced | Variant::CoalescedIds => {
+                Ok(Incrementer::Coalesced(self.coalescing_of(case.variant, client)))
+            }
             Variant::Client => self.package(case.variant, case.slots).map(|package| {
                 let package = package.expect("the client variant calls the dynamic package");
                 Incrementer::Client(Counters::with_options(self.pool_of(client).clone(), &package))

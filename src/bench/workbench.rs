@@ -46,6 +46,8 @@ pub struct Workbench {
     /// Per node, in the order of `pools`, the handle the coalesced
     /// variant's clients share; empty when no round needs one.
     pub(super) coalescing: Vec<Coalescing>,
+    /// The same with write ids, for the coalesced-ids variant.
+    pub(super) coalescing_ids: Vec<Coalescing>,
     /// Each node as `user@host:port/database`, in the order of `pools`.
     nodes: Vec<String>,
     /// Every kind of round to prepare for: a variant and a slot count.
@@ -73,6 +75,7 @@ fn package(
         Variant::Dynamic | Variant::OwnCounter | Variant::Client | Variant::Plain | Variant::ClientIds => {
             PackageOptions::builder().table("bench_counters").prefix("bench_")
         }
+        Variant::CoalescedIds => return package(Variant::Coalesced, slots, max_slots, group_replication),
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
         Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
         Variant::Coalesced => {
@@ -106,8 +109,10 @@ fn package(
 /// One node, connected: what `prepare` keeps of it.
 struct Node {
     pool: Pool,
-    /// Its coalescing handle, when a round needs one.
+    /// Its coalescing handles, without and with write ids, when a round
+    /// needs them.
     coalescing: Option<Coalescing>,
+    coalescing_ids: Option<Coalescing>,
     /// `user@host:port/database`.
     target: String,
     /// The connection that read `server`: the first node's prepares.
@@ -116,9 +121,10 @@ struct Node {
 }
 
 impl Node {
-    /// Connects to the node `url` names, for `clients` clients and, with
-    /// `coalesced`, a coalescing handle on a package of up to `max_slots`.
-    fn connect(url: &str, clients: u32, coalesced: bool, max_slots: u32) -> Result<Self, Error> {
+    /// Connects to the node `url` names, for `clients` clients and the
+    /// coalescing handles the rounds of `variants` share, on a package of up
+    /// to `max_slots`.
+    fn connect(url: &str, clients: u32, variants: &[Variant], max_slots: u32) -> Result<Self, Error> {
         let database::Connected { mut conn, opts, target, exposure } = database::connect(url)?;
         if let Some(exposure) = exposure {
             eprintln!("warning: {exposure}");
@@ -141,14 +147,20 @@ impl Node {
             .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
         };
         let pool = pool_of(clients + 1)?;
-        let coalescing = if coalesced {
+        let handle = |variant: Variant, write_ids: bool| -> Result<Option<Coalescing>, Error> {
+            if !variants.contains(&variant) {
+                return Ok(None);
+            }
             let package = package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
-            let counters = Counters::with_options(pool_of(COALESCED_POOL)?, &package);
-            Some(counters.coalescing().max_flushes(COALESCED_POOL as usize))
-        } else {
-            None
+            let mut counters = Counters::with_options(pool_of(COALESCED_POOL)?, &package);
+            if write_ids {
+                counters = counters.with_write_ids();
+            }
+            Ok(Some(counters.coalescing().max_flushes(COALESCED_POOL as usize)))
         };
-        Ok(Node { pool, coalescing, target, conn, server })
+        let coalescing = handle(Variant::Coalesced, false)?;
+        let coalescing_ids = handle(Variant::CoalescedIds, true)?;
+        Ok(Node { pool, coalescing, coalescing_ids, target, conn, server })
     }
 }
 
@@ -184,12 +196,13 @@ impl Workbench {
         }
         let clients_per_node = max_clients.div_ceil(urls.len() as u32);
         let max_slots = slots.iter().copied().max().unwrap_or(CLASSIC_MAX_SLOTS);
-        let coalesced = variants.contains(&Variant::Coalesced);
-        let (mut pools, mut coalescing, mut targets, mut first) = (Vec::new(), Vec::new(), Vec::new(), None);
+        let (mut pools, mut targets, mut first) = (Vec::new(), Vec::new(), None);
+        let (mut coalescing, mut coalescing_ids) = (Vec::new(), Vec::new());
         for url in urls {
-            let node = Node::connect(url, clients_per_node, coalesced, max_slots)?;
+            let node = Node::connect(url, clients_per_node, variants, max_slots)?;
             pools.push(node.pool);
             coalescing.extend(node.coalescing);
+            coalescing_ids.extend(node.coalescing_ids);
             targets.push(node.target);
             first.get_or_insert((node.conn, node.server));
         }
@@ -197,6 +210,7 @@ impl Workbench {
         let bench = Workbench {
             pools,
             coalescing,
+            coalescing_ids,
             nodes: targets,
             kinds: kinds(variants, slots),
             max_slots,
@@ -215,9 +229,16 @@ impl Workbench {
         &self.pools[client as usize % self.pools.len()]
     }
 
-    /// The coalescing handle `client` shares with the other clients of its node.
-    pub(super) fn coalescing_of(&self, client: u32) -> &Coalescing {
-        &self.coalescing[client as usize % self.coalescing.len()]
+    /// The coalescing handles of `variant` (coalesced or coalesced-ids), one per node.
+    pub(super) fn coalescing_for(&self, variant: Variant) -> &[Coalescing] {
+        if variant == Variant::CoalescedIds { &self.coalescing_ids } else { &self.coalescing }
+    }
+
+    /// The coalescing handle of `variant` that `client` shares with the
+    /// other clients of its node.
+    pub(super) fn coalescing_of(&self, variant: Variant, client: u32) -> &Coalescing {
+        let handles = self.coalescing_for(variant);
+        &handles[client as usize % handles.len()]
     }
 
     /// Waits until every node has the counters the first one created (one
@@ -308,16 +329,15 @@ impl Workbench {
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
-        // The client, plain and client-ids variants count in the dynamic
-        // package's counters, created once for all of them.
-        let mut dynamic_made = Vec::new();
+        // Variants that increment another's counters (client, plain and
+        // client-ids the dynamic package's; coalesced-ids coalesced's) find
+        // them made once.
+        let mut made = Vec::new();
         for &(variant, slots) in &self.kinds {
-            if variant == Variant::Dynamic || variant.shares_dynamic() {
-                if dynamic_made.contains(&slots) {
-                    continue;
-                }
-                dynamic_made.push(slots);
+            if made.contains(&(variant.counters_of(), slots)) {
+                continue;
             }
+            made.push((variant.counters_of(), slots));
             let setup = match self.package(variant, slots)? {
                 Some(options) => {
                     format!("CALL `{}`(?, 'benchmark counter', ?, NULL)", Routine::Setup.name(&options))
@@ -325,7 +345,7 @@ impl Workbench {
                 None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
             };
             let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
-            match (variant, slots) {
+            match (variant.counters_of(), slots) {
                 (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
                 (Variant::OwnCounter, _) => {
                     (0..self.max_clients).try_for_each(|client| create((own_name(client), 1).into()))?;

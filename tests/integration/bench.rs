@@ -186,27 +186,33 @@ fn bench_client_and_plain_count_in_the_dynamic_counters() {
 
 /// `--variant coalesced`: the clients share a coalescing handle; its
 /// rounds say how many flushes carried the increments, and run at hold 0
-/// only.
+/// only. `coalesced-ids` does the same with write ids, on the same counters.
 fn bench_coalesced_reports_its_pool_and_batches() {
     let db = Database::new();
     let (table, report) = bench_report(
         &db,
-        "--variant coalesced,dynamic --hot 1 --clients 16 --slots 8 --hold-ms 0,2 --iterations 20",
+        "--variant coalesced,coalesced-ids,dynamic --hot 1 --clients 16 --slots 8 --hold-ms 0,2 --iterations 20",
     );
     assert!(table.lines().next().unwrap().ends_with("batch  flushes/s"), "{table}");
 
     let results = report["results"].as_array().unwrap();
-    let coalesced: Vec<&Value> = results.iter().filter(|result| result["variant"] == "coalesced").collect();
-    assert_eq!(coalesced.len(), 1, "one coalesced round, at hold 0: {results:?}");
-    let round = coalesced[0];
-    assert_eq!((round["hold_ms"].as_u64(), round["total_exact"].as_bool()), (Some(0), Some(true)), "{round}");
-    assert_eq!(round["increments"], 16 * 20);
-    let figures = &round["coalesced"];
-    assert!(figures["pool_size"].as_u64().unwrap() >= 1, "{figures}");
-    let flushes = figures["flushes"].as_u64().unwrap();
-    assert!((1..16 * 20).contains(&flushes), "16 clients shared flushes: {figures}");
-    let mean_batch = figures["mean_batch"].as_f64().unwrap();
-    assert!((mean_batch - 320.0 / flushes as f64).abs() < 1e-9, "{figures}");
+    for variant in ["coalesced", "coalesced-ids"] {
+        let rounds: Vec<&Value> = results.iter().filter(|result| result["variant"] == variant).collect();
+        assert_eq!(rounds.len(), 1, "one {variant} round, at hold 0: {results:?}");
+        let round = rounds[0];
+        assert_eq!(
+            (round["hold_ms"].as_u64(), round["total_exact"].as_bool()),
+            (Some(0), Some(true)),
+            "{round}"
+        );
+        assert_eq!(round["increments"], 16 * 20);
+        let figures = &round["coalesced"];
+        assert!(figures["pool_size"].as_u64().unwrap() >= 1, "{figures}");
+        let flushes = figures["flushes"].as_u64().unwrap();
+        assert!((1..16 * 20).contains(&flushes), "16 clients shared flushes: {figures}");
+        let mean_batch = figures["mean_batch"].as_f64().unwrap();
+        assert!((mean_batch - 320.0 / flushes as f64).abs() < 1e-9, "{figures}");
+    }
     for result in results.iter().filter(|result| result["variant"] == "dynamic") {
         assert!(result["coalesced"].is_null(), "{result}");
     }
