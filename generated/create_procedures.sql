@@ -581,6 +581,8 @@ BEGIN
         DECLARE v_moved BIGINT;
         DECLARE v_found INT;
         DECLARE v_above INT;
+        -- The slot a shrink moves the removed slots' values into.
+        DECLARE v_target INT DEFAULT 1;
         DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
         DECLARE v_start_date DATETIME;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -623,7 +625,7 @@ BEGIN
                     IF v_found = 1 AND v_above = 0 THEN
                         DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
                         UPDATE `counters` SET `counter` = `counter` + v_moved
-                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                         WHERE `counter_name` = p_name AND `counter_id` = v_target;
                     END IF;
                     COMMIT;
                 END IF;

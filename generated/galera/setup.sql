@@ -582,7 +582,8 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to 1024), keeping its total: a
--- shrink adds the removed slots' values to slot 1. Safe while increments run:
+-- shrink adds the removed slots' values to slot 1 (on a cluster, to the
+-- slot of the node it runs on). Safe while increments run:
 -- an increment whose slot was removed lands in slot 1. Runs in transactions
 -- of its own, like DDL: it commits a transaction open on the connection. A
 -- growth is one transaction. A shrink moves one slot per transaction, the
@@ -640,6 +641,8 @@ BEGIN
         DECLARE v_moved BIGINT;
         DECLARE v_found INT;
         DECLARE v_above INT;
+        -- The slot a shrink moves the removed slots' values into.
+        DECLARE v_target INT DEFAULT 1;
         DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
         DECLARE v_start_date DATETIME;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -670,6 +673,11 @@ BEGIN
             -- Group Replication's applier roll the step back for each remote
             -- increment. No LIMIT: statement-based logging calls it unsafe.
             COMMIT;
+            -- Into the slot this node increments itself, which no other
+            -- node writes: the step then meets other nodes' increments only
+            -- on the slot it removes.
+            SET v_target = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
+            SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
             WHILE v_slots > p_slots DO
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
@@ -682,7 +690,7 @@ BEGIN
                     IF v_found = 1 AND v_above = 0 THEN
                         DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
                         UPDATE `counters` SET `counter` = `counter` + v_moved
-                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                         WHERE `counter_name` = p_name AND `counter_id` = v_target;
                     END IF;
                     COMMIT;
                 END IF;

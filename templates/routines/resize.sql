@@ -1,7 +1,8 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
--- shrink adds the removed slots' values to slot 1. Safe while increments run:
+-- shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a cluster, to the
+-- slot of the node it runs on){% else %}{% endmatch %}. Safe while increments run:
 -- an increment whose slot was removed lands in slot 1. Runs in transactions
 -- of its own, like DDL: it commits a transaction open on the connection. A
 -- growth is one transaction. A shrink moves one slot per transaction, the
@@ -31,6 +32,9 @@ BEGIN
         DECLARE v_moved BIGINT;
         DECLARE v_found INT;
         DECLARE v_above INT;
+        -- The slot a shrink moves the removed slots' values into.
+        DECLARE v_target INT DEFAULT 1;
+{%- call m::declare_position("        ", p) %}{% endcall %}
         DECLARE v_description {{ p.description_variable_type }};
         DECLARE v_start_date DATETIME;
 {% call m::own_transaction("        ") %}{% endcall %}
@@ -50,6 +54,16 @@ BEGIN
             -- Group Replication's applier roll the step back for each remote
             -- increment. No LIMIT: statement-based logging calls it unsafe.
             COMMIT;
+{%- match p.slot_choice %}
+{%- when SlotChoice::Node %}
+            -- Into the slot this node increments itself, which no other
+            -- node writes: the step then meets other nodes' increments only
+            -- on the slot it removes.
+{%- call m::find_position("            ", p) %}{% endcall %}
+            SET v_target = {{ p.node_position }};
+            SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
+{%- else %}
+{%- endmatch %}
             WHILE v_slots > p_slots DO
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
@@ -62,7 +76,7 @@ BEGIN
                     IF v_found = 1 AND v_above = 0 THEN
                         DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
                         UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
-                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                         WHERE `counter_name` = p_name AND `counter_id` = v_target;
                     END IF;
                     COMMIT;
                 END IF;

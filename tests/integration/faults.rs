@@ -119,7 +119,7 @@ fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let pool = mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap();
+    let pool = proxy.pool(&db.url());
     let counters = Counters::new(pool).with_write_ids().retry_for(ID_RETRY_BUDGET);
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
@@ -133,7 +133,7 @@ fn with_write_ids_the_plain_mode_counts_exactly_once_through_cuts() {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let pool = mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap();
+    let pool = proxy.pool(&db.url());
     let counters = Counters::plain(pool, &PackageOptions::default())
         .unwrap()
         .with_write_ids()
@@ -148,7 +148,7 @@ fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let counters = Counters::new(mysql::Pool::new(proxy.url(&db.url()).as_str()).unwrap());
+    let counters = Counters::new(proxy.pool(&db.url()));
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();

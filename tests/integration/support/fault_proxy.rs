@@ -66,6 +66,19 @@ impl FaultProxy {
         format!("{head}@127.0.0.1:{}/{database}", self.port)
     }
 
+    /// A pool through the proxy that opens no connection before a call
+    /// asks for one: the default opens ten when it is made, which a cut
+    /// would fail outright.
+    pub fn pool(&self, server_url: &str) -> mysql::Pool {
+        let opts = mysql::Opts::from_url(&self.url(server_url)).expect("a URL made by the tests");
+        let constraints = mysql::PoolConstraints::new(0, 100).expect("min <= max");
+        mysql::Pool::new(
+            mysql::OptsBuilder::from_opts(opts)
+                .pool_opts(mysql::PoolOpts::default().with_constraints(constraints)),
+        )
+        .expect("a pool opens no connection up front")
+    }
+
     pub fn summary(&self) -> String {
         format!(
             "{} answers lost, {} statements lost, {} chunks passed",
