@@ -39,6 +39,21 @@ fn printed(output: Output, program: &str) -> Vec<String> {
     support::stdout(&output).lines().map(str::to_owned).collect()
 }
 
+/// Runs `script` with `python3` (or `$PYTHON`), the database's address in
+/// its environment: HOST, PORT, USER, PASSWORD, DATABASE.
+fn python(script: &str, address: &Address) -> Output {
+    Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned()))
+        .args(["-c", script])
+        .env("HOST", &address.host)
+        .env("PORT", address.port.to_string())
+        .env("USER", &address.user)
+        .env("PASSWORD", &address.password)
+        .env("DATABASE", &address.database)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3")
+}
+
 /// The test database's address, for a driver of another language.
 struct Address {
     host: String,
@@ -99,16 +114,7 @@ for what, sql, args in [
     except pymysql.MySQLError as error:
         print(what + ":", error.args[0], type(error).__name__)
 "#;
-    let output = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned()))
-        .args(["-c", script])
-        .env("HOST", &address.host)
-        .env("PORT", address.port.to_string())
-        .env("USER", &address.user)
-        .env("PASSWORD", &address.password)
-        .env("DATABASE", &address.database)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run python3");
+    let output = python(script, &address);
     assert_eq!(
         printed(output, "python3 with PyMySQL"),
         [
@@ -232,16 +238,7 @@ for _ in range(600):
     acknowledged += 1
 print("acknowledged:", acknowledged)
 "#;
-    let output = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned()))
-        .args(["-c", script])
-        .env("HOST", &address.host)
-        .env("PORT", address.port.to_string())
-        .env("USER", &address.user)
-        .env("PASSWORD", &address.password)
-        .env("DATABASE", &address.database)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run python3");
+    let output = python(script, &address);
     assert_eq!(printed(output, "python3 with PyMySQL"), ["acknowledged: 600"]);
     proxy.stop_cutting();
     assert!(proxy.cuts.answers_lost.load(std::sync::atomic::Ordering::Relaxed) > 0, "{}", proxy.summary());
