@@ -174,8 +174,10 @@ pub fn check_resets_erase_remote_increments<C: MultiPrimary>(
 /// How long a resize may take to win under unpaced load. A shrink moves
 /// one slot per transaction, two rows each, so it rarely meets another
 /// node's increment; when one loses certification, calling it again goes
-/// on from the slots it left.
-const RESIZE_WITHIN: Duration = Duration::from_secs(10);
+/// on from the slots it left. Alone, every shrink won within 0.1 s; in one
+/// full-suite run, on this 2-core machine, a Group Replication shrink to 8
+/// slots kept losing (1213) for 10 s.
+const RESIZE_WITHIN: Duration = Duration::from_secs(30);
 
 /// Checks that resizes on node 1 under increments from nodes 2 and 3 keep
 /// the total exact and leave the slots the last resize asked for. Resizes
@@ -201,7 +203,11 @@ pub fn check_resizes_under_remote_load_stay_exact<C: MultiPrimary>(
             let started = Instant::now();
             let mut tries = 1;
             while let Err(error) = admin.exec_drop("CALL counter_resize('resized', ?)", (slots,)) {
-                assert!(started.elapsed() < RESIZE_WITHIN, "resize to {slots} kept failing: {error}");
+                assert!(
+                    started.elapsed() < RESIZE_WITHIN,
+                    "resize to {slots} kept failing, {tries} tries in {:?}: {error}",
+                    started.elapsed()
+                );
                 tries += 1;
             }
             took.push((slots, tries, started.elapsed()));
