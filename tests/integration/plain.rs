@@ -18,7 +18,7 @@ use slotted_counters::{
 };
 use slotted_counters_cli::{render, script};
 
-use crate::support::{self, Database, on_each_server, routines_in};
+use crate::support::{self, Database, on_each_server};
 
 on_each_server!(
     plain_calls_mean_what_routine_calls_mean,
@@ -33,19 +33,10 @@ on_each_server!(
     a_lazy_package_creates_counters_and_keeps_its_bound,
 );
 
-/// A database holding only the plain table of a package made with
-/// `options`, and a pool of an account that may read and write it and
-/// run nothing.
+/// [`support::plain_database`], with a pool of its account.
 fn plain_database(options: &PackageOptions) -> (Database, Pool) {
-    let db = Database::new();
-    let tables = render::plain_tables_sql(options).unwrap().expect("a package the plain mode serves");
-    script::run(&mut db.conn(), &tables).unwrap();
-    let app = db.account("plain", &["SELECT, INSERT, UPDATE, DELETE ON {db}.*"]);
-    let pool = Pool::new(app.url.as_str()).unwrap();
-    assert_eq!(routines_in(&mut db.conn()), Vec::<String>::new(), "no routine installed");
-    let grants: Vec<String> = pool.get_conn().unwrap().query("SHOW GRANTS").unwrap();
-    assert!(!grants.iter().any(|grant| grant.contains("EXECUTE")), "{grants:?}");
-    (db, pool)
+    let (db, url) = support::plain_database(options);
+    (db, Pool::new(url.as_str()).unwrap())
 }
 
 fn plain(options: &PackageOptions) -> (Database, Counters) {

@@ -213,6 +213,21 @@ pub fn with_default_package(names: &[&str]) -> Database {
     db
 }
 
+/// A database holding only the tables of `plain_tables.sql` for a package
+/// made with `options`, no routine, and the URL of an account that may read
+/// and write them and run nothing (checked: no EXECUTE among its grants).
+pub fn plain_database(options: &PackageOptions) -> (Database, String) {
+    let db = Database::new();
+    let tables = render::plain_tables_sql(options).unwrap().expect("a package the plain mode serves");
+    script::run(&mut db.conn(), &tables).unwrap();
+    let url = db.account("plain", &["SELECT, INSERT, UPDATE, DELETE ON {db}.*"]).url;
+    assert_eq!(routines_in(&mut db.conn()), Vec::<String>::new(), "no routine installed");
+    let grants: Vec<String> =
+        mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap().query("SHOW GRANTS").unwrap();
+    assert!(!grants.iter().any(|grant| grant.contains("EXECUTE")), "{grants:?}");
+    (db, url)
+}
+
 /// Holds the only slot of counter `gate` in an open transaction, so that a
 /// call or flush carrying `gate` waits while the test queues what it wants
 /// next. COMMIT on the returned connection opens the gate.
