@@ -102,21 +102,19 @@ impl Plain {
             Call::Setup { name, counter } => self.setup(conn, name, counter).await?,
             Call::Increment { name } => self.add(conn, name, 1).await?,
             Call::Add { name, delta } => self.add(conn, name, delta).await?,
-            Call::AddMany { deltas } => self.add_many(conn, deltas, owner).await?,
+            Call::AddMany { deltas } => self.add_many(conn, entries(deltas), None, owner).await?,
             Call::Reset { name, value, start_date } => {
                 self.reset(conn, name, value, start_date, owner).await?
             }
             Call::Delete { name } => self.delete(conn, name, owner).await?,
             Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
-            Call::AddOnce { id, name, delta } => self.add_once(conn, id, &[(name, delta)], owner).await?,
+            Call::AddOnce { id, name, delta } => {
+                self.add_many(conn, std::iter::once((name, delta)), Some(id), owner).await?
+            }
             Call::ForgetWrites { seconds } => {
                 conn.execute(&statement(&self.forget_writes, vec![number(seconds)])).await?;
             }
-            Call::AddManyOnce { id, deltas } => {
-                let entries: Vec<(&str, i64)> =
-                    deltas.iter().map(|(name, delta)| (name.as_str(), *delta)).collect();
-                self.add_once(conn, id, &entries, owner).await?
-            }
+            Call::AddManyOnce { id, deltas } => self.add_many(conn, entries(deltas), Some(id), owner).await?,
         }
         Ok(Answer::Done)
     }
@@ -248,51 +246,35 @@ impl Plain {
 
     /// Every delta of a batch, or none: one transaction, counters in the
     /// order of their names, so that two batches cannot deadlock on each
-    /// other.
-    async fn add_many(
+    /// other; a batch of one counter without an id is one statement. With
+    /// write id `id`, each counter's id row goes first, and a counter whose
+    /// row is there already (1062) was counted by an earlier send of this
+    /// write, so its delta is skipped: on one server that is all or none of
+    /// the counters; where a batch committed shard by shard, it is each
+    /// shard's part once.
+    async fn add_many<'a>(
         &self,
         conn: &mut impl Connection,
-        deltas: &Deltas,
+        entries: impl Iterator<Item = (&'a str, i64)> + Clone,
+        id: Option<&WriteId>,
         owner: Owner,
     ) -> Result<(), CounterError> {
-        if let (1, Some((name, delta))) = (deltas.len(), deltas.iter().next()) {
-            return self.add(conn, name, *delta).await;
+        let mut single = entries.clone();
+        if let (None, Some((name, delta)), None) = (id, single.next(), single.next()) {
+            return self.add(conn, name, delta).await;
         }
-        for (name, delta) in deltas {
-            self.room_for(name, *delta)?;
-        }
-        atomically(conn, owner, async |conn| {
-            for (name, delta) in deltas {
-                self.add(&mut *conn, name, *delta).await?;
-            }
-            Ok(())
-        })
-        .await
-    }
-
-    /// Applies `entries` (counters in the order of their names) under
-    /// write id `id`, in one transaction: each counter's id row first, and
-    /// a counter whose row is there already (1062) was counted by an earlier
-    /// send of this write, so its delta is skipped. On one server that is
-    /// all or none of the counters; where a batch committed shard by shard,
-    /// it is each shard's part once.
-    async fn add_once(
-        &self,
-        conn: &mut impl Connection,
-        id: &WriteId,
-        entries: &[(&str, i64)],
-        owner: Owner,
-    ) -> Result<(), CounterError> {
-        for (name, delta) in entries {
-            self.room_for(name, *delta)?;
+        for (name, delta) in entries.clone() {
+            self.room_for(name, delta)?;
         }
         atomically(conn, owner, async |conn| {
-            for &(name, delta) in entries {
-                let record = statement(&self.record_write, vec![Param::Text(name), Param::Bytes(id)]);
-                match Connection::execute(&mut *conn, &record).await {
-                    Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => continue,
-                    outcome => outcome?,
-                };
+            for (name, delta) in entries {
+                if let Some(id) = id {
+                    let record = statement(&self.record_write, vec![Param::Text(name), Param::Bytes(id)]);
+                    match Connection::execute(&mut *conn, &record).await {
+                        Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => continue,
+                        outcome => outcome?,
+                    };
+                }
                 self.add(&mut *conn, name, delta).await?;
             }
             Ok(())
@@ -383,6 +365,11 @@ impl Plain {
         }
         Ok(values)
     }
+}
+
+/// A batch's deltas as the pairs [`Plain::add_many`] takes.
+fn entries(deltas: &Deltas) -> impl Iterator<Item = (&str, i64)> + Clone {
+    deltas.iter().map(|(name, delta)| (name.as_str(), *delta))
 }
 
 /// Refuses a blank name for a call that creates a counter, as the routines do.
