@@ -87,10 +87,13 @@
 
 {#- A routine's own transaction: an error rolls back all of it, then goes to
     the caller. START TRANSACTION commits a transaction the caller had open. -#}
-{% macro own_transaction(indent) -%}
+{% macro own_transaction(indent, restores_consistency = false) -%}
 {{ indent }}DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}BEGIN
 {{ indent }}    ROLLBACK;
+{%- if restores_consistency %}
+{% call restore_consistency(indent ~ "    ") %}{% endcall %}
+{%- endif %}
 {{ indent }}    RESIGNAL;
 {{ indent }}END;
 
@@ -261,4 +264,35 @@
     IF v_recorded AND v_own_transaction THEN
         ROLLBACK;
     END IF;
+{%- endmacro %}
+
+{#- Group Replication: makes this session's next transactions wait, as each
+    begins, until the member has applied every transaction the group
+    certified before it (group_replication_consistency BEFORE), keeping the
+    session's own setting in v_consistency. A transaction that starts on a
+    member still applying a backlog reads rows other members have changed
+    since, and loses certification to them: under load, always. Through
+    PREPARE, so that the routine is created, and runs, on a server where
+    the plugin, and so the variable, is missing (v_consistency stays NULL). -#}
+{% macro wait_for_the_group(indent) -%}
+{{ indent }}SELECT MAX(`VARIABLE_VALUE`) INTO v_consistency
+{{ indent }}  FROM performance_schema.session_variables WHERE `VARIABLE_NAME` = 'group_replication_consistency';
+{{ indent }}IF v_consistency IS NOT NULL THEN
+{{ indent }}    PREPARE slotted_counters_consistency FROM 'SET SESSION group_replication_consistency = ''BEFORE''';
+{{ indent }}    EXECUTE slotted_counters_consistency;
+{{ indent }}    DEALLOCATE PREPARE slotted_counters_consistency;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- Gives the session back the group_replication_consistency that
+    `wait_for_the_group` kept. -#}
+{% macro restore_consistency(indent) -%}
+{{ indent }}IF v_consistency IS NOT NULL THEN
+{{ indent }}    SET @slotted_counters_consistency = CONCAT('SET SESSION group_replication_consistency = ', QUOTE(v_consistency));
+{{ indent }}    PREPARE slotted_counters_consistency FROM @slotted_counters_consistency;
+{{ indent }}    SET @slotted_counters_consistency = NULL;
+{{ indent }}    EXECUTE slotted_counters_consistency;
+{{ indent }}    DEALLOCATE PREPARE slotted_counters_consistency;
+{{ indent }}    SET v_consistency = NULL;
+{{ indent }}END IF;
 {%- endmacro %}

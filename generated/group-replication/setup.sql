@@ -606,7 +606,8 @@ END$$
 -- meets another node's increment, where one transaction over every removed
 -- slot lost certification to any of them. Interrupted (a lost
 -- certification, 1213 or 3101), a shrink leaves fewer slots and the total
--- intact; calling it again finishes it.
+-- intact; calling it again finishes it. Each shrink step first waits
+-- until the member has applied what the group certified before it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_slots DECIMAL(65, 30)
@@ -662,9 +663,20 @@ BEGIN
         DECLARE v_members INT;
         DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
         DECLARE v_start_date DATETIME;
+        -- The session's group_replication_consistency while a shrink waits
+        -- for the group.
+        DECLARE v_consistency VARCHAR(64) CHARACTER SET utf8mb4;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             ROLLBACK;
+            IF v_consistency IS NOT NULL THEN
+                SET @slotted_counters_consistency = CONCAT('SET SESSION group_replication_consistency = ', QUOTE(v_consistency));
+                PREPARE slotted_counters_consistency FROM @slotted_counters_consistency;
+                SET @slotted_counters_consistency = NULL;
+                EXECUTE slotted_counters_consistency;
+                DEALLOCATE PREPARE slotted_counters_consistency;
+                SET v_consistency = NULL;
+            END IF;
             RESIGNAL;
         END;
 
@@ -698,6 +710,13 @@ BEGIN
               FROM performance_schema.replication_group_members;
             SET v_target = v_position;
             SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
+            SELECT MAX(`VARIABLE_VALUE`) INTO v_consistency
+              FROM performance_schema.session_variables WHERE `VARIABLE_NAME` = 'group_replication_consistency';
+            IF v_consistency IS NOT NULL THEN
+                PREPARE slotted_counters_consistency FROM 'SET SESSION group_replication_consistency = ''BEFORE''';
+                EXECUTE slotted_counters_consistency;
+                DEALLOCATE PREPARE slotted_counters_consistency;
+            END IF;
             WHILE v_slots > p_slots DO
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
@@ -715,6 +734,14 @@ BEGIN
                     COMMIT;
                 END IF;
             END WHILE;
+            IF v_consistency IS NOT NULL THEN
+                SET @slotted_counters_consistency = CONCAT('SET SESSION group_replication_consistency = ', QUOTE(v_consistency));
+                PREPARE slotted_counters_consistency FROM @slotted_counters_consistency;
+                SET @slotted_counters_consistency = NULL;
+                EXECUTE slotted_counters_consistency;
+                DEALLOCATE PREPARE slotted_counters_consistency;
+                SET v_consistency = NULL;
+            END IF;
         END IF;
         COMMIT;
     END;

@@ -10,7 +10,8 @@
 -- meets another node's increment, where one transaction over every removed
 -- slot lost certification to any of them. Interrupted (a lost
 -- certification, 1213 or 3101), a shrink leaves fewer slots and the total
--- intact; calling it again finishes it.
+-- intact; calling it again finishes it.{% if p.group_members.is_some() %} Each shrink step first waits
+-- until the member has applied what the group certified before it.{% endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.resize }}`(
     IN p_name {{ p.name_type }},
     IN p_slots {{ p.number_type }}
@@ -37,7 +38,12 @@ BEGIN
 {%- call m::declare_position("        ", p) %}{% endcall %}
         DECLARE v_description {{ p.description_variable_type }};
         DECLARE v_start_date DATETIME;
-{% call m::own_transaction("        ") %}{% endcall %}
+{%- if p.group_members.is_some() %}
+        -- The session's group_replication_consistency while a shrink waits
+        -- for the group.
+        DECLARE v_consistency VARCHAR(64) CHARACTER SET utf8mb4;
+{%- endif %}
+{% call m::own_transaction("        ", p.group_members.is_some()) %}{% endcall %}
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
           FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
@@ -64,6 +70,9 @@ BEGIN
             SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
 {%- else %}
 {%- endmatch %}
+{%- if p.group_members.is_some() %}
+{% call m::wait_for_the_group("            ") %}{% endcall %}
+{%- endif %}
             WHILE v_slots > p_slots DO
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
@@ -81,6 +90,9 @@ BEGIN
                     COMMIT;
                 END IF;
             END WHILE;
+{%- if p.group_members.is_some() %}
+{% call m::restore_consistency("            ") %}{% endcall %}
+{%- endif %}
         END IF;
         COMMIT;
     END;

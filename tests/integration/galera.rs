@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mysql::Conn;
 use mysql::prelude::Queryable;
@@ -32,7 +32,6 @@ fn take_cluster() -> MutexGuard<'static, Cluster> {
 
 impl MultiPrimary for Cluster {
     const CAUSAL_READS: &'static str = "SET SESSION wsrep_sync_wait = 1";
-    const RESIZE_LOAD_PAUSE: Duration = Duration::ZERO;
 
     fn nodes(&self) -> Vec<&Booted> {
         Cluster::nodes(self)

@@ -41,11 +41,6 @@ impl MultiPrimary for Group {
     /// Every transaction first waits until this member has applied all that
     /// the group ordered before it.
     const CAUSAL_READS: &'static str = "SET SESSION group_replication_consistency = 'BEFORE'";
-    /// Back to back, a shrink to 8 slots lost every one of 9,969 calls in
-    /// 30 s while the whole suite ran (alone, it won within 0.2 s): each
-    /// step removes a slot its owner increments, and the owner's next
-    /// increment is always in flight. Paced, it wins at once.
-    const RESIZE_LOAD_PAUSE: Duration = Duration::from_millis(2);
 
     fn nodes(&self) -> Vec<&Booted> {
         self.members()
@@ -308,6 +303,37 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
         &*take_group(),
         "group_resize",
         &group_replication(),
+    );
+}
+
+/// A shrink waits for the group under `group_replication_consistency =
+/// 'BEFORE'`, then gives the session its own setting back, whether the
+/// shrink finished or one of its steps failed (here a step refused for
+/// folding more than a slot may hold into the slot it moves into).
+#[test]
+fn a_shrink_gives_the_session_its_own_consistency_back() {
+    let group = take_group();
+    let package = group_replication();
+    install(&*group, "group_consistency", &package);
+    let mut admin = conn(group.member(1), "group_consistency");
+    admin.query_drop("CALL counter_setup('shrunk', 'd', 9, 90)").unwrap();
+    admin.query_drop("SET SESSION group_replication_consistency = 'EVENTUAL'").unwrap();
+    let consistency = |conn: &mut Conn| -> String {
+        conn.query_first("SELECT @@SESSION.group_replication_consistency").unwrap().unwrap()
+    };
+
+    admin.query_drop("CALL counter_resize('shrunk', 6)").unwrap();
+    assert_eq!(consistency(&mut admin), "EVENTUAL", "after a shrink that finished");
+
+    let bound = package.slot_bound();
+    admin.exec_drop("UPDATE counters SET counter = ? WHERE counter_name = 'shrunk'", (bound,)).unwrap();
+    let error = admin.query_drop("CALL counter_resize('shrunk', 2)").unwrap_err();
+    assert!(error.to_string().contains("9003"), "{error}");
+    assert_eq!(consistency(&mut admin), "EVENTUAL", "after a shrink step that failed");
+    assert_eq!(
+        totals_on_every_node(&*group, "group_consistency", "shrunk"),
+        [Some(6 * bound); 3],
+        "the refused step moved nothing"
     );
 }
 

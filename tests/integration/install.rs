@@ -263,6 +263,9 @@ fn a_group_replication_package_installs_only_where_its_routines_can_read_the_gro
                 conn.query("SELECT counter_id, counter FROM counters WHERE counter_name = 'alone'").unwrap();
             assert!(slots.iter().all(|&(_, count)| count > 0), "position 1 of 1 owns every slot: {slots:?}");
             assert_eq!(support::total(&mut conn, "alone"), Some(200));
+            // A shrink waits for the group only where the plugin is loaded.
+            conn.query_drop("CALL counter_resize('alone', 2)").unwrap();
+            assert_eq!(support::total(&mut conn, "alone"), Some(200));
         }
     }
 }
