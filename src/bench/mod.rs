@@ -3,14 +3,16 @@
 //! replaces, in the same run, and the slot-count advisor built on it.
 //!
 //! `plan` says what to measure, `workbench` prepares the tables and
-//! counters, `round` runs the clients, `report` keeps the figures, `plot`
-//! draws them, and `advise` recommends a slot count.
+//! counters, `round` runs the clients (`tasks` those that are tokio
+//! tasks), `report` keeps the figures, `plot` draws them, and `advise`
+//! recommends a slot count.
 
 pub mod advise;
 mod plan;
 mod plot;
 pub mod report;
 mod round;
+mod tasks;
 mod workbench;
 
 use indicatif::{ProgressBar, ProgressStyle};

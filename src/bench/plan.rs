@@ -57,6 +57,15 @@ pub enum Variant {
     /// `coalesced` with write ids: each flush is one `counter_add_many_once`
     /// (or `counter_add_once` for one counter). Runs at hold 0 only.
     CoalescedIds,
+    /// `client` as a tokio application makes it: `AsyncCounters::increment`,
+    /// each client a task on a runtime of the machine's cores, sharing one
+    /// sqlx pool per node. Runs at hold 0 only.
+    ClientAsync,
+    /// `coalesced` for tasks: one `AsyncCoalescing` handle per node that
+    /// the client tasks share, on coalesced's counters. Clients are tasks,
+    /// not connections: thousands fit in a server's `max_connections`.
+    /// Runs at hold 0 only.
+    CoalescedAsync,
 }
 
 impl Variant {
@@ -76,6 +85,8 @@ impl Variant {
                 | Variant::Plain
                 | Variant::ClientIds
                 | Variant::CoalescedIds
+                | Variant::ClientAsync
+                | Variant::CoalescedAsync
         )
     }
 
@@ -91,23 +102,31 @@ impl Variant {
                 | Variant::Plain
                 | Variant::ClientIds
                 | Variant::CoalescedIds
+                | Variant::ClientAsync
+                | Variant::CoalescedAsync
         )
     }
 
-    /// The variant whose counters this one increments: the client, plain
-    /// and client-ids variants count in the dynamic package's, coalesced-ids
-    /// in coalesced's, each of the others in its own.
+    /// The variant whose counters this one increments: the client, plain,
+    /// client-ids and client-async variants count in the dynamic package's,
+    /// coalesced-ids and coalesced-async in coalesced's, each of the others
+    /// in its own.
     pub(super) fn counters_of(self) -> Variant {
         match self {
-            Variant::Client | Variant::Plain | Variant::ClientIds => Variant::Dynamic,
-            Variant::CoalescedIds => Variant::Coalesced,
+            Variant::Client | Variant::Plain | Variant::ClientIds | Variant::ClientAsync => Variant::Dynamic,
+            Variant::CoalescedIds | Variant::CoalescedAsync => Variant::Coalesced,
             variant => variant,
         }
     }
 
     /// Whether the variant's clients share each node's coalescing handle.
     pub(super) fn coalesces(self) -> bool {
-        matches!(self, Variant::Coalesced | Variant::CoalescedIds)
+        matches!(self, Variant::Coalesced | Variant::CoalescedIds | Variant::CoalescedAsync)
+    }
+
+    /// Whether the variant's clients are tokio tasks rather than threads.
+    pub(super) fn is_async(self) -> bool {
+        matches!(self, Variant::ClientAsync | Variant::CoalescedAsync)
     }
 
     /// Whether the variant has one package per slot count, so needs `--slots`.
@@ -132,6 +151,8 @@ impl Variant {
             Variant::Plain => "plain",
             Variant::ClientIds => "client-ids",
             Variant::CoalescedIds => "coalesced-ids",
+            Variant::ClientAsync => "client-async",
+            Variant::CoalescedAsync => "coalesced-async",
         }
     }
 }
@@ -343,6 +364,17 @@ mod tests {
             .collect();
         assert_eq!(coalesced, [0, 0], "hold 0 for each client count, never hold 2");
         assert_eq!(plan.cases().iter().filter(|case| case.variant == Variant::Dynamic).count(), 4);
+    }
+
+    #[test]
+    fn async_variants_count_in_their_threaded_twins_counters() {
+        for (variant, twin) in
+            [(Variant::ClientAsync, Variant::Client), (Variant::CoalescedAsync, Variant::Coalesced)]
+        {
+            assert!(variant.is_async() && !twin.is_async());
+            assert_eq!(variant.counters_of(), twin.counters_of());
+            assert_eq!((variant.holds(), variant.coalesces()), (twin.holds(), twin.coalesces()));
+        }
     }
 
     #[test]

@@ -119,6 +119,10 @@ pub struct RoundResult {
     pub server_deadlocks: Option<u64>,
     /// How the shared handle flushed, for the coalesced variant.
     pub coalesced: Option<CoalescedFigures>,
+    /// The benchmark process's own CPU time per acknowledged increment, in
+    /// microseconds: what the clients cost beside the server's work, on a
+    /// machine both share.
+    pub client_cpu_us: CpuTime,
     /// How much the measured counters grew, and whether that is exactly `increments`.
     pub total_change: i64,
     pub total_exact: bool,
@@ -136,6 +140,13 @@ pub struct CoalescedFigures {
     /// Flushes per second of the round: with the batch size, where a
     /// flush's time goes.
     pub flushes_per_second: f64,
+}
+
+/// CPU time split as the kernel counts it, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct CpuTime {
+    pub user: f64,
+    pub system: f64,
 }
 
 /// A whole benchmark run.
@@ -215,6 +226,7 @@ impl RoundResult {
             group_replication_conflicts: None,
             server_deadlocks: None,
             coalesced: None,
+            client_cpu_us: CpuTime::default(),
             total_change,
             total_exact: total_change == 100,
         }

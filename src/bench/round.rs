@@ -14,7 +14,7 @@ use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
-use super::report::{CoalescedFigures, Latencies, RoundResult};
+use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
@@ -22,7 +22,7 @@ use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
 use slotted_counters_core::package::server_errno;
 
 /// No client runs more iterations than this in a timed round.
-const ITERATION_LIMIT: u32 = 10_000_000;
+pub(super) const ITERATION_LIMIT: u32 = 10_000_000;
 
 impl Workbench {
     /// Runs one round and checks its totals.
@@ -31,27 +31,18 @@ impl Workbench {
         let before = self.server_counters()?;
         let before_flushes = self.flush_stats(case.variant);
         let before_total = self.total(&mut conn, case)?;
+        let before_cpu = ProcessCpu::now();
 
-        let barrier = Barrier::new(case.clients as usize + 1);
-        let (started, outcomes) = thread::scope(|scope| {
-            let clients: Vec<_> = (0..case.clients)
-                .map(|client| {
-                    let barrier = &barrier;
-                    scope.spawn(move || self.client(case, client, budget, barrier, progress))
-                })
-                .collect();
-            barrier.wait();
-            let started = Instant::now();
-            let outcomes: Vec<Result<ClientOutcome, Error>> = clients
-                .into_iter()
-                .map(|client| client.join().expect("a benchmark client panicked"))
-                .collect();
-            (started, outcomes)
-        });
-        let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let (started, outcomes) = match &self.tasks {
+            Some(tasks) if case.variant.is_async() => {
+                tasks.round(case, budget, |client| self.counter_names(case, client), progress)
+            }
+            _ => self.threads(case, budget, progress)?,
+        };
         let finished = outcomes.iter().map(|outcome| outcome.finished).max().unwrap_or(started);
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
 
+        let cpu = ProcessCpu::now().since(&before_cpu);
         let after = self.server_counters()?;
         let after_flushes = self.flush_stats(case.variant);
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
@@ -93,6 +84,7 @@ impl Workbench {
                     flushes_per_second: if seconds > 0.0 { round.flushes as f64 / seconds } else { 0.0 },
                 }
             }),
+            client_cpu_us: cpu.per(increments),
             total_change: after_total - before_total,
             total_exact: after_total - before_total == increments as i64,
         })
@@ -137,9 +129,39 @@ impl Workbench {
     /// What the coalescing handles of `variant` have flushed so far, summed
     /// over the nodes.
     fn flush_stats(&self, variant: Variant) -> FlushStats {
+        if let Some(tasks) = self.tasks.as_ref().filter(|_| variant == Variant::CoalescedAsync) {
+            return tasks.flush_stats();
+        }
         self.coalescing_for(variant).iter().map(Coalescing::stats).fold(FlushStats::default(), |sum, node| {
             FlushStats { flushes: sum.flushes + node.flushes, deltas: sum.deltas + node.deltas }
         })
+    }
+
+    /// Runs `case`'s clients as threads, each on a connection of its own;
+    /// returns when they started and how each fared.
+    fn threads(
+        &self,
+        case: Case,
+        budget: Budget,
+        progress: &ProgressBar,
+    ) -> Result<(Instant, Vec<ClientOutcome>), Error> {
+        let barrier = Barrier::new(case.clients as usize + 1);
+        let (started, outcomes) = thread::scope(|scope| {
+            let clients: Vec<_> = (0..case.clients)
+                .map(|client| {
+                    let barrier = &barrier;
+                    scope.spawn(move || self.client(case, client, budget, barrier, progress))
+                })
+                .collect();
+            barrier.wait();
+            let started = Instant::now();
+            let outcomes: Vec<Result<ClientOutcome, Error>> = clients
+                .into_iter()
+                .map(|client| client.join().expect("a benchmark client panicked"))
+                .collect();
+            (started, outcomes)
+        });
+        Ok((started, outcomes.into_iter().collect::<Result<Vec<_>, _>>()?))
     }
 
     /// One client's loop: prepared statement, barrier, bounded iterations.
@@ -292,18 +314,20 @@ fn in_transaction(
     Ok(result)
 }
 
+/// What one client did in a round.
 #[derive(Debug)]
-struct ClientOutcome {
+pub(super) struct ClientOutcome {
     increments: u64,
     errors: u64,
     deadlocks: u64,
     latencies: Vec<Duration>,
-    finished: Instant,
+    /// When its last call returned.
+    pub(super) finished: Instant,
 }
 
 impl ClientOutcome {
     /// Counts one call that started at `began` and was to apply `increments`.
-    fn record(
+    pub(super) fn record(
         &mut self,
         result: Result<(), CounterError>,
         increments: usize,
@@ -364,4 +388,43 @@ fn status_counters(conn: &mut impl Queryable) -> Result<HashMap<String, u64>, Er
         )
         .map_err(Error::Query)?;
     Ok(rows.into_iter().filter_map(|(name, value)| Some((name, value.parse().ok()?))).collect())
+}
+
+/// The CPU time this process has used, as `getrusage` counts it: every
+/// thread's, in user space and in the kernel.
+struct ProcessCpu {
+    user: Duration,
+    system: Duration,
+}
+
+impl ProcessCpu {
+    fn now() -> Self {
+        // SAFETY: getrusage only writes the struct it is given, which is
+        // plain data that all zeros is a valid value of.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+            usage
+        };
+        let time = |value: libc::timeval| {
+            Duration::from_secs(value.tv_sec as u64) + Duration::from_micros(value.tv_usec as u64)
+        };
+        ProcessCpu { user: time(usage.ru_utime), system: time(usage.ru_stime) }
+    }
+
+    fn since(&self, before: &ProcessCpu) -> ProcessCpu {
+        ProcessCpu {
+            user: self.user.saturating_sub(before.user),
+            system: self.system.saturating_sub(before.system),
+        }
+    }
+
+    /// Microseconds per one of `increments`; zeros when there were none.
+    fn per(&self, increments: u64) -> CpuTime {
+        if increments == 0 {
+            return CpuTime::default();
+        }
+        let per = |time: Duration| time.as_secs_f64() * 1e6 / increments as f64;
+        CpuTime { user: per(self.user), system: per(self.system) }
+    }
 }

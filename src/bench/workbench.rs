@@ -15,6 +15,7 @@ use rand::{RngExt, SeedableRng};
 
 use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
+use super::tasks::Tasks;
 use crate::database;
 use crate::error::Error;
 use crate::{install, render, script};
@@ -48,6 +49,8 @@ pub struct Workbench {
     pub(super) coalescing: Vec<Coalescing>,
     /// The same with write ids, for the coalesced-ids variant.
     pub(super) coalescing_ids: Vec<Coalescing>,
+    /// The runtime and handles of the async variants, when a round needs them.
+    pub(super) tasks: Option<Tasks>,
     /// Each node as `user@host:port/database`, in the order of `pools`.
     nodes: Vec<String>,
     /// Every kind of round to prepare for: a variant and a slot count.
@@ -72,10 +75,15 @@ fn package(
     let fixed = slots.unwrap_or(1);
     let options = match variant {
         Variant::SingleRow => return Ok(None),
-        Variant::Dynamic | Variant::OwnCounter | Variant::Client | Variant::Plain | Variant::ClientIds => {
-            PackageOptions::builder().table("bench_counters").prefix("bench_")
+        Variant::Dynamic
+        | Variant::OwnCounter
+        | Variant::Client
+        | Variant::Plain
+        | Variant::ClientIds
+        | Variant::ClientAsync => PackageOptions::builder().table("bench_counters").prefix("bench_"),
+        Variant::CoalescedIds | Variant::CoalescedAsync => {
+            return package(Variant::Coalesced, slots, max_slots, group_replication);
         }
-        Variant::CoalescedIds => return package(Variant::Coalesced, slots, max_slots, group_replication),
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
         Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
         Variant::Coalesced => {
@@ -123,7 +131,8 @@ struct Node {
 impl Node {
     /// Connects to the node `url` names, for `clients` clients and the
     /// coalescing handles the rounds of `variants` share, on a package of up
-    /// to `max_slots`.
+    /// to `max_slots`. The coalescing variants' clients share the handles'
+    /// connections; every other client holds one of its own.
     fn connect(url: &str, clients: u32, variants: &[Variant], max_slots: u32) -> Result<Self, Error> {
         let database::Connected { mut conn, opts, target, exposure } = database::connect(url)?;
         if let Some(exposure) = exposure {
@@ -132,7 +141,7 @@ impl Node {
         let server = ServerInfo::read(&mut conn)?;
         let max_connections: u32 =
             server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
-        if max_connections <= clients {
+        if variants.iter().any(|variant| !variant.coalesces()) && max_connections <= clients {
             return Err(Error::Environment(format!(
                 "{target} allows {max_connections} connections, and {clients} clients need more: \
                  raise max_connections or use fewer --clients"
@@ -207,10 +216,26 @@ impl Workbench {
             first.get_or_insert((node.conn, node.server));
         }
         let (mut conn, server) = first.expect("at least one url");
+        let tasks = if variants.iter().any(|variant| variant.is_async()) {
+            let on_group = server.group_replication_members.is_some();
+            let package_of = |variant| {
+                package(variant, None, max_slots, on_group).map(|options| options.expect("a package variant"))
+            };
+            Some(Tasks::connect(
+                urls,
+                clients_per_node,
+                COALESCED_POOL,
+                &package_of(Variant::ClientAsync)?,
+                &package_of(Variant::CoalescedAsync)?,
+            )?)
+        } else {
+            None
+        };
         let bench = Workbench {
             pools,
             coalescing,
             coalescing_ids,
+            tasks,
             nodes: targets,
             kinds: kinds(variants, slots),
             max_slots,

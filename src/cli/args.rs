@@ -153,7 +153,9 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub nodes: NodesArgs,
 
-    /// Concurrent clients, one thread and connection each; a list runs each count
+    /// Concurrent clients, one thread and connection each (a tokio task each for
+    /// the async variants, and the coalescing variants' clients share their
+    /// handle's connections); a list runs each count
     #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "250")]
     pub clients: Vec<u32>,
 

@@ -103,6 +103,9 @@ fn report_table(report: &Report) -> String {
     if on_cluster {
         columns.push(("conflicts", |result| optional(result.conflicts())));
     }
+    columns.push(("client cpu us", |result| {
+        format!("{:.1}", result.client_cpu_us.user + result.client_cpu_us.system)
+    }));
     columns.push(("errors", |result| result.errors.to_string()));
     columns.push(("exact", |result| if result.total_exact { "yes" } else { "NO" }.to_owned()));
     if coalesced {

@@ -11,6 +11,7 @@ on_each_server!(
     bench_classic_layout_leaves_application_counters_alone,
     bench_hot_sets_how_many_counters_each_iteration_increments,
     bench_coalesced_reports_its_pool_and_batches,
+    bench_async_coalesced_clients_are_tasks_not_connections,
     bench_client_and_plain_count_in_the_dynamic_counters,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
     advise_recommends_a_slot_count_from_its_table,
@@ -160,24 +161,26 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
 
 /// `--variant client` calls the dynamic package's counters through
 /// `Counters::increment`, and `--variant plain` increments them through
-/// `Counters::plain`, and `--variant client-ids` through a client with
-/// write ids, beside `dynamic`'s `CALL` on one connection, so one run
-/// compares them; they run at hold 0 only.
+/// `Counters::plain`, `--variant client-ids` through a client with write
+/// ids, and `--variant client-async` through `AsyncCounters` from tokio
+/// tasks, beside `dynamic`'s `CALL` on one connection, so one run compares
+/// them; they run at hold 0 only.
 fn bench_client_and_plain_count_in_the_dynamic_counters() {
     let db = Database::new();
     let (table, report) = bench_report(
         &db,
-        "--variant dynamic,client,plain,client-ids --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 30",
+        "--variant dynamic,client,plain,client-ids,client-async --hot 1 --clients 1,4 --slots 8 \
+         --hold-ms 0,2 --iterations 30",
     );
     let results = report["results"].as_array().unwrap();
     let rounds = |variant: &str| -> Vec<&Value> {
         results.iter().filter(|result| result["variant"] == variant).collect()
     };
-    for variant in ["client", "plain", "client-ids"] {
+    for variant in ["client", "plain", "client-ids", "client-async"] {
         assert_eq!(rounds(variant).len(), 2, "one {variant} round per client count, at hold 0: {table}");
         assert!(table.contains(&format!("{variant}, 8 slots")), "{table}");
     }
-    for round in ["client", "plain", "client-ids", "dynamic"].into_iter().flat_map(rounds) {
+    for round in ["client", "plain", "client-ids", "client-async", "dynamic"].into_iter().flat_map(rounds) {
         let clients = round["clients"].as_u64().unwrap();
         support::check_bench_round(&mut db.conn(), round, clients * 30);
     }
@@ -186,17 +189,20 @@ fn bench_client_and_plain_count_in_the_dynamic_counters() {
 
 /// `--variant coalesced`: the clients share a coalescing handle; its
 /// rounds say how many flushes carried the increments, and run at hold 0
-/// only. `coalesced-ids` does the same with write ids, on the same counters.
+/// only. `coalesced-ids` does the same with write ids, and
+/// `coalesced-async` with the async handle from tokio tasks, on the same
+/// counters.
 fn bench_coalesced_reports_its_pool_and_batches() {
     let db = Database::new();
     let (table, report) = bench_report(
         &db,
-        "--variant coalesced,coalesced-ids,dynamic --hot 1 --clients 16 --slots 8 --hold-ms 0,2 --iterations 20",
+        "--variant coalesced,coalesced-ids,coalesced-async,dynamic --hot 1 --clients 16 --slots 8 \
+         --hold-ms 0,2 --iterations 20",
     );
     assert!(table.lines().next().unwrap().ends_with("batch  flushes/s"), "{table}");
 
     let results = report["results"].as_array().unwrap();
-    for variant in ["coalesced", "coalesced-ids"] {
+    for variant in ["coalesced", "coalesced-ids", "coalesced-async"] {
         let rounds: Vec<&Value> = results.iter().filter(|result| result["variant"] == variant).collect();
         assert_eq!(rounds.len(), 1, "one {variant} round, at hold 0: {results:?}");
         let round = rounds[0];
@@ -216,6 +222,43 @@ fn bench_coalesced_reports_its_pool_and_batches() {
     for result in results.iter().filter(|result| result["variant"] == "dynamic") {
         assert!(result["coalesced"].is_null(), "{result}");
     }
+    assert!(bench_objects(&db).is_empty());
+}
+
+/// The async coalesced variant's clients are tasks sharing the handle's
+/// two connections: more of them than the server allows connections run,
+/// where as many clients of a connection each are refused.
+fn bench_async_coalesced_clients_are_tasks_not_connections() {
+    let db = Database::new();
+    let max_connections: u32 = db.conn().query_first("SELECT @@max_connections").unwrap().unwrap();
+    let clients = (max_connections + 50).to_string();
+    let (table, report) = bench_report(
+        &db,
+        &format!(
+            "--variant coalesced-async --hot 1 --clients {clients} --slots 8 --hold-ms 0 --iterations 2"
+        ),
+    );
+    let round = &report["results"][0];
+    assert_eq!(round["variant"], "coalesced-async", "{table}");
+    assert_eq!(round["clients"].as_u64(), Some(u64::from(max_connections) + 50), "{table}");
+    support::check_bench_round(&mut db.conn(), round, (u64::from(max_connections) + 50) * 2);
+
+    let url = db.url();
+    let refused = slotted_counters(&[
+        "bench",
+        "--url",
+        &url,
+        "--variant",
+        "dynamic",
+        "--clients",
+        &clients,
+        "--slots",
+        "8",
+        "--hold-ms",
+        "0",
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("raise max_connections"), "{}", stderr(&refused));
     assert!(bench_objects(&db).is_empty());
 }
 

@@ -140,6 +140,9 @@ pub fn check_bench_round(conn: &mut impl Queryable, round: &serde_json::Value, e
         assert_eq!(errors, 0, "{round}");
     }
     let increments = round["increments"].as_u64().expect("a count of increments");
+    let cpu = &round["client_cpu_us"];
+    let cpu_per_increment = cpu["user"].as_f64().unwrap() + cpu["system"].as_f64().unwrap();
+    assert!(cpu_per_increment > 0.0, "the benchmark's clients took CPU time: {round}");
     if errors == 0 {
         assert_eq!(increments, expected, "{round}");
     } else {
