@@ -29,7 +29,7 @@ use crate::error::Error;
 /// trusted.
 pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
-    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients)?;
+    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients, plan.flushes)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
     let outcome = plan.cases().into_iter().try_for_each(|case| -> Result<(), Error> {

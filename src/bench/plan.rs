@@ -204,6 +204,9 @@ pub struct Plan {
     pub variants: Vec<Variant>,
     /// Hot counters every client increments, each once per iteration.
     pub hot: u32,
+    /// Flushes each node's coalescing handle keeps in flight at most, each
+    /// on a connection of its own.
+    pub flushes: u32,
 }
 
 /// No round runs longer than this, whatever its budget.
@@ -217,6 +220,9 @@ pub(super) const CLASSIC_COUNTERS: u32 = 1_500;
 
 /// Hot counters a benchmark may ask for: one per counter of the layout.
 pub(super) const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
+
+/// Flushes in flight a benchmark may ask for: each holds a connection.
+pub(super) const FLUSHES_LIMIT: u32 = 64;
 
 impl Plan {
     /// Checks the plan and fills in the variants when none were chosen.
@@ -233,6 +239,9 @@ impl Plan {
         }
         if !(1..=HOT_LIMIT).contains(&self.hot) {
             return Err(Error::InvalidOption(format!("--hot must be between 1 and {HOT_LIMIT}")));
+        }
+        if !(1..=FLUSHES_LIMIT).contains(&self.flushes) {
+            return Err(Error::InvalidOption(format!("--flushes must be between 1 and {FLUSHES_LIMIT}")));
         }
         match self.budget {
             Budget::Iterations(0) => return invalid("--iterations must be at least 1"),
@@ -324,6 +333,7 @@ mod tests {
             budget: Budget::Iterations(1),
             variants,
             hot: 3,
+            flushes: 2,
         }
         .validated()
     }
@@ -387,11 +397,14 @@ mod tests {
             budget: Budget::Iterations(1),
             variants: vec![],
             hot: 4,
+            flushes: 2,
         };
         assert!(bad(Plan { clients: vec![0], ..base.clone() }).contains("--clients"));
         assert!(bad(Plan { slots: vec![0], ..base.clone() }).contains("--slots"));
         assert!(bad(Plan { hot: 0, ..base.clone() }).contains("--hot must be between 1 and 1500"));
         assert!(bad(Plan { hot: 1501, ..base.clone() }).contains("--hot"));
+        assert!(bad(Plan { flushes: 0, ..base.clone() }).contains("--flushes must be between 1 and 64"));
+        assert!(bad(Plan { flushes: 65, ..base.clone() }).contains("--flushes"));
         assert!(bad(Plan { budget: Budget::Iterations(0), ..base.clone() }).contains("--iterations"));
         assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
         let held = Plan { variants: vec![Variant::Coalesced], hold_ms: vec![2], ..base.clone() };

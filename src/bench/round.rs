@@ -15,7 +15,7 @@ use mysql::{PooledConn, Statement};
 
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
-use super::workbench::{COALESCED_POOL, REPLICATION_WAIT, Workbench};
+use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
 use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
@@ -78,7 +78,7 @@ impl Workbench {
                     deltas: after_flushes.deltas - before_flushes.deltas,
                 };
                 CoalescedFigures {
-                    pool_size: COALESCED_POOL,
+                    pool_size: self.flushes,
                     flushes: round.flushes,
                     mean_batch: round.mean_batch(),
                     flushes_per_second: if seconds > 0.0 { round.flushes as f64 / seconds } else { 0.0 },

@@ -31,11 +31,6 @@ const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
 const LAYOUT_SEED: u64 = 2012;
-/// Connections of each node's coalescing handle, each carrying one flush
-/// at a time. Two let one group of callers flush while the next gathers;
-/// more split the callers into smaller batches (64 clients, one hot
-/// counter, here: 26,000 increments/s with 1, 29,000 with 2, 19,000 with 4).
-pub const COALESCED_POOL: u32 = 2;
 /// How long the other nodes of a cluster may take to apply what the first
 /// one prepared, or a round's increments.
 pub(super) const REPLICATION_WAIT: Duration = Duration::from_secs(30);
@@ -58,6 +53,9 @@ pub struct Workbench {
     /// The dynamic packages' largest slot count.
     max_slots: u32,
     max_clients: u32,
+    /// Flushes in flight of each coalescing handle, each on a connection
+    /// of the handle's pool.
+    pub(super) flushes: u32,
     /// The ids of the hot counters every client increments, each once per iteration.
     hot: Vec<u32>,
     server: ServerInfo,
@@ -133,7 +131,13 @@ impl Node {
     /// coalescing handles the rounds of `variants` share, on a package of up
     /// to `max_slots`. The coalescing variants' clients share the handles'
     /// connections; every other client holds one of its own.
-    fn connect(url: &str, clients: u32, variants: &[Variant], max_slots: u32) -> Result<Self, Error> {
+    fn connect(
+        url: &str,
+        clients: u32,
+        flushes: u32,
+        variants: &[Variant],
+        max_slots: u32,
+    ) -> Result<Self, Error> {
         let database::Connected { mut conn, opts, target, exposure } = database::connect(url)?;
         if let Some(exposure) = exposure {
             eprintln!("warning: {exposure}");
@@ -161,11 +165,11 @@ impl Node {
                 return Ok(None);
             }
             let package = package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
-            let mut counters = Counters::with_options(pool_of(COALESCED_POOL)?, &package);
+            let mut counters = Counters::with_options(pool_of(flushes)?, &package);
             if write_ids {
                 counters = counters.with_write_ids();
             }
-            Ok(Some(counters.coalescing().max_flushes(COALESCED_POOL as usize)))
+            Ok(Some(counters.coalescing().max_flushes(flushes as usize)))
         };
         let coalescing = handle(Variant::Coalesced, false)?;
         let coalescing_ids = handle(Variant::CoalescedIds, true)?;
@@ -199,6 +203,7 @@ impl Workbench {
         slots: &[u32],
         hot: u32,
         max_clients: u32,
+        flushes: u32,
     ) -> Result<Self, Error> {
         if urls.is_empty() {
             return Err(Error::InvalidOption("the benchmark needs at least one --url".to_owned()));
@@ -208,7 +213,7 @@ impl Workbench {
         let (mut pools, mut targets, mut first) = (Vec::new(), Vec::new(), None);
         let (mut coalescing, mut coalescing_ids) = (Vec::new(), Vec::new());
         for url in urls {
-            let node = Node::connect(url, clients_per_node, variants, max_slots)?;
+            let node = Node::connect(url, clients_per_node, flushes, variants, max_slots)?;
             pools.push(node.pool);
             coalescing.extend(node.coalescing);
             coalescing_ids.extend(node.coalescing_ids);
@@ -224,7 +229,7 @@ impl Workbench {
             Some(Tasks::connect(
                 urls,
                 clients_per_node,
-                COALESCED_POOL,
+                flushes,
                 &package_of(Variant::ClientAsync)?,
                 &package_of(Variant::CoalescedAsync)?,
             )?)
@@ -240,6 +245,7 @@ impl Workbench {
             kinds: kinds(variants, slots),
             max_slots,
             max_clients,
+            flushes,
             hot: hot_ids(hot),
             server,
         };

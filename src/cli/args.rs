@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{DEFAULT_HOT, Variant};
+use slotted_counters::DEFAULT_FLUSHES;
 use slotted_counters_core::PackageOptionsBuilder;
 use slotted_counters_core::options::{DEFAULT_MAX_SLOTS, DEFAULT_TABLE};
 
@@ -172,6 +173,11 @@ pub struct BenchArgs {
     /// 4 is the classic test; 1 is the worst case for the single-row counter
     #[arg(long, value_name = "N", default_value_t = DEFAULT_HOT)]
     pub hot: u32,
+
+    /// Flushes each coalescing handle keeps in flight at most, each on a
+    /// connection of its own: one group of clients gathers while the others' flushes commit
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_FLUSHES as u32)]
+    pub flushes: u32,
 
     /// Iterations per client, each incrementing every hot counter once
     #[arg(long, value_name = "N", default_value_t = 100, conflicts_with = "duration")]

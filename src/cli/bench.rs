@@ -17,6 +17,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         },
         variants: args.variant.clone(),
         hot: args.hot,
+        flushes: args.flushes,
     }
     .validated()?;
     let report = bench::run(&args.nodes.urls, &plan)?;
