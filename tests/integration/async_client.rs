@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCoalescing, AsyncCounters, CounterError, NewCounter, PackageOptions, StartDate};
+use slotted_counters::{
+    AsyncCoalescing, AsyncCounters, CounterError, FlushStats, NewCounter, PackageOptions, StartDate,
+};
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package::{errno, server_errno};
 use tokio::runtime::Runtime;
@@ -22,6 +24,7 @@ on_each_server!(
     an_unknown_counter_in_a_shared_flush_fails_only_its_callers,
     a_dropped_caller_loses_nobody_elses_increment,
     a_lost_connection_fails_only_the_flush_in_flight,
+    a_stalled_flush_lets_a_second_one_through,
     calls_ride_through_a_reinstall,
     the_async_example_counts_as_the_client_guide_says,
 );
@@ -301,6 +304,38 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
     gate.query_drop("COMMIT").unwrap();
     let totals = runtime.block_on(counters.get_many(["gate", "a"])).unwrap();
     assert_eq!(totals, [Some(1), Some(1)], "the killed flush applied nothing");
+}
+
+/// One flush at a time gathers the most calls per commit; a second starts
+/// only once the one in flight has run twice as long as flushes usually
+/// take. A flush held by a lock lets a call of another counter through in
+/// a flush of its own, started by the held flush's own timer: here flushes
+/// usually take 300 ms, and the call is queued at once behind the held
+/// flush, before it counts as stalled.
+fn a_stalled_flush_lets_a_second_one_through() {
+    let runtime = runtime();
+    let (db, counters) = installed(&runtime, &["gate", "a"]);
+    let coalescing = counters.coalescing().max_flushes(2);
+    let mut gate = support::close_gate(&db);
+    let slow = add(&runtime, &coalescing, "gate", 1);
+    std::thread::sleep(Duration::from_millis(300));
+    gate.query_drop("COMMIT").unwrap();
+    assert!(outcome(&runtime, slow).is_ok());
+
+    let mut gate = support::close_gate(&db);
+    let held = add(&runtime, &coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let next = add(&runtime, &coalescing, "a", 1);
+    let through = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(10), next).await });
+    assert!(
+        matches!(through, Ok(Ok(Ok(())))),
+        "a second flush carried it while the gate was held: {through:?}"
+    );
+    gate.query_drop("COMMIT").unwrap();
+    assert!(outcome(&runtime, held).is_ok());
+    let totals = runtime.block_on(counters.get_many(["gate", "a"])).unwrap();
+    assert_eq!(totals, [Some(4), Some(1)]);
+    assert_eq!(coalescing.stats(), FlushStats { flushes: 3, deltas: 3 });
 }
 
 /// On MySQL a reinstall drops each routine before creating it again: a call

@@ -1,6 +1,7 @@
 //! The coalescing client against a live server: many threads' deltas in few
 //! transactions, exact; each caller gets its own delta's outcome; a flush
-//! that deadlocks is retried whole; a lost connection fails only its flush.
+//! that deadlocks is retried whole; a lost connection fails only its flush;
+//! a stalled flush holds up no other counter.
 
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -16,6 +17,7 @@ on_each_server!(
     an_unknown_counter_fails_only_the_calls_that_named_it,
     a_flush_that_deadlocks_is_retried_whole,
     a_lost_connection_fails_only_the_flush_in_flight,
+    a_stalled_flush_lets_a_second_one_through,
 );
 
 /// A database with the default package and counters `names` of one slot
@@ -51,7 +53,12 @@ fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Running<
 impl<T> Running<T> {
     /// The work's result, within [`CALL_LIMIT`].
     fn outcome(self) -> T {
-        self.0.recv_timeout(CALL_LIMIT).expect("the call panicked, or never returned: no flush carried it")
+        self.within(CALL_LIMIT)
+    }
+
+    /// The work's result, within `limit`.
+    fn within(self, limit: Duration) -> T {
+        self.0.recv_timeout(limit).expect("the call panicked, or never returned: no flush carried it")
     }
 }
 
@@ -190,4 +197,33 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
         [Some(1), Some(1)],
         "the killed flush applied nothing"
     );
+}
+
+/// One flush at a time gathers the most calls per commit; a second starts
+/// only once the one in flight has run twice as long as flushes usually
+/// take. A flush held by a lock lets a call of another counter through in
+/// a flush of its own, started by the oldest waiting call when the held
+/// one stalls: here flushes usually take 300 ms, and the call is queued at
+/// once behind the held flush, before it counts as stalled.
+fn a_stalled_flush_lets_a_second_one_through() {
+    let (db, counters) = installed(&["gate", "a"]);
+    let coalescing = Arc::new(counters.coalescing().max_flushes(2));
+    let mut gate = support::close_gate(&db);
+    let slow = add(&coalescing, "gate", 1);
+    thread::sleep(Duration::from_millis(300));
+    gate.query_drop("COMMIT").unwrap();
+    assert!(slow.outcome().is_ok());
+
+    let mut gate = support::close_gate(&db);
+    let held = add(&coalescing, "gate", 1);
+    support::wait_for_lock_wait(&mut db.conn());
+    let next = add(&coalescing, "a", 1);
+    assert!(
+        next.within(Duration::from_secs(10)).is_ok(),
+        "a second flush carried it while the gate was held"
+    );
+    gate.query_drop("COMMIT").unwrap();
+    assert!(held.outcome().is_ok());
+    assert_eq!(counters.get_many(["gate", "a"]).unwrap(), [Some(4), Some(1)]);
+    assert_eq!(coalescing.stats(), FlushStats { flushes: 3, deltas: 3 });
 }

@@ -1,23 +1,26 @@
 //! Group commit for async callers: many tasks' increments, one transaction
 //! per flush, as the sync [`crate::Coalescing`] does.
 //!
-//! [`AsyncCoalescing::add`] queues a delta and awaits its outcome. When
-//! fewer than the allowed flushes are in flight, it spawns a flush task,
-//! which takes what is queued, applies it with one call and answers each
-//! caller it carried, then takes what was queued meanwhile, until the queue
-//! is empty. The flush runs in its own task, so a caller whose future is
+//! [`AsyncCoalescing::add`] queues a delta and awaits its outcome. When no
+//! flush is in flight, or the one in flight has stalled and fewer than the
+//! allowed flushes are, it spawns a flush task, which takes what is
+//! queued, applies it with one call and answers each caller it carried,
+//! then takes what was queued meanwhile, until the queue is empty. A flush
+//! that stalls starts the next one itself, on a timer. The flush runs in its own task, so a caller whose future is
 //! dropped cannot abort a flush that carries other callers' deltas; and the
 //! task holds the handle's state, so dropping every handle loses nothing
 //! that was queued.
 
+use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use tokio::sync::oneshot;
 
 use slotted_counters_core::package::BATCH_LIMIT;
 
 use super::AsyncCounters;
-use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pending};
+use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending};
 use crate::error::CounterError;
 
 /// Where a flush sends one caller's outcome.
@@ -66,15 +69,27 @@ struct Shared {
 struct Queue {
     waiting: Vec<Pending<Reply>>,
     in_flight: usize,
+    pace: Pace,
     stats: FlushStats,
     max_flushes: usize,
     max_counters: usize,
 }
 
 impl Queue {
-    /// The oldest waiting deltas, as one flush.
+    /// The oldest waiting deltas, as one flush that starts now.
     fn take_batch(&mut self) -> Batch<Reply> {
+        self.pace.started(Instant::now());
         Batch::take(&mut self.waiting, self.max_counters)
+    }
+
+    /// A flush of the waiting deltas beside those in flight, when the pace
+    /// allows one now; it counts as in flight.
+    fn another_flush(&mut self) -> Option<Batch<Reply>> {
+        let may_start = self.pace.may_start(self.in_flight, self.max_flushes, Instant::now());
+        (may_start && !self.waiting.is_empty()).then(|| {
+            self.in_flight += 1;
+            self.take_batch()
+        })
     }
 }
 
@@ -89,6 +104,7 @@ impl AsyncCounters {
                 queue: Mutex::new(Queue {
                     waiting: Vec::new(),
                     in_flight: 0,
+                    pace: Pace::default(),
                     stats: FlushStats::default(),
                     max_flushes: DEFAULT_FLUSHES,
                     max_counters: DEFAULT_COUNTERS_PER_FLUSH,
@@ -100,7 +116,8 @@ impl AsyncCounters {
 
 impl AsyncCoalescing {
     /// How many flushes may be in flight at once (at least 1), for this
-    /// handle and its clones. Each holds a pooled connection while it runs.
+    /// handle and its clones; beyond the first, one starts only when those
+    /// in flight have stalled. Each holds a pooled connection while it runs.
     pub fn max_flushes(self, flushes: usize) -> Self {
         self.shared.lock().max_flushes = flushes.max(1);
         self
@@ -131,10 +148,8 @@ impl AsyncCoalescing {
         {
             let mut queue = self.shared.lock();
             queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
-            if queue.in_flight < queue.max_flushes {
-                queue.in_flight += 1;
-                let batch = queue.take_batch();
-                tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
+            if let Some(batch) = queue.another_flush() {
+                Arc::clone(&self.shared).spawn_flush(batch);
             }
         }
         outcome.await.unwrap_or(Err(CounterError::FlushPanicked))
@@ -152,15 +167,37 @@ impl AsyncCoalescing {
 }
 
 impl Shared {
+    /// Starts a flush task for `batch`. A plain function: the task's future
+    /// spawns flushes itself, and its type cannot name its own.
+    fn spawn_flush(self: Arc<Self>, batch: Batch<Reply>) {
+        tokio::spawn(self.flush_until_empty(batch));
+    }
+
     /// A flush task: applies `batch`, answers its callers, and goes on with
-    /// what was queued meanwhile until nothing is. Its slot among the
+    /// what was queued meanwhile until nothing is. A flush that stalls
+    /// starts another beside it, when the pace allows. Its slot among the
     /// flushes in flight is given back when it ends, and if it panicked,
     /// another task takes over the queue.
     async fn flush_until_empty(self: Arc<Self>, mut batch: Batch<Reply>) {
         let slot = FlushSlot { shared: Arc::clone(&self) };
         loop {
-            let outcomes = batch.apply(&self.counters.client).await;
+            let started = Instant::now();
+            let stalled_in = self.lock().pace.stalled_in(started);
+            let outcomes = {
+                let mut applying = pin!(batch.apply(&self.counters.client));
+                match tokio::time::timeout(stalled_in, &mut applying).await {
+                    Ok(outcomes) => outcomes,
+                    Err(_stalled) => {
+                        let next = self.lock().another_flush();
+                        if let Some(next) = next {
+                            Arc::clone(&self).spawn_flush(next);
+                        }
+                        applying.await
+                    }
+                }
+            };
             let mut queue = self.lock();
+            queue.pace.finished(started.elapsed());
             // A caller that went away is not told; its delta is applied.
             batch.answer(outcomes, &mut queue.stats, |reply, outcome| drop(reply.send(outcome)));
             if queue.waiting.is_empty() {
@@ -191,7 +228,7 @@ impl Drop for FlushSlot {
             queue.in_flight -= 1;
         } else {
             let batch = queue.take_batch();
-            tokio::spawn(Arc::clone(&self.shared).flush_until_empty(batch));
+            Arc::clone(&self.shared).spawn_flush(batch);
         }
     }
 }

@@ -2,23 +2,25 @@
 //! per flush.
 //!
 //! A [`Coalescing`] handle is shared by many threads. [`Coalescing::add`]
-//! queues a delta and waits. Whenever fewer than the allowed number of
-//! flushes are in flight, one waiting caller becomes the leader: it takes
-//! what is queued, applies it as one batch, and wakes the callers whose
-//! deltas it carried. Deltas queued while flushes are in flight gather for
-//! the next one, so under load a flush carries many callers' deltas, and an
-//! idle handle flushes each call at once. There is no timer and no thread
-//! of its own: every queued delta has its caller waiting on it, so nothing
-//! is ever pending without someone to flush it, and dropping the handle
-//! loses nothing.
+//! queues a delta and waits. When no flush is in flight, or the one in
+//! flight has stalled and fewer than the allowed number are, one waiting
+//! caller becomes the leader: it takes what is queued, applies it as one
+//! batch, and wakes the callers whose deltas it carried. Deltas queued
+//! while a flush is in flight gather for the next one, so under load a
+//! flush carries many callers' deltas, and an idle handle flushes each call
+//! at once. There is no thread of its own: every queued delta has its
+//! caller waiting on it (the oldest with a timeout, to notice a stalled
+//! flush), so nothing is ever pending without someone to flush it, and
+//! dropping the handle loses nothing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use slotted_counters_core::package::BATCH_LIMIT;
 
 use super::Counters;
-use crate::batch::{Batch, Pending};
+use crate::batch::{Batch, Pace, Pending};
 use crate::driver::ready;
 use crate::error::CounterError;
 
@@ -62,6 +64,7 @@ pub struct Coalescing {
 struct Queue {
     waiting: Vec<Pending<Caller>>,
     in_flight: usize,
+    pace: Pace,
     outcomes: HashMap<u64, Result<(), CounterError>>,
     next_ticket: u64,
     stats: FlushStats,
@@ -90,8 +93,9 @@ impl Counters {
 }
 
 impl Coalescing {
-    /// How many flushes may be in flight at once (at least 1). Each holds a
-    /// pooled connection while it runs: keep it within the pool's size.
+    /// How many flushes may be in flight at once (at least 1); beyond the
+    /// first, one starts only when those in flight have stalled. Each holds
+    /// a pooled connection while it runs: keep it within the pool's size.
     pub fn max_flushes(mut self, flushes: usize) -> Self {
         self.max_flushes = flushes.max(1);
         self
@@ -132,14 +136,26 @@ impl Coalescing {
             if let Some(outcome) = queue.outcomes.remove(&ticket) {
                 return outcome;
             }
-            if queue.in_flight < self.max_flushes && !queue.waiting.is_empty() {
+            let now = Instant::now();
+            if !queue.waiting.is_empty() && queue.pace.may_start(queue.in_flight, self.max_flushes, now) {
                 let batch = Batch::take(&mut queue.waiting, self.max_counters);
                 queue.in_flight += 1;
+                queue.pace.started(now);
+                // Calls left for a later flush: the oldest watches this one.
+                if let Some(next) = queue.waiting.first() {
+                    next.caller.wake.notify_one();
+                }
                 drop(queue);
-                let mut flight = InFlight { coalescing: self, batch, outcomes: Vec::new() };
+                let mut flight = InFlight { coalescing: self, batch, started: now, outcomes: Vec::new() };
                 flight.outcomes = ready(flight.batch.apply(&self.counters.client));
                 drop(flight);
                 queue = self.lock();
+            } else if queue.in_flight < self.max_flushes
+                && queue.waiting.first().is_some_and(|oldest| oldest.caller.ticket == ticket)
+            {
+                // The oldest call watches for the flush in flight to stall.
+                let stalled_in = queue.pace.stalled_in(now);
+                queue = wake.wait_timeout(queue, stalled_in).unwrap_or_else(PoisonError::into_inner).0;
             } else {
                 queue = wake.wait(queue).unwrap_or_else(PoisonError::into_inner);
             }
@@ -168,6 +184,7 @@ impl Coalescing {
 struct InFlight<'a> {
     coalescing: &'a Coalescing,
     batch: Batch<Caller>,
+    started: Instant,
     /// One outcome per counter of the batch, in its order; none if the flush panicked.
     outcomes: Vec<Result<(), CounterError>>,
 }
@@ -176,6 +193,7 @@ impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         let mut queue = self.coalescing.lock();
         queue.in_flight -= 1;
+        queue.pace.finished(self.started.elapsed());
         let Queue { outcomes, stats, .. } = &mut *queue;
         self.batch.answer(std::mem::take(&mut self.outcomes), stats, |caller, outcome| {
             outcomes.insert(caller.ticket, outcome);
