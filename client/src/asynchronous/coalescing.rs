@@ -196,14 +196,22 @@ impl Shared {
                     }
                 }
             };
-            let mut queue = self.lock();
-            queue.pace.finished(started.elapsed());
-            // A caller that went away is not told; its delta is applied.
-            batch.answer(outcomes, &mut queue.stats, |reply, outcome| drop(reply.send(outcome)));
-            if queue.waiting.is_empty() {
-                break;
+            let mut answered = Vec::new();
+            let next = {
+                let mut queue = self.lock();
+                queue.pace.finished(started.elapsed());
+                batch.answer(outcomes, &mut queue.stats, |reply, outcome| answered.push((reply, outcome)));
+                (!queue.waiting.is_empty()).then(|| queue.take_batch())
+            };
+            // Outside the lock, which the woken callers' next calls take. A
+            // caller that went away is not told; its delta is applied.
+            for (reply, outcome) in answered {
+                drop(reply.send(outcome));
             }
-            batch = queue.take_batch();
+            match next {
+                Some(next) => batch = next,
+                None => break,
+            }
         }
         drop(slot);
     }

@@ -195,12 +195,21 @@ impl Drop for InFlight<'_> {
         queue.in_flight -= 1;
         queue.pace.finished(self.started.elapsed());
         let Queue { outcomes, stats, .. } = &mut *queue;
+        let mut answered = Vec::new();
         self.batch.answer(std::mem::take(&mut self.outcomes), stats, |caller, outcome| {
             outcomes.insert(caller.ticket, outcome);
-            caller.wake.notify_one();
+            answered.push(caller.wake);
         });
-        if let Some(next) = queue.waiting.first() {
-            next.caller.wake.notify_one();
+        let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
+        drop(queue);
+        // Outside the lock, which each woken call takes first; the next
+        // leader first, since the next flush waits for it. Every outcome is
+        // in place, so a call that has not begun to wait yet finds its own.
+        if let Some(next) = next {
+            next.notify_one();
+        }
+        for wake in answered {
+            wake.notify_one();
         }
     }
 }
