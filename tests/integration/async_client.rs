@@ -307,7 +307,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
 }
 
 /// One flush at a time gathers the most calls per commit; a second starts
-/// only once the one in flight has run twice as long as flushes usually
+/// only once the one in flight has run four times as long as flushes usually
 /// take. A flush held by a lock lets a call of another counter through in
 /// a flush of its own, started by the held flush's own timer: here flushes
 /// usually take 300 ms, and the call is queued at once behind the held
