@@ -174,8 +174,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_HOT)]
     pub hot: u32,
 
-    /// Flushes each coalescing handle keeps in flight at most, each on a
-    /// connection of its own: one group of clients gathers while the others' flushes commit
+    /// Flushes each coalescing handle may keep in flight, each on a connection
+    /// of its own; beyond the first, one starts only when those in flight have stalled
     #[arg(long, value_name = "N", default_value_t = DEFAULT_FLUSHES as u32)]
     pub flushes: u32,
 
