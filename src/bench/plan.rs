@@ -1,7 +1,7 @@
 //! What a benchmark run measures: the variants, the client counts, the slot
 //! counts and hold times, and how long each round lasts.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -165,6 +165,20 @@ pub enum Budget {
     Iterations(u32),
     /// Iterations until this much time has passed.
     Seconds(f64),
+}
+
+/// No client runs more iterations than this in a timed round.
+const ITERATION_LIMIT: u32 = 10_000_000;
+
+impl Budget {
+    /// How many iterations a client that starts at `started` may run, and
+    /// until when: a round never outlasts [`ROUND_TIME_LIMIT`].
+    pub(super) fn limits(self, started: Instant) -> (u32, Instant) {
+        match self {
+            Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
+            Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
+        }
+    }
 }
 
 /// One round: a variant (and its slot count) under a number of clients.
@@ -374,6 +388,14 @@ mod tests {
             .collect();
         assert_eq!(coalesced, [0, 0], "hold 0 for each client count, never hold 2");
         assert_eq!(plan.cases().iter().filter(|case| case.variant == Variant::Dynamic).count(), 4);
+    }
+
+    #[test]
+    fn a_budget_bounds_both_iterations_and_time() {
+        let started = Instant::now();
+        assert_eq!(Budget::Iterations(7).limits(started), (7, started + ROUND_TIME_LIMIT));
+        let timed = Budget::Seconds(1.5).limits(started);
+        assert_eq!(timed, (ITERATION_LIMIT, started + Duration::from_millis(1500)));
     }
 
     #[test]

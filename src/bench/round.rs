@@ -13,16 +13,13 @@ use indicatif::ProgressBar;
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
-use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
+use super::plan::{Budget, Case, Variant};
 use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
 use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
 use slotted_counters_core::package::server_errno;
-
-/// No client runs more iterations than this in a timed round.
-pub(super) const ITERATION_LIMIT: u32 = 10_000_000;
 
 impl Workbench {
     /// Runs one round and checks its totals.
@@ -33,11 +30,11 @@ impl Workbench {
         let before_total = self.total(&mut conn, case)?;
         let before_cpu = ProcessCpu::now();
 
-        let (started, outcomes) = match &self.tasks {
-            Some(tasks) if case.variant.is_async() => {
-                tasks.round(case, budget, |client| self.counter_names(case, client), progress)
-            }
-            _ => self.threads(case, budget, progress)?,
+        let (started, outcomes) = if case.variant.is_async() {
+            let tasks = self.tasks.as_ref().expect("prepare makes the tasks' runtime for the async variants");
+            tasks.round(case, budget, |client| self.counter_names(case, client), progress)
+        } else {
+            self.threads(case, budget, progress)?
         };
         let finished = outcomes.iter().map(|outcome| outcome.finished).max().unwrap_or(started);
         let seconds = finished.saturating_duration_since(started).as_secs_f64();
@@ -129,12 +126,10 @@ impl Workbench {
     /// What the coalescing handles of `variant` have flushed so far, summed
     /// over the nodes.
     fn flush_stats(&self, variant: Variant) -> FlushStats {
-        if let Some(tasks) = self.tasks.as_ref().filter(|_| variant == Variant::CoalescedAsync) {
-            return tasks.flush_stats();
+        match &self.tasks {
+            Some(tasks) if variant == Variant::CoalescedAsync => summed(tasks.flush_stats()),
+            _ => summed(self.coalescing_for(variant).iter().map(Coalescing::stats)),
         }
-        self.coalescing_for(variant).iter().map(Coalescing::stats).fold(FlushStats::default(), |sum, node| {
-            FlushStats { flushes: sum.flushes + node.flushes, deltas: sum.deltas + node.deltas }
-        })
     }
 
     /// Runs `case`'s clients as threads, each on a connection of its own;
@@ -211,10 +206,7 @@ impl Workbench {
         barrier.wait();
         let mut incrementer = prepared?;
         let started = Instant::now();
-        let (iterations, deadline) = match budget {
-            Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
-            Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
-        };
+        let (iterations, deadline) = budget.limits(started);
         let hold = Duration::from_millis(u64::from(case.hold_ms));
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
@@ -296,6 +288,14 @@ impl Incrementer<'_> {
         }
         Ok(())
     }
+}
+
+/// What several coalescing handles have flushed, together.
+fn summed(stats: impl Iterator<Item = FlushStats>) -> FlushStats {
+    stats.fold(FlushStats::default(), |sum, node| FlushStats {
+        flushes: sum.flushes + node.flushes,
+        deltas: sum.deltas + node.deltas,
+    })
 }
 
 /// Runs `work` between START TRANSACTION and COMMIT, and rolls back when it

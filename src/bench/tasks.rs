@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use indicatif::ProgressBar;
 use slotted_counters::sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
@@ -13,8 +13,8 @@ use slotted_counters::{AsyncCoalescing, AsyncCounters, FlushStats, PackageOption
 use tokio::runtime::Runtime;
 use tokio::sync::Barrier;
 
-use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
-use super::round::{ClientOutcome, ITERATION_LIMIT};
+use super::plan::{Budget, Case, Variant};
+use super::round::ClientOutcome;
 use crate::error::Error;
 
 /// The runtime of the async rounds, and per node the handles their tasks
@@ -60,11 +60,9 @@ impl Tasks {
         Ok(Tasks { runtime, counters, coalescing })
     }
 
-    /// What the coalescing handles have flushed so far, summed over the nodes.
-    pub(super) fn flush_stats(&self) -> FlushStats {
-        self.coalescing.iter().map(AsyncCoalescing::stats).fold(FlushStats::default(), |sum, node| {
-            FlushStats { flushes: sum.flushes + node.flushes, deltas: sum.deltas + node.deltas }
-        })
+    /// What each node's coalescing handle has flushed so far.
+    pub(super) fn flush_stats(&self) -> impl Iterator<Item = FlushStats> + '_ {
+        self.coalescing.iter().map(AsyncCoalescing::stats)
     }
 
     /// Runs `case`'s clients as tasks, client `n` incrementing `names(n)`
@@ -122,10 +120,7 @@ async fn run_client(
 ) -> ClientOutcome {
     barrier.wait().await;
     let started = Instant::now();
-    let (iterations, deadline) = match budget {
-        Budget::Iterations(iterations) => (iterations, started + ROUND_TIME_LIMIT),
-        Budget::Seconds(seconds) => (ITERATION_LIMIT, started + Duration::from_secs_f64(seconds)),
-    };
+    let (iterations, deadline) = budget.limits(started);
     let mut outcome = ClientOutcome::default();
     for _ in 0..iterations {
         if Instant::now() >= deadline {
