@@ -204,6 +204,8 @@ struct Context {
     /// The triggers that keep slots within the bound: on insert, on update.
     insert_trigger: String,
     update_trigger: String,
+    /// The trigger that applies a write with an id as its id is recorded.
+    apply_trigger: String,
     /// The most counters lazy increments may create.
     max_counters: Option<u64>,
     /// A batch of deltas: JSON text, in the package's character set.
@@ -291,7 +293,7 @@ impl Context {
         };
         let (cluster_name, certification_error) = certification(options);
         let (node_position, node_count) = node_expressions(options);
-        let [insert_trigger, update_trigger] = package::trigger_names(options);
+        let [insert_trigger, update_trigger, apply_trigger] = package::trigger_names(options);
         // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
@@ -331,6 +333,7 @@ impl Context {
             bound_slots: fixed_slots.unwrap_or(options.max_slots()),
             insert_trigger,
             update_trigger,
+            apply_trigger,
             max_counters: options.max_counters(),
             deltas_type: format!("LONGTEXT CHARACTER SET {CHARSET} COLLATE {}", options.collation()),
             statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",

@@ -203,67 +203,53 @@
 {{ indent }}END IF;
 {%- endmacro %}
 
-{#- The start of a write that carries an id: checks the id (a VARBINARY
-    wider than 16, so that a short id is not padded into a valid one), then opens the
-    write's transaction (the caller's when one is open, inside a savepoint;
-    else one of the call's own, which a savepoint that does not outlive its
-    statement, 1305, tells) and records the id in it. An id already
-    recorded (1062) ends the call: its write committed before. The write
-    itself follows, then `once_close`. -#}
-{% macro once_open(p, name, check_name) -%}
-    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
-    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
-    DECLARE v_message {{ p.message_type }};
-
-    IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'write id must be 16 bytes';
-    END IF;
-{%- if check_name %}
-    -- The name is recorded before the write's own checks run: refused
-    -- here as they would refuse it, not cut by the column.
-{% call check_name_form("    ", p) %}{% endcall %}
-{%- endif %}
-    BEGIN
-        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
-        SAVEPOINT slotted_counters_once;
-        ROLLBACK TO SAVEPOINT slotted_counters_once;
-    END;
-    IF v_own_transaction THEN
-        START TRANSACTION;
-    END IF;
-    SAVEPOINT slotted_counters_once;
-    BEGIN
-        -- Only the INSERT below raises 1062: nothing of this call was written.
-        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            IF v_own_transaction THEN
-                ROLLBACK;
-            ELSE
-                -- A deadlock has rolled back the caller's whole transaction,
-                -- and the savepoint with it.
-                BEGIN
-                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                    ROLLBACK TO SAVEPOINT slotted_counters_once;
-                END;
-            END IF;
-            RESIGNAL;
-        END;
-        -- A second call with an id still being written waits here for the
-        -- first's row lock, then finds it recorded or free.
-        INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`)
-        VALUES ({{ name }}, p_write_id, NOW(6));
+{#- The refusal of a write id that is not 16 bytes (a VARBINARY wider than
+    16, so that a short id is not padded into a valid one). -#}
+{% macro check_write_id(indent, p) -%}
+{{ indent }}IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
+{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
+{{ indent }}        MESSAGE_TEXT = 'write id must be 16 bytes';
+{{ indent }}END IF;
 {%- endmacro %}
 
-{% macro once_close() -%}
-        IF v_own_transaction THEN
-            COMMIT;
-        END IF;
-    END;
-    IF v_recorded AND v_own_transaction THEN
-        ROLLBACK;
-    END IF;
+{#- Records write id p_write_id under `name` and applies `plan` (the
+    write's `hex(name):slot:delta;` entries) in one statement: the INSERT of
+    the id, whose trigger applies the plan. The id and the deltas commit
+    together or not at all, in autocommit mode with no transaction of the
+    call's own: a call the server kills, which on MySQL runs no handler,
+    leaves nothing open on the connection. In a caller's transaction a
+    refused statement undoes only itself. The plan reaches the trigger in
+    session variables, for this id only. An id already recorded (1062, which
+    only the INSERT raises) ends the call: its write committed before. A
+    second call with an id still being written waits for the first's row
+    lock, then finds it recorded or free. -#}
+{% macro record_write(indent, p, name, plan) -%}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE EXIT HANDLER FOR 1062 BEGIN END;
+{{ indent }}    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+{{ indent }}    BEGIN
+{{ indent }}        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+{{ indent }}        RESIGNAL;
+{{ indent }}    END;
+{{ indent }}    SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = {{ plan }};
+{{ indent }}    INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`)
+{{ indent }}    VALUES ({{ name }}, p_write_id, NOW(6));
+{{ indent }}END;
+{{ indent }}SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+{%- endmacro %}
+
+{#- The invalid-argument errors of a delta: NULL, or not a whole number
+    within BIGINT. Sets v_delta. -#}
+{% macro check_delta(indent, p) -%}
+{{ indent }}IF p_delta IS NULL THEN
+{{ indent }}    SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
+{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}END IF;
+{{ indent }}IF NOT {% call is_bigint("p_delta") %}{% endcall %} THEN
+{{ indent }}    SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
+{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}END IF;
+{{ indent }}SET v_delta = p_delta;
 {%- endmacro %}
 
 {#- Group Replication: makes this session's next transactions wait, as each

@@ -24,3 +24,53 @@ BEGIN
 {% call m::slot_bound_error("        ", p) %}{% endcall %}
     END IF;
 END$$
+
+-- Applies a write with an id ({{ p.add_once }}, {{ p.add_many_once }}) in the
+-- statement that records its id, so that the id and the write's deltas
+-- commit together or not at all with no transaction opened around them.
+-- The routine passes the write's entries, `hex(name):slot:delta;` each, in
+-- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
+-- a row with any other id (as the plain mode records its own) applies
+-- nothing.
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` AFTER INSERT ON `{{ p.writes_table }}`
+FOR EACH ROW
+BEGIN
+    DECLARE v_plan {{ p.statement_type }};
+    DECLARE v_entry {{ p.statement_type }};
+    -- The counter of the entry being applied; named like the routines'
+    -- parameter, so the shared messages apply.
+    DECLARE p_name {{ p.name_type }};
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_message {{ p.message_type }};
+    IF NEW.`write_id` = @slotted_counters_write_id THEN
+        SET v_plan = @slotted_counters_write_plan;
+        WHILE v_plan <> '' DO
+            SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
+            SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
+            SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
+            SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
+            SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+{%- if p.auto_create %}
+            INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+            VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+{%- else %}
+            UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF ROW_COUNT() = 0 THEN
+                -- The slot is gone since the routine's look (a resize
+                -- removed it): slot 1 exists as long as the counter does.
+                UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = 1;
+                IF ROW_COUNT() = 0 THEN
+                    IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter("                        ", p) %}{% endcall %}
+                    END IF;
+                END IF;
+            END IF;
+{%- endif %}
+        END WHILE;
+    END IF;
+END$$

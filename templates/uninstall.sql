@@ -10,3 +10,4 @@ DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 DROP VIEW IF EXISTS `{{ p.totals_view }}`;
 DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;

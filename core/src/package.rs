@@ -272,12 +272,15 @@ pub const DESCRIPTION_LENGTH: u32 = 255;
 /// position. MySQL has it, with or without the plugin; MariaDB does not.
 pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_members";
 
-/// The triggers that keep every slot within [`crate::PackageOptions::slot_bound`],
-/// by the suffix of their names: one for inserted rows, one for updated.
-pub const TRIGGER_SUFFIXES: [&str; 2] = ["slot_bound_insert", "slot_bound_update"];
+/// The package's triggers, by the suffix of their names: the two that keep
+/// every slot within [`crate::PackageOptions::slot_bound`] (one for
+/// inserted rows, one for updated), and the one that applies a write with an
+/// id in the statement that records the id.
+pub const TRIGGER_SUFFIXES: [&str; 3] = ["slot_bound_insert", "slot_bound_update", "apply_write"];
 
-/// The triggers that bound the slots, prefix included: the insert's, then the update's.
-pub fn trigger_names(options: &PackageOptions) -> [String; 2] {
+/// The package's triggers, prefix included: the inserted slots' bound, the
+/// updated slots' bound, then the write ids' applier.
+pub fn trigger_names(options: &PackageOptions) -> [String; 3] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
 

@@ -341,10 +341,6 @@ BEGIN
             FETCH c_keys INTO v_key, v_key_delta;
         END WHILE;
         SET p_name = v_counter;
-        -- A look at the counter's last slot, as in counter_add: SELECT ...
-        -- INTO, because with binary logging a subquery in SET or IF locks the
-        -- rows it reads. In a block of its own, whose NOT FOUND does not end
-        -- the cursor.
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
@@ -719,9 +715,12 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_once` */$$
 -- counter_add with a write id p_write_id (16 random bytes the caller chose for
 -- this write): adds p_delta to counter p_name once, however often it is
--- called with that id within the package's window. The id is recorded in the
--- delta's own transaction; a call whose id is recorded changes nothing and
--- succeeds. After a lost answer, call again with the same id.
+-- called with that id within the package's window. The id is recorded by
+-- the statement that applies the delta; a call whose id is recorded changes
+-- nothing and succeeds. After a lost answer, call again with the same id.
+-- It opens no transaction: in autocommit mode its one write commits alone,
+-- and the slot count is read by a statement of its own, whose read view
+-- closes with it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_write_id VARBINARY(64),
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
@@ -730,16 +729,23 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
-    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'write id must be 16 bytes';
     END IF;
-    -- The name is recorded before the write's own checks run: refused
-    -- here as they would refuse it, not cut by the column.
+    IF p_delta IS NULL THEN
+        SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+        SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_delta = p_delta;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -769,50 +775,28 @@ BEGIN
             END IF;
         END;
     END IF;
+    SET v_slot = FLOOR(RAND() * 64) + 1;
     BEGIN
-        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
-        SAVEPOINT slotted_counters_once;
-        ROLLBACK TO SAVEPOINT slotted_counters_once;
-    END;
-    IF v_own_transaction THEN
-        START TRANSACTION;
-    END IF;
-    SAVEPOINT slotted_counters_once;
-    BEGIN
-        -- Only the INSERT below raises 1062: nothing of this call was written.
-        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
+        DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
-            IF v_own_transaction THEN
-                ROLLBACK;
-            ELSE
-                -- A deadlock has rolled back the caller's whole transaction,
-                -- and the savepoint with it.
-                BEGIN
-                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                    ROLLBACK TO SAVEPOINT slotted_counters_once;
-                END;
-            END IF;
+            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
             RESIGNAL;
         END;
-        -- A second call with an id still being written waits here for the
-        -- first's row lock, then finds it recorded or free.
+        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';');
         INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
         VALUES (p_name, p_write_id, NOW(6));
-        CALL `counter_add`(p_name, p_delta);
-        IF v_own_transaction THEN
-            COMMIT;
-        END IF;
     END;
-    IF v_recorded AND v_own_transaction THEN
-        ROLLBACK;
-    END IF;
+    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_once` */$$
 -- counter_add_many with a write id p_write_id: applies the batch p_deltas
 -- once, however often it is called with that id within the package's
--- window, as counter_add_once does for one delta.
+-- window, as counter_add_once does for one delta. Every name and delta is
+-- checked, and each counter's slot picked, as counter_add_many does; then one
+-- statement records the id and applies every delta, counter by counter in
+-- the order of their names. It opens no transaction.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_write_id VARBINARY(64),
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
@@ -820,52 +804,174 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci'
 BEGIN
-    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
-    DECLARE v_recorded BOOLEAN DEFAULT FALSE;
+    DECLARE v_length INT;
+    -- The batch's names and its deltas, each a JSON array in the batch's order.
+    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_values LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The name fetched before v_key, to find a name given twice.
+    DECLARE v_previous VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The counter being summed: the first of the keys that collate equal.
+    DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- The name being checked; named like counter_add's parameter, so the
+    -- shared checks and messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
+    DECLARE v_key_delta BIGINT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_slot INT;
+    DECLARE v_entries INT DEFAULT 0;
+    -- The write's slots, `hex(name):slot:delta;` each.
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    -- Each name beside its delta, in the order of the package's collation,
+    -- then of the names' code points, so that two spellings of one name
+    -- meet. One pass over each array: JSON_TABLE numbers the names and the
+    -- deltas, and the join pairs them by number. The deltas are
+    -- materialized (DISTINCT) so that the join looks each one up by its
+    -- number instead of reading them all again for every name. A name is
+    -- cut one character past the longest allowed, so that the length check
+    -- refuses it whatever its length. A delta is NULL unless it is a JSON
+    -- integer within BIGINT: any NULL along the way (a missing value, JSON
+    -- null) reads as "not an integer", never as a delta to skip. The range
+    -- is checked on the delta's text, exact on both servers (MySQL converts
+    -- a JSON integer above BIGINT to a negative DECIMAL).
+    DECLARE c_keys CURSOR FOR
+        SELECT LEFT(JSON_UNQUOTE(entry.json), 51) AS name, number.delta
+          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
+          LEFT JOIN (
+                SELECT DISTINCT value.position,
+                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
+                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
+                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
+                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
+                          CAST(value.json AS SIGNED), NULL) AS delta
+                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
+               ) AS number ON number.position = entry.position
+         ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF LENGTH(p_deltas) > 2719744 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
+    END IF;
+    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END IF;
+    SET v_length = JSON_LENGTH(p_deltas);
+    IF v_length > 4096 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name more than 4096 counters';
+    END IF;
+    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
+    -- The names and the deltas pair up by position only when there are as
+    -- many of each. MySQL's parser keeps the last of a name written twice;
+    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
+    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name a counter twice';
+    END IF;
+
+    -- Checks every name and delta, picks each counter's slot, and writes the
+    -- statement's parts; nothing is written to the table yet.
+    OPEN c_keys;
+    FETCH c_keys INTO v_key, v_key_delta;
+    WHILE NOT v_done DO
+        IF v_key IS NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+        END IF;
+        SET v_counter = v_key, v_delta = 0;
+        WHILE NOT v_done AND v_key = v_counter DO
+            SET p_name = v_key;
+            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
+            -- both on; MySQL's parser has kept the last.
+            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
+                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            IF CHAR_LENGTH(p_name) > 50 THEN
+                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                BEGIN
+                    DECLARE v_at INT DEFAULT 0;
+                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    DECLARE v_code INT;
+                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                        SET v_at = v_at + 1;
+                        SET v_character = SUBSTRING(p_name, v_at, 1);
+                        SET v_code = ORD(CONVERT(v_character USING utf32));
+                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        END IF;
+                    END WHILE;
+                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                        SET v_unusable = 'a trailing space';
+                    END IF;
+                    IF v_unusable IS NOT NULL THEN
+                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    END IF;
+                END;
+            END IF;
+            IF v_key_delta IS NULL THEN
+                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
+            FETCH c_keys INTO v_key, v_key_delta;
+        END WHILE;
+        SET p_name = v_counter;
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
+            SET v_slot = NULL;
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            ELSE
+                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                 ORDER BY `counter_id` DESC LIMIT 1;
+            END IF;
+        END;
+        IF v_slot IS NULL THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        IF v_delta <> 0 THEN
+            SET v_slot = FLOOR(RAND() * 64) + 1;
+            SET v_entries = v_entries + 1;
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            IF v_entries % 64 = 0 THEN
+                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
+            END IF;
+        END IF;
+    END WHILE;
+    CLOSE c_keys;
+    SET v_plan = CONCAT(v_plan, v_plan_part);
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'write id must be 16 bytes';
     END IF;
     BEGIN
-        DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
-        SAVEPOINT slotted_counters_once;
-        ROLLBACK TO SAVEPOINT slotted_counters_once;
-    END;
-    IF v_own_transaction THEN
-        START TRANSACTION;
-    END IF;
-    SAVEPOINT slotted_counters_once;
-    BEGIN
-        -- Only the INSERT below raises 1062: nothing of this call was written.
-        DECLARE EXIT HANDLER FOR 1062 SET v_recorded = TRUE;
+        DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
-            IF v_own_transaction THEN
-                ROLLBACK;
-            ELSE
-                -- A deadlock has rolled back the caller's whole transaction,
-                -- and the savepoint with it.
-                BEGIN
-                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                    ROLLBACK TO SAVEPOINT slotted_counters_once;
-                END;
-            END IF;
+            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
             RESIGNAL;
         END;
-        -- A second call with an id still being written waits here for the
-        -- first's row lock, then finds it recorded or free.
+        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan;
         INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
         VALUES ('', p_write_id, NOW(6));
-        CALL `counter_add_many`(p_deltas);
-        IF v_own_transaction THEN
-            COMMIT;
-        END IF;
     END;
-    IF v_recorded AND v_own_transaction THEN
-        ROLLBACK;
-    END IF;
+    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
@@ -920,6 +1026,51 @@ BEGIN
        OR (NEW.`counter` < -144115188075855871 AND NEW.`counter` < OLD.`counter`) THEN
         SET v_message = LEFT(CONCAT('a slot would pass 144115188075855871 either way, for counter: ', QUOTE(NEW.`counter_name`)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+END$$
+
+-- Applies a write with an id (counter_add_once, counter_add_many_once) in the
+-- statement that records its id, so that the id and the write's deltas
+-- commit together or not at all with no transaction opened around them.
+-- The routine passes the write's entries, `hex(name):slot:delta;` each, in
+-- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
+-- a row with any other id (as the plain mode records its own) applies
+-- nothing.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
+FOR EACH ROW
+BEGIN
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
+    DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
+    -- The counter of the entry being applied; named like the routines'
+    -- parameter, so the shared messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF NEW.`write_id` = @slotted_counters_write_id THEN
+        SET v_plan = @slotted_counters_write_plan;
+        WHILE v_plan <> '' DO
+            SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
+            SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
+            SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
+            SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
+            SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+            UPDATE `counters` SET `counter` = `counter` + v_delta
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF ROW_COUNT() = 0 THEN
+                -- The slot is gone since the routine's look (a resize
+                -- removed it): slot 1 exists as long as the counter does.
+                UPDATE `counters` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = 1;
+                IF ROW_COUNT() = 0 THEN
+                    IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    END IF;
+                END IF;
+            END IF;
+        END WHILE;
     END IF;
 END$$
 DELIMITER ;

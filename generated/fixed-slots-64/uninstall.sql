@@ -20,3 +20,4 @@ DROP PROCEDURE IF EXISTS `counter_forget_writes`;
 DROP VIEW IF EXISTS `counter_totals`;
 DROP TRIGGER IF EXISTS `counter_slot_bound_insert`;
 DROP TRIGGER IF EXISTS `counter_slot_bound_update`;
+DROP TRIGGER IF EXISTS `counter_apply_write`;

@@ -107,6 +107,24 @@
         SET p_name = v_counter;
 {%- endmacro %}
 
+{#- The counter's slot count, into v_slots (with a fixed count, a look that
+    it exists): a look at its last slot, as in counter_add. SELECT ... INTO,
+    because with binary logging a subquery in SET or IF locks the rows it
+    reads. In a block of its own, whose NOT FOUND does not end the cursor. -#}
+{% macro find_slot_count(p) %}
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
+            SET v_slot = NULL;
+{% call m::read_slot_count("            ", p, "v_slot") %}{% endcall %}
+        END;
+        IF v_slot IS NULL THEN
+{% call m::unknown_counter("            ", p) %}{% endcall %}
+        END IF;
+{%- if p.fixed_slots.is_none() %}
+        SET v_slots = v_slot;
+{%- endif %}
+{%- endmacro %}
+
 {#- A counter with a delta: its slot, and one more entry. -#}
 {% macro next_entry(p) %}
         IF v_delta <> 0 THEN

@@ -30,15 +30,7 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 {%- endif %}
 
-    IF p_delta IS NULL THEN
-        SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
-    END IF;
-    IF NOT {% call m::is_bigint("p_delta") %}{% endcall %} THEN
-        SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
-    END IF;
-    SET v_delta = p_delta;
+{% call m::check_delta("    ", p) %}{% endcall %}
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- else %}

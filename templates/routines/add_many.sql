@@ -34,21 +34,7 @@ BEGIN
 {%- call batch::open_batch(p) %}{% endcall %}
 {% call m::check_name_form("            ", p) %}{% endcall %}
 {%- call batch::sum_delta(p) %}{% endcall %}
-        -- A look at the counter's last slot, as in counter_add: SELECT ...
-        -- INTO, because with binary logging a subquery in SET or IF locks the
-        -- rows it reads. In a block of its own, whose NOT FOUND does not end
-        -- the cursor.
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
-            SET v_slot = NULL;
-{% call m::read_slot_count("            ", p, "v_slot") %}{% endcall %}
-        END;
-        IF v_slot IS NULL THEN
-{% call m::unknown_counter("            ", p) %}{% endcall %}
-        END IF;
-{%- if p.fixed_slots.is_none() %}
-        SET v_slots = v_slot;
-{%- endif %}
+{%- call batch::find_slot_count(p) %}{% endcall %}
 {%- call batch::next_entry(p) %}{% endcall %}
             SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
                 'CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} AS name, ',

@@ -16,6 +16,7 @@ mod galera;
 mod generate;
 mod group_replication;
 mod install;
+mod interruptions;
 mod languages;
 mod limits;
 mod operations;
