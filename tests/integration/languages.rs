@@ -7,16 +7,19 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
 
 use mysql::prelude::Queryable;
 
 use crate::support::fault_proxy::FaultProxy;
-use crate::support::{self, Database, in_project, on_each_server};
+use crate::support::{self, Database, StopOnDrop, in_project, on_each_server};
 
 on_each_server!(
     python_calls_the_package_through_pymysql,
     java_calls_every_routine_through_connector_j,
-    the_write_id_recipe_counts_once_from_python_through_cut_connections,
+    the_write_id_recipe_counts_once_from_python_through_cuts_and_kills,
 );
 
 /// The jars Java applications take from Debian's `libmariadb-java` and
@@ -192,56 +195,96 @@ fn java_calls_every_routine_through_connector_j() {
     assert_eq!(slots, 8, "the resize from Java took effect");
 }
 
-/// The recipe of docs/exactly-once.md, from PyMySQL through a proxy that
-/// cuts about one write in 50: each increment gets an id of 16 random
-/// bytes, and after any error but the package's own the script connects
-/// again and sends the same call with the same id. Every increment is
-/// acknowledged, and counted once.
-fn the_write_id_recipe_counts_once_from_python_through_cut_connections() {
+/// The write-id recipe of docs/exactly-once.md, the page's own text, from
+/// PyMySQL through a proxy that cuts about one write in 50, while another
+/// session holds the counter's only slot now and then and `KILL QUERY`
+/// interrupts the calls that wait for it. Every increment is acknowledged,
+/// and counted once.
+fn the_write_id_recipe_counts_once_from_python_through_cuts_and_kills() {
     let db = support::with_committed("generated");
-    db.conn().query_drop("CALL counter_setup('recipe', 'from Python', 8, NULL)").unwrap();
+    db.conn().query_drop("CALL counter_setup('recipe', 'from Python', 1, NULL)").unwrap();
     let proxy = FaultProxy::start(db.address(), 1.0 / 50.0);
     let address = Address { port: proxy.port, host: "127.0.0.1".to_owned(), ..Address::of(&db) };
-    let script = r#"
-import os, time, pymysql
-
-def connect():
-    while True:
-        try:
-            return pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]),
-                                   user=os.environ["USER"], password=os.environ["PASSWORD"],
-                                   database=os.environ["DATABASE"], autocommit=True)
-        except pymysql.MySQLError:
-            time.sleep(0.01)
-
-def add_once(conn, name, delta):
-    """Adds delta to counter name once; returns the connection to go on with."""
-    write_id = os.urandom(16)
-    deadline = time.monotonic() + 60  # well within the 600 s the ids are kept
-    while True:
-        try:
-            conn.cursor().execute("CALL counter_add_once(%s, %s, %s)", (write_id, name, delta))
-            return conn
-        except pymysql.MySQLError as error:
-            if error.args and error.args[0] in (9001, 9002, 9003) or time.monotonic() > deadline:
-                raise
-            try:
-                conn.close()
-            except pymysql.MySQLError:
-                pass
-            conn = connect()
-
-conn = connect()
+    let script = format!(
+        r#"
+import os
+CONNECTION = dict(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                  password=os.environ["PASSWORD"], database=os.environ["DATABASE"])
+{recipe}
+conn = connect(time.monotonic() + 60)
 acknowledged = 0
 for _ in range(600):
     conn = add_once(conn, "recipe", 1)
     acknowledged += 1
 print("acknowledged:", acknowledged)
-"#;
-    let output = python(script, &address);
-    assert_eq!(printed(output, "python3 with PyMySQL"), ["acknowledged: 600"]);
+"#,
+        recipe = python_block_after(&in_project("docs/exactly-once.md"), "## From any language: the recipe"),
+    );
+    let running = AtomicBool::new(true);
+    let kills = thread::scope(|scope| {
+        let _stop = StopOnDrop(&running);
+        let holder = scope.spawn(|| hold_now_and_then(&db, "recipe", &running));
+        let killer = scope.spawn(|| kill_lock_waits(&db, &running));
+        let output = python(&script, &address);
+        running.store(false, Ordering::SeqCst);
+        holder.join().unwrap();
+        assert_eq!(printed(output, "python3 with PyMySQL"), ["acknowledged: 600"]);
+        killer.join().unwrap()
+    });
     proxy.stop_cutting();
-    assert!(proxy.cuts.answers_lost.load(std::sync::atomic::Ordering::Relaxed) > 0, "{}", proxy.summary());
+    assert!(proxy.cuts.answers_lost.load(Ordering::Relaxed) > 0, "{}", proxy.summary());
+    assert!(kills > 0, "no call was killed");
     assert_eq!(support::total(&mut db.conn(), "recipe"), Some(600), "{}", proxy.summary());
-    println!("Python recipe on {:?}: {}; 600 acknowledged, 600 counted", support::release(), proxy.summary());
+    println!(
+        "Python recipe on {:?}: {}, {kills} calls killed; 600 acknowledged, 600 counted",
+        support::release(),
+        proxy.summary()
+    );
+}
+
+/// The first Python code block after `heading` in the Markdown file at `path`.
+fn python_block_after(path: &Path, heading: &str) -> String {
+    let page = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let section =
+        &page[page.find(heading).unwrap_or_else(|| panic!("no {heading:?} in {}", path.display()))..];
+    let start = section.find("```python\n").expect("a Python block") + "```python\n".len();
+    let length = section[start..].find("```").expect("the block's end");
+    section[start..start + length].to_owned()
+}
+
+/// Until `running` is cleared, holds counter `name`'s slots for 50 ms at a
+/// time, so that its writers wait for them now and then.
+fn hold_now_and_then(db: &Database, name: &str, running: &AtomicBool) {
+    let mut holder = db.conn();
+    while running.load(Ordering::SeqCst) {
+        holder.query_drop("START TRANSACTION").unwrap();
+        holder.exec_drop("SELECT * FROM counters WHERE counter_name = ? FOR UPDATE", (name,)).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        holder.query_drop("ROLLBACK").unwrap();
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Until `running` is cleared, sends `KILL QUERY` to the calls on the
+/// test's database that wait for a lock; returns how many it sent.
+fn kill_lock_waits(db: &Database, running: &AtomicBool) -> u32 {
+    let mut killer = db.conn();
+    let mut kills = 0;
+    while running.load(Ordering::SeqCst) {
+        let waiting: Option<String> = support::read_innodb_trx(
+            &mut killer,
+            "SELECT GROUP_CONCAT(trx.trx_mysql_thread_id) FROM information_schema.innodb_trx AS trx \
+             JOIN information_schema.PROCESSLIST AS process ON process.ID = trx.trx_mysql_thread_id \
+             WHERE trx.trx_state = 'LOCK WAIT' AND process.DB = DATABASE()",
+        )
+        .flatten();
+        for victim in waiting.iter().flat_map(|ids| ids.split(',')) {
+            // The call may have ended since: the kill is then refused (the
+            // connection is gone) or meets the connection between calls.
+            if killer.query_drop(format!("KILL QUERY {victim}")).is_ok() {
+                kills += 1;
+            }
+        }
+    }
+    kills
 }
