@@ -9,6 +9,7 @@ use crate::plain::Plain;
 use crate::routines::Routines;
 
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant, reason = "one per client, made once and never moved on a hot path")]
 pub enum Mode {
     Routines(Routines),
     Plain(Plain),

@@ -65,7 +65,7 @@ fn unknown(name: &str) -> CounterError {
 /// A slot between 1 and `slots`, picked at random.
 fn pick(slots: u32) -> u32 {
     let draw = getrandom::u32().unwrap_or(0);
-    (u64::from(draw) * u64::from(slots) >> 32) as u32 + 1
+    ((u64::from(draw) * u64::from(slots)) >> 32) as u32 + 1
 }
 
 impl Plain {
@@ -355,12 +355,11 @@ impl Plain {
             .flat_map(|(position, name)| [number(position as i64), Param::Text(name)]);
         let mut values = vec![None; names.len()];
         for row in conn.rows(&statement(&read, params.collect())).await? {
-            if let [Some(position), total] = row[..] {
-                if let Some(value) =
+            if let [Some(position), total] = row[..]
+                && let Some(value) =
                     usize::try_from(position).ok().and_then(|position| values.get_mut(position))
-                {
-                    *value = total;
-                }
+            {
+                *value = total;
             }
         }
         Ok(values)

@@ -104,6 +104,9 @@ fn fill_to_bound(db: &Database, name: &str, bound: i64) {
     db.conn().exec_drop("UPDATE counters SET counter = ? WHERE counter_name = ?", (bound, name)).unwrap();
 }
 
+/// A call of the client, as a test makes it on a `Counters`.
+type CallOn<'a> = dyn Fn(&Counters) -> Result<(), CounterError> + 'a;
+
 /// Each bad call, made once through the routines and once in plain SQL,
 /// fails with the same variant and the same message.
 fn plain_refusals_match_the_routines() {
@@ -119,7 +122,7 @@ fn plain_refusals_match_the_routines() {
             fill_to_bound(db, "at_bound", bound);
         }
         let long_description = "d".repeat(256);
-        let calls: Vec<(&str, Box<dyn Fn(&Counters) -> Result<(), CounterError>>)> = vec![
+        let calls: Vec<(&str, Box<CallOn<'_>>)> = vec![
             ("setup twice", Box::new(|c| c.setup("exists", NewCounter::new("d")))),
             ("setup with no slot", Box::new(|c| c.setup("s0", NewCounter::new("d").slots(0)))),
             ("setup with too many slots", Box::new(|c| c.setup("s", NewCounter::new("d").slots(1025)))),

@@ -315,7 +315,7 @@ pub(super) fn fractional_numbers_are_refused(package: &Package) {
     for (sql, begins, ends) in &calls {
         for fraction in ["1.5", "-0.25", "0.00000000000000000001", "64.5"] {
             let double = Value::Double(fraction.parse().unwrap());
-            let sent: [(&str, Result<(), (u16, String)>); 3] = [
+            let sent: [(&str, ServerOutcome); 3] = [
                 ("DOUBLE", call(&mut conn, sql, (double,))),
                 ("string", call(&mut conn, sql, (fraction,))),
                 ("literal", conn.query_drop(sql.replace('?', fraction)).map_err(support::server_error)),
@@ -340,6 +340,9 @@ pub(super) fn fractional_numbers_are_refused(package: &Package) {
         );
     }
     assert_eq!(table(&mut conn), before, "no refused call changed anything");
+
+    /// A call's outcome: the server's error number and message when refused.
+    type ServerOutcome = Result<(), (u16, String)>;
 
     call(&mut conn, "CALL counter_add('n', ?)", (Value::Double(2.0),)).unwrap();
     call(&mut conn, "CALL counter_add('n', 3.0)", ()).unwrap();

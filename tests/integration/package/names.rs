@@ -116,6 +116,9 @@ fn the_client_knows_what_each_collation_ignores() {
     }
 }
 
+/// The parameters of a call for a name.
+type ParamsOf = fn(&str) -> Params;
+
 /// A name with a control character, a character the collation ignores or
 /// a trailing space (or what the collation takes for one) would be another name for the counter without it (or
 /// hide a character): every procedure refuses it with 9003, naming the
@@ -148,7 +151,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
             let space = char::from_u32(space).expect("not a surrogate");
             unusable.push((format!("xy{space}"), "counter name has a trailing space".to_owned()));
         }
-        let procedures: [(&str, fn(&str) -> Params); 8] = [
+        let procedures: [(&str, ParamsOf); 8] = [
             ("CALL counter_setup(?, 'd', NULL, NULL)", |name| (name,).into()),
             ("CALL counter_increment(?)", |name| (name,).into()),
             ("CALL counter_add(?, 5)", |name| (name,).into()),
