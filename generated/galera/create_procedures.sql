@@ -166,8 +166,12 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
          ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+        IF v_slots IS NULL THEN
+            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+             LOCK IN SHARE MODE;
+        END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
@@ -359,8 +363,12 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
                  ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                IF v_slot IS NULL THEN
+                    SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                     LOCK IN SHARE MODE;
+                END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;
@@ -933,8 +941,12 @@ BEGIN
         END;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
          ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+        IF v_slots IS NULL THEN
+            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+             LOCK IN SHARE MODE;
+        END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
@@ -1106,8 +1118,12 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
                  ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                IF v_slot IS NULL THEN
+                    SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                     LOCK IN SHARE MODE;
+                END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;

@@ -17,6 +17,7 @@ use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, StopOnDrop, in_project, on_each_server};
 
 on_each_server!(
+    the_python_guide_runs_as_written,
     python_calls_the_package_through_pymysql,
     java_calls_every_routine_through_connector_j,
     the_write_id_recipe_counts_once_from_python_through_cuts_and_kills,
@@ -77,6 +78,30 @@ impl Address {
             database: db.name().to_owned(),
         }
     }
+}
+
+/// The Python block of docs/other-languages.md, the page's own text, with
+/// the test database's connection arguments: what it reads is what its
+/// calls wrote, and they stay counted once its connection is gone.
+fn the_python_guide_runs_as_written() {
+    let db = support::with_committed("generated");
+    for name in ["downloads", "名前"] {
+        db.conn().exec_drop("CALL counter_setup(?, 'from the guide', 4, NULL)", (name,)).unwrap();
+    }
+    let script = format!(
+        r#"
+import os
+CONNECTION = dict(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                  password=os.environ["PASSWORD"], database=os.environ["DATABASE"])
+{guide}
+print(downloads, name)
+"#,
+        guide = python_block_after(&in_project("docs/other-languages.md"), "## Python"),
+    );
+    assert_eq!(printed(python(&script, &Address::of(&db)), "the Python guide"), ["43 2"]);
+    // Counted once the script's connection is gone: committed, not left open.
+    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(43));
+    assert_eq!(support::total(&mut db.conn(), "名前"), Some(2));
 }
 
 /// PyMySQL: `callproc` and `CALL` through `execute`, a batch written by
