@@ -981,6 +981,21 @@ BEGIN
         VALUES (p_name, p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+    IF RAND() * 16 < 1 AND @@autocommit THEN
+        BEGIN
+            DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+            SAVEPOINT slotted_counters_forget;
+            ROLLBACK TO SAVEPOINT slotted_counters_forget;
+            IF NOT v_in_transaction THEN
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                END;
+            END IF;
+        END;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_once` */$$
@@ -1171,6 +1186,21 @@ BEGIN
         VALUES ('', p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+    IF RAND() * 16 < 1 AND @@autocommit THEN
+        BEGIN
+            DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+            SAVEPOINT slotted_counters_forget;
+            ROLLBACK TO SAVEPOINT slotted_counters_forget;
+            IF NOT v_in_transaction THEN
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                END;
+            END IF;
+        END;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$

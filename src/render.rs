@@ -235,6 +235,12 @@ struct Context {
     /// The table of write ids, and how many `forget_writes` deletes at a time.
     writes_table: String,
     forget_batch: u32,
+    /// Seconds a write id is kept, and how writes with ids forget older
+    /// ones as they go: one call in `forget_chance`, up to
+    /// `forget_per_write` ids each.
+    write_id_window: u32,
+    forget_chance: u32,
+    forget_per_write: u32,
     routines: Vec<RoutineRef>,
     unknown_counter: u16,
     already_exists: u16,
@@ -245,6 +251,12 @@ struct Context {
 
 /// Width of the message variable a refusal is built in, in characters.
 const MESSAGE_LENGTH: u32 = 128;
+
+/// One write with an id in this many forgets expired ids, up to
+/// [`FORGET_PER_WRITE`] of them: four per write on average, more than the
+/// one each records, so the expired fall behind no faster than they come.
+const FORGET_CHANCE: u32 = 16;
+const FORGET_PER_WRITE: u32 = 64;
 
 /// Entries a batch's statement gathers before it appends them to its text.
 const BATCH_PART: u32 = 64;
@@ -356,6 +368,9 @@ impl Context {
             forget_writes: Routine::ForgetWrites.name(options),
             writes_table: package::writes_table(options),
             forget_batch: package::FORGET_BATCH,
+            write_id_window: options.write_id_window(),
+            forget_chance: FORGET_CHANCE,
+            forget_per_write: FORGET_PER_WRITE,
             routines: Routine::in_package(options)
                 .into_iter()
                 .map(|routine| RoutineRef { routine, kind: routine.kind(), name: routine.name(options) })

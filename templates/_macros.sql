@@ -246,6 +246,36 @@
 {{ indent }}SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
 {%- endmacro %}
 
+{#- After a write with an id in autocommit mode, one call in
+    p.forget_chance forgets up to p.forget_per_write ids older than the
+    package's window, the oldest first, in a short statement of its own:
+    four per write on average, more than the one each records, so the table
+    keeps no more than the window's ids with no job of an operator's.
+    Concurrent calls that forget meet on the oldest rows and wait for each
+    other, not for the writes, which insert at the newest end. Inside a
+    caller's transaction none is forgotten: its locks would last as long as
+    that transaction, which a savepoint that outlives its statement tells
+    (MySQL has no @@in_transaction). The write has committed: an error of
+    the forgetting (a lock wait timeout) is left for a later call to meet
+    again. -#}
+{% macro forget_expired_writes(indent, p) -%}
+{{ indent }}IF RAND() * {{ p.forget_chance }} < 1 AND @@autocommit THEN
+{{ indent }}    BEGIN
+{{ indent }}        DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+{{ indent }}        DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+{{ indent }}        SAVEPOINT slotted_counters_forget;
+{{ indent }}        ROLLBACK TO SAVEPOINT slotted_counters_forget;
+{{ indent }}        IF NOT v_in_transaction THEN
+{{ indent }}            BEGIN
+{{ indent }}                DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+{{ indent }}                DELETE FROM `{{ p.writes_table }}` WHERE `written_at` < NOW(6) - INTERVAL {{ p.write_id_window }} SECOND
+{{ indent }}                 ORDER BY `written_at`, `counter_name`, `write_id` LIMIT {{ p.forget_per_write }};
+{{ indent }}            END;
+{{ indent }}        END IF;
+{{ indent }}    END;
+{{ indent }}END IF;
+{%- endmacro %}
+
 {#- The invalid-argument errors of a delta: NULL, or not a whole number
     within BIGINT. Sets v_delta. -#}
 {% macro check_delta(indent, p) -%}

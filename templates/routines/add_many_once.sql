@@ -44,4 +44,5 @@ BEGIN
 {%- call batch::gather_last_parts(["v_plan"]) %}{% endcall %}
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {% call m::record_write("    ", p, "''", "v_plan") %}{% endcall %}
+{% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

@@ -5,6 +5,7 @@
 //! and `counter_forget_writes` forgets only ids older than its window.
 
 use std::thread;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
@@ -18,6 +19,7 @@ on_each_server!(
     a_second_send_waits_for_the_first_and_counts_nothing,
     forgetting_writes_keeps_every_id_inside_the_window,
     both_modes_of_the_client_forget_only_ids_older_than_the_window,
+    writes_with_ids_forget_expired_ids_as_they_go,
 );
 
 const ID: [u8; 16] = *b"write-id-0000001";
@@ -141,4 +143,47 @@ fn both_modes_of_the_client_forget_only_ids_older_than_the_window() {
         assert!(matches!(error, CounterError::InvalidArgument(_)), "{mode}: {error:?}");
     }
     assert_eq!(total(&mut conn), Some(6));
+}
+
+/// With a window of 2 s, a writer with ids writes for 6 s, and the package
+/// forgets the expired ids as the writes go, with no call of
+/// `counter_forget_writes`: at the end no id is more than 2 s past the
+/// window (one write in 16 forgets up to 64, so that would take a second
+/// without a forgetting write), and every id of the last second is kept.
+fn writes_with_ids_forget_expired_ids_as_they_go() {
+    const WINDOW: u32 = 2;
+    let options = PackageOptions::builder().write_id_window(WINDOW).build().unwrap();
+    let db = Database::new();
+    let mut conn = db.conn();
+    slotted_counters_cli::script::run(&mut conn, &slotted_counters_cli::render::setup_sql(&options).unwrap())
+        .unwrap();
+    conn.query_drop("CALL counter_setup('c', 'd', 8, NULL)").unwrap();
+    let start = Instant::now();
+    let mut writes = 0;
+    let mut last_second = Vec::new();
+    while start.elapsed() < Duration::from_secs(3 * u64::from(WINDOW)) {
+        let id: [u8; 16] = rand::random();
+        conn.exec_drop("CALL counter_add_once(?, 'c', 1)", (id.to_vec(),)).unwrap();
+        writes += 1;
+        if start.elapsed() > Duration::from_secs(3 * u64::from(WINDOW) - 1) {
+            last_second.push(id);
+        }
+    }
+    let (kept, stale): (u64, u64) = conn
+        .exec_first(
+            "SELECT COUNT(*), COALESCE(SUM(written_at < NOW(6) - INTERVAL ? SECOND), 0) FROM counter_writes",
+            (WINDOW + 2,),
+        )
+        .unwrap()
+        .unwrap();
+    println!(
+        "{writes} writes in {:?}: {kept} ids kept, {stale} more than 2 s past the window",
+        start.elapsed()
+    );
+    assert_eq!(stale, 0, "ids long past the window are forgotten");
+    assert!(kept < writes, "{kept} of {writes} ids kept");
+    for id in last_second {
+        assert!(recorded(&mut conn, id), "an id of the last second is kept");
+    }
+    assert_eq!(total(&mut conn), Some(writes as i64));
 }

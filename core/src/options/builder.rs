@@ -67,6 +67,12 @@ pub struct PackageOptionsBuilder {
     #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     max_counters: Option<u64>,
 
+    /// Seconds a write id is kept: a write sent again with its id within
+    /// them counts once. Writes with ids forget older ids as they go, a few
+    /// at a time [default: 600]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "SECONDS"))]
+    write_id_window: Option<u32>,
+
     /// Make the package for a multi-primary cluster. Implies --slot-choice
     /// node, and the reset certifies every slot, so that it erases
     /// increments acknowledged on other nodes before the call
@@ -145,6 +151,13 @@ impl PackageOptionsBuilder {
         self
     }
 
+    /// How long a write id is kept, in seconds (`--write-id-window`): a
+    /// write sent again with its id within it counts once.
+    pub fn write_id_window(mut self, seconds: u32) -> Self {
+        self.write_id_window = Some(seconds);
+        self
+    }
+
     /// Validates the options. Messages name the option by its flag.
     pub fn build(&self) -> Result<PackageOptions, ConfigError> {
         let table = self.table.clone().unwrap_or_else(|| DEFAULT_TABLE.to_owned());
@@ -167,6 +180,13 @@ impl PackageOptionsBuilder {
         self.check_lazy_counters(slots)?;
         let collation = self.collation.clone().unwrap_or_else(|| DEFAULT_COLLATION.to_owned());
         check_collation(&collation)?;
+        if self.write_id_window == Some(0) {
+            return Err(invalid(
+                "--write-id-window 0 is out of range: it must be at least 1 second, and well above \
+                 the time a writer retries"
+                    .to_owned(),
+            ));
+        }
         Ok(PackageOptions {
             table,
             prefix,
@@ -176,6 +196,7 @@ impl PackageOptionsBuilder {
             slot_choice: self.slot_choice_for_cluster()?,
             auto_create: self.auto_create,
             max_counters: self.max_counters,
+            write_id_window: self.write_id_window,
             collation,
             cluster: self.cluster,
         })
@@ -390,6 +411,17 @@ mod tests {
         assert!(error.contains("--auto-create needs --fixed-slots"), "{error}");
         let options = validate(options().auto_create(true).fixed_slots(64)).unwrap();
         assert!(options.auto_create());
+    }
+
+    #[test]
+    fn a_write_id_window_is_a_second_or_more_and_named_only_when_set() {
+        let error = validate(options().write_id_window(0)).unwrap_err();
+        assert!(error.contains("--write-id-window 0 is out of range"), "{error}");
+        assert_eq!(PackageOptions::default().write_id_window(), 600);
+        assert!(!flags(&PackageOptions::default()).contains(&"--write-id-window".to_owned()));
+        let options = validate(options().write_id_window(3600)).unwrap();
+        assert_eq!(options.write_id_window(), 3600);
+        assert!(flags(&options).ends_with(&["--write-id-window".to_owned(), "3600".to_owned()]));
     }
 
     #[test]

@@ -8,6 +8,8 @@ mod builder;
 
 pub use builder::PackageOptionsBuilder;
 
+use crate::package::WRITE_ID_WINDOW;
+
 /// Counter table created when `--table` is not given.
 pub const DEFAULT_TABLE: &str = "counters";
 /// Routine name prefix used when `--prefix` is not given.
@@ -110,6 +112,8 @@ pub struct PackageOptions {
     slot_choice: SlotChoice,
     auto_create: bool,
     max_counters: Option<u64>,
+    /// Seconds a write id is kept, when not [`WRITE_ID_WINDOW`]'s.
+    write_id_window: Option<u32>,
     collation: String,
     cluster: Option<Cluster>,
 }
@@ -125,6 +129,7 @@ impl Default for PackageOptions {
             slot_choice: SlotChoice::Random,
             auto_create: false,
             max_counters: None,
+            write_id_window: None,
             collation: DEFAULT_COLLATION.to_owned(),
             cluster: None,
         }
@@ -160,6 +165,12 @@ impl PackageOptions {
     /// The most counters increments may create, if limited.
     pub fn max_counters(&self) -> Option<u64> {
         self.max_counters
+    }
+
+    /// How many seconds the package keeps a write id: writes with ids
+    /// forget the ids older than that as they go.
+    pub fn write_id_window(&self) -> u32 {
+        self.write_id_window.unwrap_or(WRITE_ID_WINDOW.as_secs() as u32)
     }
 
     /// The most a slot may hold, either way from 0: the largest BIGINT over
@@ -225,6 +236,9 @@ pub fn flags(options: &PackageOptions) -> Vec<String> {
     }
     if let Some(counters) = options.max_counters {
         args.extend(["--max-counters".to_owned(), counters.to_string()]);
+    }
+    if let Some(seconds) = options.write_id_window {
+        args.extend(["--write-id-window".to_owned(), seconds.to_string()]);
     }
     if let Some(cluster) = options.cluster {
         args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
