@@ -185,11 +185,33 @@ impl CounterError {
     }
 
     /// Whether the call may have been applied although it failed: its
-    /// connection failed after it was sent, or the flush carrying it
+    /// connection failed after it was sent, the server interrupted it
+    /// (`KILL QUERY`, 1317: a routine's statements in autocommit mode
+    /// commit one by one, and `counter_add`'s write may have committed
+    /// before the kill stopped the routine), or the flush carrying it
     /// panicked. Sending it again may then count it twice. Every other
     /// error means the call changed nothing.
     pub fn may_have_applied(&self) -> bool {
-        matches!(self, CounterError::Connection { .. } | CounterError::FlushPanicked)
+        matches!(self, CounterError::Connection { .. } | CounterError::FlushPanicked) || self.is_interrupted()
+    }
+
+    /// Whether the server interrupted the call (`KILL QUERY`, sent by query
+    /// timeouts of proxies and drivers, pt-kill, an operator), somewhere in
+    /// the routine: not Vitess's 1317 for a transaction it aborted, which
+    /// changed nothing.
+    pub(crate) fn is_interrupted(&self) -> bool {
+        matches!(self, CounterError::Server { code: server_errno::QUERY_INTERRUPTED, message, .. }
+            if !message.contains("code = Aborted"))
+    }
+
+    /// Whether the connection may hold a transaction the call left open, so
+    /// that it must not serve another call before a rollback: MySQL runs no
+    /// handler of a routine that `KILL QUERY` stopped, and a routine that
+    /// had opened a transaction of its own (a batch, a resize) leaves it
+    /// open; the next calls on the connection would join it, and be lost
+    /// with it. Every other error leaves the session as it was.
+    pub(crate) fn may_leave_a_transaction_open(&self) -> bool {
+        self.is_interrupted()
     }
 
     /// Whether the failure may be one counter's alone, so that the other
@@ -258,9 +280,14 @@ mod tests {
     }
 
     #[test]
-    fn only_a_call_whose_answer_was_lost_may_have_applied() {
+    fn only_a_call_whose_answer_was_lost_or_that_was_killed_may_have_applied() {
         let lost = CounterError::connection("broken pipe", std::io::Error::other("broken pipe"));
         assert!(lost.may_have_applied());
+        let killed = server(1317, "Query execution was interrupted");
+        assert!(killed.may_have_applied() && killed.may_leave_a_transaction_open());
+        let vitess_rollback = server(1317, "vttablet: rpc error: code = Aborted desc = transaction 1 ended");
+        assert!(!vitess_rollback.may_have_applied() && !vitess_rollback.may_leave_a_transaction_open());
+        assert!(!server(1205, "").may_leave_a_transaction_open(), "the routine's handler ran");
         assert_eq!(lost.to_string(), "the connection failed: broken pipe");
         assert!(CounterError::FlushPanicked.may_have_applied());
         assert!(!server(1213, "").may_have_applied());

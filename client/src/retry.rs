@@ -57,10 +57,11 @@ impl Tries {
 
     /// How long to wait before the call runs again after `error`; `None`
     /// when it fails with it. A call that `carries_id` also runs again after
-    /// a lost answer, or a connection that could not be opened: the server
-    /// counts its write once.
+    /// a lost answer, an interruption, or a connection that could not be
+    /// opened: the server counts its write once.
     pub(crate) fn pause_after(&mut self, error: &CounterError, carries_id: bool) -> Option<Duration> {
-        let lost = matches!(error, CounterError::Connection { .. } | CounterError::Connect { .. });
+        let lost = matches!(error, CounterError::Connection { .. } | CounterError::Connect { .. })
+            || error.is_interrupted();
         let retryable = error.is_retryable() || (carries_id && lost);
         match error {
             CounterError::NotInstalled(_) if self.started.elapsed() < REINSTALL_WINDOW => {

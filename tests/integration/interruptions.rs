@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, PooledConn};
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, Counters};
 
 use crate::support::{self, Database, StopOnDrop, on_each_server};
 
@@ -20,6 +22,7 @@ on_each_server!(
     a_killed_write_leaves_nothing_open_and_the_next_writes_count,
     a_timed_out_write_leaves_nothing_open_and_the_next_writes_count,
     writes_killed_at_random_count_once_with_ids_and_at_most_once_without,
+    a_killed_batch_leaves_no_transaction_to_the_clients_next_call,
 );
 
 /// The writing routines an application calls, each tried on a counter named
@@ -239,4 +242,58 @@ fn writes_killed_at_random_count_once_with_ids_and_at_most_once_without() {
     for connection in connections {
         assert_eq!(open_transactions(&mut admin, connection), 0, "a killed call left a transaction open");
     }
+}
+
+/// The clients keep or pool their connections between calls. A batch the
+/// server kills while it waits for a slot (on MySQL, with the transaction
+/// the routine opened left open) must not pass its connection on as it is:
+/// an increment right after it, on the same client, is committed, read
+/// from another connection while the client still lives. Through the sync
+/// client, which keeps its connections, and the async one on a pool of one
+/// connection.
+fn a_killed_batch_leaves_no_transaction_to_the_clients_next_call() {
+    let db = support::with_default_package(&["held", "sync", "async"]);
+    let mut holder = db.conn();
+    holder.query_drop("START TRANSACTION").unwrap();
+    holder.query_drop("SELECT * FROM counters WHERE counter_name = 'held' FOR UPDATE").unwrap();
+    let kill_the_waiting_call = || {
+        support::wait_for_lock_wait(&mut db.conn());
+        let waiting = support::lock_waiting_connection(&mut db.conn());
+        db.conn().query_drop(format!("KILL QUERY {waiting}")).unwrap();
+    };
+
+    let counters = Counters::new(db.pool().clone());
+    counters.increment("sync").unwrap();
+    let error = thread::scope(|scope| {
+        let batch = scope.spawn(|| counters.add_many([("held", 1), ("sync", 1)]));
+        kill_the_waiting_call();
+        batch.join().unwrap().expect_err("the batch was killed")
+    });
+    assert!(error.may_have_applied(), "{error:?}");
+    counters.increment("sync").unwrap();
+    assert_eq!(
+        support::total(&mut db.conn(), "sync"),
+        Some(2),
+        "the sync client's increments after the kill"
+    );
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let counters = runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(1).connect(&db.url()).await.unwrap();
+        AsyncCounters::new(pool).unwrap()
+    });
+    let batch = {
+        let counters = counters.clone();
+        runtime.spawn(async move { counters.add_many([("held", 1), ("async", 1)]).await })
+    };
+    kill_the_waiting_call();
+    let error = runtime.block_on(batch).unwrap().expect_err("the batch was killed");
+    assert!(error.may_have_applied(), "{error:?}");
+    runtime.block_on(counters.increment("async")).unwrap();
+    assert_eq!(
+        support::total(&mut db.conn(), "async"),
+        Some(1),
+        "the async client's increment after the kill"
+    );
+    holder.query_drop("ROLLBACK").unwrap();
 }

@@ -48,7 +48,16 @@ impl AsyncConnections for AsyncOnConnection<'_> {}
 impl Driver for AsyncPooled {
     async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut conn = self.pool.acquire().await.map_err(acquire_error)?;
-        mode.run(&mut *conn, call, Owner::Client).await
+        let outcome = mode.run(&mut *conn, call, Owner::Client).await;
+        if let Err(error) = &outcome
+            && error.may_leave_a_transaction_open()
+        {
+            // sqlx gives a connection back as it is: this one may hold a
+            // transaction a killed routine left open, which the next call
+            // taking it would join.
+            conn.close_on_drop();
+        }
+        outcome
     }
 
     async fn pause(&self, time: Duration) {

@@ -9,7 +9,8 @@
 //! open transaction: each runs in autocommit mode, and a routine that opens
 //! one commits or rolls it back), so keeping a connection between them is
 //! safe; a connection goes back to the application's pool, reset there,
-//! when it is not kept.
+//! when it is not kept, and after a call the server interrupted, which on
+//! MySQL may leave a routine's transaction open.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -62,10 +63,12 @@ impl KeptConnections {
     }
 
     /// Keeps `conn` after a call that ended with `outcome`, unless as many
-    /// are kept already or the connection failed: it goes back to the pool,
-    /// which drops it when it is broken.
+    /// are kept already, the connection failed, or the call may have left a
+    /// transaction open on it: it goes back to the pool, which drops it when
+    /// it is broken and resets it (rolling back what it holds) otherwise.
     pub(crate) fn give_back<T>(&self, conn: PooledConn, outcome: &Result<T, CounterError>) {
-        let failed = matches!(outcome, Err(CounterError::Connection { .. }));
+        let failed = matches!(outcome, Err(error)
+            if matches!(error, CounterError::Connection { .. }) || error.may_leave_a_transaction_open());
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if !failed && idle.len() < self.max {
             idle.push(Idle { conn, since: Instant::now() });
