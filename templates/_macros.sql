@@ -276,6 +276,44 @@
 {{ indent }}END IF;
 {%- endmacro %}
 
+{#- Adds v_delta to slot v_slot of counter p_name: for lazy counters,
+    creating the slot row when it is not there yet; else, when the slot is
+    gone, to slot 1, and refusing an unknown counter. -#}
+{% macro add_to_slot(indent, p) -%}
+{%- if p.auto_create %}
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+{{ indent }}ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+{%- else %}
+{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+{{ indent }}IF ROW_COUNT() = 0 THEN
+{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
+{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1;
+{{ indent }}    -- Still no row changed: the counter does not exist. An update never
+{{ indent }}    -- creates one. A delta of 0 changes no row either, so it needs a look
+{{ indent }}    -- of its own.
+{{ indent }}    IF ROW_COUNT() = 0 THEN
+{{ indent }}        IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call unknown_counter(indent ~ "            ", p) %}{% endcall %}
+{{ indent }}        END IF;
+{{ indent }}    END IF;
+{{ indent }}END IF;
+{%- endif %}
+{%- endmacro %}
+
+{#- Takes the next entry off v_plan (`hex(name):slot:delta;` each) into
+    p_name, v_slot and v_delta. -#}
+{% macro next_plan_entry(indent, p) -%}
+{{ indent }}SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
+{{ indent }}SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
+{{ indent }}SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
+{{ indent }}SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
+{{ indent }}SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+{%- endmacro %}
+
 {#- The invalid-argument errors of a delta: NULL, or not a whole number
     within BIGINT. Sets v_delta. -#}
 {% macro check_delta(indent, p) -%}

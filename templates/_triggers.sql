@@ -47,30 +47,8 @@ BEGIN
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
         WHILE v_plan <> '' DO
-            SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
-            SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
-            SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
-            SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
-            SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-{%- if p.auto_create %}
-            INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-            VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-{%- else %}
-            UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-            IF ROW_COUNT() = 0 THEN
-                -- The slot is gone since the routine's look (a resize
-                -- removed it): slot 1 exists as long as the counter does.
-                UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-                 WHERE `counter_name` = p_name AND `counter_id` = 1;
-                IF ROW_COUNT() = 0 THEN
-                    IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
-{% call m::unknown_counter("                        ", p) %}{% endcall %}
-                    END IF;
-                END IF;
-            END IF;
-{%- endif %}
+{% call m::next_plan_entry("            ", p) %}{% endcall %}
+{%- call m::add_to_slot("            ", p) %}{% endcall %}
         END WHILE;
     END IF;
 END$$

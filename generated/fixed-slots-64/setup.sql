@@ -1136,10 +1136,13 @@ BEGIN
             UPDATE `counters` SET `counter` = `counter` + v_delta
              WHERE `counter_name` = p_name AND `counter_id` = v_slot;
             IF ROW_COUNT() = 0 THEN
-                -- The slot is gone since the routine's look (a resize
-                -- removed it): slot 1 exists as long as the counter does.
+                -- The slot may be gone since the lookup (a resize removed it): slot 1
+                -- exists as long as the counter does, so the delta is not lost.
                 UPDATE `counters` SET `counter` = `counter` + v_delta
                  WHERE `counter_name` = p_name AND `counter_id` = 1;
+                -- Still no row changed: the counter does not exist. An update never
+                -- creates one. A delta of 0 changes no row either, so it needs a look
+                -- of its own.
                 IF ROW_COUNT() = 0 THEN
                     IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);

@@ -44,27 +44,6 @@ BEGIN
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
-{%- if p.auto_create %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-{%- else %}
-    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-    IF ROW_COUNT() = 0 THEN
-        -- The slot may be gone since the lookup (a resize removed it): slot 1
-        -- exists as long as the counter does, so the delta is not lost.
-        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = 1;
-        -- Still no row changed: the counter does not exist. An update never
-        -- creates one. A delta of 0 changes no row either, so it needs a look
-        -- of its own.
-        IF ROW_COUNT() = 0 THEN
-            IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
-{% call m::unknown_counter("                ", p) %}{% endcall %}
-            END IF;
-        END IF;
-    END IF;
-{%- endif %}
+{%- call m::add_to_slot("    ", p) %}{% endcall %}
 END$$

@@ -90,11 +90,7 @@ BEGIN
             -- batch had come first.)
             IF ROW_COUNT() < v_entries THEN
                 WHILE v_plan <> '' DO
-                    SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
-                    SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
-                    SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
-                    SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
-                    SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+{% call m::next_plan_entry("                    ", p) %}{% endcall %}
                     SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
                      WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
                     IF v_found = 0 THEN
