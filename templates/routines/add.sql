@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.add }}` */$$
 {%- if p.auto_create %}
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
@@ -18,24 +19,8 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- if p.fixed_slots.is_none() %}
-    DECLARE v_slots INT;
-{%- endif %}
-    DECLARE v_slot INT;
-    DECLARE v_delta BIGINT;
-{%- call m::declare_position("    ", p) %}{% endcall %}
-    DECLARE v_message {{ p.message_type }};
-{%- if p.fixed_slots.is_none() %}
-    -- An unknown counter leaves v_slots NULL; no "No data" warning.
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-{%- endif %}
-
-{% call m::check_delta("    ", p) %}{% endcall %}
-{%- if p.auto_create %}
-{% call m::check_name("    ", p) %}{% endcall %}
-{%- else %}
-{% call m::check_name_form("    ", p) %}{% endcall %}
-{%- endif %}
+{%- call add::variables(p) %}{% endcall %}
+{% call add::check_arguments(p) %}{% endcall %}
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.

@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.add_once }}` */$$
 -- {{ p.add }} with a write id p_write_id (16 random bytes the caller chose for
 -- this write): adds p_delta to counter p_name once, however often it is
@@ -16,25 +17,10 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_once }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- if p.fixed_slots.is_none() %}
-    DECLARE v_slots INT;
-{%- endif %}
-    DECLARE v_slot INT;
-    DECLARE v_delta BIGINT;
-{%- call m::declare_position("    ", p) %}{% endcall %}
-    DECLARE v_message {{ p.message_type }};
-{%- if p.fixed_slots.is_none() %}
-    -- An unknown counter leaves v_slots NULL; no "No data" warning.
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-{%- endif %}
+{%- call add::variables(p) %}{% endcall %}
 
 {% call m::check_write_id("    ", p) %}{% endcall %}
-{% call m::check_delta("    ", p) %}{% endcall %}
-{%- if p.auto_create %}
-{% call m::check_name("    ", p) %}{% endcall %}
-{%- else %}
-{% call m::check_name_form("    ", p) %}{% endcall %}
-{%- endif %}
+{%- call add::check_arguments(p) %}{% endcall %}
 {%- if p.fixed_slots.is_none() %}
 {% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
     IF v_slots IS NULL THEN
