@@ -86,18 +86,62 @@
 {%- endmacro %}
 
 {#- A routine's own transaction: an error rolls back all of it, then goes to
-    the caller. START TRANSACTION commits a transaction the caller had open. -#}
+    the caller. START TRANSACTION commits a transaction the caller had open.
+    MySQL runs no handler of a routine the server kills (KILL QUERY, 1317),
+    so the transaction would stay open on the connection, holding its
+    locks: the caller's next statements would join it, be acknowledged, and
+    be rolled back when the connection closes. So the transaction opens
+    with the savepoint slotted_counters_own, and @slotted_counters_left_open
+    says it may still be open; every routine starts by ending such a
+    transaction (end_left_open). -#}
 {% macro own_transaction(indent, restores_consistency = false) -%}
 {{ indent }}DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}BEGIN
 {{ indent }}    ROLLBACK;
+{{ indent }}    SET @slotted_counters_left_open = NULL;
 {%- if restores_consistency %}
 {% call restore_consistency(indent ~ "    ") %}{% endcall %}
 {%- endif %}
 {{ indent }}    RESIGNAL;
 {{ indent }}END;
 
+{% call start_own_transaction(indent) %}{% endcall %}
+{%- endmacro %}
+
+{#- Opens a transaction of the routine's own, marked as own_transaction
+    says. -#}
+{% macro start_own_transaction(indent) -%}
+{{ indent }}SET @slotted_counters_left_open = TRUE;
 {{ indent }}START TRANSACTION;
+{{ indent }}SAVEPOINT slotted_counters_own;
+{%- endmacro %}
+
+{#- Commits the routine's own transaction, which is then no longer open. -#}
+{% macro commit_own_transaction(indent) -%}
+{{ indent }}COMMIT;
+{{ indent }}SET @slotted_counters_left_open = NULL;
+{%- endmacro %}
+
+{#- Rolls back the transaction a killed call of this package left open on
+    the connection (see own_transaction), before the routine does anything:
+    it holds nothing of that call's that should count, since the call
+    failed, and a write of this one must not join it. The savepoint tells
+    that transaction from one the caller opened since (START TRANSACTION
+    commits the one left open, savepoint and all). Statements the caller
+    sent in between, on MySQL, had joined it: they go with it, as they
+    would have when the connection closed. -#}
+{% macro end_left_open(indent) -%}
+{{ indent }}IF @slotted_counters_left_open THEN
+{{ indent }}    BEGIN
+{{ indent }}        DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+{{ indent }}        DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+{{ indent }}        SET @slotted_counters_left_open = NULL;
+{{ indent }}        RELEASE SAVEPOINT slotted_counters_own;
+{{ indent }}        IF v_left_open THEN
+{{ indent }}            ROLLBACK;
+{{ indent }}        END IF;
+{{ indent }}    END;
+{{ indent }}END IF;
 {%- endmacro %}
 
 {#- The variables of a Group Replication member's position, beside v_slot. -#}

@@ -49,6 +49,17 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -124,6 +135,17 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
@@ -253,6 +275,18 @@ BEGIN
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
+
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
@@ -378,6 +412,17 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -421,10 +466,13 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             ROLLBACK;
+            SET @slotted_counters_left_open = NULL;
             RESIGNAL;
         END;
 
+        SET @slotted_counters_left_open = TRUE;
         START TRANSACTION;
+        SAVEPOINT slotted_counters_own;
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
@@ -435,6 +483,7 @@ BEGIN
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), v_value);
         COMMIT;
+        SET @slotted_counters_left_open = NULL;
     END;
 END$$
 
@@ -449,6 +498,17 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -488,10 +548,13 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             ROLLBACK;
+            SET @slotted_counters_left_open = NULL;
             RESIGNAL;
         END;
 
+        SET @slotted_counters_left_open = TRUE;
         START TRANSACTION;
+        SAVEPOINT slotted_counters_own;
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
           INTO v_slots, v_total, v_description, v_start_date
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
@@ -504,6 +567,7 @@ BEGIN
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, v_start_date, v_total);
         COMMIT;
+        SET @slotted_counters_left_open = NULL;
     END;
 END$$
 
@@ -517,6 +581,17 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -669,6 +744,17 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -808,6 +894,18 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -949,6 +1047,17 @@ BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_deleted INT DEFAULT 1000;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';

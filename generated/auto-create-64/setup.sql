@@ -35,7 +35,8 @@ FROM `counters`
 GROUP BY `counter_name`;
 
 -- One row per write that carries an id (counter_add_once, counter_add_many_once,
--- or the client's plain mode), committed in the write's own transaction: a
+-- counter_add_many in autocommit mode under an id of its own, or the client's
+-- plain mode), committed in the write's own transaction: a
 -- write sent again with its id after a lost answer finds the id here and
 -- changes nothing. Keyed by the counter first, so that a sharding engine
 -- keeps a write's id beside the counter's slots; a routine batch records its
@@ -88,6 +89,17 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -163,6 +175,17 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
@@ -292,6 +315,18 @@ BEGIN
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
+
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
@@ -417,6 +452,17 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -460,10 +506,13 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             ROLLBACK;
+            SET @slotted_counters_left_open = NULL;
             RESIGNAL;
         END;
 
+        SET @slotted_counters_left_open = TRUE;
         START TRANSACTION;
+        SAVEPOINT slotted_counters_own;
         SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
@@ -474,6 +523,7 @@ BEGIN
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), v_value);
         COMMIT;
+        SET @slotted_counters_left_open = NULL;
     END;
 END$$
 
@@ -488,6 +538,17 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -527,10 +588,13 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             ROLLBACK;
+            SET @slotted_counters_left_open = NULL;
             RESIGNAL;
         END;
 
+        SET @slotted_counters_left_open = TRUE;
         START TRANSACTION;
+        SAVEPOINT slotted_counters_own;
         SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
           INTO v_slots, v_total, v_description, v_start_date
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
@@ -543,6 +607,7 @@ BEGIN
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, v_start_date, v_total);
         COMMIT;
+        SET @slotted_counters_left_open = NULL;
     END;
 END$$
 
@@ -556,6 +621,17 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -708,6 +784,17 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -847,6 +934,18 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -988,6 +1087,17 @@ BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_deleted INT DEFAULT 1000;
 
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';

@@ -52,6 +52,8 @@
          ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
+{% call m::end_left_open("    ") %}{% endcall %}
+
     IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'deltas are longer than {{ p.batch_bytes }} bytes';

@@ -11,6 +11,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
+{% call m::end_left_open("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
@@ -42,6 +43,6 @@ BEGIN
         UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
          WHERE `counter_name` = p_name;
 {%- endif %}
-        COMMIT;
+{% call m::commit_own_transaction("        ") %}{% endcall %}
     END;
 END$$

@@ -1,3 +1,4 @@
+{%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.forget_writes }}` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
 -- from 1), {{ p.forget_batch }} at a time, oldest first: called in autocommit mode,
@@ -13,6 +14,7 @@ BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_deleted INT DEFAULT {{ p.forget_batch }};
 
+{% call m::end_left_open("    ") %}{% endcall %}
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'seconds must be a whole number from 1';

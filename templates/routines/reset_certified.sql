@@ -21,6 +21,6 @@
            SET `counter` = IF(`counter_id` = 1, v_value, 0),
                `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
          WHERE `counter_name` = p_name;
-        COMMIT;
+{% call m::commit_own_transaction("        ") %}{% endcall %}
     END;
 END$$

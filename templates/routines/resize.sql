@@ -21,6 +21,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
+{% call m::end_left_open("    ") %}{% endcall %}
     -- Arguments are checked before the transaction and outside its handler:
     -- a bad one rolls back nothing, not even a transaction of the caller's.
 {% call m::check_name_form("    ", p) %}{% endcall %}
@@ -77,7 +78,7 @@ BEGIN
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
                 IF v_slots > p_slots THEN
-                    START TRANSACTION;
+{% call m::start_own_transaction("                    ") %}{% endcall %}
                     SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
                       FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slots FOR UPDATE;
                     SELECT COUNT(*) INTO v_above
@@ -94,6 +95,6 @@ BEGIN
 {% call m::restore_consistency("            ") %}{% endcall %}
 {%- endif %}
         END IF;
-        COMMIT;
+{% call m::commit_own_transaction("        ") %}{% endcall %}
     END;
 END$$

@@ -5,7 +5,9 @@
 //! and the next calls on that same connection are counted. MySQL runs no
 //! handler of a killed routine: a routine that had opened a transaction of
 //! its own left it open there, the next calls joined it, and all of them
-//! were lost when the connection closed.
+//! were lost when the connection closed. The writes an application sends
+//! open none; the routines that still must (resize, compaction, the resets
+//! of lazy and cluster packages) have the next call end it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
@@ -23,11 +25,13 @@ on_each_server!(
     a_timed_out_write_leaves_nothing_open_and_the_next_writes_count,
     writes_killed_at_random_count_once_with_ids_and_at_most_once_without,
     a_killed_batch_leaves_no_transaction_to_the_clients_next_call,
+    what_a_killed_routine_left_open_is_rolled_back_by_the_next_call,
 );
 
 /// The writing routines an application calls, each tried on a counter named
 /// after it.
-const ROUTINES: [&str; 4] = ["counter_add_once", "counter_add_many_once", "counter_add", "counter_increment"];
+const ROUTINES: [&str; 5] =
+    ["counter_add_once", "counter_add_many_once", "counter_add", "counter_increment", "counter_add_many"];
 
 /// Adds 1 to counter `name` through `routine`, with write id `id` where the
 /// routine takes one.
@@ -39,6 +43,7 @@ fn write(conn: &mut Conn, routine: &str, name: &str, id: [u8; 16]) -> mysql::Res
         }
         "counter_add" => conn.exec_drop("CALL counter_add(?, 1)", (name,)),
         "counter_increment" => conn.exec_drop("CALL counter_increment(?)", (name,)),
+        "counter_add_many" => conn.exec_drop("CALL counter_add_many(JSON_OBJECT(?, 1))", (name,)),
         other => unreachable!("no write through {other}"),
     }
 }
@@ -296,4 +301,79 @@ fn a_killed_batch_leaves_no_transaction_to_the_clients_next_call() {
         "the async client's increment after the kill"
     );
     holder.query_drop("ROLLBACK").unwrap();
+}
+
+/// A routine that opens a transaction of its own, in the committed package
+/// that has it, and how its counter's total reads after it ran on a
+/// counter that had `total`.
+struct OwnTransaction {
+    package: &'static str,
+    call: &'static str,
+    total_after: fn(i64) -> i64,
+}
+
+/// Every routine that still opens a transaction of its own in autocommit
+/// mode, one of each body.
+const OWN_TRANSACTIONS: [OwnTransaction; 5] = [
+    OwnTransaction { package: "generated", call: "CALL counter_resize(?, 2)", total_after: |total| total },
+    OwnTransaction { package: "generated", call: "CALL counter_compact(?)", total_after: |total| total },
+    OwnTransaction { package: "generated/auto-create-64", call: "CALL counter_compact(?)", total_after: |total| total },
+    OwnTransaction { package: "generated/auto-create-64", call: "CALL counter_reset(?, 5, FALSE)", total_after: |_| 5 },
+    OwnTransaction { package: "generated/galera", call: "CALL counter_reset(?, 5, FALSE)", total_after: |_| 5 },
+];
+
+/// Each routine that opens a transaction of its own is killed while it
+/// waits for its counter's slot, on the application's own connection. On
+/// MySQL, which runs no handler of a killed routine, its transaction is
+/// still open then; the next call on that connection, an increment, ends it
+/// before it writes: the increment commits (read from another connection
+/// while the first is still open) and leaves no transaction behind. The
+/// killed call sent again, and one more increment, count too.
+fn what_a_killed_routine_left_open_is_rolled_back_by_the_next_call() {
+    for routine in OWN_TRANSACTIONS {
+        let db = support::with_committed(routine.package);
+        let name = "own";
+        db.conn().exec_drop("CALL counter_setup(?, 'd', NULL, 3)", (name,)).unwrap();
+        let mut holder = db.conn();
+        holder.query_drop("START TRANSACTION").unwrap();
+        holder.exec_drop("SELECT * FROM counters WHERE counter_name = ? FOR UPDATE", (name,)).unwrap();
+
+        let mut conn = own_connection(&db);
+        let connection = conn.connection_id();
+        let error = thread::scope(|scope| {
+            let call = scope.spawn(|| conn.exec_drop(routine.call, (name,)));
+            support::wait_for_lock_wait(&mut db.conn());
+            db.conn().query_drop(format!("KILL QUERY {connection}")).unwrap();
+            call.join().unwrap().expect_err("the call was killed")
+        });
+        assert_eq!(support::server_error(error).0, 1317, "{} in {}", routine.call, routine.package);
+        holder.query_drop("ROLLBACK").unwrap();
+
+        conn.exec_drop("CALL counter_add(?, 1)", (name,)).unwrap();
+        assert_eq!(
+            open_transactions(&mut db.conn(), connection),
+            0,
+            "{} in {}: a transaction left open after the next call",
+            routine.call,
+            routine.package
+        );
+        assert_eq!(
+            support::total(&mut db.conn(), name),
+            Some(4),
+            "{} in {}: the increment after the kill, read while its connection is open",
+            routine.call,
+            routine.package
+        );
+        conn.exec_drop(routine.call, (name,))
+            .unwrap_or_else(|error| panic!("{} in {} sent again: {error}", routine.call, routine.package));
+        conn.exec_drop("CALL counter_add(?, 1)", (name,)).unwrap();
+        drop(conn);
+        assert_eq!(
+            support::total(&mut db.conn(), name),
+            Some((routine.total_after)(4) + 1),
+            "{} in {}: sent again, then an increment",
+            routine.call,
+            routine.package
+        );
+    }
 }
