@@ -317,9 +317,21 @@ struct OwnTransaction {
 const OWN_TRANSACTIONS: [OwnTransaction; 5] = [
     OwnTransaction { package: "generated", call: "CALL counter_resize(?, 2)", total_after: |total| total },
     OwnTransaction { package: "generated", call: "CALL counter_compact(?)", total_after: |total| total },
-    OwnTransaction { package: "generated/auto-create-64", call: "CALL counter_compact(?)", total_after: |total| total },
-    OwnTransaction { package: "generated/auto-create-64", call: "CALL counter_reset(?, 5, FALSE)", total_after: |_| 5 },
-    OwnTransaction { package: "generated/galera", call: "CALL counter_reset(?, 5, FALSE)", total_after: |_| 5 },
+    OwnTransaction {
+        package: "generated/auto-create-64",
+        call: "CALL counter_compact(?)",
+        total_after: |total| total,
+    },
+    OwnTransaction {
+        package: "generated/auto-create-64",
+        call: "CALL counter_reset(?, 5, FALSE)",
+        total_after: |_| 5,
+    },
+    OwnTransaction {
+        package: "generated/galera",
+        call: "CALL counter_reset(?, 5, FALSE)",
+        total_after: |_| 5,
+    },
 ];
 
 /// Each routine that opens a transaction of its own is killed while it
