@@ -92,8 +92,10 @@
     locks: the caller's next statements would join it, be acknowledged, and
     be rolled back when the connection closes. So the transaction opens
     with the savepoint slotted_counters_own, and @slotted_counters_left_open
-    says it may still be open; every routine starts by ending such a
-    transaction (end_left_open). -#}
+    says it may still be open; every routine that may roll back starts by
+    ending such a transaction (end_left_open). The routines a trigger may
+    call (increment, add, setup, the one-statement reset, delete) may not
+    hold a ROLLBACK at all (1422), so they cannot. -#}
 {% macro own_transaction(indent, restores_consistency = false) -%}
 {{ indent }}DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}BEGIN

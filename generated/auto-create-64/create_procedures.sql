@@ -49,17 +49,6 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -135,17 +124,6 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
@@ -412,17 +390,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -457,6 +424,17 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_value = COALESCE(p_value, 0);
+    IF @slotted_counters_left_open THEN
+        BEGIN
+            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
+            SET @slotted_counters_left_open = NULL;
+            RELEASE SAVEPOINT slotted_counters_own;
+            IF v_left_open THEN
+                ROLLBACK;
+            END IF;
+        END;
+    END IF;
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
     BEGIN
@@ -581,17 +559,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -744,17 +711,6 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,

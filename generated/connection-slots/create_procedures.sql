@@ -49,17 +49,6 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -134,17 +123,6 @@ BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF p_delta IS NULL THEN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
@@ -233,17 +211,13 @@ END$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
 -- 4096 counters and 2719744 bytes, to one slot of its counter. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
--- checked first, then all of them are applied: on any error none is, in
--- autocommit mode and inside the caller's transaction alike. The counters
--- are reached in the order of their names, so two batches cannot deadlock
--- on each other. In autocommit mode the batch is applied as
--- counter_add_many_once applies it, under an id of its own, by one
--- statement and with no transaction of the call's own: a call the server
--- kills leaves nothing open on the connection. In a caller's transaction
--- one UPDATE applies it, looking each slot up by its whole key, so that it
--- locks that row alone (a range over the keys would lock each next row
--- too); it is built as text (PREPARE), with names as hex literals: a quoted
--- literal would be read in the session's character set.
+-- checked first, and all of them are applied by one statement: on any error
+-- none is, in autocommit mode and inside the caller's transaction alike.
+-- The statement reaches the counters in the order of their names, so two
+-- batches cannot deadlock on each other, and looks each slot up by its
+-- whole key, so it locks that row alone (a range over the keys would lock
+-- each next row too). It is built as text (PREPARE), with names as hex
+-- literals: a quoted literal would be read in the session's character set.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -275,9 +249,7 @@ BEGIN
     DECLARE v_rows_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
-    -- No transaction is open: autocommit mode, outside one of the caller's.
-    DECLARE v_alone BOOLEAN DEFAULT FALSE;
-    DECLARE p_write_id BINARY(16);
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Each name beside its delta, in the order of the package's collation,
@@ -433,66 +405,42 @@ BEGIN
     SET v_rows = CONCAT(v_rows, v_rows_part);
     SET v_plan = CONCAT(v_plan, v_plan_part);
     IF v_entries > 0 THEN
-        -- A savepoint that does not survive its own statement (1305) means
-        -- autocommit mode with no transaction open.
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_alone = TRUE;
-            SAVEPOINT slotted_counters_batch;
-            ROLLBACK TO SAVEPOINT slotted_counters_batch;
-        END;
-    END IF;
-    IF v_entries > 0 AND v_alone THEN
-        -- An id no other write has, on this server or another one of a
-        -- cluster: the server's UUID() is unique on the server, RAND()
-        -- tells servers apart, and SHA2 (MySQL 9 has no MD5) folds them into
-        -- 16 bytes.
-        SET p_write_id = UNHEX(LEFT(SHA2(CONCAT(UUID(), RAND()), 256), 32));
-        BEGIN
-            DECLARE EXIT HANDLER FOR 1062 BEGIN END;
-            DECLARE EXIT HANDLER FOR SQLEXCEPTION
-            BEGIN
-                SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
-                RESIGNAL;
-            END;
-            SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan;
-            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-            VALUES ('', p_write_id, NOW(6));
-        END;
-        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
-        IF RAND() * 16 < 1 AND @@autocommit THEN
-            BEGIN
-                DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
-                DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
-                SAVEPOINT slotted_counters_forget;
-                ROLLBACK TO SAVEPOINT slotted_counters_forget;
-                IF NOT v_in_transaction THEN
-                    BEGIN
-                        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-                        DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
-                         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
-                    END;
-                END IF;
-            END;
-        END IF;
-    ELSEIF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'UPDATE `counters` AS slot JOIN (', v_rows, ') AS batch',
             ' ON slot.`counter_name` = batch.name AND slot.`counter_id` = batch.slot',
             ' SET slot.`counter` = slot.`counter` + batch.delta');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
-        -- The statement and the slot 1 fallback below are undone together,
-        -- to this savepoint, when either fails.
+        -- The statement and the slot 1 fallback below form one transaction:
+        -- the caller's when one is open, else one of this call's own. A
+        -- savepoint that does not survive its own statement (1305) means
+        -- autocommit mode with no transaction, where START TRANSACTION
+        -- commits nothing of the caller's.
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+            SAVEPOINT slotted_counters_batch;
+            ROLLBACK TO SAVEPOINT slotted_counters_batch;
+        END;
+        IF v_own_transaction THEN
+            SET @slotted_counters_left_open = TRUE;
+            START TRANSACTION;
+            SAVEPOINT slotted_counters_own;
+        END IF;
         SAVEPOINT slotted_counters_batch;
         BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
-                -- A deadlock has rolled back the caller's whole
-                -- transaction, and the savepoint with it.
-                BEGIN
-                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                    ROLLBACK TO SAVEPOINT slotted_counters_batch;
-                END;
+                IF v_own_transaction THEN
+                    ROLLBACK;
+                    SET @slotted_counters_left_open = NULL;
+                ELSE
+                    -- A deadlock has rolled back the caller's whole
+                    -- transaction, and the savepoint with it.
+                    BEGIN
+                        DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                        ROLLBACK TO SAVEPOINT slotted_counters_batch;
+                    END;
+                END IF;
                 RESIGNAL;
             END;
             EXECUTE slotted_counters_batch;
@@ -518,7 +466,12 @@ BEGIN
                 END WHILE;
             END IF;
         END;
-        RELEASE SAVEPOINT slotted_counters_batch;
+        IF v_own_transaction THEN
+            COMMIT;
+            SET @slotted_counters_left_open = NULL;
+        ELSE
+            RELEASE SAVEPOINT slotted_counters_batch;
+        END IF;
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$
@@ -538,17 +491,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -820,17 +762,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -988,17 +919,6 @@ BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,

@@ -26,8 +26,7 @@ FROM `counters`
 GROUP BY `counter_name`;
 
 -- One row per write that carries an id (counter_add_once, counter_add_many_once,
--- counter_add_many in autocommit mode under an id of its own, or the client's
--- plain mode), committed in the write's own transaction: a
+-- or the client's plain mode), committed in the write's own transaction: a
 -- write sent again with its id after a lost answer finds the id here and
 -- changes nothing. Keyed by the counter first, so that a sharding engine
 -- keeps a write's id beside the counter's slots; a routine batch records its

@@ -21,7 +21,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message {{ p.message_type }};
 
-{% call m::end_left_open("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT {% call m::is_bigint("p_value") %}{% endcall %} THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);

@@ -20,7 +20,6 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p) %}{% endcall %}
-{% call m::end_left_open("    ") %}{% endcall %}
 {% call add::check_arguments(p) %}{% endcall %}
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,

@@ -4,17 +4,13 @@
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
 -- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
--- checked first, then all of them are applied: on any error none is, in
--- autocommit mode and inside the caller's transaction alike. The counters
--- are reached in the order of their names, so two batches cannot deadlock
--- on each other. In autocommit mode the batch is applied as
--- {{ p.add_many_once }} applies it, under an id of its own, by one
--- statement and with no transaction of the call's own: a call the server
--- kills leaves nothing open on the connection. In a caller's transaction
--- one UPDATE applies it, looking each slot up by its whole key, so that it
--- locks that row alone (a range over the keys would lock each next row
--- too); it is built as text (PREPARE), with names as hex literals: a quoted
--- literal would be read in the session's character set.
+-- checked first, and all of them are applied by one statement: on any error
+-- none is, in autocommit mode and inside the caller's transaction alike.
+-- The statement reaches the counters in the order of their names, so two
+-- batches cannot deadlock on each other, and looks each slot up by its
+-- whole key, so it locks that row alone (a range over the keys would lock
+-- each next row too). It is built as text (PREPARE), with names as hex
+-- literals: a quoted literal would be read in the session's character set.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_many }}`(
     IN p_deltas {{ p.deltas_type }}
 )
@@ -33,9 +29,7 @@ BEGIN
     DECLARE v_plan {{ p.statement_type }} DEFAULT '';
 {%- call batch::declare_parts(p, ["v_rows", "v_plan"]) %}{% endcall %}
     DECLARE v_entry {{ p.statement_type }};
-    -- No transaction is open: autocommit mode, outside one of the caller's.
-    DECLARE v_alone BOOLEAN DEFAULT FALSE;
-    DECLARE p_write_id BINARY(16);
+    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
     DECLARE v_found INT;
 {%- call batch::open_batch(p) %}{% endcall %}
 {% call m::check_name_form("            ", p) %}{% endcall %}
@@ -52,41 +46,40 @@ BEGIN
     CLOSE c_keys;
 {%- call batch::gather_last_parts(["v_rows", "v_plan"]) %}{% endcall %}
     IF v_entries > 0 THEN
-        -- A savepoint that does not survive its own statement (1305) means
-        -- autocommit mode with no transaction open.
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_alone = TRUE;
-            SAVEPOINT slotted_counters_batch;
-            ROLLBACK TO SAVEPOINT slotted_counters_batch;
-        END;
-    END IF;
-    IF v_entries > 0 AND v_alone THEN
-        -- An id no other write has, on this server or another one of a
-        -- cluster: the server's UUID() is unique on the server, RAND()
-        -- tells servers apart, and SHA2 (MySQL 9 has no MD5) folds them into
-        -- 16 bytes.
-        SET p_write_id = UNHEX(LEFT(SHA2(CONCAT(UUID(), RAND()), 256), 32));
-{% call m::record_write("        ", p, "''", "v_plan") %}{% endcall %}
-{% call m::forget_expired_writes("        ", p) %}{% endcall %}
-    ELSEIF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'UPDATE `{{ p.table }}` AS slot JOIN (', v_rows, ') AS batch',
             ' ON slot.`counter_name` = batch.name AND slot.`counter_id` = batch.slot',
             ' SET slot.`counter` = slot.`counter` + batch.delta');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
-        -- The statement and the slot 1 fallback below are undone together,
-        -- to this savepoint, when either fails.
+        -- The statement and the slot 1 fallback below form one transaction:
+        -- the caller's when one is open, else one of this call's own. A
+        -- savepoint that does not survive its own statement (1305) means
+        -- autocommit mode with no transaction, where START TRANSACTION
+        -- commits nothing of the caller's.
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
+            SAVEPOINT slotted_counters_batch;
+            ROLLBACK TO SAVEPOINT slotted_counters_batch;
+        END;
+        IF v_own_transaction THEN
+{% call m::start_own_transaction("            ") %}{% endcall %}
+        END IF;
         SAVEPOINT slotted_counters_batch;
         BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
-                -- A deadlock has rolled back the caller's whole
-                -- transaction, and the savepoint with it.
-                BEGIN
-                    DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                    ROLLBACK TO SAVEPOINT slotted_counters_batch;
-                END;
+                IF v_own_transaction THEN
+                    ROLLBACK;
+                    SET @slotted_counters_left_open = NULL;
+                ELSE
+                    -- A deadlock has rolled back the caller's whole
+                    -- transaction, and the savepoint with it.
+                    BEGIN
+                        DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
+                        ROLLBACK TO SAVEPOINT slotted_counters_batch;
+                    END;
+                END IF;
                 RESIGNAL;
             END;
             EXECUTE slotted_counters_batch;
@@ -108,7 +101,11 @@ BEGIN
                 END WHILE;
             END IF;
         END;
-        RELEASE SAVEPOINT slotted_counters_batch;
+        IF v_own_transaction THEN
+{% call m::commit_own_transaction("            ") %}{% endcall %}
+        ELSE
+            RELEASE SAVEPOINT slotted_counters_batch;
+        END IF;
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$

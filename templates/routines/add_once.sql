@@ -18,7 +18,6 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p) %}{% endcall %}
-{% call m::end_left_open("    ") %}{% endcall %}
 
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {%- call add::check_arguments(p) %}{% endcall %}

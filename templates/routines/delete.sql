@@ -9,7 +9,6 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
-{% call m::end_left_open("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN

@@ -4,6 +4,7 @@
 -- The reset changes every slot twice, in a transaction of its own, like
 -- DDL: it commits a transaction open on the connection.
 {% call reset::signature(p) %}{% endcall %}
+{% call m::end_left_open("    ") %}{% endcall %}
     BEGIN
 {% call m::own_transaction("        ") %}{% endcall %}
         -- A multi-primary cluster ({{ p.cluster_name }}) certifies a

@@ -5,6 +5,7 @@
 -- the reset rewrites the counter as one row, in a transaction of its own,
 -- like DDL: it commits a transaction open on the connection.
 {% call reset::signature(p) %}{% endcall %}
+{% call m::end_left_open("    ") %}{% endcall %}
     -- The transaction and its handler live in an inner block, so that a bad
     -- argument above rolls back nothing.
     BEGIN

@@ -29,7 +29,6 @@ BEGIN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.already_exists }}, MESSAGE_TEXT = v_message;
     END;
 
-{% call m::end_left_open("    ") %}{% endcall %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
