@@ -39,6 +39,7 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
     if drop_data {
         script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", options.table()));
         script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", package::writes_table(options)));
+        script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", package::changes_table(options)));
     }
     Ok(script)
 }

@@ -206,6 +206,9 @@ struct Context {
     update_trigger: String,
     /// The trigger that applies a write with an id as its id is recorded.
     apply_trigger: String,
+    /// The trigger that makes a change as it is recorded, and their table.
+    change_trigger: String,
+    changes_table: String,
     /// The most counters lazy increments may create.
     max_counters: Option<u64>,
     /// A batch of deltas: JSON text, in the package's character set.
@@ -305,7 +308,7 @@ impl Context {
         };
         let (cluster_name, certification_error) = certification(options);
         let (node_position, node_count) = node_expressions(options);
-        let [insert_trigger, update_trigger, apply_trigger] = package::trigger_names(options);
+        let [insert_trigger, update_trigger, apply_trigger, change_trigger] = package::trigger_names(options);
         // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
@@ -346,6 +349,8 @@ impl Context {
             insert_trigger,
             update_trigger,
             apply_trigger,
+            change_trigger,
+            changes_table: package::changes_table(options),
             max_counters: options.max_counters(),
             deltas_type: format!("LONGTEXT CHARACTER SET {CHARSET} COLLATE {}", options.collation()),
             statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",

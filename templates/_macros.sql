@@ -85,67 +85,6 @@
 {{ indent }}WHERE slot.id <= {{ count }};
 {%- endmacro %}
 
-{#- A routine's own transaction: an error rolls back all of it, then goes to
-    the caller. START TRANSACTION commits a transaction the caller had open.
-    MySQL runs no handler of a routine the server kills (KILL QUERY, 1317),
-    so the transaction would stay open on the connection, holding its
-    locks: the caller's next statements would join it, be acknowledged, and
-    be rolled back when the connection closes. So the transaction opens
-    with the savepoint slotted_counters_own, and @slotted_counters_left_open
-    says it may still be open; every routine that may roll back starts by
-    ending such a transaction (end_left_open). The routines a trigger may
-    call (increment, add, setup, the one-statement reset, delete) may not
-    hold a ROLLBACK at all (1422), so they cannot. -#}
-{% macro own_transaction(indent, restores_consistency = false) -%}
-{{ indent }}DECLARE EXIT HANDLER FOR SQLEXCEPTION
-{{ indent }}BEGIN
-{{ indent }}    ROLLBACK;
-{{ indent }}    SET @slotted_counters_left_open = NULL;
-{%- if restores_consistency %}
-{% call restore_consistency(indent ~ "    ") %}{% endcall %}
-{%- endif %}
-{{ indent }}    RESIGNAL;
-{{ indent }}END;
-
-{% call start_own_transaction(indent) %}{% endcall %}
-{%- endmacro %}
-
-{#- Opens a transaction of the routine's own, marked as own_transaction
-    says. -#}
-{% macro start_own_transaction(indent) -%}
-{{ indent }}SET @slotted_counters_left_open = TRUE;
-{{ indent }}START TRANSACTION;
-{{ indent }}SAVEPOINT slotted_counters_own;
-{%- endmacro %}
-
-{#- Commits the routine's own transaction, which is then no longer open. -#}
-{% macro commit_own_transaction(indent) -%}
-{{ indent }}COMMIT;
-{{ indent }}SET @slotted_counters_left_open = NULL;
-{%- endmacro %}
-
-{#- Rolls back the transaction a killed call of this package left open on
-    the connection (see own_transaction), before the routine does anything:
-    it holds nothing of that call's that should count, since the call
-    failed, and a write of this one must not join it. The savepoint tells
-    that transaction from one the caller opened since (START TRANSACTION
-    commits the one left open, savepoint and all). Statements the caller
-    sent in between, on MySQL, had joined it: they go with it, as they
-    would have when the connection closed. -#}
-{% macro end_left_open(indent) -%}
-{{ indent }}IF @slotted_counters_left_open THEN
-{{ indent }}    BEGIN
-{{ indent }}        DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-{{ indent }}        DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-{{ indent }}        SET @slotted_counters_left_open = NULL;
-{{ indent }}        RELEASE SAVEPOINT slotted_counters_own;
-{{ indent }}        IF v_left_open THEN
-{{ indent }}            ROLLBACK;
-{{ indent }}        END IF;
-{{ indent }}    END;
-{{ indent }}END IF;
-{%- endmacro %}
-
 {#- The variables of a Group Replication member's position, beside v_slot. -#}
 {% macro declare_position(indent, p) -%}
 {%- if p.group_members.is_some() %}
@@ -257,6 +196,23 @@
 {{ indent }}END IF;
 {%- endmacro %}
 
+{#- Reads counter p_name's last slot into v_slots (0: none). Inside a
+    caller's transaction under MariaDB's snapshot isolation (see
+    read_slot_count), share-locked: a plain read there would open a read
+    view, which fails the writes after it (1020). Elsewhere plain: on Group
+    Replication, the applier rolls back a local statement that holds a lock
+    a remote increment needs. No LIMIT: a locking read with one is unsafe
+    for statement-based logging (1592). -#}
+{% macro read_last_slot(indent, p) -%}
+{{ indent }}IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+{{ indent }}    SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+{{ indent }}      FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+{{ indent }}ELSE
+{{ indent }}    SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+{{ indent }}      FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}END IF;
+{%- endmacro %}
+
 {#- The refusal of a write id that is not 16 bytes (a VARBINARY wider than
     16, so that a short id is not padded into a valid one). -#}
 {% macro check_write_id(indent, p) -%}
@@ -273,13 +229,16 @@
     call's own: a call the server kills, which on MySQL runs no handler,
     leaves nothing open on the connection. In a caller's transaction a
     refused statement undoes only itself. The plan reaches the trigger in
-    session variables, for this id only. An id already recorded (1062, which
-    only the INSERT raises) ends the call: its write committed before. A
-    second call with an id still being written waits for the first's row
+    session variables, for this id only. With `resend`, the id is the
+    caller's, who may send the write again: an id already recorded (1062,
+    which only the INSERT raises) ends the call, its write committed before.
+    A second call with an id still being written waits for the first's row
     lock, then finds it recorded or free. -#}
-{% macro record_write(indent, p, name, plan) -%}
+{% macro record_write(indent, p, name, plan, resend) -%}
 {{ indent }}BEGIN
+{%- if resend %}
 {{ indent }}    DECLARE EXIT HANDLER FOR 1062 BEGIN END;
+{%- endif %}
 {{ indent }}    DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}    BEGIN
 {{ indent }}        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
@@ -296,40 +255,70 @@
     p.forget_chance forgets up to p.forget_per_write ids older than the
     package's window, the oldest first, in a short statement of its own:
     four per write on average, more than the one each records, so the table
-    keeps no more than the window's ids with no job of an operator's.
-    Concurrent calls that forget meet on the oldest rows and wait for each
-    other, not for the writes, which insert at the newest end. Inside a
-    caller's transaction none is forgotten: its locks would last as long as
-    that transaction, which a savepoint that outlives its statement tells
-    (MySQL has no @@in_transaction). The write has committed: an error of
-    the forgetting (a lock wait timeout) is left for a later call to meet
+    keeps no more than the window's ids with no job of an operator's. The
+    DELETE names the newest time it forgets, read first: a DELETE with a
+    LIMIT is unsafe for statement-based logging (1592). Concurrent calls
+    that forget meet on the oldest rows and wait for each other, not for
+    the writes, which insert at the newest end. Inside a caller's
+    transaction none is forgotten: its locks would last as long as that
+    transaction, which a savepoint that outlives its statement tells (MySQL
+    has no @@in_transaction). The write has committed: an error of the
+    forgetting (a lock wait timeout) is left for a later call to meet
     again. -#}
 {% macro forget_expired_writes(indent, p) -%}
 {{ indent }}IF RAND() * {{ p.forget_chance }} < 1 AND @@autocommit THEN
 {{ indent }}    BEGIN
 {{ indent }}        DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+{{ indent }}        DECLARE v_until DATETIME(6);
 {{ indent }}        DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
 {{ indent }}        SAVEPOINT slotted_counters_forget;
 {{ indent }}        ROLLBACK TO SAVEPOINT slotted_counters_forget;
 {{ indent }}        IF NOT v_in_transaction THEN
 {{ indent }}            BEGIN
 {{ indent }}                DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-{{ indent }}                DELETE FROM `{{ p.writes_table }}` WHERE `written_at` < NOW(6) - INTERVAL {{ p.write_id_window }} SECOND
-{{ indent }}                 ORDER BY `written_at`, `counter_name`, `write_id` LIMIT {{ p.forget_per_write }};
+{% call oldest_expired_writes(indent ~ "                ", p, "NOW(6) - INTERVAL " ~ p.write_id_window ~ " SECOND", p.forget_per_write) %}{% endcall %}
+{{ indent }}                DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;
 {{ indent }}            END;
 {{ indent }}        END IF;
 {{ indent }}    END;
 {{ indent }}END IF;
 {%- endmacro %}
 
+{#- Reads into v_until when the newest of the `most` oldest ids recorded
+    before `before` was written (NULL: none was), and into v_count, when
+    declared (`counted`), how many of them there are. -#}
+{% macro oldest_expired_writes(indent, p, before, most, counted = false) -%}
+{{ indent }}SELECT {% if counted %}COUNT(*), {% endif %}MAX(`written_at`) INTO {% if counted %}v_count, {% endif %}v_until
+{{ indent }}  FROM (SELECT `written_at` FROM `{{ p.writes_table }}` WHERE `written_at` < {{ before }}
+{{ indent }}         ORDER BY `written_at` LIMIT {{ most }}) AS oldest;
+{%- endmacro %}
+
 {#- Adds v_delta to slot v_slot of counter p_name: for lazy counters,
     creating the slot row when it is not there yet; else, when the slot is
-    gone, to slot 1, and refusing an unknown counter. -#}
-{% macro add_to_slot(indent, p) -%}
+    gone, to slot 1, and refusing an unknown counter. In a trigger
+    (`in_trigger`), which declares v_found, the slot is locked and looked
+    at first: ROW_COUNT() there would make the statement that fires the
+    trigger unsafe for statement-based logging (1592). -#}
+{% macro add_to_slot(indent, p, in_trigger = false) -%}
 {%- if p.auto_create %}
 {{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
 {{ indent }}ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+{%- else if in_trigger %}
+{{ indent }}SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+{{ indent }}IF v_found = 0 THEN
+{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
+{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}    SET v_slot = 1;
+{{ indent }}    SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
+{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+{{ indent }}    IF v_found = 0 THEN
+{% call unknown_counter(indent ~ "        ", p) %}{% endcall %}
+{{ indent }}    END IF;
+{{ indent }}END IF;
+{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot;
 {%- else %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot;
@@ -348,6 +337,21 @@
 {{ indent }}    END IF;
 {{ indent }}END IF;
 {%- endif %}
+{%- endmacro %}
+
+{#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name
+    as one statement: it records the change, with the arguments its kind
+    takes (SQL expressions, NULL where it takes none), in the table of
+    changes, whose BEFORE INSERT trigger makes it. An INSERT ... ON
+    DUPLICATE KEY UPDATE with the values written twice (VALUES() warns on
+    MySQL 8.0.20+, and MariaDB has no row alias): a REPLACE of the row made
+    Galera fail the certified reset with 1213 at every try. -#}
+{% macro record_change(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
+{{ indent }}INSERT INTO `{{ p.changes_table }}`
+{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+{{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, NOW(6))
+{{ indent }}ON DUPLICATE KEY UPDATE `change_kind` = '{{ kind }}', `slots` = {{ slots }}, `into_slot` = {{ into_slot }},
+{{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = NOW(6);
 {%- endmacro %}
 
 {#- Takes the next entry off v_plan (`hex(name):slot:delta;` each) into
@@ -374,33 +378,27 @@
 {{ indent }}SET v_delta = p_delta;
 {%- endmacro %}
 
-{#- Group Replication: makes this session's next transactions wait, as each
-    begins, until the member has applied every transaction the group
-    certified before it (group_replication_consistency BEFORE), keeping the
-    session's own setting in v_consistency. A transaction that starts on a
+{#- Group Replication: waits, holding no lock, until the member has
+    applied every transaction the group certified before now (the set its
+    applier channel has received), at most 10 s. A step that starts on a
     member still applying a backlog reads rows other members have changed
-    since, and loses certification to them: under load, always. Through
-    PREPARE, so that the routine is created, and runs, on a server where
-    the plugin, and so the variable, is missing (v_consistency stays NULL). -#}
+    since, and loses certification to them: under load, always. A wait of
+    its own statement, not the session's group_replication_consistency
+    BEFORE: that one waits inside the statement that records the change,
+    once its trigger holds the slots' locks, where the applier waiting for
+    those locks never ends it; and a killed call, whose handler MySQL does
+    not run, would leave the session at BEFORE. Where the plugin is missing
+    (MariaDB included) there is no such channel, or no such table, and
+    nothing to wait for. -#}
 {% macro wait_for_the_group(indent) -%}
-{{ indent }}SELECT MAX(`VARIABLE_VALUE`) INTO v_consistency
-{{ indent }}  FROM performance_schema.session_variables WHERE `VARIABLE_NAME` = 'group_replication_consistency';
-{{ indent }}IF v_consistency IS NOT NULL THEN
-{{ indent }}    PREPARE slotted_counters_consistency FROM 'SET SESSION group_replication_consistency = ''BEFORE''';
-{{ indent }}    EXECUTE slotted_counters_consistency;
-{{ indent }}    DEALLOCATE PREPARE slotted_counters_consistency;
-{{ indent }}END IF;
-{%- endmacro %}
-
-{#- Gives the session back the group_replication_consistency that
-    `wait_for_the_group` kept. -#}
-{% macro restore_consistency(indent) -%}
-{{ indent }}IF v_consistency IS NOT NULL THEN
-{{ indent }}    SET @slotted_counters_consistency = CONCAT('SET SESSION group_replication_consistency = ', QUOTE(v_consistency));
-{{ indent }}    PREPARE slotted_counters_consistency FROM @slotted_counters_consistency;
-{{ indent }}    SET @slotted_counters_consistency = NULL;
-{{ indent }}    EXECUTE slotted_counters_consistency;
-{{ indent }}    DEALLOCATE PREPARE slotted_counters_consistency;
-{{ indent }}    SET v_consistency = NULL;
-{{ indent }}END IF;
+{{ indent }}BEGIN
+{{ indent }}    DECLARE v_certified LONGTEXT CHARACTER SET ascii;
+{{ indent }}    DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_certified = NULL;
+{{ indent }}    SELECT MAX(`RECEIVED_TRANSACTION_SET`) INTO v_certified
+{{ indent }}      FROM performance_schema.replication_connection_status
+{{ indent }}     WHERE `CHANNEL_NAME` = 'group_replication_applier';
+{{ indent }}    IF v_certified <> '' THEN
+{{ indent }}        DO WAIT_FOR_EXECUTED_GTID_SET(v_certified, 10);
+{{ indent }}    END IF;
+{{ indent }}END;
 {%- endmacro %}

@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_changes.sql" as change -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always
 -- fits the BIGINT that counter_get returns. Triggers keep every write to the
@@ -43,12 +44,58 @@ BEGIN
     DECLARE p_name {{ p.name_type }};
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
     DECLARE v_message {{ p.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
-{%- call m::add_to_slot("            ", p) %}{% endcall %}
+{%- call m::add_to_slot("            ", p, true) %}{% endcall %}
         END WHILE;
     END IF;
+END$$
+
+
+-- Makes the change a routine records in {{ p.changes_table }} (a resize step, a
+-- compaction{% match p.reset_body %}{% when ResetBody::Classic %}{% else %}, a reset{% endmatch %}) in the statement that records it, so that
+-- the change commits whole or not at all with no transaction opened around
+-- it. BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether
+-- the counter had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.change_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.change_trigger }}` BEFORE INSERT ON `{{ p.changes_table }}`
+FOR EACH ROW
+BEGIN
+    -- The counter changed; named like the routines' parameter, so the
+    -- shared messages apply.
+    DECLARE p_name {{ p.name_type }};
+    DECLARE v_slots INT;
+    DECLARE v_total BIGINT;
+    DECLARE v_description {{ p.description_variable_type }};
+    DECLARE v_start_date DATETIME;
+{%- if p.fixed_slots.is_none() %}
+    DECLARE v_found INT;
+    DECLARE v_above INT;
+    DECLARE v_moved BIGINT;
+{%- endif %}
+    DECLARE v_message {{ p.message_type }};
+    SET p_name = NEW.`counter_name`;
+    CASE NEW.`change_kind`
+{%- if p.fixed_slots.is_none() %}
+    WHEN 'grow' THEN
+{%- call change::grow(p) %}{% endcall %}
+    WHEN 'shrink' THEN
+{%- call change::shrink(p) %}{% endcall %}
+{%- endif %}
+    WHEN 'compact' THEN
+{%- call change::compact(p) %}{% endcall %}
+{%- match p.reset_body %}
+{%- when ResetBody::Lazy %}
+    WHEN 'reset' THEN
+{%- call change::reset_lazy(p) %}{% endcall %}
+{%- when ResetBody::Certified %}
+    WHEN 'reset' THEN
+{%- call change::reset_certified(p) %}{% endcall %}
+{%- else %}
+{%- endmatch %}
+    END CASE;
 END$$

@@ -6,3 +6,5 @@
 {% include "_totals_view.sql" %}
 
 {% include "_writes_table.sql" %}
+
+{% include "_changes_table.sql" %}

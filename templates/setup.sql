@@ -11,4 +11,6 @@
 
 {% include "_writes_table.sql" %}
 
+{% include "_changes_table.sql" %}
+
 {% include "_routines.sql" %}

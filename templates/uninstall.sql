@@ -11,3 +11,4 @@ DROP VIEW IF EXISTS `{{ p.totals_view }}`;
 DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.change_trigger }}`;

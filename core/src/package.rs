@@ -139,6 +139,16 @@ pub fn writes_table(options: &PackageOptions) -> String {
     format!("{}{WRITES_TABLE_SUFFIX}", options.prefix())
 }
 
+/// Suffix of the table of changes that rewrite more than one slot:
+/// `counter_changes` with the default prefix.
+pub const CHANGES_TABLE_SUFFIX: &str = "changes";
+
+/// The name of the table of changes, prefix included: a routine records a
+/// change there, and the change trigger makes it, in one statement.
+pub fn changes_table(options: &PackageOptions) -> String {
+    format!("{}{CHANGES_TABLE_SUFFIX}", options.prefix())
+}
+
 /// How long a write id is kept by default: a write whose answer was lost
 /// may be sent again, and counted once, for this long. The retry budget of
 /// a client must end well within it.
@@ -274,13 +284,15 @@ pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_memb
 
 /// The package's triggers, by the suffix of their names: the two that keep
 /// every slot within [`crate::PackageOptions::slot_bound`] (one for
-/// inserted rows, one for updated), and the one that applies a write with an
-/// id in the statement that records the id.
-pub const TRIGGER_SUFFIXES: [&str; 3] = ["slot_bound_insert", "slot_bound_update", "apply_write"];
+/// inserted rows, one for updated), the one that applies a write with an
+/// id in the statement that records the id, and the one that makes a
+/// change in the statement that records it.
+pub const TRIGGER_SUFFIXES: [&str; 4] =
+    ["slot_bound_insert", "slot_bound_update", "apply_write", "apply_change"];
 
 /// The package's triggers, prefix included: the inserted slots' bound, the
-/// updated slots' bound, then the write ids' applier.
-pub fn trigger_names(options: &PackageOptions) -> [String; 3] {
+/// updated slots' bound, the write ids' applier, then the changes' maker.
+pub fn trigger_names(options: &PackageOptions) -> [String; 4] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
 

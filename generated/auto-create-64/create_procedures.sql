@@ -253,18 +253,6 @@ BEGIN
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
-
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
@@ -377,8 +365,8 @@ END$$
 -- kept in slot 1, every other slot to 0, and its start date to now when
 -- p_reset_start_date is TRUE.
 -- Lazy counters keep only the rows that were hit, so slot 1 may be missing:
--- the reset rewrites the counter as one row, in a transaction of its own,
--- like DDL: it commits a transaction open on the connection.
+-- the reset writes the counter again as one row, in one statement (the
+-- trigger counter_apply_change makes the change it records).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_value DECIMAL(65, 30),
@@ -424,50 +412,16 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_value = COALESCE(p_value, 0);
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
-    -- The transaction and its handler live in an inner block, so that a bad
-    -- argument above rolls back nothing.
-    BEGIN
-        DECLARE v_slots INT;
-        DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-        DECLARE v_start_date DATETIME;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            SET @slotted_counters_left_open = NULL;
-            RESIGNAL;
-        END;
-
-        SET @slotted_counters_left_open = TRUE;
-        START TRANSACTION;
-        SAVEPOINT slotted_counters_own;
-        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, 1, v_description, IF(p_reset_start_date IS TRUE, NOW(), v_start_date), v_value);
-        COMMIT;
-        SET @slotted_counters_left_open = NULL;
-    END;
+    INSERT INTO `counter_changes`
+        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+    VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, NOW(6))
+    ON DUPLICATE KEY UPDATE `change_kind` = 'reset', `slots` = NULL, `into_slot` = NULL,
+        `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = NOW(6);
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
--- Folds every slot of counter p_name into slot 1, total unchanged. Runs as a transaction of its own, like DDL: it
--- commits a transaction open on the connection.
+-- Folds every slot of counter p_name into slot 1, total unchanged. One statement, which locks every slot of the
+-- counter: the trigger counter_apply_change makes the change it records.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -476,17 +430,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -516,41 +459,15 @@ BEGIN
             END IF;
         END;
     END IF;
-    -- The transaction and its handler live in an inner block, so that a bad
-    -- argument above rolls back nothing.
-    BEGIN
-        DECLARE v_slots INT;
-        DECLARE v_total BIGINT;
-        DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-        DECLARE v_start_date DATETIME;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            SET @slotted_counters_left_open = NULL;
-            RESIGNAL;
-        END;
-
-        SET @slotted_counters_left_open = TRUE;
-        START TRANSACTION;
-        SAVEPOINT slotted_counters_own;
-        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
-          INTO v_slots, v_total, v_description, v_start_date
-          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        -- Lazy counters keep only the rows that were hit: slot 1 may be missing.
-        DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, 1, v_description, v_start_date, v_total);
-        COMMIT;
-        SET @slotted_counters_left_open = NULL;
-    END;
+    INSERT INTO `counter_changes`
+        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+    VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
+    ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
+        `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name and all its slots.
+-- Removes counter p_name, all its slots, and its last change.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -593,6 +510,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
+    DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
 END$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
@@ -774,14 +692,17 @@ BEGIN
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE v_until DATETIME(6);
             DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
             SAVEPOINT slotted_counters_forget;
             ROLLBACK TO SAVEPOINT slotted_counters_forget;
             IF NOT v_in_transaction THEN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
-                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                    SELECT MAX(`written_at`) INTO v_until
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                             ORDER BY `written_at` LIMIT 64) AS oldest;
+                    DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
             END IF;
         END;
@@ -850,18 +771,6 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -974,14 +883,17 @@ BEGIN
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE v_until DATETIME(6);
             DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
             SAVEPOINT slotted_counters_forget;
             ROLLBACK TO SAVEPOINT slotted_counters_forget;
             IF NOT v_in_transaction THEN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
-                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                    SELECT MAX(`written_at`) INTO v_until
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                             ORDER BY `written_at` LIMIT 64) AS oldest;
+                    DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
             END IF;
         END;
@@ -991,9 +903,11 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
 -- from 1), 1000 at a time, oldest first: called in autocommit mode,
--- each DELETE is a short transaction of its own. A write sent again after
--- its id is forgotten counts again: keep p_seconds well above the time a
--- writer retries.
+-- each DELETE is a short transaction of its own. Each DELETE names the
+-- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
+-- statement-based logging (1592). A write sent again after its id is
+-- forgotten counts again: keep p_seconds well above the time a writer
+-- retries.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_forget_writes`(
     IN p_seconds DECIMAL(65, 30)
 )
@@ -1001,28 +915,19 @@ MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_unicode_ci --auto-create'
 BEGIN
     DECLARE v_before DATETIME(6);
-    DECLARE v_deleted INT DEFAULT 1000;
+    DECLARE v_until DATETIME(6);
+    DECLARE v_count INT DEFAULT 1000;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';
     END IF;
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
-    WHILE v_deleted = 1000 DO
-        DELETE FROM `counter_writes` WHERE `written_at` < v_before
-         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 1000;
-        SET v_deleted = ROW_COUNT();
+    WHILE v_count = 1000 DO
+        SELECT COUNT(*), MAX(`written_at`) INTO v_count, v_until
+          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < v_before
+                 ORDER BY `written_at` LIMIT 1000) AS oldest;
+        DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
     END WHILE;
 END$$
 
@@ -1072,6 +977,7 @@ BEGIN
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
@@ -1086,5 +992,49 @@ BEGIN
             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
         END WHILE;
     END IF;
+END$$
+
+
+-- Makes the change a routine records in counter_changes (a resize step, a
+-- compaction, a reset) in the statement that records it, so that
+-- the change commits whole or not at all with no transaction opened around
+-- it. BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether
+-- the counter had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_change` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_change` BEFORE INSERT ON `counter_changes`
+FOR EACH ROW
+BEGIN
+    -- The counter changed; named like the routines' parameter, so the
+    -- shared messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_slots INT;
+    DECLARE v_total BIGINT;
+    DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_start_date DATETIME;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    SET p_name = NEW.`counter_name`;
+    CASE NEW.`change_kind`
+    WHEN 'compact' THEN
+        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
+          INTO v_slots, v_total, v_description, v_start_date
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, 1, v_description, v_start_date, v_total);
+    WHEN 'reset' THEN
+        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, 1, v_description, IF(NEW.`reset_start_date`, NOW(), v_start_date), NEW.`value`);
+    END CASE;
 END$$
 DELIMITER ;

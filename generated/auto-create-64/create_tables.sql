@@ -39,3 +39,21 @@ CREATE TABLE IF NOT EXISTS `counter_writes` (
     PRIMARY KEY (`counter_name`, `write_id`),
     KEY `written_at` (`written_at`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- The last change of each counter that rewrites more than one slot (a step
+-- of a resize, a compaction, the reset of a lazy or cluster package): the
+-- routine records the change here, and the trigger counter_apply_change
+-- makes it, so that the change is one statement: in autocommit mode it commits whole or not
+-- at all, with no transaction of the routine's own, and a call the server
+-- kills (MySQL runs no handler then) leaves nothing open on the connection.
+-- A counter's row goes with counter_delete.
+CREATE TABLE IF NOT EXISTS `counter_changes` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `change_kind` ENUM('grow', 'shrink', 'compact', 'reset') NOT NULL,
+    `slots` INT NULL COMMENT 'grow: the slot count it reaches; shrink: the last slot, which it removes',
+    `into_slot` INT NULL COMMENT 'shrink: the slot that takes the removed slot''s value',
+    `value` BIGINT NULL COMMENT 'reset: the value',
+    `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
+    `changed_at` DATETIME(6) NOT NULL,
+    PRIMARY KEY (`counter_name`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

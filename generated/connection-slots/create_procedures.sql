@@ -211,19 +211,22 @@ END$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
 -- 4096 counters and 2719744 bytes, to one slot of its counter. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
--- checked first, and all of them are applied by one statement: on any error
--- none is, in autocommit mode and inside the caller's transaction alike.
--- The statement reaches the counters in the order of their names, so two
--- batches cannot deadlock on each other, and looks each slot up by its
--- whole key, so it locks that row alone (a range over the keys would lock
--- each next row too). It is built as text (PREPARE), with names as hex
--- literals: a quoted literal would be read in the session's character set.
+-- checked first; then one statement applies all of them: on any error none
+-- is, in autocommit mode and inside the caller's transaction alike. It is
+-- counter_add_many_once under a write id of the call's own: the INSERT of
+-- the id, whose trigger adds each delta to its slot, counter by counter in
+-- the order of their names, so that two batches cannot deadlock on each
+-- other. It opens no transaction: a call the server kills, which on MySQL
+-- runs no handler, leaves nothing open on the connection. Its id is
+-- forgotten with the others.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice connection --collation utf8mb4_unicode_ci'
 BEGIN
+    -- The batch's write id, named like counter_add_many_once's parameter.
+    DECLARE p_write_id BINARY(16);
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
     DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
@@ -243,14 +246,9 @@ BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_entries INT DEFAULT 0;
-    DECLARE v_rows LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
-    -- The slots the statement aims at, `hex(name):slot:delta;` each.
+    -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
-    DECLARE v_rows_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
-    DECLARE v_entry LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
-    DECLARE v_own_transaction BOOLEAN DEFAULT FALSE;
-    DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -278,18 +276,6 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -391,88 +377,50 @@ BEGIN
         IF v_delta <> 0 THEN
             SET v_slot = CONNECTION_ID() % v_slots + 1;
             SET v_entries = v_entries + 1;
-            SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, 'SELECT ', ' UNION ALL SELECT '),
-                'CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_unicode_ci AS name, ',
-                v_slot, ' AS slot, ', v_delta, ' AS delta');
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN
-                SET v_rows = CONCAT(v_rows, v_rows_part), v_rows_part = '';
                 SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
             END IF;
         END IF;
     END WHILE;
     CLOSE c_keys;
-    SET v_rows = CONCAT(v_rows, v_rows_part);
     SET v_plan = CONCAT(v_plan, v_plan_part);
     IF v_entries > 0 THEN
-        SET @slotted_counters_batch = CONCAT(
-            'UPDATE `counters` AS slot JOIN (', v_rows, ') AS batch',
-            ' ON slot.`counter_name` = batch.name AND slot.`counter_id` = batch.slot',
-            ' SET slot.`counter` = slot.`counter` + batch.delta');
-        PREPARE slotted_counters_batch FROM @slotted_counters_batch;
-        SET @slotted_counters_batch = NULL;
-        -- The statement and the slot 1 fallback below form one transaction:
-        -- the caller's when one is open, else one of this call's own. A
-        -- savepoint that does not survive its own statement (1305) means
-        -- autocommit mode with no transaction, where START TRANSACTION
-        -- commits nothing of the caller's.
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_own_transaction = TRUE;
-            SAVEPOINT slotted_counters_batch;
-            ROLLBACK TO SAVEPOINT slotted_counters_batch;
-        END;
-        IF v_own_transaction THEN
-            SET @slotted_counters_left_open = TRUE;
-            START TRANSACTION;
-            SAVEPOINT slotted_counters_own;
-        END IF;
-        SAVEPOINT slotted_counters_batch;
+        -- An id no other write has, on this server or another one of a
+        -- cluster: UUID() is unique on its server, and the hash of it with
+        -- RAND() and the time (SHA2: MySQL 9 has no MD5) leaves two servers
+        -- 16 random bytes apart. Computed into a variable, which
+        -- statement-based logging records as a constant.
+        SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
         BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
-                IF v_own_transaction THEN
-                    ROLLBACK;
-                    SET @slotted_counters_left_open = NULL;
-                ELSE
-                    -- A deadlock has rolled back the caller's whole
-                    -- transaction, and the savepoint with it.
-                    BEGIN
-                        DECLARE CONTINUE HANDLER FOR 1305 BEGIN END;
-                        ROLLBACK TO SAVEPOINT slotted_counters_batch;
-                    END;
-                END IF;
+                SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
                 RESIGNAL;
             END;
-            EXECUTE slotted_counters_batch;
-            -- A slot that a resize removed since the lookup changed no row:
-            -- its delta goes to slot 1, which exists as long as the counter
-            -- does. The rows the statement changed stay locked until the
-            -- transaction ends, so a slot missing now was missing then. (A
-            -- counter deleted meanwhile takes its delta with it, as if the
-            -- batch had come first.)
-            IF ROW_COUNT() < v_entries THEN
-                WHILE v_plan <> '' DO
-                    SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
-                    SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
-                    SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
-                    SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
-                    SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-                    SELECT COUNT(*) INTO v_found FROM `counters`
-                     WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-                    IF v_found = 0 THEN
-                        UPDATE `counters` SET `counter` = `counter` + v_delta
-                         WHERE `counter_name` = p_name AND `counter_id` = 1;
-                    END IF;
-                END WHILE;
-            END IF;
+            SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan;
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+            VALUES ('', p_write_id, NOW(6));
         END;
-        IF v_own_transaction THEN
-            COMMIT;
-            SET @slotted_counters_left_open = NULL;
-        ELSE
-            RELEASE SAVEPOINT slotted_counters_batch;
+        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+        IF RAND() * 16 < 1 AND @@autocommit THEN
+            BEGIN
+                DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+                DECLARE v_until DATETIME(6);
+                DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+                SAVEPOINT slotted_counters_forget;
+                ROLLBACK TO SAVEPOINT slotted_counters_forget;
+                IF NOT v_in_transaction THEN
+                    BEGIN
+                        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+                        SELECT MAX(`written_at`) INTO v_until
+                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                                 ORDER BY `written_at` LIMIT 64) AS oldest;
+                        DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
+                    END;
+                END IF;
+            END;
         END IF;
-        DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$
 
@@ -544,14 +492,14 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to 1024), keeping its total: a
 -- shrink adds the removed slots' values to slot 1. Safe while increments run:
--- an increment whose slot was removed lands in slot 1. Runs in transactions
--- of its own, like DDL: it commits a transaction open on the connection. A
--- growth is one transaction. A shrink moves one slot per transaction, the
--- last first: each touches two rows, so on a multi-primary cluster it rarely
--- meets another node's increment, where one transaction over every removed
--- slot lost certification to any of them. Interrupted (a lost
--- certification, 1213 or 3101), a shrink leaves fewer slots and the total
--- intact; calling it again finishes it.
+-- an increment whose slot was removed lands in slot 1. A growth is one
+-- statement. A shrink is one statement per slot, the last first: each
+-- touches two rows, so on a multi-primary cluster it rarely meets another
+-- node's increment, where one transaction over every removed slot lost
+-- certification to any of them. The trigger counter_apply_change makes
+-- each change the routine records. Interrupted (a lost certification, 1213
+-- or 3101, a kill), a shrink leaves fewer slots and the total intact;
+-- calling it again finishes it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_slots DECIMAL(65, 30)
@@ -560,20 +508,10 @@ MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice connection --collation utf8mb4_unicode_ci'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_slots INT;
+    -- The slot a shrink moves the removed slots' values into.
+    DECLARE v_target INT DEFAULT 1;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
-    -- Arguments are checked before the transaction and outside its handler:
-    -- a bad one rolls back nothing, not even a transaction of the caller's.
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -607,75 +545,48 @@ BEGIN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    BEGIN
-        DECLARE v_slots INT;
-        DECLARE v_moved BIGINT;
-        DECLARE v_found INT;
-        DECLARE v_above INT;
-        -- The slot a shrink moves the removed slots' values into.
-        DECLARE v_target INT DEFAULT 1;
-        DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-        DECLARE v_start_date DATETIME;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            SET @slotted_counters_left_open = NULL;
-            RESIGNAL;
-        END;
-
-        SET @slotted_counters_left_open = TRUE;
-        START TRANSACTION;
-        SAVEPOINT slotted_counters_own;
-        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        IF p_slots > v_slots THEN
-            INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-            WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-            SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
-            FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
-            WHERE slot.id <= p_slots - v_slots;
-        ELSEIF p_slots < v_slots THEN
-            -- The locking read above ends here. Each step finds the
-            -- counter's last slot as it is then (another resize may have
-            -- changed it) with a read of its own statement, then moves it
-            -- into slot 1 in a transaction that locks that slot, the gap
-            -- above it, and slot 1: three keys, where locking every slot made
-            -- Group Replication's applier roll the step back for each remote
-            -- increment. No LIMIT: statement-based logging calls it unsafe.
-            COMMIT;
-            WHILE v_slots > p_slots DO
+    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+    ELSE
+        SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+    END IF;
+    IF v_slots = 0 THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_slots > v_slots THEN
+        INSERT INTO `counter_changes`
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+        VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, NOW(6))
+        ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
+            `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+    ELSEIF p_slots < v_slots THEN
+        WHILE v_slots > p_slots DO
+            INSERT INTO `counter_changes`
+                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+            VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, NOW(6))
+            ON DUPLICATE KEY UPDATE `change_kind` = 'shrink', `slots` = v_slots, `into_slot` = v_target,
+                `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+            -- The counter's last slot as it is now: another resize may have
+            -- changed it.
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
+                  FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+            ELSE
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-                IF v_slots > p_slots THEN
-                    SET @slotted_counters_left_open = TRUE;
-                    START TRANSACTION;
-                    SAVEPOINT slotted_counters_own;
-                    SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
-                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots FOR UPDATE;
-                    SELECT COUNT(*) INTO v_above
-                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots + 1 FOR UPDATE;
-                    IF v_found = 1 AND v_above = 0 THEN
-                        DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slots;
-                        UPDATE `counters` SET `counter` = `counter` + v_moved
-                         WHERE `counter_name` = p_name AND `counter_id` = v_target;
-                    END IF;
-                    COMMIT;
-                END IF;
-            END WHILE;
-        END IF;
-        COMMIT;
-        SET @slotted_counters_left_open = NULL;
-    END;
+            END IF;
+        END WHILE;
+    END IF;
 END$$
+
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged: the
--- other slots become 0. Runs as a transaction of its own, like DDL: it
--- commits a transaction open on the connection.
+-- other slots become 0. One statement, which locks every slot of the
+-- counter: the trigger counter_apply_change makes the change it records.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -684,17 +595,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -724,36 +624,15 @@ BEGIN
             END IF;
         END;
     END IF;
-    -- The transaction and its handler live in an inner block, so that a bad
-    -- argument above rolls back nothing.
-    BEGIN
-        DECLARE v_slots INT;
-        DECLARE v_total BIGINT;
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            ROLLBACK;
-            SET @slotted_counters_left_open = NULL;
-            RESIGNAL;
-        END;
-
-        SET @slotted_counters_left_open = TRUE;
-        START TRANSACTION;
-        SAVEPOINT slotted_counters_own;
-        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
-         WHERE `counter_name` = p_name;
-        COMMIT;
-        SET @slotted_counters_left_open = NULL;
-    END;
+    INSERT INTO `counter_changes`
+        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+    VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
+    ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
+        `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name and all its slots.
+-- Removes counter p_name, all its slots, and its last change.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -796,6 +675,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
+    DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
 END$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
@@ -993,14 +873,17 @@ BEGIN
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE v_until DATETIME(6);
             DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
             SAVEPOINT slotted_counters_forget;
             ROLLBACK TO SAVEPOINT slotted_counters_forget;
             IF NOT v_in_transaction THEN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
-                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                    SELECT MAX(`written_at`) INTO v_until
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                             ORDER BY `written_at` LIMIT 64) AS oldest;
+                    DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
             END IF;
         END;
@@ -1070,18 +953,6 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_unicode_ci, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
@@ -1210,14 +1081,17 @@ BEGIN
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE v_until DATETIME(6);
             DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
             SAVEPOINT slotted_counters_forget;
             ROLLBACK TO SAVEPOINT slotted_counters_forget;
             IF NOT v_in_transaction THEN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-                    DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
-                     ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 64;
+                    SELECT MAX(`written_at`) INTO v_until
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                             ORDER BY `written_at` LIMIT 64) AS oldest;
+                    DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
             END IF;
         END;
@@ -1227,9 +1101,11 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
 -- from 1), 1000 at a time, oldest first: called in autocommit mode,
--- each DELETE is a short transaction of its own. A write sent again after
--- its id is forgotten counts again: keep p_seconds well above the time a
--- writer retries.
+-- each DELETE is a short transaction of its own. Each DELETE names the
+-- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
+-- statement-based logging (1592). A write sent again after its id is
+-- forgotten counts again: keep p_seconds well above the time a writer
+-- retries.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_forget_writes`(
     IN p_seconds DECIMAL(65, 30)
 )
@@ -1237,28 +1113,19 @@ MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice connection --collation utf8mb4_unicode_ci'
 BEGIN
     DECLARE v_before DATETIME(6);
-    DECLARE v_deleted INT DEFAULT 1000;
+    DECLARE v_until DATETIME(6);
+    DECLARE v_count INT DEFAULT 1000;
 
-    IF @slotted_counters_left_open THEN
-        BEGIN
-            DECLARE v_left_open BOOLEAN DEFAULT TRUE;
-            DECLARE CONTINUE HANDLER FOR 1305 SET v_left_open = FALSE;
-            SET @slotted_counters_left_open = NULL;
-            RELEASE SAVEPOINT slotted_counters_own;
-            IF v_left_open THEN
-                ROLLBACK;
-            END IF;
-        END;
-    END IF;
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';
     END IF;
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
-    WHILE v_deleted = 1000 DO
-        DELETE FROM `counter_writes` WHERE `written_at` < v_before
-         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT 1000;
-        SET v_deleted = ROW_COUNT();
+    WHILE v_count = 1000 DO
+        SELECT COUNT(*), MAX(`written_at`) INTO v_count, v_until
+          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < v_before
+                 ORDER BY `written_at` LIMIT 1000) AS oldest;
+        DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
     END WHILE;
 END$$
 
@@ -1308,6 +1175,7 @@ BEGIN
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
@@ -1317,24 +1185,84 @@ BEGIN
             SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
             SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
             SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-            UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-            IF ROW_COUNT() = 0 THEN
+            SELECT COUNT(*) INTO v_found FROM `counters`
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+            IF v_found = 0 THEN
                 -- The slot may be gone since the lookup (a resize removed it): slot 1
                 -- exists as long as the counter does, so the delta is not lost.
-                UPDATE `counters` SET `counter` = `counter` + v_delta
-                 WHERE `counter_name` = p_name AND `counter_id` = 1;
-                -- Still no row changed: the counter does not exist. An update never
-                -- creates one. A delta of 0 changes no row either, so it needs a look
-                -- of its own.
-                IF ROW_COUNT() = 0 THEN
-                    IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-                    END IF;
+                SET v_slot = 1;
+                SELECT COUNT(*) INTO v_found FROM `counters`
+                 WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                IF v_found = 0 THEN
+                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                 END IF;
             END IF;
+            UPDATE `counters` SET `counter` = `counter` + v_delta
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
         END WHILE;
     END IF;
+END$$
+
+
+-- Makes the change a routine records in counter_changes (a resize step, a
+-- compaction) in the statement that records it, so that
+-- the change commits whole or not at all with no transaction opened around
+-- it. BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether
+-- the counter had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_change` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_change` BEFORE INSERT ON `counter_changes`
+FOR EACH ROW
+BEGIN
+    -- The counter changed; named like the routines' parameter, so the
+    -- shared messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_slots INT;
+    DECLARE v_total BIGINT;
+    DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    DECLARE v_start_date DATETIME;
+    DECLARE v_found INT;
+    DECLARE v_above INT;
+    DECLARE v_moved BIGINT;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    SET p_name = NEW.`counter_name`;
+    CASE NEW.`change_kind`
+    WHEN 'grow' THEN
+        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+        SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
+        FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
+        WHERE slot.id <= NEW.`slots` - v_slots;
+    WHEN 'shrink' THEN
+        -- The slot it removes must still be the counter's last (else another
+        -- resize got there first, and nothing changes): it is locked, with
+        -- the gap above it, and then the slot that takes its value. Three
+        -- keys, where locking every slot made Group Replication's applier
+        -- roll the step back for each remote increment.
+        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots` FOR UPDATE;
+        SELECT COUNT(*) INTO v_above
+          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots` + 1 FOR UPDATE;
+        IF v_found = 1 AND v_above = 0 THEN
+            DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots`;
+            UPDATE `counters` SET `counter` = `counter` + v_moved
+             WHERE `counter_name` = p_name AND `counter_id` = NEW.`into_slot`;
+        END IF;
+    WHEN 'compact' THEN
+        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+        IF v_slots = 0 THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
+        UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
+         WHERE `counter_name` = p_name;
+    END CASE;
 END$$
 DELIMITER ;

@@ -22,3 +22,4 @@ DROP VIEW IF EXISTS `counter_totals`;
 DROP TRIGGER IF EXISTS `counter_slot_bound_insert`;
 DROP TRIGGER IF EXISTS `counter_slot_bound_update`;
 DROP TRIGGER IF EXISTS `counter_apply_write`;
+DROP TRIGGER IF EXISTS `counter_apply_change`;

@@ -1,7 +1,8 @@
 {%- import "_macros.sql" as m -%}
-{#- What both counter_add_many bodies share: the variables of the checks,
-    the cursor over the names in collation order with the checks of the
-    batch, and the check and sum of one name's delta. -#}
+{#- What the batch routines share: the variables of the checks, the cursor
+    over the names in collation order with the checks of the batch, the
+    check and sum of one name's delta, and, for the batches a trigger
+    applies, the plan. -#}
 
 {% macro check_variables(p) %}
     DECLARE v_length INT;
@@ -51,8 +52,6 @@
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-
-{% call m::end_left_open("    ") %}{% endcall %}
 
     IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
@@ -158,4 +157,42 @@
 {%- for text in texts %}
     SET {{ text }} = CONCAT({{ text }}, {{ text }}_part);
 {%- endfor %}
+{%- endmacro %}
+
+{#- The variables of `plan`. -#}
+{% macro plan_variables(p) %}
+{%- call check_variables(p) %}{% endcall %}
+{%- if p.fixed_slots.is_none() %}
+    DECLARE v_slots INT;
+{%- endif %}
+    DECLARE v_slot INT;
+{%- call m::declare_position("    ", p) %}{% endcall %}
+    DECLARE v_entries INT DEFAULT 0;
+    -- The write's slots, `hex(name):slot:delta;` each.
+    DECLARE v_plan {{ p.statement_type }} DEFAULT '';
+{%- call declare_parts(p, ["v_plan"]) %}{% endcall %}
+{%- endmacro %}
+
+{#- Checks every name and delta of p_deltas and picks each counter's slot,
+    into v_plan (v_entries entries) for the write-id trigger to apply;
+    nothing is written yet. -#}
+{% macro plan(p) %}
+{%- call open_batch(p) %}{% endcall %}
+{%- if p.auto_create %}
+{% call m::check_name("            ", p) %}{% endcall %}
+{%- else %}
+{% call m::check_name_form("            ", p) %}{% endcall %}
+{%- endif %}
+{%- call sum_delta(p) %}{% endcall %}
+{%- if !p.auto_create %}
+{%- call find_slot_count(p) %}{% endcall %}
+{%- endif %}
+{%- call next_entry(p) %}{% endcall %}
+{%- call m::check_counter_limit("            ", p) %}{% endcall %}
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+{%- call gather_full_parts(p, ["v_plan"]) %}{% endcall %}
+        END IF;
+    END WHILE;
+    CLOSE c_keys;
+{%- call gather_last_parts(["v_plan"]) %}{% endcall %}
 {%- endmacro %}

@@ -14,35 +14,9 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_many_once }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call batch::check_variables(p) %}{% endcall %}
-{%- if p.fixed_slots.is_none() %}
-    DECLARE v_slots INT;
-{%- endif %}
-    DECLARE v_slot INT;
-{%- call m::declare_position("    ", p) %}{% endcall %}
-    DECLARE v_entries INT DEFAULT 0;
-    -- The write's slots, `hex(name):slot:delta;` each.
-    DECLARE v_plan {{ p.statement_type }} DEFAULT '';
-{%- call batch::declare_parts(p, ["v_plan"]) %}{% endcall %}
-{%- call batch::open_batch(p) %}{% endcall %}
-{%- if p.auto_create %}
-{% call m::check_name("            ", p) %}{% endcall %}
-{%- else %}
-{% call m::check_name_form("            ", p) %}{% endcall %}
-{%- endif %}
-{%- call batch::sum_delta(p) %}{% endcall %}
-{%- if !p.auto_create %}
-{%- call batch::find_slot_count(p) %}{% endcall %}
-{%- endif %}
-{%- call batch::next_entry(p) %}{% endcall %}
-{%- call m::check_counter_limit("            ", p) %}{% endcall %}
-            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
-{%- call batch::gather_full_parts(p, ["v_plan"]) %}{% endcall %}
-        END IF;
-    END WHILE;
-    CLOSE c_keys;
-{%- call batch::gather_last_parts(["v_plan"]) %}{% endcall %}
+{%- call batch::plan_variables(p) %}{% endcall %}
+{%- call batch::plan(p) %}{% endcall %}
 {% call m::check_write_id("    ", p) %}{% endcall %}
-{% call m::record_write("    ", p, "''", "v_plan") %}{% endcall %}
+{% call m::record_write("    ", p, "''", "v_plan", true) %}{% endcall %}
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

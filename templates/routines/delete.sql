@@ -1,6 +1,6 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.delete }}` */$$
--- Removes counter p_name and all its slots.
+-- Removes counter p_name, all its slots, and its last change.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.delete }}`(
     IN p_name {{ p.name_type }}
 )
@@ -14,4 +14,5 @@ BEGIN
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
+    DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
 END$$

@@ -2,9 +2,11 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.forget_writes }}` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
 -- from 1), {{ p.forget_batch }} at a time, oldest first: called in autocommit mode,
--- each DELETE is a short transaction of its own. A write sent again after
--- its id is forgotten counts again: keep p_seconds well above the time a
--- writer retries.
+-- each DELETE is a short transaction of its own. Each DELETE names the
+-- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
+-- statement-based logging (1592). A write sent again after its id is
+-- forgotten counts again: keep p_seconds well above the time a writer
+-- retries.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.forget_writes }}`(
     IN p_seconds {{ p.number_type }}
 )
@@ -12,17 +14,16 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_before DATETIME(6);
-    DECLARE v_deleted INT DEFAULT {{ p.forget_batch }};
+    DECLARE v_until DATETIME(6);
+    DECLARE v_count INT DEFAULT {{ p.forget_batch }};
 
-{% call m::end_left_open("    ") %}{% endcall %}
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
             MESSAGE_TEXT = 'seconds must be a whole number from 1';
     END IF;
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
-    WHILE v_deleted = {{ p.forget_batch }} DO
-        DELETE FROM `{{ p.writes_table }}` WHERE `written_at` < v_before
-         ORDER BY `written_at`, `counter_name`, `write_id` LIMIT {{ p.forget_batch }};
-        SET v_deleted = ROW_COUNT();
+    WHILE v_count = {{ p.forget_batch }} DO
+{% call m::oldest_expired_writes("        ", p, "v_before", p.forget_batch, true) %}{% endcall %}
+        DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;
     END WHILE;
 END$$

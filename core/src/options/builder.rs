@@ -8,7 +8,7 @@ use super::{
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::ConfigError;
-use crate::package::{PROBE_SUFFIX, Routine, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX};
+use crate::package::{CHANGES_TABLE_SUFFIX, PROBE_SUFFIX, Routine, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX};
 
 /// Package options as a user gives them; what is not set takes its default.
 /// [`build`](Self::build) validates them. With the feature `clap`, these
@@ -271,7 +271,7 @@ fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
     let longest = Routine::ALL
         .iter()
         .map(|routine| routine.suffix())
-        .chain([PROBE_SUFFIX, WRITES_TABLE_SUFFIX])
+        .chain([PROBE_SUFFIX, WRITES_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX])
         .chain(TRIGGER_SUFFIXES)
         .map(|suffix| format!("{prefix}{suffix}"))
         .max_by_key(String::len)
