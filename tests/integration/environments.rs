@@ -18,6 +18,7 @@ on_each_server!(
     setup_sql_refused_for_an_account_without_super_changes_nothing,
     collation_option_matches_application_tables,
     refused_resize_keeps_the_callers_transaction,
+    changes_inside_the_callers_transaction_commit_or_roll_back_with_it,
 );
 
 fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16, String) {
@@ -154,25 +155,44 @@ fn no_routine_warns_under_statement_based_logging() {
         let mut conn = db.conn();
         conn.query_drop("SET SESSION binlog_format = 'STATEMENT'").unwrap();
         let resizable = routines_in(&mut conn).iter().any(|routine| routine == "counter_resize");
-        let mut calls = vec![
+        let mut calls: Vec<String> = [
             "CALL counter_setup('a', 'd', NULL, 5)",
             "CALL counter_increment('a')",
             "CALL counter_add('a', -2)",
             r#"CALL counter_add_many('{"a": 3, "A": -1}')"#,
-        ];
+            r#"CALL counter_add_many_once(UNHEX(LEFT(SHA2('batch', 256), 32)), '{"a": 1}')"#,
+        ]
+        .map(String::from)
+        .into();
+        // A write with an id forgets expired ids in one call of 16, at
+        // random: 200 of them forget some with a chance of 1 - 10^-6.
+        calls.extend(
+            (0..200).map(|n| format!("CALL counter_add_once(UNHEX(LEFT(SHA2('{n}', 256), 32)), 'a', 1)")),
+        );
+        calls.push("CALL counter_forget_writes(1)".to_owned());
         if dir.contains("auto-create") {
-            calls.push("CALL counter_increment('created by its first increment')");
+            calls.push("CALL counter_increment('created by its first increment')".to_owned());
         }
         if resizable {
-            calls.extend(["CALL counter_resize('a', 40)", "CALL counter_resize('a', 3)"]);
+            calls.extend(["CALL counter_resize('a', 40)", "CALL counter_resize('a', 3)"].map(String::from));
+            // Inside a caller's transaction, where MariaDB 11.6+ under
+            // snapshot isolation reads the last slot with a share lock.
+            calls.extend(
+                ["START TRANSACTION", "CALL counter_resize('a', 5)", "CALL counter_resize('a', 2)", "COMMIT"]
+                    .map(String::from),
+            );
         }
-        calls.extend([
-            "CALL counter_compact('a')",
-            "CALL counter_reset('a', 9, TRUE)",
-            "SELECT counter_get('a'), counter_estimate('a')",
-            "CALL counter_delete('a')",
-        ]);
+        calls.extend(
+            [
+                "CALL counter_compact('a')",
+                "CALL counter_reset('a', 9, TRUE)",
+                "SELECT counter_get('a'), counter_estimate('a')",
+                "CALL counter_delete('a')",
+            ]
+            .map(String::from),
+        );
         for sql in calls {
+            let sql = sql.as_str();
             conn.query_drop(sql).unwrap_or_else(|error| panic!("{dir}: {sql}: {error}"));
             let warnings: Vec<(String, u16, String)> = conn.query("SHOW WARNINGS").unwrap();
             assert!(warnings.is_empty(), "{dir}: {sql} warned: {warnings:?}");
@@ -261,7 +281,7 @@ fn collation_option_matches_application_tables() {
 }
 
 /// A resize refused for its arguments leaves the caller's open transaction
-/// alone; a resize that runs commits it, as documented.
+/// alone.
 fn refused_resize_keeps_the_callers_transaction() {
     let db = support::with_committed("generated");
     let mut conn = db.conn();
@@ -278,4 +298,37 @@ fn refused_resize_keeps_the_callers_transaction() {
     conn.query_drop("ROLLBACK").unwrap();
     assert_eq!(total(&mut conn, "orders"), Some(0), "in a transaction still open: the caller rolls it back");
     assert_eq!(slots_of(&mut conn, "orders").len(), 4);
+}
+
+/// Resize both ways, compaction and the cluster reset, called inside the
+/// caller's transaction, are part of it: rolled back with it, they leave
+/// the counter as it was; committed with it, they all hold.
+fn changes_inside_the_callers_transaction_commit_or_roll_back_with_it() {
+    let db = support::with_committed("generated/galera");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('orders', 'd', 4, 3)").unwrap();
+    let before = slots_of(&mut conn, "orders");
+    let changes = [
+        "CALL counter_add('orders', 5)",
+        "CALL counter_resize('orders', 8)",
+        "CALL counter_compact('orders')",
+        "CALL counter_resize('orders', 2)",
+    ];
+    conn.query_drop("START TRANSACTION").unwrap();
+    for change in changes {
+        conn.query_drop(change).unwrap_or_else(|error| panic!("{change}: {error}"));
+    }
+    conn.query_drop("CALL counter_reset('orders', 7, FALSE)").unwrap();
+    conn.query_drop("ROLLBACK").unwrap();
+    assert_eq!(slots_of(&mut conn, "orders"), before, "rolled back with the caller's transaction");
+
+    conn.query_drop("START TRANSACTION").unwrap();
+    for change in changes {
+        conn.query_drop(change).unwrap_or_else(|error| panic!("{change}: {error}"));
+    }
+    let mut other = db.conn();
+    assert_eq!(slots_of(&mut other, "orders"), before, "nothing seen before the caller commits");
+    conn.query_drop("COMMIT").unwrap();
+    assert_eq!(total(&mut other, "orders"), Some(8), "committed with it");
+    assert_eq!(slots_of(&mut other, "orders").len(), 2);
 }

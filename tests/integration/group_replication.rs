@@ -306,10 +306,10 @@ fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
     );
 }
 
-/// A shrink waits for the group under `group_replication_consistency =
-/// 'BEFORE'`, then gives the session its own setting back, whether the
-/// shrink finished or one of its steps failed (here a step refused for
-/// folding more than a slot may hold into the slot it moves into).
+/// A shrink waits for the group with statements of its own and leaves the
+/// session's `group_replication_consistency` as it was, whether the shrink
+/// finished or one of its steps failed (here a step refused for folding
+/// more than a slot may hold into the slot it moves into).
 #[test]
 fn a_shrink_gives_the_session_its_own_consistency_back() {
     let group = take_group();

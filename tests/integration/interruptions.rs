@@ -26,7 +26,7 @@ on_each_server!(
     a_timed_out_write_leaves_nothing_open_and_the_next_writes_count,
     writes_killed_at_random_count_once_with_ids_and_at_most_once_without,
     a_killed_batch_leaves_no_transaction_to_the_clients_next_call,
-    what_a_killed_routine_left_open_is_rolled_back_by_the_next_call,
+    a_killed_change_leaves_nothing_open_and_its_resend_and_the_next_write_count,
 );
 
 /// The writing routines an application calls, each tried on a counter named
@@ -302,96 +302,133 @@ fn a_killed_batch_leaves_no_transaction_to_the_clients_next_call() {
     holder.query_drop("ROLLBACK").unwrap();
 }
 
-/// A routine that opens a transaction of its own, in the committed package
-/// that has it, and how its counter's total reads after it ran on a
-/// counter that had `total`.
-struct OwnTransaction {
+/// A routine that changes more than one row, in the committed package that
+/// has it, run on counter `own` of 3 in `slots` slots (`None` where the
+/// package fixes them): what `own` reads after it ran.
+struct Change {
     package: &'static str,
+    slots: Option<u32>,
     call: &'static str,
-    total_after: fn(i64) -> i64,
+    total_after: Option<i64>,
+    slots_after: usize,
 }
 
-/// Every routine that still opens a transaction of its own in autocommit
-/// mode, one of each body.
-const OWN_TRANSACTIONS: [OwnTransaction; 6] = [
-    OwnTransaction {
+/// Every writing routine that changes more than one row, one of each body.
+const CHANGES: [Change; 10] = [
+    Change {
         package: "generated",
+        slots: Some(3),
         call: "CALL counter_add_many(JSON_OBJECT(?, 1))",
-        total_after: |total| total + 1,
+        total_after: Some(4),
+        slots_after: 3,
     },
-    OwnTransaction { package: "generated", call: "CALL counter_resize(?, 2)", total_after: |total| total },
-    OwnTransaction { package: "generated", call: "CALL counter_compact(?)", total_after: |total| total },
-    OwnTransaction {
-        package: "generated/auto-create-64",
+    Change {
+        package: "generated",
+        slots: Some(3),
+        call: "CALL counter_resize(?, 6)",
+        total_after: Some(3),
+        slots_after: 6,
+    },
+    Change {
+        package: "generated",
+        slots: Some(3),
+        call: "CALL counter_resize(?, 1)",
+        total_after: Some(3),
+        slots_after: 1,
+    },
+    Change {
+        package: "generated",
+        slots: Some(3),
         call: "CALL counter_compact(?)",
-        total_after: |total| total,
+        total_after: Some(3),
+        slots_after: 3,
     },
-    OwnTransaction {
+    Change {
+        package: "generated",
+        slots: Some(3),
+        call: "CALL counter_reset(?, 5, FALSE)",
+        total_after: Some(5),
+        slots_after: 3,
+    },
+    Change {
+        package: "generated",
+        slots: Some(3),
+        call: "CALL counter_delete(?)",
+        total_after: None,
+        slots_after: 0,
+    },
+    Change {
         package: "generated/auto-create-64",
-        call: "CALL counter_reset(?, 5, FALSE)",
-        total_after: |_| 5,
+        slots: None,
+        call: "CALL counter_compact(?)",
+        total_after: Some(3),
+        slots_after: 1,
     },
-    OwnTransaction {
-        package: "generated/galera",
+    Change {
+        package: "generated/auto-create-64",
+        slots: None,
         call: "CALL counter_reset(?, 5, FALSE)",
-        total_after: |_| 5,
+        total_after: Some(5),
+        slots_after: 1,
+    },
+    Change {
+        package: "generated/galera",
+        slots: Some(3),
+        call: "CALL counter_reset(?, 5, FALSE)",
+        total_after: Some(5),
+        slots_after: 3,
+    },
+    Change {
+        package: "generated/galera",
+        slots: Some(3),
+        call: "CALL counter_resize(?, 1)",
+        total_after: Some(3),
+        slots_after: 1,
     },
 ];
 
-/// Each routine that opens a transaction of its own is killed while it
-/// waits for its counter's slot, on the application's own connection. On
-/// MySQL, which runs no handler of a killed routine, its transaction is
-/// still open then; the next batch on that connection ends it before it
-/// writes: the batch commits (read from another connection while the first
-/// is still open) and leaves no transaction behind. The killed call sent
-/// again, and one more batch, count too. (An increment cannot end it: a
-/// trigger may call `counter_add`, and a routine a trigger calls may hold
-/// no ROLLBACK.)
-fn what_a_killed_routine_left_open_is_rolled_back_by_the_next_call() {
-    for routine in OWN_TRANSACTIONS {
-        let db = support::with_committed(routine.package);
-        let name = "own";
-        db.conn().exec_drop("CALL counter_setup(?, 'd', NULL, 3)", (name,)).unwrap();
+/// Each routine that changes more than one row is killed while it waits for
+/// its counter's slots, on the application's own connection, in autocommit
+/// mode. It leaves no transaction open there (on MySQL, which runs no
+/// handler of a killed routine, the transactions these routines opened
+/// stayed open) and has changed nothing. Sent again on that connection, it
+/// does its work, and the increment of another counter after it is
+/// committed: both read from another connection while the first is still
+/// open.
+fn a_killed_change_leaves_nothing_open_and_its_resend_and_the_next_write_count() {
+    for change in CHANGES {
+        let db = support::with_committed(change.package);
+        let context = format!("{} in {}", change.call, change.package);
+        let mut admin = db.conn();
+        admin.exec_drop("CALL counter_setup('own', 'd', ?, 3)", (change.slots,)).unwrap();
+        admin.query_drop("CALL counter_setup('next', 'd', NULL, 0)").unwrap();
+        let before = support::slots_of(&mut admin, "own");
         let mut holder = db.conn();
         holder.query_drop("START TRANSACTION").unwrap();
-        holder.exec_drop("SELECT * FROM counters WHERE counter_name = ? FOR UPDATE", (name,)).unwrap();
+        holder.query_drop("SELECT * FROM counters WHERE counter_name = 'own' FOR UPDATE").unwrap();
 
         let mut conn = own_connection(&db);
         let connection = conn.connection_id();
         let error = thread::scope(|scope| {
-            let call = scope.spawn(|| conn.exec_drop(routine.call, (name,)));
+            let call = scope.spawn(|| conn.exec_drop(change.call, ("own",)));
             support::wait_for_lock_wait(&mut db.conn());
             db.conn().query_drop(format!("KILL QUERY {connection}")).unwrap();
             call.join().unwrap().expect_err("the call was killed")
         });
-        assert_eq!(support::server_error(error).0, 1317, "{} in {}", routine.call, routine.package);
+        assert_eq!(support::server_error(error).0, 1317, "{context}");
+        assert_eq!(open_transactions(&mut admin, connection), 0, "{context} left a transaction open");
         holder.query_drop("ROLLBACK").unwrap();
+        assert_eq!(support::slots_of(&mut admin, "own"), before, "{context}: killed, it changed the slots");
 
-        conn.exec_drop("CALL counter_add_many(JSON_OBJECT(?, 1))", (name,)).unwrap();
+        conn.exec_drop(change.call, ("own",)).unwrap_or_else(|error| panic!("{context} sent again: {error}"));
+        conn.query_drop("CALL counter_increment('next')").unwrap();
         assert_eq!(
-            open_transactions(&mut db.conn(), connection),
+            open_transactions(&mut admin, connection),
             0,
-            "{} in {}: a transaction left open after the next call",
-            routine.call,
-            routine.package
+            "{context}: a transaction open after its resend"
         );
-        assert_eq!(
-            support::total(&mut db.conn(), name),
-            Some(4),
-            "{} in {}: the batch after the kill, read while its connection is open",
-            routine.call,
-            routine.package
-        );
-        conn.exec_drop(routine.call, (name,))
-            .unwrap_or_else(|error| panic!("{} in {} sent again: {error}", routine.call, routine.package));
-        conn.exec_drop("CALL counter_add_many(JSON_OBJECT(?, 1))", (name,)).unwrap();
-        drop(conn);
-        assert_eq!(
-            support::total(&mut db.conn(), name),
-            Some((routine.total_after)(4) + 1),
-            "{} in {}: sent again, then a batch",
-            routine.call,
-            routine.package
-        );
+        assert_eq!(support::total(&mut admin, "own"), change.total_after, "{context}: sent again");
+        assert_eq!(support::slots_of(&mut admin, "own").len(), change.slots_after, "{context}: slots");
+        assert_eq!(support::total(&mut admin, "next"), Some(1), "{context}: the increment after it");
     }
 }
