@@ -207,9 +207,11 @@ impl CounterError {
     /// Whether the connection may hold a transaction the call left open, so
     /// that it must not serve another call before a rollback: MySQL runs no
     /// handler of a routine that `KILL QUERY` stopped, and a routine that
-    /// had opened a transaction of its own (a batch, a resize) leaves it
-    /// open; the next calls on the connection would join it, and be lost
-    /// with it. Every other error leaves the session as it was.
+    /// had opened a transaction of its own leaves it open; the next calls
+    /// on the connection would join it, and be lost with it. This
+    /// version's routines open none, but a server may still run those of a
+    /// package installed by an earlier one (a batch there opened one).
+    /// Every other error leaves the session as it was.
     pub(crate) fn may_leave_a_transaction_open(&self) -> bool {
         self.is_interrupted()
     }

@@ -164,9 +164,9 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.client.add_many(deltas).await
     }
 
-    /// Sets a counter to `value`, and its start date as `start_date` says.
-    /// The lazy and the cluster packages reset in a transaction of their
-    /// own, which commits a transaction the caller has open.
+    /// Sets a counter to `value`, and its start date as `start_date` says,
+    /// in one statement; on an [`AsyncCountersOn`], it commits or rolls
+    /// back with the caller's transaction.
     pub async fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
         self.client.reset(name, value, start_date).await
     }

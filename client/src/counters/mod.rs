@@ -267,10 +267,9 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.client.add_many(deltas))
     }
 
-    /// Sets a counter to `value`, and its start date as `start_date` says.
-    /// The lazy and the cluster packages reset in a transaction of their
-    /// own, whose `START TRANSACTION` commits a transaction the caller has
-    /// open.
+    /// Sets a counter to `value`, and its start date as `start_date` says,
+    /// in one statement; through [`Counters::on`], on the caller's connection, it
+    /// commits or rolls back with the caller's transaction.
     ///
     /// ```no_run
     /// use slotted_counters::StartDate;
