@@ -163,6 +163,13 @@
 {%- endif %}
 {%- endmacro %}
 
+{#- True inside a caller's transaction under MariaDB's snapshot isolation,
+    where a plain read would open a read view (see read_slot_count); FALSE
+    on MySQL and on MariaDB before 10.11.8. -#}
+{% macro snapshot_transaction() -%}
+/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE
+{%- endmacro %}
+
 {#- Reads into `into` how many slots of counter p_name an increment picks
     among: its slot count, the last slot's number as slots are numbered
     1..n, one index entry (inside a routine, MAX(`counter_id`) reads every
@@ -183,7 +190,7 @@
     off by default. A trigger's statement is not told from a plain call:
     there a lock wait may still end in 1020, to be retried as a deadlock. -#}
 {% macro read_slot_count(indent, p, into) -%}
-{{ indent }}IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+{{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
 {{ indent }}    SELECT `counter_id` - 1 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 1
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
 {{ indent }}    IF {{ into }} IS NULL THEN
@@ -204,7 +211,7 @@
     a remote increment needs. No LIMIT: a locking read with one is unsafe
     for statement-based logging (1592). -#}
 {% macro read_last_slot(indent, p) -%}
-{{ indent }}IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+{{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
 {{ indent }}    SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
 {{ indent }}      FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
 {{ indent }}ELSE
