@@ -83,10 +83,10 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
 }
 
 /// Refuses to install routines over a table the script creates that is a
-/// Spider table already: through a Spider head (MariaDB 10.11's), a batch of
-/// counters on more than one partition fails (`counter_add_many`'s
-/// `UPDATE ... JOIN` answers 1062), and with it every coalesced flush. The
-/// plain mode serves such a table.
+/// Spider table already: through a Spider head (MariaDB 10.11's), `SUM` over
+/// one primary key answers 0, so `counter_resize`'s shrink loses the counts
+/// of the slots it removes. The plain mode, which never shrinks, serves such
+/// a table.
 fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Statement]) -> Result<(), Error> {
     let tables = statements.iter().filter_map(|statement| {
         statement.text.strip_prefix("CREATE TABLE IF NOT EXISTS `")?.split_once('`').map(|(table, _)| table)
@@ -100,9 +100,9 @@ fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Stateme
             .map_err(Error::Query)?;
         if engine.is_some_and(|engine| engine.eq_ignore_ascii_case("SPIDER")) {
             return Err(Error::Environment(format!(
-                "`{table}` is a Spider table: through a Spider head the routines' batches fail (1062 once a \
-                 batch spans partitions), and every coalesced flush with them; nothing was installed. Count \
-                 through the client's plain mode (Counters::plain, docs/plain-sql.md), which needs no routine"
+                "`{table}` is a Spider table: through a Spider head the routines' shrink loses counts (the \
+                 head sums one slot as 0); nothing was installed. Count through the client's plain mode \
+                 (Counters::plain, docs/plain-sql.md), which needs no routine"
             )));
         }
     }
