@@ -178,6 +178,15 @@ struct Context {
     cluster_name: &'static str,
     /// The error a transaction that lost certification fails with there.
     certification_error: u16,
+    /// Galera's multi-row changes are made by the routines themselves on
+    /// MariaDB, in a transaction of their own in autocommit mode: a CALL
+    /// whose autocommit statement lost there (1213) left the session
+    /// failing every later CALL with 1213 at once, until it sent a
+    /// statement of another kind (MariaDB 10.11.19, galera-4 26.4.23).
+    /// MariaDB runs the routine's handler when a call is killed, so the
+    /// transaction is not left open; on MySQL the routines record the
+    /// change for the trigger, as elsewhere.
+    changes_in_own_transaction: bool,
     default_slots: u32,
     max_slots: u32,
     /// How an increment picks its slot.
@@ -332,6 +341,7 @@ impl Context {
             reset_body: ResetBody::of(options),
             cluster_name,
             certification_error,
+            changes_in_own_transaction: options.cluster() == Some(Cluster::Galera),
             default_slots,
             max_slots: options.max_slots(),
             slot_choice: options.slot_choice(),

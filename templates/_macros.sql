@@ -346,21 +346,6 @@
 {%- endif %}
 {%- endmacro %}
 
-{#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name
-    as one statement: it records the change, with the arguments its kind
-    takes (SQL expressions, NULL where it takes none), in the table of
-    changes, whose BEFORE INSERT trigger makes it. An INSERT ... ON
-    DUPLICATE KEY UPDATE with the values written twice (VALUES() warns on
-    MySQL 8.0.20+, and MariaDB has no row alias): a REPLACE of the row made
-    Galera fail the certified reset with 1213 at every try. -#}
-{% macro record_change(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
-{{ indent }}INSERT INTO `{{ p.changes_table }}`
-{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-{{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, NOW(6))
-{{ indent }}ON DUPLICATE KEY UPDATE `change_kind` = '{{ kind }}', `slots` = {{ slots }}, `into_slot` = {{ into_slot }},
-{{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = NOW(6);
-{%- endmacro %}
-
 {#- Takes the next entry off v_plan (`hex(name):slot:delta;` each) into
     p_name, v_slot and v_delta. -#}
 {% macro next_plan_entry(indent, p) -%}

@@ -68,33 +68,24 @@ BEGIN
     -- The counter changed; named like the routines' parameter, so the
     -- shared messages apply.
     DECLARE p_name {{ p.name_type }};
-    DECLARE v_slots INT;
-    DECLARE v_total BIGINT;
-    DECLARE v_description {{ p.description_variable_type }};
-    DECLARE v_start_date DATETIME;
-{%- if p.fixed_slots.is_none() %}
-    DECLARE v_found INT;
-    DECLARE v_above INT;
-    DECLARE v_moved BIGINT;
-{%- endif %}
-    DECLARE v_message {{ p.message_type }};
+{% call change::variables("    ", p) %}{% endcall %}
     SET p_name = NEW.`counter_name`;
     CASE NEW.`change_kind`
 {%- if p.fixed_slots.is_none() %}
     WHEN 'grow' THEN
-{%- call change::grow(p) %}{% endcall %}
+{%- call change::grow("        ", p, "NEW.`slots`") %}{% endcall %}
     WHEN 'shrink' THEN
-{%- call change::shrink(p) %}{% endcall %}
+{%- call change::shrink("        ", p, "NEW.`slots`", "NEW.`into_slot`") %}{% endcall %}
 {%- endif %}
     WHEN 'compact' THEN
-{%- call change::compact(p) %}{% endcall %}
+{%- call change::compact("        ", p) %}{% endcall %}
 {%- match p.reset_body %}
 {%- when ResetBody::Lazy %}
     WHEN 'reset' THEN
-{%- call change::reset_lazy(p) %}{% endcall %}
+{%- call change::reset_lazy("        ", p, "NEW.`value`", "NEW.`reset_start_date`") %}{% endcall %}
 {%- when ResetBody::Certified %}
     WHEN 'reset' THEN
-{%- call change::reset_certified(p) %}{% endcall %}
+{%- call change::reset_certified("        ", p, "NEW.`value`", "NEW.`reset_start_date`") %}{% endcall %}
 {%- else %}
 {%- endmatch %}
     END CASE;

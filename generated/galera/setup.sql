@@ -492,8 +492,10 @@ END$$
 -- kept in slot 1, every other slot to 0, and its start date to now when
 -- p_reset_start_date is TRUE.
 -- The reset changes every slot twice, so that the cluster certifies it
--- against increments this node has not applied yet, in one statement (the
--- trigger counter_apply_change makes the change it records).
+-- against increments this node has not applied yet: on MariaDB in a
+-- transaction of its own in autocommit mode (made by a trigger, a reset that
+-- lost certification could leave the session failing every CALL), on MySQL
+-- in one statement (the trigger counter_apply_change makes the change it records).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
     IN p_value DECIMAL(65, 30),
@@ -539,11 +541,65 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_value = COALESCE(p_value, 0);
-    INSERT INTO `counter_changes`
-        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-    VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, NOW(6))
-    ON DUPLICATE KEY UPDATE `change_kind` = 'reset', `slots` = NULL, `into_slot` = NULL,
-        `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = NOW(6);
+    -- MariaDB makes the change here; MySQL, which runs no handler of a
+    -- killed routine and so would leave this transaction open, records it.
+    IF /*M! TRUE OR */ FALSE THEN
+        BEGIN
+            -- The arguments, before the change's variables may hide them.
+            DECLARE v_change_slots INT DEFAULT NULL;
+            DECLARE v_change_into_slot INT DEFAULT NULL;
+            DECLARE v_change_value BIGINT DEFAULT v_value;
+            DECLARE v_change_reset_start_date BOOLEAN DEFAULT p_reset_start_date IS TRUE;
+            BEGIN
+                DECLARE v_slots INT;
+                DECLARE v_total BIGINT;
+                DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                DECLARE v_start_date DATETIME;
+                DECLARE v_found INT;
+                DECLARE v_above INT;
+                DECLARE v_moved BIGINT;
+                DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
+                DECLARE EXIT HANDLER FOR SQLEXCEPTION
+                BEGIN
+                    IF v_own THEN
+                        ROLLBACK;
+                    END IF;
+                    RESIGNAL;
+                END;
+                IF v_own THEN
+                    START TRANSACTION;
+                END IF;
+                SELECT COUNT(*) INTO v_slots
+                  FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                IF v_slots = 0 THEN
+                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                END IF;
+                -- A multi-primary cluster (Galera) certifies a
+                -- transaction by the rows it changes, and this node may not yet have
+                -- applied an increment another node has acknowledged: a slot still 0
+                -- here would not change, and that increment would outlive the reset.
+                -- Changing every slot first puts each in the write set, so the reset
+                -- fails certification (error 1213) instead, and run again it
+                -- sees the increment.
+                UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
+                UPDATE `counters` FORCE INDEX (PRIMARY)
+                   SET `counter` = IF(`counter_id` = 1, v_change_value, 0),
+                       `start_date` = IF(v_change_reset_start_date, NOW(), `start_date`)
+                 WHERE `counter_name` = p_name;
+                IF v_own THEN
+                    COMMIT;
+                END IF;
+            END;
+        END;
+    ELSE
+        INSERT INTO `counter_changes`
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+        VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, NOW(6))
+        ON DUPLICATE KEY UPDATE `change_kind` = 'reset', `slots` = NULL, `into_slot` = NULL,
+            `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = NOW(6);
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
@@ -554,7 +610,8 @@ END$$
 -- statement. A shrink is one statement per slot, the last first: each
 -- touches two rows, so on a multi-primary cluster it rarely meets another
 -- node's increment, where one transaction over every removed slot lost
--- certification to any of them. The trigger counter_apply_change makes
+-- certification to any of them. On MariaDB each step is a transaction of
+-- its own in autocommit mode; on MySQL the trigger counter_apply_change makes
 -- each change the routine records. Interrupted (a lost certification, 1213
 -- or 3101, a kill), a shrink leaves fewer slots and the total intact;
 -- calling it again finishes it.
@@ -615,11 +672,58 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     IF p_slots > v_slots THEN
-        INSERT INTO `counter_changes`
-            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-        VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, NOW(6))
-        ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
-            `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+        -- MariaDB makes the change here; MySQL, which runs no handler of a
+        -- killed routine and so would leave this transaction open, records it.
+        IF /*M! TRUE OR */ FALSE THEN
+            BEGIN
+                -- The arguments, before the change's variables may hide them.
+                DECLARE v_change_slots INT DEFAULT p_slots;
+                DECLARE v_change_into_slot INT DEFAULT NULL;
+                DECLARE v_change_value BIGINT DEFAULT NULL;
+                DECLARE v_change_reset_start_date BOOLEAN DEFAULT NULL;
+                BEGIN
+                    DECLARE v_slots INT;
+                    DECLARE v_total BIGINT;
+                    DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    DECLARE v_start_date DATETIME;
+                    DECLARE v_found INT;
+                    DECLARE v_above INT;
+                    DECLARE v_moved BIGINT;
+                    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                    DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
+                    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+                    BEGIN
+                        IF v_own THEN
+                            ROLLBACK;
+                        END IF;
+                        RESIGNAL;
+                    END;
+                    IF v_own THEN
+                        START TRANSACTION;
+                    END IF;
+                    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+                      FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                    IF v_slots = 0 THEN
+                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    END IF;
+                    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+                    WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+                    SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
+                    FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
+                    WHERE slot.id <= v_change_slots - v_slots;
+                    IF v_own THEN
+                        COMMIT;
+                    END IF;
+                END;
+            END;
+        ELSE
+            INSERT INTO `counter_changes`
+                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+            VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, NOW(6))
+            ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
+                `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+        END IF;
     ELSEIF p_slots < v_slots THEN
         -- Into the slot this node increments itself, which no other node
         -- writes: the step then meets other nodes' increments only on the
@@ -627,11 +731,61 @@ BEGIN
         SET v_target = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
         SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
         WHILE v_slots > p_slots DO
-            INSERT INTO `counter_changes`
-                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-            VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, NOW(6))
-            ON DUPLICATE KEY UPDATE `change_kind` = 'shrink', `slots` = v_slots, `into_slot` = v_target,
-                `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+            -- MariaDB makes the change here; MySQL, which runs no handler of a
+            -- killed routine and so would leave this transaction open, records it.
+            IF /*M! TRUE OR */ FALSE THEN
+                BEGIN
+                    -- The arguments, before the change's variables may hide them.
+                    DECLARE v_change_slots INT DEFAULT v_slots;
+                    DECLARE v_change_into_slot INT DEFAULT v_target;
+                    DECLARE v_change_value BIGINT DEFAULT NULL;
+                    DECLARE v_change_reset_start_date BOOLEAN DEFAULT NULL;
+                    BEGIN
+                        DECLARE v_slots INT;
+                        DECLARE v_total BIGINT;
+                        DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                        DECLARE v_start_date DATETIME;
+                        DECLARE v_found INT;
+                        DECLARE v_above INT;
+                        DECLARE v_moved BIGINT;
+                        DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                        DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
+                        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+                        BEGIN
+                            IF v_own THEN
+                                ROLLBACK;
+                            END IF;
+                            RESIGNAL;
+                        END;
+                        IF v_own THEN
+                            START TRANSACTION;
+                        END IF;
+                        -- The slot it removes must still be the counter's last (else another
+                        -- resize got there first, and nothing changes): it is locked, with
+                        -- the gap above it, and then the slot that takes its value. Three
+                        -- keys, where locking every slot made Group Replication's applier
+                        -- roll the step back for each remote increment.
+                        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+                          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_change_slots FOR UPDATE;
+                        SELECT COUNT(*) INTO v_above
+                          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_change_slots + 1 FOR UPDATE;
+                        IF v_found = 1 AND v_above = 0 THEN
+                            DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_change_slots;
+                            UPDATE `counters` SET `counter` = `counter` + v_moved
+                             WHERE `counter_name` = p_name AND `counter_id` = v_change_into_slot;
+                        END IF;
+                        IF v_own THEN
+                            COMMIT;
+                        END IF;
+                    END;
+                END;
+            ELSE
+                INSERT INTO `counter_changes`
+                    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+                VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, NOW(6))
+                ON DUPLICATE KEY UPDATE `change_kind` = 'shrink', `slots` = v_slots, `into_slot` = v_target,
+                    `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+            END IF;
             -- The counter's last slot as it is now: another resize may have
             -- changed it.
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
@@ -648,8 +802,9 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged: the
--- other slots become 0. One statement, which locks every slot of the
--- counter: the trigger counter_apply_change makes the change it records.
+-- other slots become 0. On MariaDB a transaction of its own in
+-- autocommit mode, on MySQL one statement (the trigger counter_apply_change makes
+-- the change it records); either locks every slot of the counter.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -687,11 +842,55 @@ BEGIN
             END IF;
         END;
     END IF;
-    INSERT INTO `counter_changes`
-        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-    VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
-    ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
-        `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+    -- MariaDB makes the change here; MySQL, which runs no handler of a
+    -- killed routine and so would leave this transaction open, records it.
+    IF /*M! TRUE OR */ FALSE THEN
+        BEGIN
+            -- The arguments, before the change's variables may hide them.
+            DECLARE v_change_slots INT DEFAULT NULL;
+            DECLARE v_change_into_slot INT DEFAULT NULL;
+            DECLARE v_change_value BIGINT DEFAULT NULL;
+            DECLARE v_change_reset_start_date BOOLEAN DEFAULT NULL;
+            BEGIN
+                DECLARE v_slots INT;
+                DECLARE v_total BIGINT;
+                DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                DECLARE v_start_date DATETIME;
+                DECLARE v_found INT;
+                DECLARE v_above INT;
+                DECLARE v_moved BIGINT;
+                DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+                DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
+                DECLARE EXIT HANDLER FOR SQLEXCEPTION
+                BEGIN
+                    IF v_own THEN
+                        ROLLBACK;
+                    END IF;
+                    RESIGNAL;
+                END;
+                IF v_own THEN
+                    START TRANSACTION;
+                END IF;
+                SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+                  FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                IF v_slots = 0 THEN
+                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                END IF;
+                UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
+                 WHERE `counter_name` = p_name;
+                IF v_own THEN
+                    COMMIT;
+                END IF;
+            END;
+        END;
+    ELSE
+        INSERT INTO `counter_changes`
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+        VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
+        ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
+            `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$

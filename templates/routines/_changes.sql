@@ -1,95 +1,190 @@
 {#- The changes that rewrite more than one slot, as the trigger on the
-    table of changes makes them (see _changes_table.sql): each locks what it
-    reads (FOR UPDATE), and reads no more than it locks. Inside a trigger no
-    statement may hold a LIMIT or call ROW_COUNT(): either makes the
-    statement that fires it unsafe for statement-based logging (1592). The
-    change's arguments are the columns of NEW; p_name is its counter. -#}
+    table of changes makes them (see _changes_table.sql), or, in the Galera
+    package, the routine itself: each locks what it reads (FOR UPDATE), and
+    reads no more than it locks. Inside a trigger no statement may hold a
+    LIMIT or call ROW_COUNT(): either makes the statement that fires it
+    unsafe for statement-based logging (1592). The change's arguments are
+    SQL expressions (the columns of NEW, in the trigger); p_name is its
+    counter, and `variables` declares what the changes use. -#}
 {%- import "_macros.sql" as m -%}
 
-{#- Every slot locked, then the slots up to NEW.slots added after them. -#}
-{% macro grow(p) %}
-        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-{% call m::unknown_counter("            ", p) %}{% endcall %}
-        END IF;
-{% call m::slot_rows("        ", p, "v_slots + slot.id", "v_description, v_start_date, 0", "NEW.`slots` - v_slots") %}{% endcall %}
+{#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name,
+    with the arguments its kind takes (SQL expressions, NULL where it takes
+    none): as one statement, which records the change in the table of
+    changes, whose trigger makes it; or, in the Galera package on MariaDB,
+    itself (see `make_here`). -#}
+{% macro make(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
+{%- if p.changes_in_own_transaction -%}
+{{ indent }}-- MariaDB makes the change here; MySQL, which runs no handler of a
+{{ indent }}-- killed routine and so would leave this transaction open, records it.
+{{ indent }}IF /*M! TRUE OR */ FALSE THEN
+{% call make_here(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
+{{ indent }}ELSE
+{% call record(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
+{{ indent }}END IF;
+{%- else -%}
+{% call record(indent, p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
+{%- endif %}
 {%- endmacro %}
 
-{#- Slot NEW.slots moved into slot NEW.into_slot, as the comment says. -#}
-{% macro shrink(p) %}
-        -- The slot it removes must still be the counter's last (else another
-        -- resize got there first, and nothing changes): it is locked, with
-        -- the gap above it, and then the slot that takes its value. Three
-        -- keys, where locking every slot made Group Replication's applier
-        -- roll the step back for each remote increment.
-        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots` FOR UPDATE;
-        SELECT COUNT(*) INTO v_above
-          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots` + 1 FOR UPDATE;
-        IF v_found = 1 AND v_above = 0 THEN
-            DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots`;
-            UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
-             WHERE `counter_name` = p_name AND `counter_id` = NEW.`into_slot`;
-        END IF;
+{#- The change recorded in the table of changes, whose trigger makes it in
+    this statement: an INSERT ... ON DUPLICATE KEY UPDATE with the values
+    written twice (VALUES() warns on MySQL 8.0.20+, and MariaDB has no row
+    alias). -#}
+{% macro record(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
+{{ indent }}INSERT INTO `{{ p.changes_table }}`
+{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
+{{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, NOW(6))
+{{ indent }}ON DUPLICATE KEY UPDATE `change_kind` = '{{ kind }}', `slots` = {{ slots }}, `into_slot` = {{ into_slot }},
+{{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = NOW(6);
+{%- endmacro %}
+
+{#- The change made by the routine itself, in autocommit mode in a
+    transaction of its own, inside a caller's transaction as part of it:
+    on Galera, a call whose change (made by a trigger, or by autocommit
+    statements) lost certification or was aborted for a remote write
+    (1213) could leave the session failing every later CALL at once with
+    1213, until it sent a statement of another kind (MariaDB 10.11.19,
+    galera-4 26.4.23: in each of 5 runs of 3,000 resets under load; made
+    here, in none of 3). MariaDB runs the routine's handler when a call is
+    killed, so the transaction is not left open (MariaDB only: MySQL has no
+    @@in_transaction). The Galera package refuses lazy counters, so its
+    reset is the certified one. -#}
+{% macro make_here(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
+{{ indent }}BEGIN
+{{ indent }}    -- The arguments, before the change's variables may hide them.
+{{ indent }}    DECLARE v_change_slots INT DEFAULT {{ slots }};
+{{ indent }}    DECLARE v_change_into_slot INT DEFAULT {{ into_slot }};
+{{ indent }}    DECLARE v_change_value BIGINT DEFAULT {{ value }};
+{{ indent }}    DECLARE v_change_reset_start_date BOOLEAN DEFAULT {{ reset_start_date }};
+{{ indent }}    BEGIN
+{% call variables(indent ~ "        ", p) %}{% endcall %}
+{{ indent }}        DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
+{{ indent }}        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+{{ indent }}        BEGIN
+{{ indent }}            IF v_own THEN
+{{ indent }}                ROLLBACK;
+{{ indent }}            END IF;
+{{ indent }}            RESIGNAL;
+{{ indent }}        END;
+{{ indent }}        IF v_own THEN
+{{ indent }}            START TRANSACTION;
+{{ indent }}        END IF;
+{%- match kind %}
+{%- when "grow" %}
+{%- call grow(indent ~ "        ", p, "v_change_slots") %}{% endcall %}
+{%- when "shrink" %}
+{%- call shrink(indent ~ "        ", p, "v_change_slots", "v_change_into_slot") %}{% endcall %}
+{%- when "compact" %}
+{%- call compact(indent ~ "        ", p) %}{% endcall %}
+{%- else %}
+{%- call reset_certified(indent ~ "        ", p, "v_change_value", "v_change_reset_start_date") %}{% endcall %}
+{%- endmatch %}
+{{ indent }}        IF v_own THEN
+{{ indent }}            COMMIT;
+{{ indent }}        END IF;
+{{ indent }}    END;
+{{ indent }}END;
+{%- endmacro %}
+
+{#- The variables the changes use. -#}
+{% macro variables(indent, p) -%}
+{{ indent }}DECLARE v_slots INT;
+{{ indent }}DECLARE v_total BIGINT;
+{{ indent }}DECLARE v_description {{ p.description_variable_type }};
+{{ indent }}DECLARE v_start_date DATETIME;
+{%- if p.fixed_slots.is_none() %}
+{{ indent }}DECLARE v_found INT;
+{{ indent }}DECLARE v_above INT;
+{{ indent }}DECLARE v_moved BIGINT;
+{%- endif %}
+{{ indent }}DECLARE v_message {{ p.message_type }};
+{%- endmacro %}
+
+{#- Every slot locked, then the slots up to `slots` added after them. -#}
+{% macro grow(indent, p, slots) %}
+{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}IF v_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
+{% call m::slot_rows(indent, p, "v_slots + slot.id", "v_description, v_start_date, 0", slots ~ " - v_slots") %}{% endcall %}
+{%- endmacro %}
+
+{#- Slot `slots` moved into slot `into_slot`, as the comment says. -#}
+{% macro shrink(indent, p, slots, into_slot) %}
+{{ indent }}-- The slot it removes must still be the counter's last (else another
+{{ indent }}-- resize got there first, and nothing changes): it is locked, with
+{{ indent }}-- the gap above it, and then the slot that takes its value. Three
+{{ indent }}-- keys, where locking every slot made Group Replication's applier
+{{ indent }}-- roll the step back for each remote increment.
+{{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
+{{ indent }}SELECT COUNT(*) INTO v_above
+{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} + 1 FOR UPDATE;
+{{ indent }}IF v_found = 1 AND v_above = 0 THEN
+{{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
+{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
+{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = {{ into_slot }};
+{{ indent }}END IF;
 {%- endmacro %}
 
 {#- Every slot locked and summed, and the sum put into slot 1: lazy
     counters keep only the rows that were hit, so slot 1 may be missing,
     and the counter is written again as that one row; else the other slots
     become 0. -#}
-{% macro compact(p) %}
+{% macro compact(indent, p) %}
 {%- if p.auto_create %}
-        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
-          INTO v_slots, v_total, v_description, v_start_date
-          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
+{{ indent }}  INTO v_slots, v_total, v_description, v_start_date
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- else %}
-        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- endif %}
-        IF v_slots = 0 THEN
-{% call m::unknown_counter("            ", p) %}{% endcall %}
-        END IF;
+{{ indent }}IF v_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
 {%- if p.auto_create %}
-        DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, 1, v_description, v_start_date, v_total);
+{{ indent }}DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}VALUES (p_name, 1, v_description, v_start_date, v_total);
 {%- else %}
-        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
-         WHERE `counter_name` = p_name;
+{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
+{{ indent }} WHERE `counter_name` = p_name;
 {%- endif %}
 {%- endmacro %}
 
 {#- A lazy counter, which may lack slot 1, written again as one row of
-    value NEW.value. -#}
-{% macro reset_lazy(p) %}
-        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-{% call m::unknown_counter("            ", p) %}{% endcall %}
-        END IF;
-        DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, 1, v_description, IF(NEW.`reset_start_date`, NOW(), v_start_date), NEW.`value`);
+    value `value`. -#}
+{% macro reset_lazy(indent, p, value, reset_start_date) %}
+{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}IF v_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
+{{ indent }}DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}VALUES (p_name, 1, v_description, IF({{ reset_start_date }}, NOW(), v_start_date), {{ value }});
 {%- endmacro %}
 
 {#- A cluster's reset: every slot changed twice, as the comment says. -#}
-{% macro reset_certified(p) %}
-        SELECT COUNT(*) INTO v_slots
-          FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-{% call m::unknown_counter("            ", p) %}{% endcall %}
-        END IF;
-        -- A multi-primary cluster ({{ p.cluster_name }}) certifies a
-        -- transaction by the rows it changes, and this node may not yet have
-        -- applied an increment another node has acknowledged: a slot still 0
-        -- here would not change, and that increment would outlive the reset.
-        -- Changing every slot first puts each in the write set, so the reset
-        -- fails certification (error {{ p.certification_error }}) instead, and run again it
-        -- sees the increment.
-        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
-        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
-           SET `counter` = IF(`counter_id` = 1, NEW.`value`, 0),
-               `start_date` = IF(NEW.`reset_start_date`, NOW(), `start_date`)
-         WHERE `counter_name` = p_name;
+{% macro reset_certified(indent, p, value, reset_start_date) %}
+{{ indent }}SELECT COUNT(*) INTO v_slots
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}IF v_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
+{{ indent }}-- A multi-primary cluster ({{ p.cluster_name }}) certifies a
+{{ indent }}-- transaction by the rows it changes, and this node may not yet have
+{{ indent }}-- applied an increment another node has acknowledged: a slot still 0
+{{ indent }}-- here would not change, and that increment would outlive the reset.
+{{ indent }}-- Changing every slot first puts each in the write set, so the reset
+{{ indent }}-- fails certification (error {{ p.certification_error }}) instead, and run again it
+{{ indent }}-- sees the increment.
+{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
+{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+{{ indent }}   SET `counter` = IF(`counter_id` = 1, {{ value }}, 0),
+{{ indent }}       `start_date` = IF({{ reset_start_date }}, NOW(), `start_date`)
+{{ indent }} WHERE `counter_name` = p_name;
 {%- endmacro %}

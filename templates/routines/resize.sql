@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_changes.sql" as change -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a cluster, to the
@@ -7,8 +8,10 @@
 -- statement. A shrink is one statement per slot, the last first: each
 -- touches two rows, so on a multi-primary cluster it rarely meets another
 -- node's increment, where one transaction over every removed slot lost
--- certification to any of them. The trigger {{ p.change_trigger }} makes
--- each change the routine records. Interrupted (a lost certification, 1213
+-- certification to any of them. {% if p.changes_in_own_transaction %}On MariaDB each step is a transaction of
+-- its own in autocommit mode; on MySQL the trigger {{ p.change_trigger }} makes
+-- each change the routine records.{% else %}The trigger {{ p.change_trigger }} makes
+-- each change the routine records.{% endif %} Interrupted (a lost certification, 1213
 -- or 3101, a kill), a shrink leaves fewer slots and the total intact;
 -- calling it again finishes it.{% if p.group_members.is_some() %} Each shrink step first waits until the member
 -- has applied what the group certified before it.{% endif %}
@@ -35,7 +38,7 @@ BEGIN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
     IF p_slots > v_slots THEN
-{% call m::record_change("        ", p, "grow", "p_slots", "NULL", "NULL", "NULL") %}{% endcall %}
+{% call change::make("        ", p, "grow", "p_slots", "NULL", "NULL", "NULL") %}{% endcall %}
     ELSEIF p_slots < v_slots THEN
 {%- match p.slot_choice %}
 {%- when SlotChoice::Node %}
@@ -51,7 +54,7 @@ BEGIN
 {%- if p.group_members.is_some() %}
 {% call m::wait_for_the_group("            ") %}{% endcall %}
 {%- endif %}
-{% call m::record_change("            ", p, "shrink", "v_slots", "v_target", "NULL", "NULL") %}{% endcall %}
+{% call change::make("            ", p, "shrink", "v_slots", "v_target", "NULL", "NULL") %}{% endcall %}
             -- The counter's last slot as it is now: another resize may have
             -- changed it.
 {% call m::read_last_slot("            ", p) %}{% endcall %}
