@@ -6,11 +6,15 @@
 use std::borrow::Cow;
 
 use slotted_counters_core::PackageOptions;
-use slotted_counters_core::package::Routine;
+use slotted_counters_core::package::{Routine, server_errno};
 
 use crate::call::{Answer, Call, StartDate};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
+
+/// The statement a session whose call was rolled back runs before the next
+/// (see [`Routines::run`]): it does nothing.
+const CLEAR_ROLLBACK: &str = "DO 0";
 
 fn statement<'a>(sql: &'a str, params: Vec<Param<'a>>) -> Statement<'a> {
     Statement { sql: Cow::Borrowed(sql), params }
@@ -99,8 +103,21 @@ impl Routines {
             }
             Call::GetMany { names } => return self.get_many(conn, names).await,
         };
-        conn.execute(&write).await?;
-        Ok(Answer::Done)
+        match conn.execute(&write).await {
+            Ok(_) => Ok(Answer::Done),
+            Err(error) => {
+                if error.code() == Some(server_errno::DEADLOCK) {
+                    // On Galera, a session whose CALL was rolled back for a
+                    // remote write could answer every later CALL at once
+                    // with 1213, for a minute and more, until it ran a
+                    // statement of another kind (MariaDB 10.11.19,
+                    // galera-4 26.4.23): the retry runs one first. Its own
+                    // outcome changes nothing of the call's.
+                    let _ = conn.execute(&statement(CLEAR_ROLLBACK, Vec::new())).await;
+                }
+                Err(error)
+            }
+        }
     }
 
     /// One `SELECT` of the values of `names`, each `counter_get(?)`.
@@ -111,5 +128,68 @@ impl Routines {
         };
         let row = conn.rows(&read).await?.into_iter().next();
         Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use slotted_counters_core::package::errno;
+
+    use crate::driver::ready;
+
+    /// A connection that answers every statement with the error numbered
+    /// in `answers` (0 for success), in order, and records what it ran.
+    struct Scripted {
+        answers: Vec<u16>,
+        sent: Vec<String>,
+    }
+
+    impl Connection for Scripted {
+        async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
+            self.sent.push(statement.sql.to_string());
+            match self.answers.remove(0) {
+                0 => Ok(0),
+                code => Err(CounterError::from_server(
+                    code,
+                    "40001".to_owned(),
+                    "rolled back".to_owned(),
+                    std::io::Error::other("rolled back"),
+                )),
+            }
+        }
+
+        async fn rows(&mut self, _: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
+            unreachable!("no call here reads rows")
+        }
+    }
+
+    fn increment_on(answers: Vec<u16>) -> (Result<Answer, CounterError>, Vec<String>) {
+        let routines = Routines::new(&PackageOptions::default());
+        let mut conn = Scripted { answers, sent: Vec::new() };
+        let outcome = ready(routines.run(&mut conn, Call::Increment { name: "likes" }));
+        (outcome, conn.sent)
+    }
+
+    #[test]
+    fn a_call_rolled_back_by_a_deadlock_is_followed_by_a_statement_of_another_kind() {
+        let (outcome, sent) = increment_on(vec![server_errno::DEADLOCK, 0]);
+        assert_eq!(outcome.unwrap_err().code(), Some(server_errno::DEADLOCK));
+        assert_eq!(sent, ["CALL `counter_increment`(?)", CLEAR_ROLLBACK]);
+    }
+
+    #[test]
+    fn the_call_fails_with_its_own_error_when_the_clearing_statement_fails_too() {
+        let (outcome, sent) = increment_on(vec![server_errno::DEADLOCK, server_errno::LOCK_WAIT_TIMEOUT]);
+        assert_eq!(outcome.unwrap_err().code(), Some(server_errno::DEADLOCK));
+        assert_eq!(sent.len(), 2);
+    }
+
+    #[test]
+    fn other_errors_and_successes_send_nothing_more() {
+        for answer in [0, server_errno::LOCK_WAIT_TIMEOUT, errno::UNKNOWN_COUNTER] {
+            let (_, sent) = increment_on(vec![answer]);
+            assert_eq!(sent, ["CALL `counter_increment`(?)"], "after {answer}");
+        }
     }
 }
