@@ -179,13 +179,13 @@ struct Context {
     /// The error a transaction that lost certification fails with there.
     certification_error: u16,
     /// Galera's multi-row changes are made by the routines themselves on
-    /// MariaDB, in a transaction of their own in autocommit mode: a CALL
-    /// whose autocommit statement lost there (1213) left the session
-    /// failing every later CALL with 1213 at once, until it sent a
+    /// MariaDB in autocommit mode, in a transaction of their own: a CALL
+    /// whose change, made by the trigger, lost certification (1213) left the
+    /// session failing every later CALL with 1213 at once, until it sent a
     /// statement of another kind (MariaDB 10.11.19, galera-4 26.4.23).
     /// MariaDB runs the routine's handler when a call is killed, so the
-    /// transaction is not left open; on MySQL the routines record the
-    /// change for the trigger, as elsewhere.
+    /// transaction is not left open; on MySQL and in a caller's transaction
+    /// the routines record the change for the trigger, as elsewhere.
     changes_in_own_transaction: bool,
     default_slots: u32,
     max_slots: u32,

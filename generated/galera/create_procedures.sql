@@ -435,9 +435,9 @@ END$$
 -- kept in slot 1, every other slot to 0, and its start date to now when
 -- p_reset_start_date is TRUE.
 -- The reset changes every slot twice, so that the cluster certifies it
--- against increments this node has not applied yet: on MariaDB in a
--- transaction of its own in autocommit mode (made by a trigger, a reset that
--- lost certification could leave the session failing every CALL), on MySQL
+-- against increments this node has not applied yet: on MariaDB in
+-- autocommit mode in a transaction of its own (made by a trigger, a reset
+-- that lost certification could leave the session failing every CALL), else
 -- in one statement (the trigger counter_apply_change makes the change it records).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,
@@ -484,9 +484,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_value = COALESCE(p_value, 0);
-    -- MariaDB makes the change here; MySQL, which runs no handler of a
-    -- killed routine and so would leave this transaction open, records it.
-    IF /*M! TRUE OR */ FALSE THEN
+    -- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
+    -- change in a transaction of its own; MySQL, which runs no handler of
+    -- a killed routine and so would leave that transaction open, and a
+    -- caller's transaction, whose statement must fail whole, record it.
+    IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
         BEGIN
             -- The arguments, before the change's variables may hide them.
             DECLARE v_change_slots INT DEFAULT NULL;
@@ -502,17 +504,12 @@ BEGIN
                 DECLARE v_above INT;
                 DECLARE v_moved BIGINT;
                 DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-                DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
-                    IF v_own THEN
-                        ROLLBACK;
-                    END IF;
+                    ROLLBACK;
                     RESIGNAL;
                 END;
-                IF v_own THEN
-                    START TRANSACTION;
-                END IF;
+                START TRANSACTION;
                 SELECT COUNT(*) INTO v_slots
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                 IF v_slots = 0 THEN
@@ -531,9 +528,7 @@ BEGIN
                    SET `counter` = IF(`counter_id` = 1, v_change_value, 0),
                        `start_date` = IF(v_change_reset_start_date, NOW(), `start_date`)
                  WHERE `counter_name` = p_name;
-                IF v_own THEN
-                    COMMIT;
-                END IF;
+                COMMIT;
             END;
         END;
     ELSE
@@ -553,9 +548,9 @@ END$$
 -- statement. A shrink is one statement per slot, the last first: each
 -- touches two rows, so on a multi-primary cluster it rarely meets another
 -- node's increment, where one transaction over every removed slot lost
--- certification to any of them. On MariaDB each step is a transaction of
--- its own in autocommit mode; on MySQL the trigger counter_apply_change makes
--- each change the routine records. Interrupted (a lost certification, 1213
+-- certification to any of them. On MariaDB in autocommit mode each step is
+-- a transaction of its own; else the trigger counter_apply_change makes each
+-- change the routine records. Interrupted (a lost certification, 1213
 -- or 3101, a kill), a shrink leaves fewer slots and the total intact;
 -- calling it again finishes it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
@@ -615,9 +610,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     IF p_slots > v_slots THEN
-        -- MariaDB makes the change here; MySQL, which runs no handler of a
-        -- killed routine and so would leave this transaction open, records it.
-        IF /*M! TRUE OR */ FALSE THEN
+        -- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
+        -- change in a transaction of its own; MySQL, which runs no handler of
+        -- a killed routine and so would leave that transaction open, and a
+        -- caller's transaction, whose statement must fail whole, record it.
+        IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
             BEGIN
                 -- The arguments, before the change's variables may hide them.
                 DECLARE v_change_slots INT DEFAULT p_slots;
@@ -633,17 +630,12 @@ BEGIN
                     DECLARE v_above INT;
                     DECLARE v_moved BIGINT;
                     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-                    DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
                     DECLARE EXIT HANDLER FOR SQLEXCEPTION
                     BEGIN
-                        IF v_own THEN
-                            ROLLBACK;
-                        END IF;
+                        ROLLBACK;
                         RESIGNAL;
                     END;
-                    IF v_own THEN
-                        START TRANSACTION;
-                    END IF;
+                    START TRANSACTION;
                     SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
                       FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                     IF v_slots = 0 THEN
@@ -655,9 +647,7 @@ BEGIN
                     SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
                     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
                     WHERE slot.id <= v_change_slots - v_slots;
-                    IF v_own THEN
-                        COMMIT;
-                    END IF;
+                    COMMIT;
                 END;
             END;
         ELSE
@@ -674,9 +664,11 @@ BEGIN
         SET v_target = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
         SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
         WHILE v_slots > p_slots DO
-            -- MariaDB makes the change here; MySQL, which runs no handler of a
-            -- killed routine and so would leave this transaction open, records it.
-            IF /*M! TRUE OR */ FALSE THEN
+            -- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
+            -- change in a transaction of its own; MySQL, which runs no handler of
+            -- a killed routine and so would leave that transaction open, and a
+            -- caller's transaction, whose statement must fail whole, record it.
+            IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
                 BEGIN
                     -- The arguments, before the change's variables may hide them.
                     DECLARE v_change_slots INT DEFAULT v_slots;
@@ -692,17 +684,12 @@ BEGIN
                         DECLARE v_above INT;
                         DECLARE v_moved BIGINT;
                         DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-                        DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
                         DECLARE EXIT HANDLER FOR SQLEXCEPTION
                         BEGIN
-                            IF v_own THEN
-                                ROLLBACK;
-                            END IF;
+                            ROLLBACK;
                             RESIGNAL;
                         END;
-                        IF v_own THEN
-                            START TRANSACTION;
-                        END IF;
+                        START TRANSACTION;
                         -- The slot it removes must still be the counter's last (else another
                         -- resize got there first, and nothing changes): it is locked, with
                         -- the gap above it, and then the slot that takes its value. Three
@@ -717,9 +704,7 @@ BEGIN
                             UPDATE `counters` SET `counter` = `counter` + v_moved
                              WHERE `counter_name` = p_name AND `counter_id` = v_change_into_slot;
                         END IF;
-                        IF v_own THEN
-                            COMMIT;
-                        END IF;
+                        COMMIT;
                     END;
                 END;
             ELSE
@@ -745,9 +730,9 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged: the
--- other slots become 0. On MariaDB a transaction of its own in
--- autocommit mode, on MySQL one statement (the trigger counter_apply_change makes
--- the change it records); either locks every slot of the counter.
+-- other slots become 0. On MariaDB in autocommit mode a
+-- transaction of its own, else one statement (the trigger counter_apply_change
+-- makes the change it records); either locks every slot of the counter.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci
 )
@@ -785,9 +770,11 @@ BEGIN
             END IF;
         END;
     END IF;
-    -- MariaDB makes the change here; MySQL, which runs no handler of a
-    -- killed routine and so would leave this transaction open, records it.
-    IF /*M! TRUE OR */ FALSE THEN
+    -- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
+    -- change in a transaction of its own; MySQL, which runs no handler of
+    -- a killed routine and so would leave that transaction open, and a
+    -- caller's transaction, whose statement must fail whole, record it.
+    IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
         BEGIN
             -- The arguments, before the change's variables may hide them.
             DECLARE v_change_slots INT DEFAULT NULL;
@@ -803,17 +790,12 @@ BEGIN
                 DECLARE v_above INT;
                 DECLARE v_moved BIGINT;
                 DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-                DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
-                    IF v_own THEN
-                        ROLLBACK;
-                    END IF;
+                    ROLLBACK;
                     RESIGNAL;
                 END;
-                IF v_own THEN
-                    START TRANSACTION;
-                END IF;
+                START TRANSACTION;
                 SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                 IF v_slots = 0 THEN
@@ -822,9 +804,7 @@ BEGIN
                 END IF;
                 UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
                  WHERE `counter_name` = p_name;
-                IF v_own THEN
-                    COMMIT;
-                END IF;
+                COMMIT;
             END;
         END;
     ELSE

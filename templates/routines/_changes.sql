@@ -1,24 +1,28 @@
 {#- The changes that rewrite more than one slot, as the trigger on the
     table of changes makes them (see _changes_table.sql), or, in the Galera
-    package, the routine itself: each locks what it reads (FOR UPDATE), and
-    reads no more than it locks. Inside a trigger no statement may hold a
-    LIMIT or call ROW_COUNT(): either makes the statement that fires it
-    unsafe for statement-based logging (1592). The change's arguments are
-    SQL expressions (the columns of NEW, in the trigger); p_name is its
-    counter, and `variables` declares what the changes use. -#}
+    package on MariaDB in autocommit mode, the routine itself: each locks
+    what it reads (FOR UPDATE), and reads no more than it locks. Inside a
+    trigger no statement may hold a LIMIT or call ROW_COUNT(): either makes
+    the statement that fires it unsafe for statement-based logging (1592).
+    The change's arguments are SQL expressions (the columns of NEW, in the
+    trigger); p_name is its counter, and `variables` declares what the
+    changes use. -#}
 {%- import "_macros.sql" as m -%}
 
 {#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name,
     with the arguments its kind takes (SQL expressions, NULL where it takes
     none): as one statement, which records the change in the table of
-    changes, whose trigger makes it; or, in the Galera package on MariaDB,
-    itself (see `make_here`). -#}
+    changes, whose trigger makes it; or, in the Galera package on MariaDB
+    in autocommit mode, in a transaction of the routine's own (see
+    `make_in_own_transaction`). -#}
 {% macro make(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
 {%- if p.changes_in_own_transaction -%}
-{{ indent }}-- MariaDB makes the change here; MySQL, which runs no handler of a
-{{ indent }}-- killed routine and so would leave this transaction open, records it.
-{{ indent }}IF /*M! TRUE OR */ FALSE THEN
-{% call make_here(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
+{{ indent }}-- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
+{{ indent }}-- change in a transaction of its own; MySQL, which runs no handler of
+{{ indent }}-- a killed routine and so would leave that transaction open, and a
+{{ indent }}-- caller's transaction, whose statement must fail whole, record it.
+{{ indent }}IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
+{% call make_in_own_transaction(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
 {{ indent }}ELSE
 {% call record(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
 {{ indent }}END IF;
@@ -39,18 +43,16 @@
 {{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = NOW(6);
 {%- endmacro %}
 
-{#- The change made by the routine itself, in autocommit mode in a
-    transaction of its own, inside a caller's transaction as part of it:
-    on Galera, a call whose change (made by a trigger, or by autocommit
-    statements) lost certification or was aborted for a remote write
-    (1213) could leave the session failing every later CALL at once with
-    1213, until it sent a statement of another kind (MariaDB 10.11.19,
-    galera-4 26.4.23: in each of 5 runs of 3,000 resets under load; made
-    here, in none of 3). MariaDB runs the routine's handler when a call is
-    killed, so the transaction is not left open (MariaDB only: MySQL has no
-    @@in_transaction). The Galera package refuses lazy counters, so its
-    reset is the certified one. -#}
-{% macro make_here(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
+{#- The change made by the routine itself, in a transaction of its own: on
+    Galera, a call whose change made by a trigger lost certification or
+    was aborted for a remote write (1213) could leave the session failing
+    every later CALL at once with 1213, until it sent a statement of
+    another kind (MariaDB 10.11.19, galera-4 26.4.23: in each of 5 runs of
+    3,000 resets under load; made here, in none of 3). MariaDB runs the
+    routine's handler when a call is killed, so the transaction is not
+    left open. The Galera package refuses lazy counters, so its reset is
+    the certified one. -#}
+{% macro make_in_own_transaction(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
 {{ indent }}BEGIN
 {{ indent }}    -- The arguments, before the change's variables may hide them.
 {{ indent }}    DECLARE v_change_slots INT DEFAULT {{ slots }};
@@ -59,17 +61,12 @@
 {{ indent }}    DECLARE v_change_reset_start_date BOOLEAN DEFAULT {{ reset_start_date }};
 {{ indent }}    BEGIN
 {% call variables(indent ~ "        ", p) %}{% endcall %}
-{{ indent }}        DECLARE v_own BOOLEAN DEFAULT /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE;
 {{ indent }}        DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}        BEGIN
-{{ indent }}            IF v_own THEN
-{{ indent }}                ROLLBACK;
-{{ indent }}            END IF;
+{{ indent }}            ROLLBACK;
 {{ indent }}            RESIGNAL;
 {{ indent }}        END;
-{{ indent }}        IF v_own THEN
-{{ indent }}            START TRANSACTION;
-{{ indent }}        END IF;
+{{ indent }}        START TRANSACTION;
 {%- match kind %}
 {%- when "grow" %}
 {%- call grow(indent ~ "        ", p, "v_change_slots") %}{% endcall %}
@@ -80,9 +77,7 @@
 {%- else %}
 {%- call reset_certified(indent ~ "        ", p, "v_change_value", "v_change_reset_start_date") %}{% endcall %}
 {%- endmatch %}
-{{ indent }}        IF v_own THEN
-{{ indent }}            COMMIT;
-{{ indent }}        END IF;
+{{ indent }}        COMMIT;
 {{ indent }}    END;
 {{ indent }}END;
 {%- endmacro %}

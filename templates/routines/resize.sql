@@ -8,9 +8,9 @@
 -- statement. A shrink is one statement per slot, the last first: each
 -- touches two rows, so on a multi-primary cluster it rarely meets another
 -- node's increment, where one transaction over every removed slot lost
--- certification to any of them. {% if p.changes_in_own_transaction %}On MariaDB each step is a transaction of
--- its own in autocommit mode; on MySQL the trigger {{ p.change_trigger }} makes
--- each change the routine records.{% else %}The trigger {{ p.change_trigger }} makes
+-- certification to any of them. {% if p.changes_in_own_transaction %}On MariaDB in autocommit mode each step is
+-- a transaction of its own; else the trigger {{ p.change_trigger }} makes each
+-- change the routine records.{% else %}The trigger {{ p.change_trigger }} makes
 -- each change the routine records.{% endif %} Interrupted (a lost certification, 1213
 -- or 3101, a kill), a shrink leaves fewer slots and the total intact;
 -- calling it again finishes it.{% if p.group_members.is_some() %} Each shrink step first waits until the member

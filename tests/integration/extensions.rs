@@ -12,7 +12,7 @@ use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
 use slotted_counters_core::package::errno;
 
 use crate::package::escaped_batches;
-use crate::support::{self, on_each_server, server_error, slots_of, total, with_committed};
+use crate::support::{self, Flavor, on_each_server, server_error, slots_of, total, with_committed};
 
 on_each_server!(
     resize_grows_and_shrinks_keeping_the_total,
@@ -29,6 +29,7 @@ on_each_server!(
     lazy_counters_under_load_are_exact,
     connection_slot_choice_keeps_a_connection_on_one_slot,
     the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server,
+    a_galera_reset_failing_at_its_last_statement_changes_nothing,
     client_errors_from_lazy_packages_stay_typed,
 );
 
@@ -512,6 +513,49 @@ fn the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server(
     assert_eq!(server_error(conn.query_drop(&too_long).unwrap_err()).0, errno::INVALID_ARGUMENT);
     conn.query_drop("ROLLBACK").unwrap();
     assert_eq!(total(&mut conn, "hits"), Some(0), "a refused reset leaves the caller's transaction open");
+}
+
+/// The Galera reset changes every slot in two statements: on MariaDB in a
+/// transaction of the routine's own, on MySQL in the trigger of one
+/// statement, which it takes inside a caller's transaction too. An error
+/// at the second (here a trigger of the test's, refusing the value the
+/// reset writes) undoes the first, in autocommit mode and in the caller's
+/// transaction, which stays open.
+fn a_galera_reset_failing_at_its_last_statement_changes_nothing() {
+    let db = with_committed("generated/galera");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('hits', 'd', 3, NULL)").unwrap();
+    conn.query_drop("CALL counter_add('hits', 10)").unwrap();
+    conn.query_drop(
+        "CREATE TRIGGER refuse_seven BEFORE UPDATE ON counters FOR EACH ROW \
+         IF NEW.counter = 7 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'seven refused'; END IF",
+    )
+    .unwrap();
+    let before = slots_of(&mut conn, "hits");
+
+    let (_, message) = server_error(conn.query_drop("CALL counter_reset('hits', 7, FALSE)").unwrap_err());
+    assert_eq!(message, "seven refused");
+    assert_eq!(slots_of(&mut db.conn(), "hits"), before, "in autocommit mode");
+
+    conn.query_drop("START TRANSACTION").unwrap();
+    conn.query_drop("CALL counter_add('hits', 5)").unwrap();
+    let (_, message) = server_error(conn.query_drop("CALL counter_reset('hits', 7, FALSE)").unwrap_err());
+    assert_eq!(message, "seven refused");
+    assert_eq!(total(&mut conn, "hits"), Some(15), "in the caller's transaction, which keeps its own add");
+    conn.query_drop("ROLLBACK").unwrap();
+    assert_eq!(slots_of(&mut conn, "hits"), before);
+
+    // Which way each server took: MariaDB records no change it made itself.
+    conn.query_drop("DROP TRIGGER refuse_seven").unwrap();
+    conn.query_drop("CALL counter_reset('hits', 7, FALSE)").unwrap();
+    assert_eq!(total(&mut conn, "hits"), Some(7));
+    let recorded: Option<u32> =
+        conn.query_first("SELECT COUNT(*) FROM counter_changes WHERE counter_name = 'hits'").unwrap();
+    let expected = match support::flavor() {
+        Flavor::MariaDb => 0,
+        Flavor::MySql => 1,
+    };
+    assert_eq!(recorded, Some(expected), "changes recorded for the trigger");
 }
 
 fn client_errors_from_lazy_packages_stay_typed() {
