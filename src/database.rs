@@ -2,18 +2,22 @@
 //! port and database, never the password.
 //!
 //! URLs take TLS settings as MySQL's own clients and sqlx do:
-//! `?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_IDENTITY`. The `mysql`
-//! crate rejects parameters it does not know, so the mode is taken off the
-//! URL here and turned into its `SslOpts`.
+//! `?ssl-mode=DISABLED|PREFERRED|REQUIRED|VERIFY_IDENTITY` and
+//! `ssl-ca=PATH`. The `mysql` crate rejects parameters it does not know, so
+//! they are taken off the URL here and turned into its `SslOpts`.
 //!
-//! Two settings are refused rather than weakened. The `mysql` crate (28.0.4)
-//! puts the public web certificate authorities in the trust store of every
-//! verified connection, beside any CA it is given, and offers no way to
-//! leave them out: `ssl-ca` cannot limit trust to one CA, and `VERIFY_CA`,
-//! which skips the host name, would take a certificate any public
-//! authority issued for any name.
+//! The `mysql` crate (28.0.4) puts the public web certificate authorities
+//! in the trust store of every verified connection, beside any CA it is
+//! given, and offers no way to leave them out. So `ssl-ca` (a cloud
+//! provider's CA: Amazon RDS, Azure, Cloud SQL) is taken only with
+//! `VERIFY_IDENTITY`, where the host name keeps the public authorities'
+//! certificates out (none issues one for a provider's database host
+//! names), and `VERIFY_CA`, which skips the host name, is refused: a
+//! certificate any public authority issued for any name would pass.
 
+use std::fs;
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -25,11 +29,10 @@ use slotted_counters_core::package::server_errno;
 /// How long to wait for a server that does not answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Why `ssl-ca` is refused, and what to use instead.
-pub const SSL_CA_REFUSED: &str = "ssl-ca is refused: the mysql driver trusts the public web certificate \
-     authorities beside any CA it is given, so ssl-ca cannot limit trust to yours; use \
-     ssl-mode=VERIFY_IDENTITY for a server whose certificate a public authority issued, or \
-     ssl-mode=REQUIRED for encryption without verification";
+/// Why `ssl-ca` without `ssl-mode=VERIFY_IDENTITY` is refused.
+pub const SSL_CA_NEEDS_VERIFY_IDENTITY: &str = "ssl-ca is taken only with ssl-mode=VERIFY_IDENTITY: the \
+     mysql driver trusts the public web certificate authorities beside the CA it is given, and only the \
+     host name check keeps their certificates out; add ssl-mode=VERIFY_IDENTITY";
 
 /// Why `ssl-mode=VERIFY_CA` is refused, and what to use instead.
 pub const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not check the host name, and \
@@ -47,7 +50,8 @@ enum SslMode {
     Preferred,
     /// TLS, encrypted but with the server's certificate not verified.
     Required,
-    /// TLS, with a certificate a public authority issued to the host in the URL.
+    /// TLS, with a certificate a public authority, or the URL's `ssl-ca`,
+    /// issued to the host in the URL.
     VerifyIdentity,
 }
 
@@ -73,8 +77,9 @@ impl SslMode {
             })
     }
 
-    /// The driver's TLS settings for this mode; `None` for plain TCP.
-    fn ssl_opts(self) -> Option<SslOpts> {
+    /// The driver's TLS settings for this mode, trusting `ca` too; `None`
+    /// for plain TCP.
+    fn ssl_opts(self, ca: Option<PathBuf>) -> Option<SslOpts> {
         match self {
             SslMode::Disabled => None,
             SslMode::Preferred | SslMode::Required => Some(
@@ -82,35 +87,45 @@ impl SslMode {
                     .with_danger_accept_invalid_certs(true)
                     .with_danger_skip_domain_validation(true),
             ),
-            SslMode::VerifyIdentity => Some(SslOpts::default()),
+            SslMode::VerifyIdentity => Some(SslOpts::default().with_root_cert_path(ca)),
         }
     }
 }
 
-/// A URL's TLS mode, taken off it, and the rest of the URL.
+/// A URL's TLS mode and CA, taken off it, and the rest of the URL.
 struct SplitUrl {
     rest: String,
     mode: SslMode,
+    ca: Option<PathBuf>,
 }
 
 fn split_tls_parameters(url: &str) -> Result<SplitUrl, Error> {
     let invalid =
         |problem: String| Error::Url(format!("{problem}; expected mysql://user:password@host:port/database"));
     let mut parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
-    let (mut mode, mut rest) = (SslMode::Preferred, Vec::new());
+    let (mut mode, mut ca, mut rest) = (SslMode::Preferred, None, Vec::new());
     for (key, value) in parsed.query_pairs() {
         match key.as_ref() {
             "ssl-mode" => mode = SslMode::parse(&value).map_err(Error::Url)?,
-            "ssl-ca" => return Err(Error::Url(SSL_CA_REFUSED.to_owned())),
+            "ssl-ca" => ca = Some(PathBuf::from(value.as_ref())),
             _ => rest.push((key.into_owned(), value.into_owned())),
         }
+    }
+    if let Some(ca) = &ca {
+        if mode != SslMode::VerifyIdentity {
+            return Err(Error::Url(SSL_CA_NEEDS_VERIFY_IDENTITY.to_owned()));
+        }
+        // Read at connect time, by the driver: a path that cannot be read
+        // is named now, before any connection.
+        fs::File::open(ca)
+            .map_err(|error| Error::Url(format!("ssl-ca={} cannot be read: {error}", ca.display())))?;
     }
     if rest.is_empty() {
         parsed.set_query(None);
     } else {
         parsed.query_pairs_mut().clear().extend_pairs(rest);
     }
-    Ok(SplitUrl { rest: parsed.into(), mode })
+    Ok(SplitUrl { rest: parsed.into(), mode, ca })
 }
 
 /// Parses a `mysql://user:password@host:port/database` URL, with its TLS
@@ -139,7 +154,7 @@ fn parse(url: &str) -> Result<(Opts, SslMode), Error> {
     }
     let opts = OptsBuilder::from_opts(opts)
         .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
-        .ssl_opts(split.mode.ssl_opts());
+        .ssl_opts(split.mode.ssl_opts(split.ca));
     Ok((opts.into(), split.mode))
 }
 
@@ -263,11 +278,12 @@ mod tests {
                 "ssl-mode=VERIFY_CA is refused: it does not check the host",
             ),
             ("mysql://a@h/db?ssl-mode=verify_ca&ssl-ca=/x", "ssl-mode=VERIFY_CA is refused"),
+            ("mysql://a@h/db?ssl-ca=/x", "ssl-ca is taken only with ssl-mode=VERIFY_IDENTITY"),
+            ("mysql://a@h/db?ssl-mode=REQUIRED&ssl-ca=/x", "ssl-ca is taken only with"),
             (
-                "mysql://a@h/db?ssl-mode=VERIFY_IDENTITY&ssl-ca=/x",
-                "ssl-ca is refused: the mysql driver trusts",
+                "mysql://a@h/db?ssl-mode=VERIFY_IDENTITY&ssl-ca=/no/such/ca.pem",
+                "ssl-ca=/no/such/ca.pem cannot be read: No such file",
             ),
-            ("mysql://a@h/db?ssl-ca=/x", "ssl-ca is refused"),
         ] {
             let error = mode(url).unwrap_err().to_string();
             assert!(error.contains(problem), "{url}: {error}");

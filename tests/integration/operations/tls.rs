@@ -1,6 +1,7 @@
 //! TLS: a server that refuses plain connections, reached by the command and
-//! the client through `ssl-mode` in the URL, and the settings the drivers
-//! cannot honour refused.
+//! the client through `ssl-mode` in the URL, verified through a private CA
+//! in `ssl-ca` by the name its certificate carries, and the settings the
+//! drivers cannot honour refused.
 
 use std::fs;
 use std::path::Path;
@@ -25,14 +26,13 @@ fn authority(dir: &Path, name: &str) -> CertifiedIssuer<'static, KeyPair> {
     authority
 }
 
-/// Boots a server that has a certificate from `authority` for 127.0.0.1
-/// and refuses connections without TLS.
+/// Boots a server that has a certificate from `authority` for `localhost`
+/// (not for 127.0.0.1, the address the suite's URLs name) and refuses
+/// connections without TLS.
 fn tls_only_server(dir: &Path, authority: &CertifiedIssuer<'static, KeyPair>) -> Booted {
     let key = KeyPair::generate().unwrap();
-    let certificate = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, authority)
-        .unwrap();
+    let certificate =
+        CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, authority).unwrap();
     fs::write(dir.join("server-cert.pem"), certificate.pem()).unwrap();
     fs::write(dir.join("server-key.pem"), key.serialize_pem()).unwrap();
     let config = format!(
@@ -77,13 +77,24 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
     counters.increment("secure").unwrap();
     assert_eq!(counters.get("secure").unwrap(), Some(1));
 
+    // A private CA, as a cloud provider's: with ssl-ca and VERIFY_IDENTITY
+    // the server is verified by the name its certificate carries, by the
+    // command and by a pool made from the same URL, and not exposed.
+    let by_name = url.replacen("@127.0.0.1:", "@localhost:", 1);
+    let verified = format!("{by_name}?ssl-mode=VERIFY_IDENTITY&ssl-ca={}", ca.display());
+    let output = succeeded(slotted_counters(&["status", "--url", &verified]));
+    assert!(!stderr(&output).contains("warning:"), "verified: {}", stderr(&output));
+    assert_eq!(stdout(&output).matches("current").count(), support::ROUTINES.len());
+    let pool = mysql::Pool::new(database::parse_url(&verified).unwrap()).unwrap();
+    assert_eq!(Counters::new(pool).get("secure").unwrap(), Some(1));
+
     // The modes the driver cannot honour are refused, saying why, before
     // any connection: it would trust every public authority beside ssl-ca.
     for (parameters, refusal) in [
         (format!("ssl-mode=VERIFY_CA&ssl-ca={}", ca.display()), database::VERIFY_CA_REFUSED),
         ("ssl-mode=VERIFY_CA".to_owned(), database::VERIFY_CA_REFUSED),
-        (format!("ssl-ca={}", ca.display()), database::SSL_CA_REFUSED),
-        (format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={}", ca.display()), database::SSL_CA_REFUSED),
+        (format!("ssl-ca={}", ca.display()), database::SSL_CA_NEEDS_VERIFY_IDENTITY),
+        (format!("ssl-mode=REQUIRED&ssl-ca={}", ca.display()), database::SSL_CA_NEEDS_VERIFY_IDENTITY),
     ] {
         let output = slotted_counters(&["status", "--url", &format!("{url}?{parameters}")]);
         let message = stderr(&output);
@@ -93,8 +104,12 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
 
     for (url, problem) in [
         (
-            format!("{url}?ssl-mode=VERIFY_IDENTITY"),
+            format!("{by_name}?ssl-mode=VERIFY_IDENTITY"),
             "a certificate from a CA no public authority vouches for",
+        ),
+        (
+            format!("{url}?ssl-mode=VERIFY_IDENTITY&ssl-ca={}", ca.display()),
+            "a certificate that does not carry the name in the URL",
         ),
         (format!("{url}?ssl-mode=DISABLED"), "TLS disabled"),
     ] {
@@ -102,16 +117,14 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
         let message = stderr(&output);
         assert_eq!(output.status.code(), Some(1), "{problem}: {message}");
         assert_eq!(message.lines().count(), 1, "{problem}: {message}");
-        assert!(message.starts_with("error: cannot connect to slotted@127.0.0.1:"), "{problem}: {message}");
+        assert!(message.starts_with("error: cannot connect to slotted@"), "{problem}: {message}");
         assert!(!message.contains(" { "), "{problem}: a sentence, not a debug dump: {message}");
-        if problem == "TLS disabled" {
-            assert!(
-                message.contains("add ?ssl-mode=VERIFY_IDENTITY"),
-                "{problem}: says how to use TLS: {message}"
-            );
-        } else {
-            assert!(message.contains("invalid peer certificate: UnknownIssuer"), "{message}");
-        }
+        let expected = match problem {
+            "TLS disabled" => "add ?ssl-mode=VERIFY_IDENTITY",
+            "a certificate that does not carry the name in the URL" => "certificate not valid for name \"127.0.0.1\"",
+            _ => "invalid peer certificate: UnknownIssuer",
+        };
+        assert!(message.contains(expected), "{problem}: {message}");
     }
 
     // The async client refuses a pool in VERIFY_CA for the same reason.
