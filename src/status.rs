@@ -11,6 +11,7 @@
 use mysql::prelude::Queryable;
 
 use crate::error::Error;
+use crate::{render, script};
 use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
 
@@ -19,7 +20,8 @@ use slotted_counters_core::package::{self, Routine, errno, server_errno};
 pub enum State {
     /// A routine installed by this version with these options, that runs.
     Current,
-    /// The table, or the view, is there and can be read.
+    /// A table or the view is there and can be read; or a trigger this
+    /// version creates is there.
     Present,
     /// Installed, but by another version or with other options.
     Stale { installed: String },
@@ -36,12 +38,13 @@ pub enum State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectStatus {
     pub name: String,
-    /// `PROCEDURE`, `FUNCTION`, `VIEW` or `TABLE`.
+    /// `PROCEDURE`, `FUNCTION`, `VIEW`, `TABLE` or `TRIGGER`.
     pub kind: &'static str,
     pub state: State,
 }
 
-/// What `status` found: every routine of the package, then the view and the table.
+/// What `status` found: every routine of the package, the view, the
+/// tables (counters, write ids, changes), then the triggers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub objects: Vec<ObjectStatus>,
@@ -132,7 +135,13 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind: routine.kind(), state });
     }
-    for (name, kind) in [(package::totals_view(options), "VIEW"), (options.table().to_owned(), "TABLE")] {
+    let views_and_tables = [
+        (package::totals_view(options), "VIEW"),
+        (options.table().to_owned(), "TABLE"),
+        (package::writes_table(options), "TABLE"),
+        (package::changes_table(options), "TABLE"),
+    ];
+    for (name, kind) in views_and_tables {
         let listed: Option<u32> = conn
             .exec_first(
                 "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
@@ -148,7 +157,75 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind, state });
     }
+    for (name, body) in rendered_triggers(options)? {
+        let installed: Option<String> = conn
+            .exec_first(
+                "SELECT ACTION_STATEMENT FROM information_schema.TRIGGERS \
+                 WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = ?",
+                (&name,),
+            )
+            .map_err(Error::Query)?;
+        let state = match installed {
+            Some(installed) if normalized(&installed)? == body => State::Present,
+            Some(_) => State::Stale { installed: "another version's body".to_owned() },
+            None => unseen_trigger(conn, &name)?,
+        };
+        objects.push(ObjectStatus { name, kind: "TRIGGER", state });
+    }
     Ok(Status { objects })
+}
+
+/// Each trigger `setup.sql` creates for `options`, with its body as
+/// [`normalized`] gives it.
+fn rendered_triggers(options: &PackageOptions) -> Result<Vec<(String, String)>, Error> {
+    let statements = script::split(&render::setup_sql(options)?)?;
+    package::trigger_names(options)
+        .into_iter()
+        .map(|name| {
+            let created = format!("TRIGGER `{name}` ");
+            let body = statements
+                .iter()
+                .filter(|statement| {
+                    statement.text.starts_with("CREATE") && statement.first_line().contains(&created)
+                })
+                .find_map(|statement| statement.text.split_once("FOR EACH ROW"))
+                .map(|(_, body)| body)
+                .expect("setup.sql creates every trigger of the package");
+            Ok((name, normalized(body)?))
+        })
+        .collect()
+}
+
+/// A trigger's body with its comments left out and its whitespace made
+/// single spaces: the server keeps the body as it was sent, without
+/// comments by this installer, perhaps with them by a `mysql` client.
+fn normalized(body: &str) -> Result<String, Error> {
+    let statements = script::split(body)?;
+    Ok(statements
+        .iter()
+        .flat_map(|statement| statement.text.split_whitespace())
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// The state of a trigger `information_schema` did not list: it lists only
+/// the triggers of tables the account holds TRIGGER on, and `SHOW CREATE
+/// TRIGGER` tells a missing trigger (1360) from one it may not see.
+fn unseen_trigger(conn: &mut impl Queryable, name: &str) -> Result<State, Error> {
+    match conn.query_drop(format!("SHOW CREATE TRIGGER `{name}`")) {
+        Ok(()) => Ok(State::Present),
+        Err(mysql::Error::MySqlError(error)) if error.code == server_errno::NO_SUCH_TRIGGER => {
+            Ok(State::Missing)
+        }
+        Err(mysql::Error::MySqlError(error))
+            if [server_errno::TABLE_ACCESS_DENIED, server_errno::SPECIFIC_ACCESS_DENIED]
+                .contains(&error.code) =>
+        {
+            Ok(State::NotVisible { privilege: "TRIGGER" })
+        }
+        Err(mysql::Error::MySqlError(error)) => Ok(State::Broken { problem: error.message }),
+        Err(other) => Err(Error::Query(other)),
+    }
 }
 
 /// The state of an object `information_schema` did not list, from a probe.

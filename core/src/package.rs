@@ -225,10 +225,15 @@ pub mod server_errno {
     pub const LOCK_WAIT_TIMEOUT: u16 = 1_205;
     /// `ER_LOCK_DEADLOCK`: the transaction was rolled back, and may run again.
     pub const DEADLOCK: u16 = 1_213;
+    /// `ER_SPECIFIC_ACCESS_DENIED_ERROR`: the account lacks a privilege the
+    /// statement needs, such as TRIGGER for `SHOW CREATE TRIGGER`.
+    pub const SPECIFIC_ACCESS_DENIED: u16 = 1_227;
     /// `ER_SP_DOES_NOT_EXIST`: the routine is missing, as during a reinstall
     /// on MySQL. The call ran nothing. The same number names a savepoint
     /// that does not exist.
     pub const NO_SUCH_ROUTINE: u16 = 1_305;
+    /// `ER_TRG_DOES_NOT_EXIST`: no trigger of that name.
+    pub const NO_SUCH_TRIGGER: u16 = 1_360;
     /// `ER_PROCACCESS_DENIED_ERROR`: no EXECUTE on the routine.
     pub const ROUTINE_ACCESS_DENIED: u16 = 1_370;
     /// `ER_BINLOG_CREATE_ROUTINE_NEED_SUPER`: with binary logging on, only an

@@ -11,13 +11,15 @@ pub(super) fn run_status(args: &StatusArgs) -> Result<(), Error> {
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
-    let broken = status.broken();
-    if !broken.is_empty() {
-        return Err(Error::Broken(grouped_problems(&broken)));
-    }
+    // Outdated first: what is missing can break the rest (a routine whose
+    // trigger is gone fails), and installing mends both.
     let outdated = status.outdated();
     if !outdated.is_empty() {
         return Err(Error::Outdated(names(outdated)));
+    }
+    let broken = status.broken();
+    if !broken.is_empty() {
+        return Err(Error::Broken(grouped_problems(&broken)));
     }
     let not_visible: Vec<String> = status
         .not_visible()
@@ -68,7 +70,7 @@ pub(super) fn run_show(args: &ShowArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// Every routine and its state, then the view and the counter table.
+/// Every object of the package and its state: routines, the view, the tables, the triggers.
 fn status_report(status: &Status) -> String {
     let rows: Vec<Vec<String>> = status
         .objects

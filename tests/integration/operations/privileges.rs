@@ -180,9 +180,20 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
     for name in support::ROUTINES {
         assert!(line(&report, name).ends_with("current"), "{name}: {report}");
     }
-    for name in ["counter_totals", "counters"] {
+    for name in ["counter_totals", "counters", "counter_writes", "counter_changes"] {
         assert!(
             line(&report, name).ends_with("not visible to this account (needs SELECT)"),
+            "{name}: {report}"
+        );
+    }
+    for name in [
+        "counter_slot_bound_insert",
+        "counter_slot_bound_update",
+        "counter_apply_write",
+        "counter_apply_change",
+    ] {
+        assert!(
+            line(&report, name).ends_with("not visible to this account (needs TRIGGER)"),
             "{name}: {report}"
         );
     }

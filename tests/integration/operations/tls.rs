@@ -121,7 +121,9 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
         assert!(!message.contains(" { "), "{problem}: a sentence, not a debug dump: {message}");
         let expected = match problem {
             "TLS disabled" => "add ?ssl-mode=VERIFY_IDENTITY",
-            "a certificate that does not carry the name in the URL" => "certificate not valid for name \"127.0.0.1\"",
+            "a certificate that does not carry the name in the URL" => {
+                "certificate not valid for name \"127.0.0.1\""
+            }
             _ => "invalid peer certificate: UnknownIssuer",
         };
         assert!(message.contains(expected), "{problem}: {message}");
