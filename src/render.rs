@@ -6,6 +6,7 @@
 use askama::Template;
 
 use crate::error::Error;
+use slotted_counters_core::names;
 use slotted_counters_core::options::flags;
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
 use slotted_counters_core::plain::{self, PlainSql};
@@ -71,6 +72,9 @@ pub fn render(options: &PackageOptions) -> Result<Vec<GeneratedFile>, Error> {
                     p: &p,
                     statements,
                     slot_count_lifetime: plain::SLOT_COUNT_LIFETIME.as_secs(),
+                    ignored: code_points(names::ignored_by(options.collation())),
+                    folded: names::folded_by(options.collation()),
+                    spaces: code_points(names::spaces_in(options.collation())),
                 }
                 .render(),
             )?,
@@ -480,12 +484,52 @@ struct PlainStatements<'a> {
     statements: Vec<ReferenceEntry>,
     /// How long the Rust client keeps a slot count, in seconds.
     slot_count_lifetime: u64,
+    /// The code points the collation ignores, as the header lists them;
+    /// `None` where the client does not know them.
+    ignored: Option<String>,
+    /// The code points other than U+0020 the collation takes for a space.
+    spaces: Option<String>,
+    /// What the collation folds together; `None` for a binary one.
+    folded: Option<&'static str>,
+}
+
+/// `ranges` as a reader writes code points (`U+0300-U+0357, U+200B`),
+/// `none` for no range, in lines that fit the header's comments.
+fn code_points(ranges: Option<&[(u32, u32)]>) -> Option<String> {
+    let ranges = ranges?;
+    if ranges.is_empty() {
+        return Some("none".to_owned());
+    }
+    let mut lines = vec![String::new()];
+    for &(first, last) in ranges {
+        let range =
+            if first == last { format!("U+{first:04X}") } else { format!("U+{first:04X}-U+{last:04X}") };
+        let line = lines.last_mut().expect("one line at least");
+        if line.len() + range.len() > 72 {
+            lines.push(range);
+        } else {
+            if !line.is_empty() {
+                line.push_str(", ");
+            }
+            line.push_str(&range);
+        }
+    }
+    Some(lines.join(",\n-- "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use slotted_counters_core::PackageOptionsBuilder;
+
+    #[test]
+    fn code_points_are_written_as_ranges_in_lines_that_fit() {
+        assert_eq!(code_points(Some(&[(0x300, 0x357), (0x200B, 0x200B)])).unwrap(), "U+0300-U+0357, U+200B");
+        assert_eq!(code_points(Some(&[])).unwrap(), "none");
+        assert_eq!(code_points(None), None);
+        let many = code_points(names::ignored_by("utf8mb4_unicode_ci")).unwrap();
+        assert!(many.lines().count() > 1 && many.lines().all(|line| line.len() <= 80), "{many}");
+    }
 
     /// The routines are created in the order of `Routine::ALL`, the order
     /// `uninstall.sql` and `status` use, and each once.

@@ -5,9 +5,29 @@
 --
 -- Each statement names one counter by equality on `counter_name`, so Vitess
 -- routes it to the shard of that name, and is sent as a prepared statement.
--- The checks the routines make are the caller's: names ({{ p.name_length }} characters at
--- most, no control character, no trailing space), deltas and values within
--- {{ p.slot_bound }} either way, {% if let Some(slots) = p.fixed_slots %}a setup's slot count {{ slots }} (fixed){% else %}slot counts from 1 to {{ p.max_slots }}{% endif %}.
+-- The checks the routines make are the caller's, each refused with error
+-- 9003 (SQLSTATE 23000; docs/plain-sql.md gives the messages). A name has
+-- at most {{ p.name_length }} characters, and no control character (U+0000-U+001F,
+-- U+007F-U+009F); no character the collation ({{ p.collation }}) ignores, which
+-- would make two names one counter:
+{%- match ignored %}{% when Some(ignored) %}
+-- {{ ignored }};
+{%- when None %}
+-- those whose WEIGHT_STRING is empty on the server;
+{%- endmatch %}
+-- and it does not end with a space, nor with a character the collation
+-- takes for one:
+{%- match spaces %}{% when Some(spaces) %}
+-- {{ spaces }}.
+{%- when None %}
+-- ask the server (a name and the name with it at the end compare equal).
+{%- endmatch %}
+{%- if let Some(folded) = folded %}
+-- Names the collation folds together are one counter, checks or not:
+-- {{ folded }}.
+{%- endif %}
+-- Deltas and values are within {{ p.slot_bound }} either way (the bound: the most
+-- a slot holds either way); {% if let Some(slots) = p.fixed_slots %}a setup's slot count is {{ slots }} (fixed){% else %}slot counts are from 1 to {{ p.max_slots }}{% endif %}.
 -- An increment picks its slot at random among the counter's slot count
 -- (last_slot; the Rust client keeps it for {{ slot_count_lifetime }} s); when the slot is gone (a shrink removed it)
 -- the delta goes to slot 1. A batch of several counters runs the add of each,

@@ -60,6 +60,21 @@ pub fn spaces_in(collation: &str) -> Option<&'static [(u32, u32)]> {
     }
 }
 
+/// What `collation` compares as equal, so that names which differ only so
+/// are one counter; `None` for a binary collation, which folds nothing.
+/// Under `utf8mb4_unicode_ci` and `utf8mb4_general_ci` every character
+/// outside the Basic Multilingual Plane weighs the same, on MariaDB and
+/// MySQL alike.
+pub fn folded_by(collation: &str) -> Option<&'static str> {
+    match collation {
+        "utf8mb4_bin" => None,
+        "utf8mb4_unicode_ci" | "utf8mb4_general_ci" => {
+            Some("case and accents, and all characters outside the BMP, emoji included")
+        }
+        _ => Some("whatever it compares as equal (see the server's manual)"),
+    }
+}
+
 fn holds(ranges: &[(u32, u32)], character: char) -> bool {
     ranges.iter().any(|&(first, last)| (first..=last).contains(&u32::from(character)))
 }

@@ -6,9 +6,32 @@
 --
 -- Each statement names one counter by equality on `counter_name`, so Vitess
 -- routes it to the shard of that name, and is sent as a prepared statement.
--- The checks the routines make are the caller's: names (50 characters at
--- most, no control character, no trailing space), deltas and values within
--- 9007199254740991 either way, slot counts from 1 to 1024.
+-- The checks the routines make are the caller's, each refused with error
+-- 9003 (SQLSTATE 23000; docs/plain-sql.md gives the messages). A name has
+-- at most 50 characters, and no control character (U+0000-U+001F,
+-- U+007F-U+009F); no character the collation (utf8mb4_unicode_ci) ignores, which
+-- would make two names one counter:
+-- U+0000-U+0008, U+000E-U+001F, U+007F-U+0084, U+0086-U+009F, U+0300-U+0357,
+-- U+035D-U+0362, U+0483-U+0486, U+0488-U+0489, U+0591-U+05A1, U+05A3-U+05B9,
+-- U+05BB-U+05BD, U+05BF, U+05C1-U+05C2, U+05C4, U+0600-U+0603, U+0610-U+0615,
+-- U+064B-U+0658, U+0670, U+06D6-U+06E4, U+06E7-U+06E8, U+06EA-U+06ED, U+070F,
+-- U+0711, U+0730-U+074A, U+0901-U+0903, U+093C, U+0951-U+0954, U+0981-U+0983,
+-- U+09BC, U+0A01-U+0A03, U+0A3C, U+0A70-U+0A71, U+0A81-U+0A83, U+0ABC,
+-- U+0B01-U+0B03, U+0B3C, U+0B82, U+0C01-U+0C03, U+0C82-U+0C83, U+0CBC,
+-- U+0D02-U+0D03, U+0D82-U+0D83, U+0E47-U+0E4B, U+0E4E, U+0EC8-U+0ECB,
+-- U+0F18-U+0F19, U+0F35, U+0F37, U+0F39, U+0F7E-U+0F7F, U+0F82-U+0F83,
+-- U+0F86-U+0F87, U+0FC6, U+1036-U+1038, U+17C6-U+17D1, U+17D3, U+17DD,
+-- U+180B-U+180E, U+1939-U+193B, U+200B-U+200F, U+202A-U+202E, U+2060-U+2063,
+-- U+206A-U+206F, U+20D0-U+20EA, U+302A-U+302F, U+3099-U+309A, U+FB1E,
+-- U+FC5E-U+FC63, U+FCF2-U+FCF4, U+FE00-U+FE0F, U+FE20-U+FE23, U+FE70-U+FE74,
+-- U+FE76-U+FE7F, U+FEFF, U+FF9E-U+FF9F, U+FFF9-U+FFFB;
+-- and it does not end with a space, nor with a character the collation
+-- takes for one:
+-- U+00A0, U+2000-U+200A, U+202F, U+205F, U+3000.
+-- Names the collation folds together are one counter, checks or not:
+-- case and accents, and all characters outside the BMP, emoji included.
+-- Deltas and values are within 9007199254740991 either way (the bound: the most
+-- a slot holds either way); slot counts are from 1 to 1024.
 -- An increment picks its slot at random among the counter's slot count
 -- (last_slot; the Rust client keeps it for 10 s); when the slot is gone (a shrink removed it)
 -- the delta goes to slot 1. A batch of several counters runs the add of each,
