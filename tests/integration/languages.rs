@@ -5,6 +5,7 @@
 //! character, a surrogate pair for an emoji), and reads the package's
 //! refusals as docs/other-languages.md says it does.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,8 @@ use std::thread;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::names;
 
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, StopOnDrop, in_project, on_each_server};
@@ -21,6 +24,7 @@ on_each_server!(
     python_calls_the_package_through_pymysql,
     java_calls_every_routine_through_connector_j,
     the_write_id_recipe_counts_once_from_python_through_cuts_and_kills,
+    the_documented_name_rule_agrees_with_the_routines,
 );
 
 /// The jars Java applications take from Debian's `libmariadb-java` and
@@ -312,4 +316,75 @@ fn kill_lock_waits(db: &Database, running: &AtomicBool) -> u32 {
         }
     }
     kills
+}
+
+/// The name rule of docs/plain-sql.md, the page's own Python, reading the
+/// header of the committed `plain_statements.sql` as an application in
+/// another language would, gives the routines' answer for every code point
+/// the header lists (inside a name and at its end), every control
+/// character, and names the routines accept: an increment of a name the
+/// rule accepts is refused only as an unknown counter.
+fn the_documented_name_rule_agrees_with_the_routines() {
+    let db = support::with_committed("generated");
+    let script = format!(
+        r#"
+import os, pymysql
+{rule}
+reference = open(r"{reference}", encoding="utf-8").read()
+listed = set()
+for first, last in re.findall(r"U\+([0-9A-F]+)(?:-U\+([0-9A-F]+))?", reference):
+    listed |= set(range(int(first, 16), int(last or first, 16) + 1))
+inside = sorted(listed | set(range(0, 32)) | set(range(127, 160)))
+names = [f"a{{chr(code)}}b" for code in inside] + [f"ab{{chr(code)}}" for code in sorted(listed)]
+names += ["downloads", "名前", "x😀", "é", "Ab", "a\u00a0b", "a b", "a ", "x" * 50, "x" * 51, "ŝ" * 51]
+conn = pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                       password=os.environ["PASSWORD"], database=os.environ["DATABASE"], autocommit=True)
+cursor = conn.cursor()
+disagreements = []
+for name in names:
+    expected = name_problem(name, reference)
+    try:
+        cursor.execute("CALL counter_increment(%s)", (name,))
+        answer = (0, "")
+    except pymysql.err.MySQLError as error:
+        answer = error.args
+    if expected is None:
+        agrees = answer[0] == 9001
+    else:
+        agrees = answer[0] == 9003 and answer[1].startswith(expected + ": ")
+    if not agrees:
+        disagreements.append((ascii(name), expected, answer))
+print(len(names))
+print("disagreements:", disagreements[:10])
+"#,
+        rule = dedented(&python_block_after(&in_project("docs/plain-sql.md"), "### From another language")),
+        reference = in_project("generated/plain_statements.sql").display(),
+    );
+    let lines = printed(python(&script, &Address::of(&db)), "the documented name rule");
+    assert_eq!(lines.last().map(String::as_str), Some("disagreements: []"), "{lines:?}");
+    // Every code point the header lists (the control characters' ranges
+    // among them) was tried, inside a name and at its end.
+    let collation = PackageOptions::default().collation().to_owned();
+    let mut listed: BTreeSet<u32> = (0..32).chain(127..160).collect();
+    for ranges in [names::ignored_by(&collation), names::spaces_in(&collation)] {
+        listed.extend(
+            ranges
+                .expect("the client knows the default collation")
+                .iter()
+                .flat_map(|&(first, last)| first..=last),
+        );
+    }
+    assert_eq!(lines[0], (2 * listed.len() + 11).to_string(), "names tried");
+}
+
+/// `block` with the indentation its lines share taken off: a code block
+/// inside a list item.
+fn dedented(block: &str) -> String {
+    let indent = block
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    block.lines().map(|line| line.get(indent..).unwrap_or_default()).collect::<Vec<_>>().join("\n")
 }
