@@ -36,6 +36,15 @@ pub enum Error {
     #[error("{0}")]
     Environment(String),
 
+    /// A table holds counter names in another collation than the package
+    /// compares them in: its key would fold names the routines tell apart.
+    #[error(
+        "`{table}` compares counter names in {installed}, this package in {package}; use \
+         --collation {installed} to keep the table as it is, or change the table's collation first \
+         (docs/operations.md, \"Changing the collation of names\")"
+    )]
+    OtherCollation { table: String, installed: String, package: String },
+
     /// A template failed to render; this is a bug in the generator.
     #[error("cannot render {file}: {source}")]
     Render { file: &'static str, source: askama::Error },

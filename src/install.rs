@@ -64,6 +64,7 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
         .find(|statement| statement.text.starts_with("DO ") && statement.text.contains(GROUP_MEMBERS_TABLE))
         .map(|statement| statement.number);
     refuse_spider_tables(conn, &statements)?;
+    refuse_other_collations(conn, &statements)?;
     let probe = opening_probe(&statements);
     if probe.is_none() {
         let probe = format!("slotted_counters_probe_{}", std::process::id());
@@ -88,10 +89,7 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
 /// of the slots it removes. The plain mode, which never shrinks, serves such
 /// a table.
 fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Statement]) -> Result<(), Error> {
-    let tables = statements.iter().filter_map(|statement| {
-        statement.text.strip_prefix("CREATE TABLE IF NOT EXISTS `")?.split_once('`').map(|(table, _)| table)
-    });
-    for table in tables {
+    for (table, _) in created_tables(statements) {
         let engine: Option<String> = conn
             .exec_first(
                 "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
@@ -107,6 +105,46 @@ fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Stateme
         }
     }
     Ok(())
+}
+
+/// Refuses to install routines that compare names in one collation over a
+/// table the script creates that holds them in another already (a table
+/// made by an earlier version, whose default was `utf8mb4_unicode_ci`):
+/// the servers compare a `_bin` name with another collation's in the
+/// binary one, so the routines would tell apart names the table's key
+/// folds (a setup failing with 1062), and a plain client would check names
+/// by the wrong rule. Nothing is installed.
+fn refuse_other_collations(conn: &mut impl Queryable, statements: &[script::Statement]) -> Result<(), Error> {
+    for (table, statement) in created_tables(statements) {
+        let Some(package) =
+            statement.text.split("COLLATE=").nth(1).and_then(|rest| rest.split([';', ' ', '\n']).next())
+        else {
+            continue;
+        };
+        let installed: Option<String> = conn
+            .exec_first(
+                "SELECT COLLATION_NAME FROM information_schema.COLUMNS \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
+                (table,),
+            )
+            .map_err(Error::Query)?;
+        if let Some(installed) = installed.filter(|installed| !installed.eq_ignore_ascii_case(package)) {
+            return Err(Error::OtherCollation {
+                table: table.to_owned(),
+                installed,
+                package: package.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The tables the script creates, each with the statement that does.
+fn created_tables(statements: &[script::Statement]) -> impl Iterator<Item = (&str, &script::Statement)> {
+    statements.iter().filter_map(|statement| {
+        let table = statement.text.strip_prefix("CREATE TABLE IF NOT EXISTS `")?.split_once('`')?.0;
+        Some((table, statement))
+    })
 }
 
 /// The number of the statement that creates the package's probe function,

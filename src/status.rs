@@ -25,6 +25,9 @@ pub enum State {
     Present,
     /// Installed, but by another version or with other options.
     Stale { installed: String },
+    /// A table that holds counter names in another collation than the
+    /// package's.
+    OtherCollation { installed: String },
     /// Not installed.
     Missing,
     /// This account cannot tell whether it exists: it lacks `privilege` on it.
@@ -149,11 +152,26 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             )
             .map_err(Error::Query)?;
         let read = probe(conn, &format!("SELECT 1 FROM `{name}` LIMIT 0"))?;
-        let state = match read {
-            Probe::Fails(problem) => State::Broken { problem },
-            Probe::Works => State::Present,
+        // A table compares names in its own collation, which the routines'
+        // must match (see install's refusal).
+        let collation: Option<String> = match kind {
+            "TABLE" => conn
+                .exec_first(
+                    "SELECT COLLATION_NAME FROM information_schema.COLUMNS \
+                     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
+                    (&name,),
+                )
+                .map_err(Error::Query)?,
+            _ => None,
+        };
+        let state = match (read, collation) {
+            (_, Some(collation)) if !collation.eq_ignore_ascii_case(options.collation()) => {
+                State::OtherCollation { installed: collation }
+            }
+            (Probe::Fails(problem), _) => State::Broken { problem },
+            (Probe::Works, _) => State::Present,
             _ if listed.unwrap_or(0) > 0 => State::Present,
-            unseen_read => unseen(unseen_read, "SELECT"),
+            (unseen_read, _) => unseen(unseen_read, "SELECT"),
         };
         objects.push(ObjectStatus { name, kind, state });
     }
@@ -238,6 +256,22 @@ fn unseen(probe: Probe, privilege: &'static str) -> State {
         Probe::Fails(problem) => State::Broken { problem },
         Probe::Missing | Probe::Works => State::Missing,
     }
+}
+
+/// The names among `names` that no counter of `table` has, compared in the
+/// table's collation (by the server: a `_ci` table finds `PAGE` as `page`).
+pub fn unknown(conn: &mut impl Queryable, table: &str, names: &[String]) -> Result<Vec<String>, Error> {
+    PackageOptions::builder().table(table).build()?;
+    let mut unknown = Vec::new();
+    for name in names {
+        let found: Option<u32> = conn
+            .exec_first(format!("SELECT COUNT(*) FROM `{table}` WHERE counter_name = ?"), (name,))
+            .map_err(Error::Query)?;
+        if found.unwrap_or(0) == 0 {
+            unknown.push(name.clone());
+        }
+    }
+    Ok(unknown)
 }
 
 /// One counter as `show` lists it.

@@ -7,9 +7,10 @@
 //! are one row to `utf8mb4_unicode_ci`), or hide a character in a name.
 //!
 //! Refusing here keeps a coalescing flush from carrying a name its routine
-//! would refuse. The characters a collation ignores are known here for the
-//! package's default collation and for the two that ignore none; for any
-//! other, the routines alone refuse them.
+//! would refuse. The characters a collation ignores are known here for
+//! `utf8mb4_unicode_ci` and for the two that ignore none (the default,
+//! `utf8mb4_bin`, and `utf8mb4_general_ci`); for any other, the routines
+//! alone refuse them.
 
 use crate::options::PackageOptions;
 
@@ -123,27 +124,35 @@ impl NameRule {
 mod tests {
     use super::*;
 
-    fn check(name: &str) -> Result<(), String> {
-        NameRule::new(&PackageOptions::default()).check(name)
+    fn check_in(collation: &str, name: &str) -> Result<(), String> {
+        NameRule::new(&PackageOptions::builder().collation(collation).build().unwrap()).check(name)
     }
 
     #[test]
     fn names_the_routines_refuse_are_refused_here() {
-        assert_eq!(check("downloads"), Ok(()));
-        assert_eq!(check("名前 😀 é"), Ok(()));
-        assert_eq!(check(&"x".repeat(50)), Ok(()));
+        for collation in ["utf8mb4_bin", "utf8mb4_unicode_ci"] {
+            assert_eq!(check_in(collation, "downloads"), Ok(()));
+            assert_eq!(check_in(collation, "名前 😀 é"), Ok(()));
+            assert_eq!(check_in(collation, &"x".repeat(50)), Ok(()));
+            for (name, problem) in [
+                ("x".repeat(51), "is longer than 50 characters"),
+                ("admin\u{1f}".to_owned(), "has a control character (U+001F)"),
+                ("tab\there".to_owned(), "has a control character (U+0009)"),
+                ("c1\u{85}".to_owned(), "has a control character (U+0085)"),
+                ("admin ".to_owned(), "has a trailing space"),
+            ] {
+                let message = check_in(collation, &name).unwrap_err();
+                assert!(message.starts_with(&format!("counter name {problem}: ")), "{name:?}: {message}");
+            }
+        }
         for (name, problem) in [
-            ("x".repeat(51), "is longer than 50 characters"),
-            ("admin\u{1f}".to_owned(), "has a control character (U+001F)"),
-            ("tab\there".to_owned(), "has a control character (U+0009)"),
-            ("c1\u{85}".to_owned(), "has a control character (U+0085)"),
-            ("admin\u{200b}".to_owned(), "has a character the collation ignores (U+200B)"),
-            ("bom\u{feff}".to_owned(), "has a character the collation ignores (U+FEFF)"),
-            ("admin ".to_owned(), "has a trailing space"),
-            ("admin\u{a0}".to_owned(), "has a trailing space"),
+            ("admin\u{200b}", "has a character the collation ignores (U+200B)"),
+            ("bom\u{feff}", "has a character the collation ignores (U+FEFF)"),
+            ("admin\u{a0}", "has a trailing space"),
         ] {
-            let message = check(&name).unwrap_err();
+            let message = check_in("utf8mb4_unicode_ci", name).unwrap_err();
             assert!(message.starts_with(&format!("counter name {problem}: ")), "{name:?}: {message}");
+            assert_eq!(check_in("utf8mb4_bin", name), Ok(()), "the default compares {name:?} as written");
         }
     }
 

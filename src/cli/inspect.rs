@@ -11,7 +11,14 @@ pub(super) fn run_status(args: &StatusArgs) -> Result<(), Error> {
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();
-    // Outdated first: what is missing can break the rest (a routine whose
+    // A table of another collation first: installing would not mend it.
+    if let Some((table, installed)) = status.objects.iter().find_map(|object| match &object.state {
+        State::OtherCollation { installed } => Some((object.name.clone(), installed.clone())),
+        _ => None,
+    }) {
+        return Err(Error::OtherCollation { table, installed, package: options.collation().to_owned() });
+    }
+    // Then outdated: what is missing can break the rest (a routine whose
     // trigger is gone fails), and installing mends both.
     let outdated = status.outdated();
     if !outdated.is_empty() {
@@ -56,14 +63,7 @@ pub(super) fn run_show(args: &ShowArgs) -> Result<(), Error> {
     let mut conn = super::connect(&args.connect.url)?.conn;
     let counters = status::counters(&mut conn, &args.table, &args.names)?;
     print!("{}", counters_report(&counters));
-    // The table's collation ignores case; lowercase comparison is close enough
-    // to tell which of the asked names matched no counter.
-    let unknown: Vec<String> = args
-        .names
-        .iter()
-        .filter(|name| !counters.iter().any(|counter| counter.name.to_lowercase() == name.to_lowercase()))
-        .cloned()
-        .collect();
+    let unknown = status::unknown(&mut conn, &args.table, &args.names)?;
     if !unknown.is_empty() {
         return Err(Error::UnknownCounters(unknown));
     }
@@ -85,6 +85,7 @@ fn state_text(state: &State) -> String {
         State::Current => "current".to_owned(),
         State::Present => "present".to_owned(),
         State::Stale { installed } => format!("stale (installed: {installed})"),
+        State::OtherCollation { installed } => format!("names in {installed}, not the package's collation"),
         State::Missing => "missing".to_owned(),
         State::NotVisible { privilege } => format!("not visible to this account (needs {privilege})"),
         State::Broken { problem } => format!("broken: {problem}"),

@@ -44,11 +44,14 @@ fn client_calls_every_routine() {
     counters.add("downloads", 95).unwrap();
     counters.add("stock", -4).unwrap();
     assert_eq!(counters.get("downloads").unwrap(), Some(100));
-    assert_eq!(counters.get("Downloads").unwrap(), Some(100), "names are case-insensitive");
+    assert_eq!(counters.get("Downloads").unwrap(), None, "names compare as written");
     assert_eq!(counters.get_many(["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
     assert_eq!(counters.get_many(Vec::<&str>::new()).unwrap(), []);
-    counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap();
-    assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(10)]);
+    let unknown = counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap_err();
+    assert!(matches!(unknown, CounterError::NotFound(_)), "{unknown:?}");
+    assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(6)], "all or nothing");
+    counters.add_many([("downloads", 50), ("stock", 4)]).unwrap();
+    assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(150), Some(10)]);
     counters.add_many(Vec::<(String, i64)>::new()).unwrap();
 
     let start_date = |name: &str| -> String {

@@ -159,7 +159,8 @@ fn no_routine_warns_under_statement_based_logging() {
             "CALL counter_setup('a', 'd', NULL, 5)",
             "CALL counter_increment('a')",
             "CALL counter_add('a', -2)",
-            r#"CALL counter_add_many('{"a": 3, "A": -1}')"#,
+            "CALL counter_setup('b', 'd', NULL, NULL)",
+            r#"CALL counter_add_many('{"a": 3, "b": -1}')"#,
             r#"CALL counter_add_many_once(UNHEX(LEFT(SHA2('batch', 256), 32)), '{"a": 1}')"#,
         ]
         .map(String::from)
@@ -238,19 +239,29 @@ fn setup_sql_refused_for_an_account_without_super_changes_nothing() {
     );
 }
 
-/// A package generated with the application's collation joins its tables;
-/// the default collation meets error 1267 (illegal mix of collations) there,
-/// as MySQL 8 applications in utf8mb4_0900_ai_ci do.
+/// The default collation joins application tables of any collation,
+/// comparing as written; a package generated with the application's
+/// collation joins as it compares; a `_ci` package meets error 1267
+/// (illegal mix of collations) on a table of another `_ci` collation, as
+/// MySQL 8 applications in utf8mb4_0900_ai_ci do.
 fn collation_option_matches_application_tables() {
-    let join =
-        "SELECT p.title, t.total FROM pages AS p LEFT JOIN counter_totals AS t ON t.counter_name = p.slug";
+    let join = "SELECT p.title, t.total FROM pages AS p LEFT JOIN counter_totals AS t ON t.counter_name = p.slug ORDER BY 1";
     let app_table = "CREATE TABLE pages (slug VARCHAR(50) COLLATE utf8mb4_general_ci, title TEXT)";
 
     let db = support::with_committed("generated");
     let mut conn = db.conn();
     conn.query_drop(app_table).unwrap();
+    conn.query_drop("INSERT INTO pages VALUES ('home', 'Home page'), ('Home', 'Other page')").unwrap();
+    conn.query_drop("CALL counter_setup('home', 'd', 2, 3)").unwrap();
+    let joined: Vec<(String, Option<i64>)> = conn.query(join).unwrap();
+    assert_eq!(joined, [("Home page".to_owned(), Some(3)), ("Other page".to_owned(), None)], "as written");
+
+    let unicode_ci = PackageOptions::builder().collation("utf8mb4_unicode_ci").build().unwrap();
+    let db = support::with_package(&unicode_ci);
+    let mut conn = db.conn();
+    conn.query_drop(app_table).unwrap();
     let (code, _) = server_error(conn.query_drop(join).unwrap_err());
-    assert_eq!(code, 1267, "the default collation does not mix with utf8mb4_general_ci");
+    assert_eq!(code, 1267, "utf8mb4_unicode_ci does not mix with utf8mb4_general_ci");
 
     for collation in ["utf8mb4_general_ci", "utf8mb4_bin"] {
         let options = PackageOptions::builder().collation(collation).build().unwrap();

@@ -270,10 +270,12 @@ fn batches_racing_resizes_lose_no_delta() {
 /// them, the others must exist. Each applies exactly the decoded keys of
 /// batches written with every JSON escape.
 fn every_committed_package_takes_batches() {
+    let unicode_ci = PackageOptions::builder().collation("utf8mb4_unicode_ci").build().unwrap();
+    escaped_batches::batches_add_exactly_their_decoded_keys(&support::with_package(&unicode_ci), None, true);
     for (dir, flags) in support::committed_here() {
         let fixed_slots =
             flags.iter().position(|flag| *flag == "--fixed-slots").map(|at| flags[at + 1].parse().unwrap());
-        escaped_batches::batches_add_exactly_their_decoded_keys(&with_committed(dir), fixed_slots);
+        escaped_batches::batches_add_exactly_their_decoded_keys(&with_committed(dir), fixed_slots, false);
         let db = with_committed(dir);
         let mut conn = db.conn();
         let lazy = dir.contains("auto-create");

@@ -13,6 +13,7 @@ use std::thread;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
+use slotted_counters_cli::render;
 use slotted_counters_core::PackageOptions;
 use slotted_counters_core::names;
 
@@ -319,15 +320,25 @@ fn kill_lock_waits(db: &Database, running: &AtomicBool) -> u32 {
 }
 
 /// The name rule of docs/plain-sql.md, the page's own Python, reading the
-/// header of the committed `plain_statements.sql` as an application in
-/// another language would, gives the routines' answer for every code point
-/// the header lists (inside a name and at its end), every control
-/// character, and names the routines accept: an increment of a name the
-/// rule accepts is refused only as an unknown counter.
+/// header of `plain_statements.sql` as an application in another language
+/// would, gives the routines' answer for every code point the header lists
+/// (inside a name and at its end), every control character, and names the
+/// routines accept: an increment of a name the rule accepts is refused
+/// only as an unknown counter. For the default package, whose rule is
+/// short, and for one in `utf8mb4_unicode_ci`, whose header lists the 470
+/// code points it ignores.
 fn the_documented_name_rule_agrees_with_the_routines() {
-    let db = support::with_committed("generated");
-    let script = format!(
-        r#"
+    let unicode_ci = PackageOptions::builder().collation("utf8mb4_unicode_ci").build().unwrap();
+    for options in [PackageOptions::default(), unicode_ci] {
+        let collation = options.collation().to_owned();
+        let db = support::with_package(&options);
+        let reference = tempfile::NamedTempFile::new().unwrap();
+        let rendered = render::render(&options).unwrap();
+        let statements =
+            rendered.iter().find(|file| file.name == "plain_statements.sql").expect("a plain form");
+        std::fs::write(reference.path(), &statements.contents).unwrap();
+        let script = format!(
+            r#"
 import os, pymysql
 {rule}
 reference = open(r"{reference}", encoding="utf-8").read()
@@ -357,24 +368,21 @@ for name in names:
 print(len(names))
 print("disagreements:", disagreements[:10])
 "#,
-        rule = dedented(&python_block_after(&in_project("docs/plain-sql.md"), "### From another language")),
-        reference = in_project("generated/plain_statements.sql").display(),
-    );
-    let lines = printed(python(&script, &Address::of(&db)), "the documented name rule");
-    assert_eq!(lines.last().map(String::as_str), Some("disagreements: []"), "{lines:?}");
-    // Every code point the header lists (the control characters' ranges
-    // among them) was tried, inside a name and at its end.
-    let collation = PackageOptions::default().collation().to_owned();
-    let mut listed: BTreeSet<u32> = (0..32).chain(127..160).collect();
-    for ranges in [names::ignored_by(&collation), names::spaces_in(&collation)] {
-        listed.extend(
-            ranges
-                .expect("the client knows the default collation")
-                .iter()
-                .flat_map(|&(first, last)| first..=last),
+            rule =
+                dedented(&python_block_after(&in_project("docs/plain-sql.md"), "### From another language")),
+            reference = reference.path().display(),
         );
+        let lines = printed(python(&script, &Address::of(&db)), "the documented name rule");
+        assert_eq!(lines.last().map(String::as_str), Some("disagreements: []"), "{collation}: {lines:?}");
+        // Every code point the header lists (the control characters'
+        // ranges among them) was tried, inside a name and at its end.
+        let mut listed: BTreeSet<u32> = (0..32).chain(127..160).collect();
+        for ranges in [names::ignored_by(&collation), names::spaces_in(&collation)] {
+            let ranges = ranges.expect("the client knows both collations");
+            listed.extend(ranges.iter().flat_map(|&(first, last)| first..=last));
+        }
+        assert_eq!(lines[0], (2 * listed.len() + 11).to_string(), "{collation}: names tried");
     }
-    assert_eq!(lines[0], (2 * listed.len() + 11).to_string(), "names tried");
 }
 
 /// `block` with the indentation its lines share taken off: a code block

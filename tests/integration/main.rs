@@ -19,6 +19,7 @@ mod install;
 mod interruptions;
 mod languages;
 mod limits;
+mod names;
 mod operations;
 mod package;
 mod plain;

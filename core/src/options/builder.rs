@@ -50,7 +50,7 @@ pub struct PackageOptionsBuilder {
     #[cfg_attr(feature = "clap", arg(long, value_name = "CHOICE", value_enum))]
     slot_choice: Option<SlotChoice>,
 
-    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name; utf8mb4_bin tells case and accents apart [default: {DEFAULT_COLLATION}]")))]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", help = format!("Collation of the counter table and of every name: the default compares names as written; utf8mb4_unicode_ci folds case, accents and every emoji together [default: {DEFAULT_COLLATION}]")))]
     collation: Option<String>,
 
     /// Lazy counters: an increment of an unknown counter creates it, and a
@@ -471,9 +471,7 @@ mod tests {
             }
             let args = flags(&package).join(" ");
             assert!(
-                args.ends_with(&format!(
-                    "--slot-choice node --collation utf8mb4_unicode_ci --cluster {name}"
-                )),
+                args.ends_with(&format!("--slot-choice node --collation utf8mb4_bin --cluster {name}")),
                 "{args}"
             );
         }
@@ -499,6 +497,6 @@ mod tests {
         }
         let options = validate(options().collation("utf8mb4_0900_ai_ci")).unwrap();
         assert_eq!(options.collation(), "utf8mb4_0900_ai_ci");
-        assert_eq!(PackageOptions::default().collation(), "utf8mb4_unicode_ci");
+        assert_eq!(PackageOptions::default().collation(), "utf8mb4_bin");
     }
 }

@@ -19,9 +19,11 @@ pub const DEFAULT_SLOTS: u32 = 5;
 /// Largest slot count `counter_setup` accepts unless `--max-slots` says otherwise.
 pub const DEFAULT_MAX_SLOTS: u32 = 1024;
 /// Collation of the table and of every text parameter unless `--collation`
-/// says otherwise. Known to MySQL 8 and MariaDB alike; it ignores case,
-/// accents and trailing spaces.
-pub const DEFAULT_COLLATION: &str = "utf8mb4_unicode_ci";
+/// says otherwise: binary, so that two names are one counter only when they
+/// are the same characters (a `_ci` collation folds case and accents, and
+/// `utf8mb4_unicode_ci` every emoji into one). Known to MySQL 8 and MariaDB
+/// alike, PAD SPACE on both; trailing spaces are refused anyway.
+pub const DEFAULT_COLLATION: &str = "utf8mb4_bin";
 /// Width of the `counter_name` column unless `--name-length` says otherwise.
 pub const DEFAULT_NAME_LENGTH: u32 = 50;
 /// Slot numbers are stored as SMALLINT UNSIGNED.

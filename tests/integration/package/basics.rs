@@ -177,12 +177,6 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
             "counter already exists: 'exists'".into(),
         ),
         (
-            setup,
-            ("EXISTS", "d", None::<u32>, None::<i64>).into(),
-            errno::ALREADY_EXISTS,
-            "counter already exists: 'EXISTS'".into(),
-        ),
-        (
             "CALL counter_increment(?)",
             ("missing",).into(),
             errno::UNKNOWN_COUNTER,

@@ -85,7 +85,7 @@ for_each_package!(
     basics::errors_name_the_counter_and_change_nothing,
     basics::get_of_unknown_counter_is_null,
     basics::fractional_numbers_are_refused,
-    names::names_compare_case_insensitively,
+    names::names_compare_as_written,
     names::names_that_look_like_sql_stay_data,
     concurrency::increment_locks_one_row,
     concurrency::broken_increment_is_caught,

@@ -1,4 +1,4 @@
-//! Counter names: compared case-insensitively, data, never SQL, and
+//! Counter names: compared as written, data, never SQL, and
 //! refused where a character would make two names one counter.
 
 use mysql::prelude::Queryable;
@@ -10,18 +10,17 @@ use slotted_counters_core::package::errno;
 use super::{Package, call};
 use crate::support::{self, Database, total};
 
-pub(super) fn names_compare_case_insensitively(package: &Package) {
+pub(super) fn names_compare_as_written(package: &Package) {
     let db = package.database();
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('countername100', 'd', NULL, NULL)").unwrap();
     conn.query_drop("CALL counter_increment('countername100')").unwrap();
-    conn.query_drop("CALL counter_increment('counterName100')").unwrap();
-    conn.query_drop("CALL counter_add('COUNTERNAME100', 40)").unwrap();
-    assert_eq!(total(&mut conn, "counterName100"), Some(42));
-    conn.query_drop("CALL counter_reset('CounterName100', 5, FALSE)").unwrap();
-    assert_eq!(total(&mut conn, "countername100"), Some(5));
-    conn.query_drop("CALL counter_delete('COUNTERNAME100')").unwrap();
-    assert_eq!(total(&mut conn, "countername100"), None);
+    let (code, _) = call(&mut conn, "CALL counter_increment(?)", ("counterName100",)).unwrap_err();
+    assert_eq!(code, errno::UNKNOWN_COUNTER, "another case is another name");
+    conn.query_drop("CALL counter_setup('counterName100', 'd', NULL, 40)").unwrap();
+    assert_eq!((total(&mut conn, "countername100"), total(&mut conn, "counterName100")), (Some(1), Some(40)));
+    conn.query_drop("CALL counter_delete('counterName100')").unwrap();
+    assert_eq!((total(&mut conn, "countername100"), total(&mut conn, "counterName100")), (Some(1), None));
 }
 
 pub(super) fn names_that_look_like_sql_stay_data(package: &Package) {
@@ -123,12 +122,21 @@ type ParamsOf = fn(&str) -> Params;
 /// a trailing space (or what the collation takes for one) would be another name for the counter without it (or
 /// hide a character): every procedure refuses it with 9003, naming the
 /// character, both functions read it as no counter, and the client refuses
-/// it before sending anything. Tried with every character the package's
-/// collation ignores and every control character, in the default package
-/// and in the lazy one, whose calls would otherwise create counters.
+/// it before sending anything. Tried with every character
+/// `utf8mb4_unicode_ci` ignores and every control character, in the default
+/// package and in the lazy one (whose calls would otherwise create
+/// counters), both made with that collation.
 fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() {
-    for dir in ["generated", "generated/auto-create-64"] {
-        let db = support::with_committed(dir);
+    let unicode_ci = || PackageOptions::builder().collation("utf8mb4_unicode_ci");
+    let packages = [
+        ("the default package in utf8mb4_unicode_ci", unicode_ci().build().unwrap()),
+        (
+            "the lazy package in utf8mb4_unicode_ci",
+            unicode_ci().fixed_slots(64).auto_create(true).build().unwrap(),
+        ),
+    ];
+    for (dir, options) in packages {
+        let db = support::with_package(&options);
         let mut conn = db.conn();
         conn.query_drop("CALL counter_setup('xy', 'd', NULL, 7)").unwrap();
         let before = support::table(&mut conn);
@@ -161,7 +169,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
             ("CALL counter_compact(?)", |name| (name,).into()),
             ("CALL counter_delete(?)", |name| (name,).into()),
         ];
-        let lazy = dir.contains("auto-create");
+        let lazy = options.auto_create();
         for (name, problem) in &unusable {
             for (sql, params) in &procedures {
                 if lazy && sql.contains("resize") {
@@ -177,11 +185,6 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
         }
         assert_eq!(support::table(&mut conn), before, "{dir}: no refused call changed anything");
 
-        let options = if lazy {
-            PackageOptions::builder().fixed_slots(64).auto_create(true).build().unwrap()
-        } else {
-            PackageOptions::default()
-        };
         let counters = Counters::with_options(db.pool().clone(), &options);
         let calls_sent = |conn: &mut PooledConn| -> u64 {
             let (_, count): (String, u64) =

@@ -216,6 +216,13 @@ pub fn with_default_package(names: &[&str]) -> Database {
     db
 }
 
+/// A database with the package `options` describe, rendered now.
+pub fn with_package(options: &PackageOptions) -> Database {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(options).unwrap()).unwrap();
+    db
+}
+
 /// A database holding only the tables of `plain_tables.sql` for a package
 /// made with `options`, no routine, and the URL of an account that may read
 /// and write them and run nothing (checked: no EXECUTE among its grants).
