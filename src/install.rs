@@ -9,6 +9,7 @@ use mysql::prelude::Queryable;
 use crate::error::Error;
 use crate::render;
 use crate::script;
+use crate::status;
 use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
 
@@ -121,13 +122,7 @@ fn refuse_other_collations(conn: &mut impl Queryable, statements: &[script::Stat
         else {
             continue;
         };
-        let installed: Option<String> = conn
-            .exec_first(
-                "SELECT COLLATION_NAME FROM information_schema.COLUMNS \
-                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
-                (table,),
-            )
-            .map_err(Error::Query)?;
+        let installed = status::names_collation(conn, table)?;
         if let Some(installed) = installed.filter(|installed| !installed.eq_ignore_ascii_case(package)) {
             return Err(Error::OtherCollation {
                 table: table.to_owned(),

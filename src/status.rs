@@ -154,14 +154,8 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         let read = probe(conn, &format!("SELECT 1 FROM `{name}` LIMIT 0"))?;
         // A table compares names in its own collation, which the routines'
         // must match (see install's refusal).
-        let collation: Option<String> = match kind {
-            "TABLE" => conn
-                .exec_first(
-                    "SELECT COLLATION_NAME FROM information_schema.COLUMNS \
-                     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
-                    (&name,),
-                )
-                .map_err(Error::Query)?,
+        let collation = match kind {
+            "TABLE" => names_collation(conn, &name)?,
             _ => None,
         };
         let state = match (read, collation) {
@@ -191,6 +185,17 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         objects.push(ObjectStatus { name, kind: "TRIGGER", state });
     }
     Ok(Status { objects })
+}
+
+/// The collation `table` holds counter names in; `None` when it has no
+/// `counter_name` column this account can see (or does not exist).
+pub fn names_collation(conn: &mut impl Queryable, table: &str) -> Result<Option<String>, Error> {
+    conn.exec_first(
+        "SELECT COLLATION_NAME FROM information_schema.COLUMNS \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
+        (table,),
+    )
+    .map_err(Error::Query)
 }
 
 /// Each trigger `setup.sql` creates for `options`, with its body as
