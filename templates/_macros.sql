@@ -113,7 +113,8 @@
     the size (an offset above the increment counts modulo the increment);
     Group Replication's come from find_position. A counter with fewer slots
     than p gets slot (p - 1) % slots + 1, shared with fewer nodes than any
-    random pick. -#}
+    random pick. With v_slots from read_slot_count, slot 2 is skipped when
+    it stays share-locked there. -#}
 {% macro pick_slot(indent, p) -%}
 {% match p.slot_choice -%}
 {% when SlotChoice::Random -%}
@@ -126,6 +127,11 @@
 {{ indent }}    v_slot + {{ p.node_count }} * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / {{ p.node_count }}) + 1)),
 {{ indent }}    (v_slot - 1) % {{ p.slot_count }} + 1);
 {%- endmatch %}
+{%- if p.fixed_slots.is_none() %}
+{{ indent }}IF v_second_locked AND v_slot >= 2 THEN
+{{ indent }}    SET v_slot = v_slot + 1;
+{{ indent }}END IF;
+{%- endif %}
 {%- endmacro %}
 
 {#- Whether a numeric argument is a whole number within BIGINT; NULL for
@@ -177,30 +183,44 @@
     isolation (innodb_snapshot_isolation, the default from 11.6), a write
     fails with 1020 once its row changed after the transaction's read view
     opened, and a plain read here opens that view. So inside a caller's
-    transaction the read locks instead, which opens none: it share-locks the
-    last slot and picks among the others, since two transactions that raise
-    their share locks on one row to write it deadlock (16 writers on 8
-    slots, each in a transaction, met about one deadlock per 15 writes that
-    way on MariaDB 11.8). A counter of one slot still raises its lock, and
-    deadlocks so. The read stays plain elsewhere (on MariaDB 11.8, 64 clients on
-    one counter: 9,336 increments/s plain against 5,437 locked in
-    autocommit, where the view closes with the statement anyway), and on
+    transaction the reads lock instead, which opens none, and they leave
+    share-locked no slot the increment may write: two transactions that
+    raise their share locks on one row to write it deadlock (16 writers on
+    8 slots, each in a transaction, met about one deadlock per 15 writes
+    that way on MariaDB 11.8; on one slot, about 8 per write). A look at
+    slot 2 comes first: when it is missing, it locks only the gap where it
+    would be (so no slot is added meanwhile), and slot 1, the only one, is
+    locked for writing at once. Otherwise slots 2 and n stay share-locked,
+    v_second_locked is set, and pick_slot picks among the n - 2 others (slot
+    1 when n is 2 or 3). The reads stay plain elsewhere (on MariaDB 11.8, 64
+    clients on one counter: 9,336 increments/s plain against 5,437 locked
+    in autocommit, where the view closes with the statement anyway), and on
     servers without snapshot isolation: MySQL reads `IF FALSE`, and so does
     MariaDB before 10.11.8, where the variable is missing or (10.6.18 on)
     off by default. A trigger's statement is not told from a plain call:
     there a lock wait may still end in 1020, to be retried as a deadlock. -#}
 {% macro read_slot_count(indent, p, into) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT `counter_id` - 1 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 1
-{{ indent }}     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-{{ indent }}    IF {{ into }} IS NULL THEN
+{{ indent }}    SELECT COUNT(*) INTO v_second_locked FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2
+{{ indent }}     LOCK IN SHARE MODE;
+{{ indent }}    IF v_second_locked THEN
+{{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2
+{{ indent }}         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+{{ indent }}        SET {{ into }} = COALESCE({{ into }}, 1);
+{{ indent }}    ELSE
 {{ indent }}        SELECT `counter_id` INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1
-{{ indent }}         LOCK IN SHARE MODE;
+{{ indent }}         FOR UPDATE;
 {{ indent }}    END IF;
 {{ indent }}ELSE
 {{ indent }}    SELECT `counter_id` INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
+{%- endmacro %}
+
+{#- What read_slot_count needs declared beside `into`. -#}
+{% macro declare_slot_count(indent) -%}
+{{ indent }}-- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+{{ indent }}DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
 
 {#- Reads counter p_name's last slot into v_slots (0: none). Inside a

@@ -740,6 +740,8 @@ BEGIN
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';

@@ -119,6 +119,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
@@ -166,17 +168,24 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-        IF v_slots IS NULL THEN
+        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+         LOCK IN SHARE MODE;
+        IF v_second_locked THEN
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+             ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            SET v_slots = COALESCE(v_slots, 1);
+        ELSE
             SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-             LOCK IN SHARE MODE;
+             FOR UPDATE;
         END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = CONNECTION_ID() % v_slots + 1;
+    IF v_second_locked AND v_slot >= 2 THEN
+        SET v_slot = v_slot + 1;
+    END IF;
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     IF ROW_COUNT() = 0 THEN
@@ -245,6 +254,8 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
@@ -358,11 +369,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
@@ -376,6 +391,9 @@ BEGIN
         SET v_slots = v_slot;
         IF v_delta <> 0 THEN
             SET v_slot = CONNECTION_ID() % v_slots + 1;
+            IF v_second_locked AND v_slot >= 2 THEN
+                SET v_slot = v_slot + 1;
+            END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN
@@ -795,6 +813,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
@@ -843,11 +863,15 @@ BEGIN
         END;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-        IF v_slots IS NULL THEN
+        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+         LOCK IN SHARE MODE;
+        IF v_second_locked THEN
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+             ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            SET v_slots = COALESCE(v_slots, 1);
+        ELSE
             SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-             LOCK IN SHARE MODE;
+             FOR UPDATE;
         END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
@@ -858,6 +882,9 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     SET v_slot = CONNECTION_ID() % v_slots + 1;
+    IF v_second_locked AND v_slot >= 2 THEN
+        SET v_slot = v_slot + 1;
+    END IF;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -922,6 +949,8 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
@@ -1035,11 +1064,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
@@ -1053,6 +1086,9 @@ BEGIN
         SET v_slots = v_slot;
         IF v_delta <> 0 THEN
             SET v_slot = CONNECTION_ID() % v_slots + 1;
+            IF v_second_locked AND v_slot >= 2 THEN
+                SET v_slot = v_slot + 1;
+            END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN

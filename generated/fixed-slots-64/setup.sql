@@ -287,6 +287,8 @@ BEGIN
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
@@ -400,11 +402,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
@@ -848,6 +854,8 @@ BEGIN
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
@@ -961,11 +969,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name

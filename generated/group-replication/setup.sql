@@ -181,6 +181,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_delta BIGINT;
     DECLARE v_position INT;
     DECLARE v_members INT;
@@ -230,11 +232,15 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-        IF v_slots IS NULL THEN
+        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+         LOCK IN SHARE MODE;
+        IF v_second_locked THEN
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+             ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            SET v_slots = COALESCE(v_slots, 1);
+        ELSE
             SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-             LOCK IN SHARE MODE;
+             FOR UPDATE;
         END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
@@ -247,6 +253,9 @@ BEGIN
     SET v_slot = IF(v_slot <= v_slots,
         v_slot + v_members * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / v_members) + 1)),
         (v_slot - 1) % v_slots + 1);
+    IF v_second_locked AND v_slot >= 2 THEN
+        SET v_slot = v_slot + 1;
+    END IF;
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     IF ROW_COUNT() = 0 THEN
@@ -315,6 +324,8 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_position INT;
     DECLARE v_members INT;
     DECLARE v_entries INT DEFAULT 0;
@@ -433,11 +444,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
@@ -454,6 +469,9 @@ BEGIN
             SET v_slot = IF(v_slot <= v_slots,
                 v_slot + v_members * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / v_members) + 1)),
                 (v_slot - 1) % v_slots + 1);
+            IF v_second_locked AND v_slot >= 2 THEN
+                SET v_slot = v_slot + 1;
+            END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN
@@ -889,6 +907,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_delta BIGINT;
     DECLARE v_position INT;
     DECLARE v_members INT;
@@ -939,11 +959,15 @@ BEGIN
         END;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT `counter_id` - 1 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-        IF v_slots IS NULL THEN
+        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+         LOCK IN SHARE MODE;
+        IF v_second_locked THEN
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+             ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+            SET v_slots = COALESCE(v_slots, 1);
+        ELSE
             SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-             LOCK IN SHARE MODE;
+             FOR UPDATE;
         END IF;
     ELSE
         SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
@@ -960,6 +984,9 @@ BEGIN
     SET v_slot = IF(v_slot <= v_slots,
         v_slot + v_members * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / v_members) + 1)),
         (v_slot - 1) % v_slots + 1);
+    IF v_second_locked AND v_slot >= 2 THEN
+        SET v_slot = v_slot + 1;
+    END IF;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -1024,6 +1051,8 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_position INT;
     DECLARE v_members INT;
     DECLARE v_entries INT DEFAULT 0;
@@ -1142,11 +1171,15 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT `counter_id` - 1 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 1
-                 ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                IF v_slot IS NULL THEN
+                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                 LOCK IN SHARE MODE;
+                IF v_second_locked THEN
+                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
+                    SET v_slot = COALESCE(v_slot, 1);
+                ELSE
                     SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     LOCK IN SHARE MODE;
+                     FOR UPDATE;
                 END IF;
             ELSE
                 SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
@@ -1163,6 +1196,9 @@ BEGIN
             SET v_slot = IF(v_slot <= v_slots,
                 v_slot + v_members * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / v_members) + 1)),
                 (v_slot - 1) % v_slots + 1);
+            IF v_second_locked AND v_slot >= 2 THEN
+                SET v_slot = v_slot + 1;
+            END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN

@@ -7,6 +7,9 @@
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
+{%- if p.fixed_slots.is_none() %}
+{% call m::declare_slot_count("    ") %}{% endcall %}
+{%- endif %}
     DECLARE v_delta BIGINT;
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};

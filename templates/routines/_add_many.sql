@@ -166,6 +166,7 @@
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
+{% call m::declare_slot_count("    ") %}{% endcall %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.

@@ -79,7 +79,7 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
     assert_eq!(results.len(), 2 * 2 * 4, "2 holds x 2 client counts x 4 variants");
     for result in results {
         let clients = result["clients"].as_u64().unwrap();
-        support::check_bench_round(&mut db.conn(), result, clients * 5 * 4);
+        support::check_bench_round(result, clients * 5 * 4);
         assert!(result["increments_per_second"].as_f64().unwrap() > 0.0, "{result}");
         let latency = &result["latency_ms"];
         assert!(latency["p50"].as_f64().unwrap() <= latency["p99"].as_f64().unwrap(), "{result}");
@@ -153,7 +153,7 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
         let hot: u64 = hot.parse().unwrap();
         assert_eq!(report["hot_counters"], hot);
         for result in report["results"].as_array().unwrap() {
-            support::check_bench_round(&mut db.conn(), result, 3 * 5 * hot);
+            support::check_bench_round(result, 3 * 5 * hot);
         }
     }
     assert!(bench_objects(&db).is_empty());
@@ -182,7 +182,7 @@ fn bench_client_and_plain_count_in_the_dynamic_counters() {
     }
     for round in ["client", "plain", "client-ids", "client-async", "dynamic"].into_iter().flat_map(rounds) {
         let clients = round["clients"].as_u64().unwrap();
-        support::check_bench_round(&mut db.conn(), round, clients * 30);
+        support::check_bench_round(round, clients * 30);
     }
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }
@@ -241,7 +241,7 @@ fn bench_async_coalesced_clients_are_tasks_not_connections() {
     let round = &report["results"][0];
     assert_eq!(round["variant"], "coalesced-async", "{table}");
     assert_eq!(round["clients"].as_u64(), Some(u64::from(max_connections) + 50), "{table}");
-    support::check_bench_round(&mut db.conn(), round, (u64::from(max_connections) + 50) * 2);
+    support::check_bench_round(round, (u64::from(max_connections) + 50) * 2);
 
     let url = db.url();
     let refused = slotted_counters(&[
@@ -274,7 +274,7 @@ fn bench_batching_variants_apply_every_hot_counter_of_an_iteration() {
     let variants: Vec<&str> = results.iter().map(|result| result["variant"].as_str().unwrap()).collect();
     assert_eq!(variants, ["transaction", "add-many"]);
     for result in results {
-        support::check_bench_round(&mut db.conn(), result, 3 * 4 * 5);
+        support::check_bench_round(result, 3 * 4 * 5);
     }
     assert!(bench_objects(&db).is_empty());
 }

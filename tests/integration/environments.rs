@@ -177,7 +177,7 @@ fn no_routine_warns_under_statement_based_logging() {
         if resizable {
             calls.extend(["CALL counter_resize('a', 40)", "CALL counter_resize('a', 3)"].map(String::from));
             // Inside a caller's transaction, where MariaDB 11.6+ under
-            // snapshot isolation reads the last slot with a share lock.
+            // snapshot isolation reads the slot count with locking reads.
             calls.extend(
                 ["START TRANSACTION", "CALL counter_resize('a', 5)", "CALL counter_resize('a', 2)", "COMMIT"]
                     .map(String::from),
