@@ -1,6 +1,6 @@
 //! Applications in other languages, through their ecosystems' standard
-//! drivers: PyMySQL (Python) and MariaDB Connector/J (Java, its batches
-//! written by Jackson). Each calls the routines, sends batches as its
+//! drivers: PyMySQL (Python), MariaDB Connector/J (Java, its batches
+//! written by Jackson) and mysql2 (Node). Each calls the routines, sends batches as its
 //! default JSON encoder writes them (Python's escapes every non-ASCII
 //! character, a surrogate pair for an emoji), and reads the package's
 //! refusals as docs/other-languages.md says it does.
@@ -24,6 +24,7 @@ on_each_server!(
     the_python_guide_runs_as_written,
     python_calls_the_package_through_pymysql,
     java_calls_every_routine_through_connector_j,
+    node_calls_every_routine_and_the_plain_statements_through_mysql2,
     the_write_id_recipe_counts_once_from_python_through_cuts_and_kills,
     the_documented_name_rule_agrees_with_the_routines,
 );
@@ -223,6 +224,76 @@ fn java_calls_every_routine_through_connector_j() {
         .unwrap()
         .unwrap();
     assert_eq!(slots, 8, "the resize from Java took effect");
+}
+
+/// mysql2, as a Node application uses it from npm (the version
+/// `tests/integration/languages/package-lock.json` pins, which `scripts/test`
+/// installs): every routine with prepared statements, a batch written by
+/// `JSON.stringify`, writes with ids sent twice, the refusals with the
+/// numbers docs/other-languages.md gives; then the plain mode's statements,
+/// read from the package's plain_statements.sql by name, with the steps
+/// around them that docs/plain-sql.md lists and the errors it says to
+/// raise. mysql2 sends every JavaScript number as a double and a boolean as
+/// a TINYINT, and names only the errors it knows (`code` is undefined for
+/// the package's own).
+fn node_calls_every_routine_and_the_plain_statements_through_mysql2() {
+    let db = support::with_committed("generated");
+    let address = Address::of(&db);
+    let modules = std::env::var("SLOTTED_COUNTERS_NODE_PATH")
+        .expect("SLOTTED_COUNTERS_NODE_PATH names the Node modules: run `scripts/test`, which installs mysql2 with npm");
+    assert!(Path::new(&modules).join("mysql2").is_dir(), "no mysql2 in {modules}: run `scripts/test`");
+    let output = Command::new("node")
+        .arg(in_project("tests/integration/languages/counters_from_node.js"))
+        .arg(in_project("generated/plain_statements.sql"))
+        .env("NODE_PATH", &modules)
+        .env("HOST", &address.host)
+        .env("PORT", address.port.to_string())
+        .env("USER", &address.user)
+        .env("PASSWORD", &address.password)
+        .env("DATABASE", &address.database)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run node");
+    let refused = "23000 undefined";
+    let raised = "23000 (raised by the caller)";
+    assert_eq!(
+        printed(output, "node with mysql2"),
+        [
+            "after adds: 42".to_owned(),
+            r#"batch: {"downloads":1,"名前 😀":2,"a&b<c>/d\"q\\":3}"#.to_owned(),
+            "after batch downloads: 43".to_owned(),
+            "after batch 名前 😀: 2".to_owned(),
+            "after batch a&b<c>/d\"q\\: 3".to_owned(),
+            "after writes with ids: 49 3".to_owned(),
+            "estimate is a multiple of 4: 0".to_owned(),
+            "after reset: 10".to_owned(),
+            "after resize and compact: 49".to_owned(),
+            "after delete: null".to_owned(),
+            format!("unknown counter: 9001 {refused}"),
+            format!("already exists: 9002 {refused}"),
+            format!("empty name: 9003 {refused}"),
+            format!("fractional delta: 9003 {refused}"),
+            format!("fractional batch: 9003 {refused}"),
+            format!("short write id: 9003 {refused}"),
+            "missing routine: 1305 42000 ER_SP_DOES_NOT_EXIST".to_owned(),
+            "after refusals: 49".to_owned(),
+            "plain get_many: 18 null 5".to_owned(),
+            "plain slots: 4".to_owned(),
+            "plain after reset: 3".to_owned(),
+            format!("plain unknown counter: 9001 {raised}"),
+            format!("plain already exists: 9002 {raised}"),
+            format!("plain past the bound: 9003 {raised}"),
+            format!("plain delete of a deleted counter: 9001 {raised}"),
+            "plain after refusals: 18 null".to_owned(),
+        ]
+    );
+    // Committed, as another connection reads them.
+    let mut conn = db.conn();
+    assert_eq!(support::total(&mut conn, "downloads"), Some(49));
+    assert_eq!(support::total(&mut conn, "plain"), Some(18));
+    let slots: u32 =
+        conn.query_first("SELECT COUNT(*) FROM counters WHERE counter_name = 'plain'").unwrap().unwrap();
+    assert_eq!(slots, 4, "the plain setup made a row per slot");
 }
 
 /// The write-id recipe of docs/exactly-once.md, the page's own text, from
