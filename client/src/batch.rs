@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::client::Client;
-use crate::driver::Driver;
+use crate::engine::Driver;
+use crate::engine::Engine;
 use crate::error::CounterError;
 
 /// Flushes in flight at once at most, by default. One flush at a time
@@ -138,22 +138,27 @@ impl<C> Batch<C> {
         batch
     }
 
-    /// Applies the batch through `client` and says how each of its counters
+    /// Applies the batch through `engine` and says how each of its counters
     /// fared, in their order. A single counter, the usual batch when one
     /// counter is hot, goes through `add`, at half the cost of `add_many`;
     /// when a batch fails for one counter's sake, each counter is applied
     /// alone.
-    pub(crate) async fn apply<D: Driver>(&self, client: &Client<D>) -> Vec<Result<(), CounterError>> {
+    pub(crate) async fn apply<D: Driver>(&self, engine: &Engine<D>) -> Vec<Result<(), CounterError>> {
         let deltas = || self.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
         let applied = match self.counters.first_key_value() {
-            Some((name, share)) if self.counters.len() == 1 => client.add(name, share.delta).await,
-            _ => client.add_many(deltas()).await,
+            Some((name, share)) if self.counters.len() == 1 => engine.add(name, share.delta).await,
+            _ => engine.add_many(deltas()).await,
         };
         match applied {
             Err(error) if self.counters.len() > 1 && error.is_about_a_counter() => {
+                tracing::debug!(
+                    counters = self.counters.len(),
+                    %error,
+                    "a flush failed for one counter's sake: its counters are applied one by one"
+                );
                 let mut outcomes = Vec::with_capacity(self.counters.len());
                 for delta in deltas() {
-                    outcomes.push(client.add_many([delta]).await);
+                    outcomes.push(engine.add_many([delta]).await);
                 }
                 outcomes
             }

@@ -103,6 +103,22 @@ pub enum Call<'a> {
 }
 
 impl Call<'_> {
+    /// The call's name, as its events show it.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Call::Setup { .. } => "setup",
+            Call::Increment { .. } => "increment",
+            Call::Add { .. } => "add",
+            Call::AddMany { .. } => "add_many",
+            Call::AddOnce { .. } => "add_once",
+            Call::AddManyOnce { .. } => "add_many_once",
+            Call::ForgetWrites { .. } => "forget_writes",
+            Call::Reset { .. } => "reset",
+            Call::Delete { .. } => "delete",
+            Call::GetMany { .. } => "get_many",
+        }
+    }
+
     /// Whether running the call again after a lost answer cannot count it
     /// twice: it carries a write id.
     pub(crate) fn carries_id(&self) -> bool {

@@ -1,8 +1,9 @@
 //! What the calls need of a database driver, so that each call is written
-//! once for both clients: a connection that runs a statement, and a source
-//! of connections that runs one try of a call and waits between tries.
+//! once for both clients: a connection that runs a statement. The bottom
+//! layer: it names nothing else of the crate but its error. Where a try of
+//! a call runs, [`Driver`](crate::engine::Driver), is the engine's.
 //!
-//! Both are written as `async fn`. The sync client's implementations block
+//! It is written as `async fn`. The sync client's implementations block
 //! and never wait, so its futures are ready when first polled, and
 //! [`ready`] runs them on the calling thread; the async client's wait on
 //! tokio.
@@ -10,11 +11,8 @@
 use std::borrow::Cow;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
-use crate::call::{Answer, Call};
 use crate::error::CounterError;
-use crate::mode::Mode;
 
 /// One statement with its parameters, for a driver to bind and send.
 #[derive(Debug)]
@@ -34,9 +32,10 @@ pub enum Param<'a> {
 
 /// Whose transaction a connection's statements run in: a call that takes
 /// several statements must not commit a transaction the caller has open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Owner {
     /// A pooled connection: nothing of the caller's is open on it.
+    #[default]
     Client,
     /// The caller's connection, which may be inside the caller's transaction.
     Caller,
@@ -54,19 +53,6 @@ pub trait Connection {
     /// Runs `statement` and reads its rows, each column as a nullable
     /// BIGINT.
     async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError>;
-}
-
-/// Where a client runs its calls: connections from a pool, or the caller's
-/// own. Sealed: a public trait of a private module, so that the public
-/// bounds of the clients can name it and nobody else can implement it.
-#[allow(async_fn_in_trait)]
-pub trait Driver {
-    /// Runs `call` once, as `mode` makes it, on a connection of this
-    /// driver's, and takes the connection back.
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError>;
-
-    /// Waits `time` before the next try.
-    async fn pause(&self, time: Duration);
 }
 
 /// The output of `future`, which must be ready when first polled: a call

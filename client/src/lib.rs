@@ -4,14 +4,16 @@
 mod asynchronous;
 mod batch;
 mod call;
-mod client;
 mod counters;
 mod driver;
+mod engine;
 mod error;
 mod mode;
 mod plain;
 mod retry;
 mod routines;
+#[cfg(test)]
+mod scripted;
 
 #[cfg(feature = "sqlx")]
 pub use asynchronous::{

@@ -79,6 +79,11 @@ impl Tries {
         }
     }
 
+    /// How many tries the call has had, reinstall waits aside.
+    pub(crate) fn attempts(&self) -> u32 {
+        self.attempt
+    }
+
     fn budget_allows_another(&self) -> bool {
         match self.budget {
             RetryBudget::Attempts(attempts) => self.attempt < attempts,

@@ -137,59 +137,41 @@ mod tests {
     use slotted_counters_core::package::errno;
 
     use crate::driver::ready;
+    use crate::scripted::{Reply, ScriptedConnection};
 
-    /// A connection that answers every statement with the error numbered
-    /// in `answers` (0 for success), in order, and records what it ran.
-    struct Scripted {
-        answers: Vec<u16>,
-        sent: Vec<String>,
-    }
-
-    impl Connection for Scripted {
-        async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
-            self.sent.push(statement.sql.to_string());
-            match self.answers.remove(0) {
-                0 => Ok(0),
-                code => Err(CounterError::from_server(
-                    code,
-                    "40001".to_owned(),
-                    "rolled back".to_owned(),
-                    std::io::Error::other("rolled back"),
-                )),
-            }
-        }
-
-        async fn rows(&mut self, _: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
-            unreachable!("no call here reads rows")
-        }
-    }
-
-    fn increment_on(answers: Vec<u16>) -> (Result<Answer, CounterError>, Vec<String>) {
+    fn increment_on(replies: Vec<Reply>) -> (Result<Answer, CounterError>, Vec<String>) {
         let routines = Routines::new(&PackageOptions::default());
-        let mut conn = Scripted { answers, sent: Vec::new() };
+        let mut conn = ScriptedConnection::new(replies);
         let outcome = ready(routines.run(&mut conn, Call::Increment { name: "likes" }));
-        (outcome, conn.sent)
+        (outcome, conn.sent().iter().map(|sent| sent.sql.clone()).collect())
     }
 
     #[test]
     fn a_call_rolled_back_by_a_deadlock_is_followed_by_a_statement_of_another_kind() {
-        let (outcome, sent) = increment_on(vec![server_errno::DEADLOCK, 0]);
+        let (outcome, sent) = increment_on(vec![Reply::Error(server_errno::DEADLOCK), Reply::Changed(0)]);
         assert_eq!(outcome.unwrap_err().code(), Some(server_errno::DEADLOCK));
         assert_eq!(sent, ["CALL `counter_increment`(?)", CLEAR_ROLLBACK]);
     }
 
     #[test]
     fn the_call_fails_with_its_own_error_when_the_clearing_statement_fails_too() {
-        let (outcome, sent) = increment_on(vec![server_errno::DEADLOCK, server_errno::LOCK_WAIT_TIMEOUT]);
+        let (outcome, sent) = increment_on(vec![
+            Reply::Error(server_errno::DEADLOCK),
+            Reply::Error(server_errno::LOCK_WAIT_TIMEOUT),
+        ]);
         assert_eq!(outcome.unwrap_err().code(), Some(server_errno::DEADLOCK));
         assert_eq!(sent.len(), 2);
     }
 
     #[test]
     fn other_errors_and_successes_send_nothing_more() {
-        for answer in [0, server_errno::LOCK_WAIT_TIMEOUT, errno::UNKNOWN_COUNTER] {
-            let (_, sent) = increment_on(vec![answer]);
-            assert_eq!(sent, ["CALL `counter_increment`(?)"], "after {answer}");
+        for reply in [
+            Reply::Changed(1),
+            Reply::Error(server_errno::LOCK_WAIT_TIMEOUT),
+            Reply::Error(errno::UNKNOWN_COUNTER),
+        ] {
+            let (_, sent) = increment_on(vec![reply.clone()]);
+            assert_eq!(sent, ["CALL `counter_increment`(?)"], "after {reply:?}");
         }
     }
 }

@@ -143,7 +143,7 @@ impl AsyncCoalescing {
     /// of the flush in flight. A flush task that panicked fails its calls
     /// with [`CounterError::FlushPanicked`].
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.shared.counters.client.check(name)?;
+        self.shared.counters.engine.check(name)?;
         let (reply, outcome) = oneshot::channel();
         {
             let mut queue = self.shared.lock();
@@ -184,7 +184,7 @@ impl Shared {
             let started = Instant::now();
             let stalled_in = self.lock().pace.stalled_in(started);
             let outcomes = {
-                let mut applying = pin!(batch.apply(&self.counters.client));
+                let mut applying = pin!(batch.apply(&self.counters.engine));
                 match tokio::time::timeout(stalled_in, &mut applying).await {
                     Ok(outcomes) => outcomes,
                     Err(_stalled) => {

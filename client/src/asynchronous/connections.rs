@@ -9,7 +9,8 @@ use tokio::sync::Mutex;
 
 use super::mysql_connection::acquire_error;
 use crate::call::{Answer, Call};
-use crate::driver::{Driver, Owner};
+use crate::driver::Owner;
+use crate::engine::Driver;
 use crate::error::CounterError;
 use crate::mode::Mode;
 

@@ -22,9 +22,8 @@ use sqlx::MySqlPool;
 use sqlx::mysql::{MySqlConnection, MySqlSslMode};
 
 use crate::call::{NewCounter, StartDate};
-use crate::client::Client;
+use crate::engine::Engine;
 use crate::error::CounterError;
-use crate::retry::RetryBudget;
 
 pub use coalescing::AsyncCoalescing;
 pub use connections::{AsyncConnections, AsyncOnConnection, AsyncPooled};
@@ -67,7 +66,7 @@ fn checked(pool: MySqlPool) -> Result<AsyncPooled, ConfigError> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct AsyncCounters<C = AsyncPooled> {
-    client: Client<C>,
+    engine: Engine<C>,
 }
 
 /// An [`AsyncCounters`] whose calls run on a connection of the caller's,
@@ -91,33 +90,31 @@ impl AsyncCounters {
     /// `--prefix`, `--name-length` and `--collation`); refuses a pool as
     /// [`AsyncCounters::new`] does.
     pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        Ok(AsyncCounters { client: Client::new(checked(pool)?, options) })
+        Ok(AsyncCounters { engine: Engine::new(checked(pool)?, options) })
     }
 
     /// Makes the calls of a package generated with `options` in plain SQL,
     /// calling no routine, as [`crate::Counters::plain`]; refuses a pool as
     /// [`AsyncCounters::new`] does.
     pub fn plain(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        Ok(AsyncCounters { client: Client::plain(checked(pool)?, options)? })
+        Ok(AsyncCounters { engine: Engine::plain(checked(pool)?, options)? })
     }
 
     /// Makes writes carry write ids, as [`crate::Counters::with_write_ids`].
     pub fn with_write_ids(self) -> Self {
-        AsyncCounters { client: self.client.with_write_ids() }
+        AsyncCounters { engine: self.engine.with_write_ids() }
     }
 
     /// How many times a call is tried in all when the server keeps rolling
     /// it back (default 5; at least 1), as [`crate::Counters::max_attempts`].
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.client.budget = RetryBudget::Attempts(attempts.max(1));
-        self
+    pub fn max_attempts(self, attempts: u32) -> Self {
+        Self { engine: self.engine.max_attempts(attempts) }
     }
 
     /// Retries for as long as `time` instead of a number of times, as
     /// [`crate::Counters::retry_for`]: on a multi-primary cluster.
-    pub fn retry_for(mut self, time: Duration) -> Self {
-        self.client.budget = RetryBudget::Time(time);
-        self
+    pub fn retry_for(self, time: Duration) -> Self {
+        Self { engine: self.engine.retry_for(time) }
     }
 
     /// The same calls on `conn`, inside a transaction of the caller's
@@ -134,24 +131,24 @@ impl AsyncCounters {
     /// # }
     /// ```
     pub fn on<'c>(&self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
-        AsyncCounters { client: self.client.on(AsyncOnConnection::new(conn)) }
+        AsyncCounters { engine: self.engine.on(AsyncOnConnection::new(conn)) }
     }
 }
 
 impl<C: AsyncConnections> AsyncCounters<C> {
     /// Creates a counter as `counter` describes it.
     pub async fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        self.client.setup(name, counter).await
+        self.engine.setup(name, counter).await
     }
 
     /// Adds 1 to a counter.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.client.increment(name).await
+        self.engine.increment(name).await
     }
 
     /// Adds `delta`, which may be negative, to a counter.
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.client.add(name, delta).await
+        self.engine.add(name, delta).await
     }
 
     /// Adds each delta to its counter in one call and one transaction, as
@@ -161,30 +158,30 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        self.client.add_many(deltas).await
+        self.engine.add_many(deltas).await
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says,
     /// in one statement; on an [`AsyncCountersOn`], it commits or rolls
     /// back with the caller's transaction.
     pub async fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        self.client.reset(name, value, start_date).await
+        self.engine.reset(name, value, start_date).await
     }
 
     /// Removes a counter and all its slots.
     pub async fn delete(&self, name: &str) -> Result<(), CounterError> {
-        self.client.delete(name).await
+        self.engine.delete(name).await
     }
 
     /// Forgets the write ids recorded more than `window` ago, as
     /// [`crate::Counters::forget_writes`].
     pub async fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
-        self.client.forget_writes(window).await
+        self.engine.forget_writes(window).await
     }
 
     /// The value of a counter, or `None` when it does not exist.
     pub async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
-        self.client.get(name).await
+        self.engine.get(name).await
     }
 
     /// The values of many counters, in the order of `names`, read in one
@@ -193,6 +190,6 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         &self,
         names: impl IntoIterator<Item = S>,
     ) -> Result<Vec<Option<i64>>, CounterError> {
-        self.client.get_many(names).await
+        self.engine.get_many(names).await
     }
 }

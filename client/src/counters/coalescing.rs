@@ -122,7 +122,7 @@ impl Coalescing {
     /// of the flush in flight, as it fails a single call (whether the
     /// server committed it is unknown).
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.counters.client.check(name)?;
+        self.counters.engine.check(name)?;
         let mut queue = self.lock();
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
@@ -147,7 +147,7 @@ impl Coalescing {
                 }
                 drop(queue);
                 let mut flight = InFlight { coalescing: self, batch, started: now, outcomes: Vec::new() };
-                flight.outcomes = ready(flight.batch.apply(&self.counters.client));
+                flight.outcomes = ready(flight.batch.apply(&self.counters.engine));
                 drop(flight);
                 queue = self.lock();
             } else if queue.in_flight < self.max_flushes

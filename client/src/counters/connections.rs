@@ -12,7 +12,8 @@ use mysql::prelude::Queryable;
 use super::kept::KeptConnections;
 use super::queryable::Blocking;
 use crate::call::{Answer, Call};
-use crate::driver::{Driver, Owner};
+use crate::driver::Owner;
+use crate::engine::Driver;
 use crate::error::CounterError;
 use crate::mode::Mode;
 

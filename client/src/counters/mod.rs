@@ -33,10 +33,9 @@ use mysql::prelude::Queryable;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{NewCounter, StartDate};
-use crate::client::Client;
 use crate::driver::ready;
+use crate::engine::Engine;
 use crate::error::CounterError;
-use crate::retry::RetryBudget;
 
 pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
 pub use connections::{OnConnection, Pooled, SyncConnections};
@@ -64,7 +63,7 @@ use kept::KeptConnections;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Counters<C = Pooled> {
-    client: Client<C>,
+    engine: Engine<C>,
 }
 
 /// A [`Counters`] whose calls run on a connection of the caller's, inside
@@ -96,7 +95,7 @@ impl Counters {
     /// ```
     pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
         let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
-        Counters { client: Client::new(Pooled { pool, kept }, options) }
+        Counters { engine: Engine::new(Pooled { pool, kept }, options) }
     }
 
     /// Makes the calls of a package generated with `options` in plain SQL,
@@ -125,7 +124,7 @@ impl Counters {
     /// ```
     pub fn plain(pool: Pool, options: &PackageOptions) -> Result<Self, ConfigError> {
         let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
-        Ok(Counters { client: Client::plain(Pooled { pool, kept }, options)? })
+        Ok(Counters { engine: Engine::plain(Pooled { pool, kept }, options)? })
     }
 
     /// Makes every increment, add, batch and coalesced flush carry a write
@@ -145,7 +144,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_write_ids(self) -> Self {
-        Counters { client: self.client.with_write_ids() }
+        Counters { engine: self.engine.with_write_ids() }
     }
 
     /// How many times a call is tried in all when it keeps hitting deadlocks
@@ -156,9 +155,8 @@ impl Counters {
     /// let counters = slotted_counters::Counters::new(pool).max_attempts(10);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn max_attempts(mut self, attempts: u32) -> Self {
-        self.client.budget = RetryBudget::Attempts(attempts.max(1));
-        self
+    pub fn max_attempts(self, attempts: u32) -> Self {
+        Self { engine: self.engine.max_attempts(attempts) }
     }
 
     /// Retries for as long as `time` instead of a number of times. On a
@@ -173,9 +171,8 @@ impl Counters {
     /// let counters = slotted_counters::Counters::new(pool).retry_for(Duration::from_secs(30));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn retry_for(mut self, time: Duration) -> Self {
-        self.client.budget = RetryBudget::Time(time);
-        self
+    pub fn retry_for(self, time: Duration) -> Self {
+        Self { engine: self.engine.retry_for(time) }
     }
 
     /// How many of the pool's connections the client keeps between calls
@@ -192,7 +189,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn keep_connections(mut self, connections: usize) -> Self {
-        self.client.driver.kept = Arc::new(KeptConnections::new(connections));
+        self.engine.driver_mut().kept = Arc::new(KeptConnections::new(connections));
         self
     }
 
@@ -209,7 +206,7 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn on<'a, Q: Queryable>(&self, conn: &'a mut Q) -> CountersOn<'a, Q> {
-        Counters { client: self.client.on(OnConnection::new(conn)) }
+        Counters { engine: self.engine.on(OnConnection::new(conn)) }
     }
 }
 
@@ -224,7 +221,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn setup(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
-        ready(self.client.setup(name, counter))
+        ready(self.engine.setup(name, counter))
     }
 
     /// Adds 1 to a counter.
@@ -235,7 +232,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
-        ready(self.client.increment(name))
+        ready(self.engine.increment(name))
     }
 
     /// Adds `delta`, which may be negative, to a counter.
@@ -246,7 +243,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        ready(self.client.add(name, delta))
+        ready(self.engine.add(name, delta))
     }
 
     /// Adds each delta to its counter, all in one call and one transaction:
@@ -264,7 +261,7 @@ impl<C: SyncConnections> Counters<C> {
         &self,
         deltas: impl IntoIterator<Item = (S, i64)>,
     ) -> Result<(), CounterError> {
-        ready(self.client.add_many(deltas))
+        ready(self.engine.add_many(deltas))
     }
 
     /// Sets a counter to `value`, and its start date as `start_date` says,
@@ -278,7 +275,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn reset(&self, name: &str, value: i64, start_date: StartDate) -> Result<(), CounterError> {
-        ready(self.client.reset(name, value, start_date))
+        ready(self.engine.reset(name, value, start_date))
     }
 
     /// Removes a counter and all its slots.
@@ -289,7 +286,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delete(&self, name: &str) -> Result<(), CounterError> {
-        ready(self.client.delete(name))
+        ready(self.engine.delete(name))
     }
 
     /// Forgets the write ids recorded more than `window` ago (a whole
@@ -298,7 +295,7 @@ impl<C: SyncConnections> Counters<C> {
     /// the plain mode one `DELETE`. Call it regularly, every minute, from
     /// one place; a write sent again after its id is forgotten counts again.
     pub fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
-        ready(self.client.forget_writes(window))
+        ready(self.engine.forget_writes(window))
     }
 
     /// The value of a counter, or `None` when it does not exist.
@@ -309,7 +306,7 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
-        ready(self.client.get(name))
+        ready(self.engine.get(name))
     }
 
     /// The values of many counters, in the order of `names`, read in one
@@ -325,6 +322,6 @@ impl<C: SyncConnections> Counters<C> {
         &self,
         names: impl IntoIterator<Item = S>,
     ) -> Result<Vec<Option<i64>>, CounterError> {
-        ready(self.client.get_many(names))
+        ready(self.engine.get_many(names))
     }
 }

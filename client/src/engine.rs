@@ -1,16 +1,16 @@
-//! The counter calls, written once for both clients: each checks its
-//! arguments, describes itself as a [`Call`], and is run by [`Client::run`],
-//! which owns the retries, the backoff and the reinstall ride-through. The
-//! sync and the async client are thin layers that run these futures their
-//! own way.
+//! The engine: the counter calls, written once for both clients. Each
+//! checks its arguments, describes itself as a [`Call`], and is run by
+//! [`Engine::run`], which owns the retries, the backoff and the reinstall
+//! ride-through, one try at a time through a [`Driver`]. The sync and the
+//! async client are thin layers that run these futures their own way.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use slotted_counters_core::names::NameRule;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
-use crate::driver::Driver;
 use crate::error::CounterError;
 use crate::mode::Mode;
 use crate::plain::Plain;
@@ -26,21 +26,34 @@ struct Package {
     names: NameRule,
 }
 
+/// Where a client runs its calls: connections from a pool, or the caller's
+/// own. Sealed: a public trait of a private module, so that the public
+/// bounds of the clients can name it and nobody else can implement it.
+#[allow(async_fn_in_trait)]
+pub trait Driver {
+    /// Runs `call` once, as `mode` makes it, on a connection of this
+    /// driver's, and takes the connection back.
+    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError>;
+
+    /// Waits `time` before the next try.
+    async fn pause(&self, time: Duration);
+}
+
 /// The calls, run through driver `D`.
 #[derive(Debug, Clone)]
-pub(crate) struct Client<D> {
-    pub(crate) driver: D,
-    pub(crate) budget: RetryBudget,
+pub(crate) struct Engine<D> {
+    driver: D,
+    budget: RetryBudget,
     /// Whether increments and batches carry a write id, so that a lost
     /// answer is retried and counted once.
-    pub(crate) write_ids: bool,
+    write_ids: bool,
     package: Arc<Package>,
 }
 
 /// Tries a call in all, by default, when the server keeps rolling it back.
 const DEFAULT_ATTEMPTS: u32 = 5;
 
-impl<D> Client<D> {
+impl<D> Engine<D> {
     /// Calls the routines of a package generated with `options`, through `driver`.
     pub(crate) fn new(driver: D, options: &PackageOptions) -> Self {
         Self::in_mode(driver, options, Mode::Routines(Routines::new(options)))
@@ -53,7 +66,7 @@ impl<D> Client<D> {
     }
 
     fn in_mode(driver: D, options: &PackageOptions, mode: Mode) -> Self {
-        Client {
+        Engine {
             driver,
             budget: RetryBudget::Attempts(DEFAULT_ATTEMPTS),
             write_ids: false,
@@ -63,8 +76,8 @@ impl<D> Client<D> {
 
     /// The same calls through `driver`, never retried: a connection of the
     /// caller's, whose transaction a rollback ends.
-    pub(crate) fn on<E>(&self, driver: E) -> Client<E> {
-        Client {
+    pub(crate) fn on<E>(&self, driver: E) -> Engine<E> {
+        Engine {
             driver,
             budget: RetryBudget::Attempts(1),
             write_ids: self.write_ids,
@@ -78,21 +91,70 @@ impl<D> Client<D> {
         self
     }
 
+    /// Tries a call `attempts` times in all (at least once) while the
+    /// server keeps rolling it back.
+    pub(crate) fn max_attempts(mut self, attempts: u32) -> Self {
+        self.budget = RetryBudget::Attempts(attempts.max(1));
+        self
+    }
+
+    /// Tries a call again while the server rolls it back, for as long as `time`.
+    pub(crate) fn retry_for(mut self, time: Duration) -> Self {
+        self.budget = RetryBudget::Time(time);
+        self
+    }
+
+    /// The driver, to change where the calls run.
+    pub(crate) fn driver_mut(&mut self) -> &mut D {
+        &mut self.driver
+    }
+
     /// Refuses a name no counter may have, as the routines would.
     pub(crate) fn check(&self, name: &str) -> Result<(), CounterError> {
         self.package.names.check(name).map_err(CounterError::InvalidArgument)
     }
 }
 
-impl<D: Driver> Client<D> {
+/// Tells a subscriber why a call runs again: at debug for a rollback, which
+/// contention brings by the thousand; at info for a reinstall ridden
+/// through; at warn for a lost answer, sent again under its write id.
+fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration) {
+    let call = call.kind();
+    match error {
+        CounterError::NotInstalled(_) => {
+            tracing::info!(call, ?pause, %error, "a routine is missing, as during a reinstall: the call runs again");
+        }
+        _ if error.is_retryable() => {
+            tracing::debug!(
+                call,
+                code = error.code(),
+                ?pause,
+                "the server rolled the call back: it runs again"
+            );
+        }
+        _ => {
+            tracing::warn!(call, ?pause, %error, "the call's answer was lost: it runs again under its write id")
+        }
+    }
+}
+
+impl<D: Driver> Engine<D> {
     /// Runs `call`, again while [`Tries`] says it may.
     async fn run(&self, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut tries = Tries::new(self.budget);
         loop {
             match self.driver.attempt(&self.package.mode, call).await {
                 Err(error) => match tries.pause_after(&error, call.carries_id()) {
-                    Some(pause) => self.driver.pause(pause).await,
-                    None => return Err(error),
+                    Some(pause) => {
+                        report_retry(call, &error, pause);
+                        self.driver.pause(pause).await
+                    }
+                    None => {
+                        if tries.attempts() > 1 {
+                            tracing::warn!(call = call.kind(), attempts = tries.attempts(), %error, "the call failed after its retries");
+                        }
+                        return Err(error);
+                    }
                 },
                 answer => return answer,
             }
@@ -192,3 +254,6 @@ impl<D: Driver> Client<D> {
         Ok(self.run(Call::GetMany { names: &names }).await?.values())
     }
 }
+
+#[cfg(test)]
+mod tests;

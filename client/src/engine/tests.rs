@@ -1,0 +1,239 @@
+//! The engine's logic against a scripted driver: what each call sends,
+//! when it sends it again, and how long it waits in between.
+
+use std::time::Duration;
+
+use slotted_counters_core::package::{errno, server_errno};
+use slotted_counters_core::plain::PlainSql;
+
+use super::*;
+use crate::driver::ready;
+use crate::scripted::{Reply, ScriptedDriver, seen_while};
+
+const INCREMENT: &str = "CALL `counter_increment`(?)";
+const ADD_ONCE: &str = "CALL `counter_add_once`(?, ?, ?)";
+
+fn routines(driver: ScriptedDriver) -> Engine<ScriptedDriver> {
+    Engine::new(driver, &PackageOptions::default())
+}
+
+fn plain(driver: ScriptedDriver) -> Engine<ScriptedDriver> {
+    Engine::plain(driver, &PackageOptions::default()).expect("the default package has a plain mode")
+}
+
+fn statements() -> PlainSql {
+    PlainSql::new(&PackageOptions::default()).expect("the default package has a plain mode")
+}
+
+fn within(pause: Duration, backoff_ms: u64) -> bool {
+    let backoff = Duration::from_millis(backoff_ms);
+    (backoff / 2..=backoff).contains(&pause)
+}
+
+#[test]
+fn a_rolled_back_call_runs_again_after_a_pause_that_doubles() {
+    use Reply::{Changed, Error};
+    let deadlock = Error(server_errno::DEADLOCK);
+    let client =
+        routines(ScriptedDriver::new([deadlock.clone(), Changed(0), deadlock, Changed(0), Changed(1)]));
+    ready(client.increment("likes")).unwrap();
+    // Each rollback is followed by a statement of another kind (Galera).
+    assert_eq!(client.driver.sql(), [INCREMENT, "DO 0", INCREMENT, "DO 0", INCREMENT]);
+    let pauses = client.driver.pauses();
+    assert_eq!(pauses.len(), 2, "{pauses:?}");
+    assert!(
+        within(pauses[0], 5) && within(pauses[1], 10),
+        "a jittered backoff from 5 ms, doubling: {pauses:?}"
+    );
+}
+
+#[test]
+fn a_call_that_keeps_being_rolled_back_fails_after_its_attempts() {
+    let rollbacks = (0..3).flat_map(|_| [Reply::Error(server_errno::LOCK_WAIT_TIMEOUT)]);
+    let client = routines(ScriptedDriver::new(rollbacks)).max_attempts(3);
+    let error = ready(client.increment("likes")).unwrap_err();
+    assert_eq!(error.code(), Some(server_errno::LOCK_WAIT_TIMEOUT));
+    assert_eq!(client.driver.sql(), [INCREMENT; 3]);
+    assert!(client.driver.script_done());
+}
+
+#[test]
+fn a_refusal_is_never_sent_again() {
+    for code in [errno::UNKNOWN_COUNTER, errno::INVALID_ARGUMENT, server_errno::DUPLICATE_KEY] {
+        let client = routines(ScriptedDriver::new([Reply::Error(code)]));
+        assert_eq!(ready(client.increment("likes")).unwrap_err().code(), Some(code));
+        assert_eq!(client.driver.sql(), [INCREMENT], "after {code}");
+        assert!(client.driver.pauses().is_empty());
+    }
+}
+
+#[test]
+fn a_missing_routine_is_tried_again_through_a_reinstall_even_on_the_callers_connection() {
+    use Reply::{Changed, Error};
+    let missing = Error(server_errno::NO_SUCH_ROUTINE);
+    let caller = routines(ScriptedDriver::default());
+    let client = caller.on(ScriptedDriver::new([missing.clone(), missing, Changed(1)]));
+    ready(client.increment("likes")).unwrap();
+    assert_eq!(client.driver.sql(), [INCREMENT; 3]);
+    assert_eq!(client.driver.pauses(), [Duration::from_millis(5), Duration::from_millis(10)]);
+}
+
+#[test]
+fn a_lost_answer_is_sent_again_under_the_same_write_id() {
+    let client =
+        routines(ScriptedDriver::new([Reply::Lost, Reply::Changed(1), Reply::Changed(1)])).with_write_ids();
+    ready(client.add("likes", 3)).unwrap();
+    ready(client.add("likes", 3)).unwrap();
+    let sent = client.driver.sent();
+    assert!(sent.iter().all(|sent| sent.sql == ADD_ONCE), "{sent:?}");
+    let ids: Vec<&String> = sent.iter().map(|sent| &sent.params[0]).collect();
+    assert_eq!(ids[0], ids[1], "the resend carries the write's id");
+    assert_ne!(ids[1], ids[2], "the next write has an id of its own");
+}
+
+#[test]
+fn without_write_ids_a_lost_answer_is_not_sent_again() {
+    let client = routines(ScriptedDriver::new([Reply::Lost]));
+    let error = ready(client.add("likes", 3)).unwrap_err();
+    assert!(matches!(error, CounterError::Connection { .. }), "{error:?}");
+    assert_eq!(client.driver.sql(), ["CALL `counter_add`(?, ?)"]);
+}
+
+#[test]
+fn a_retried_call_tells_a_subscriber_why_it_runs_again() {
+    use Reply::{Changed, Error, Lost};
+    let script =
+        [Error(server_errno::NO_SUCH_ROUTINE), Error(server_errno::DEADLOCK), Changed(0), Lost, Changed(1)];
+    let client = routines(ScriptedDriver::new(script)).with_write_ids();
+    let events = seen_while(|| ready(client.increment("likes")).unwrap());
+    assert_eq!(events.len(), 3, "{events:#?}");
+    let expected = [
+        ("INFO", "a routine is missing, as during a reinstall"),
+        ("DEBUG", "the server rolled the call back"),
+        ("WARN", "the call's answer was lost: it runs again under its write id"),
+    ];
+    for (event, (level, message)) in events.iter().zip(expected) {
+        assert!(event.starts_with(level) && event.contains(message), "{level} {message:?} in {event}");
+        assert!(event.contains(r#"call="add_once""#) && event.contains("pause="), "{event}");
+    }
+    assert!(events[1].contains("code=1213"), "{}", events[1]);
+}
+
+#[test]
+fn a_call_that_fails_after_retries_says_so_once_and_a_first_refusal_says_nothing() {
+    let rollbacks = [Reply::Error(server_errno::DEADLOCK), Reply::Changed(0)];
+    let client =
+        routines(ScriptedDriver::new(rollbacks.clone().into_iter().chain(rollbacks))).max_attempts(2);
+    let events = seen_while(|| drop(ready(client.increment("likes")).unwrap_err()));
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert!(events[1].starts_with("WARN") && events[1].contains("attempts=2"), "{}", events[1]);
+
+    let client = routines(ScriptedDriver::new([Reply::Error(errno::UNKNOWN_COUNTER)]));
+    assert_eq!(seen_while(|| drop(ready(client.increment("likes")).unwrap_err())), Vec::<String>::new());
+}
+
+#[test]
+fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
+    use Reply::{Changed, Rows};
+    let client = plain(ScriptedDriver::new([Rows(vec![vec![Some(4)]]), Changed(0), Changed(1)]));
+    ready(client.increment("likes")).unwrap();
+    let sql = statements();
+    let sent = client.driver.sent();
+    let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
+    assert_eq!(texts, [&*sql.last_slot().sql, &*sql.add_to_slot().sql, &*sql.add_to_slot().sql]);
+    // add_to_slot's parameters: delta, name, slot, lowest, highest.
+    assert_eq!(sent[2].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
+}
+
+#[test]
+fn a_plain_add_that_finds_neither_its_slot_nor_slot_1_is_an_unknown_counter() {
+    use Reply::{Changed, Rows};
+    let client =
+        plain(ScriptedDriver::new([Rows(vec![vec![Some(2)]]), Changed(0), Changed(0), Rows(vec![])]));
+    let error = ready(client.add("gone", 5)).unwrap_err();
+    assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER), "{error:?}");
+    assert!(client.driver.script_done());
+}
+
+/// A batch of two counters, each found with one slot and added to.
+fn two_adds() -> [Reply; 4] {
+    use Reply::{Changed, Rows};
+    [Rows(vec![vec![Some(1)]]), Changed(1), Rows(vec![vec![Some(1)]]), Changed(1)]
+}
+
+#[test]
+fn a_plain_batch_on_the_callers_connection_never_ends_the_callers_transaction() {
+    use Reply::Changed;
+    // The probe: a savepoint that outlives its statement, so a
+    // transaction is open.
+    let script = [Changed(0), Changed(0), Changed(0)].into_iter().chain(two_adds());
+    let client = plain(ScriptedDriver::callers(script));
+    ready(client.add_many([("a", 1), ("b", 2)])).unwrap();
+    let sent = client.driver.sql();
+    assert_eq!(
+        sent[..3],
+        [
+            "SAVEPOINT slotted_counters_call",
+            "ROLLBACK TO SAVEPOINT slotted_counters_call",
+            "SAVEPOINT slotted_counters_call"
+        ]
+    );
+    for ends in ["COMMIT", "ROLLBACK", "START TRANSACTION"] {
+        assert!(!sent.iter().any(|sql| sql == ends), "{ends} sent on the caller's connection: {sent:?}");
+    }
+    assert!(client.driver.script_done());
+}
+
+#[test]
+fn a_plain_batch_that_fails_inside_the_callers_transaction_undoes_only_its_own_statements() {
+    use Reply::{Changed, Rows};
+    let script =
+        [Changed(0), Changed(0), Changed(0), Rows(vec![vec![Some(1)]]), Changed(1), Rows(vec![]), Changed(0)];
+    let client = plain(ScriptedDriver::callers(script));
+    let error = ready(client.add_many([("a", 1), ("missing", 2)])).unwrap_err();
+    assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER));
+    assert_eq!(
+        client.driver.sql().last().map(String::as_str),
+        Some("ROLLBACK TO SAVEPOINT slotted_counters_call")
+    );
+}
+
+#[test]
+fn a_plain_batch_in_autocommit_mode_is_a_transaction_of_its_own() {
+    use Reply::{Changed, Error};
+    // The probe's savepoint did not outlive its statement: no transaction.
+    let script = [Changed(0), Error(server_errno::NO_SUCH_ROUTINE), Changed(0)]
+        .into_iter()
+        .chain(two_adds())
+        .chain([Changed(0)]);
+    let client = plain(ScriptedDriver::callers(script));
+    ready(client.add_many([("a", 1), ("b", 2)])).unwrap();
+    let sent = client.driver.sql();
+    assert_eq!(sent[2], "START TRANSACTION");
+    assert_eq!(sent.last().map(String::as_str), Some("COMMIT"));
+}
+
+#[test]
+fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
+    use Reply::{Changed, Error, Rows};
+    let script = [
+        Changed(0),
+        Error(server_errno::DUPLICATE_KEY),
+        Changed(1),
+        Rows(vec![vec![Some(1)]]),
+        Changed(1),
+        Changed(0),
+    ];
+    let client = plain(ScriptedDriver::new(script)).with_write_ids();
+    ready(client.add_many([("a", 1), ("b", 2)])).unwrap();
+    let sql = statements();
+    let sent = client.driver.sent();
+    let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
+    let record = &*sql.record_write().sql;
+    assert_eq!(
+        texts,
+        ["START TRANSACTION", record, record, &*sql.last_slot().sql, &*sql.add_to_slot().sql, "COMMIT"],
+        "a's id was there: only b is added"
+    );
+    assert_eq!(sent[1].params[1], sent[2].params[1], "one id for the write's counters");
+}
