@@ -265,9 +265,6 @@ struct Context {
     refusal_state: &'static str,
 }
 
-/// Width of the message variable a refusal is built in, in characters.
-const MESSAGE_LENGTH: u32 = 128;
-
 /// One write with an id in this many forgets expired ids, up to
 /// [`FORGET_PER_WRITE`] of them: four per write on average, more than the
 /// one each records, so the expired fall behind no faster than they come.
@@ -338,7 +335,7 @@ impl Context {
             name_type: text_type(TEXT_PARAMETER_LENGTH),
             description_length: package::DESCRIPTION_LENGTH,
             description_type: text_type(TEXT_PARAMETER_LENGTH),
-            message_type: text_type(MESSAGE_LENGTH),
+            message_type: text_type(package::MESSAGE_LENGTH),
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             number_type: "DECIMAL(65, 30)",
             fixed_slots,

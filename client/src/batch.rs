@@ -12,7 +12,7 @@ use crate::error::CounterError;
 
 /// Flushes in flight at once at most, by default. One flush at a time
 /// carries the most deltas per commit, so another starts only when the one
-/// in flight has stalled (see [`Pace`]): two let a stalled flush (a lock
+/// in flight has stalled: two let a stalled flush (a lock
 /// wait, a retry, a lost connection) hold nobody else up.
 pub const DEFAULT_FLUSHES: usize = 2;
 
@@ -190,7 +190,12 @@ impl<C> Batch<C> {
 
 #[cfg(test)]
 mod tests {
+    use slotted_counters_core::PackageOptions;
+    use slotted_counters_core::package::errno;
+
     use super::*;
+    use crate::driver::ready;
+    use crate::scripted::{Reply, ScriptedDriver};
 
     fn waiting(deltas: &[(&str, i64)]) -> Vec<Pending<u64>> {
         deltas
@@ -296,5 +301,43 @@ mod tests {
         });
         assert_eq!(answers.len(), 2);
         assert!(answers.iter().all(|(_, outcome)| matches!(outcome, Err(CounterError::FlushPanicked))));
+    }
+
+    /// Applies a batch of `deltas` through an engine whose connection
+    /// answers with `replies`; the counters' outcomes, and the statements sent.
+    fn applied(deltas: &[(&str, i64)], replies: Vec<Reply>) -> (Vec<Option<u16>>, Vec<String>) {
+        let engine = Engine::new(ScriptedDriver::new(replies), &PackageOptions::default());
+        let batch = Batch::take(&mut waiting(deltas), 10);
+        let outcomes = ready(batch.apply(&engine));
+        let codes = outcomes
+            .iter()
+            .map(|outcome| outcome.as_ref().err().map(|error| error.code().unwrap_or(0)))
+            .collect();
+        (codes, engine.driver().sql())
+    }
+
+    #[test]
+    fn a_batch_of_one_counter_is_one_add() {
+        let (outcomes, sent) = applied(&[("views", 1), ("views", 2)], vec![Reply::Changed(1)]);
+        assert_eq!(outcomes, [None]);
+        assert_eq!(sent, ["CALL `counter_add`(?, ?)"]);
+    }
+
+    #[test]
+    fn a_batch_refused_for_one_counter_is_applied_counter_by_counter() {
+        use Reply::{Changed, Error};
+        let replies =
+            vec![Error(errno::UNKNOWN_COUNTER), Changed(1), Error(errno::UNKNOWN_COUNTER), Changed(1)];
+        let (outcomes, sent) = applied(&[("views", 1), ("missing", 2), ("likes", 3)], replies);
+        // In the order of the names: likes, missing, views.
+        assert_eq!(outcomes, [None, Some(errno::UNKNOWN_COUNTER), None]);
+        assert_eq!(sent, ["CALL `counter_add_many`(?)"; 4]);
+    }
+
+    #[test]
+    fn a_batch_whose_connection_broke_fails_whole_and_is_not_split() {
+        let (outcomes, sent) = applied(&[("views", 1), ("likes", 3)], vec![Reply::Lost]);
+        assert_eq!(outcomes, [Some(0), Some(0)], "no server answered: no error number");
+        assert_eq!(sent.len(), 1);
     }
 }

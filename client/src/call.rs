@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use slotted_counters_core::names::refusal;
+
 use crate::error::CounterError;
 
 /// A counter for `setup` to create: its description, and the slot count
@@ -149,7 +151,7 @@ pub(crate) fn add_delta(deltas: &mut Deltas, name: &str, delta: i64) -> Result<(
     match deltas.get_mut(name) {
         Some(sum) => {
             *sum = sum.checked_add(delta).ok_or_else(|| {
-                CounterError::InvalidArgument(format!("the deltas for counter {name:?} add up past a BIGINT"))
+                CounterError::InvalidArgument(refusal("the deltas add up past a BIGINT, for counter", name))
             })?;
         }
         None => {
@@ -177,7 +179,7 @@ mod tests {
         let mut deltas = Deltas::from([("n".to_owned(), i64::MAX)]);
         let error = add_delta(&mut deltas, "n", 1).unwrap_err();
         assert!(
-            matches!(&error, CounterError::InvalidArgument(message) if message.contains("\"n\"")),
+            matches!(&error, CounterError::InvalidArgument(message) if message.ends_with("for counter: 'n'")),
             "{error:?}"
         );
     }

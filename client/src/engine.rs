@@ -104,6 +104,12 @@ impl<D> Engine<D> {
         self
     }
 
+    /// The driver, for tests to read what it saw.
+    #[cfg(test)]
+    pub(crate) fn driver(&self) -> &D {
+        &self.driver
+    }
+
     /// The driver, to change where the calls run.
     pub(crate) fn driver_mut(&mut self) -> &mut D {
         &mut self.driver

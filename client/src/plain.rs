@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
+use slotted_counters_core::names::refusal;
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement, SLOT_COUNT_LIFETIME};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
@@ -53,13 +54,8 @@ fn number(value: impl Into<i64>) -> Param<'static> {
     Param::Number(Some(value.into()))
 }
 
-/// A name as the routines' messages show it: SQL's `QUOTE()`.
-fn quoted(name: &str) -> String {
-    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
-}
-
 fn unknown(name: &str) -> CounterError {
-    CounterError::NotFound(format!("unknown counter: {}", quoted(name)))
+    CounterError::NotFound(refusal("unknown counter", name))
 }
 
 /// A slot between 1 and `slots`, picked at random.
@@ -120,10 +116,9 @@ impl Plain {
     }
 
     fn past_bound(&self, name: &str) -> CounterError {
-        CounterError::InvalidArgument(format!(
-            "a slot would pass {} either way, for counter: {}",
-            self.bound,
-            quoted(name)
+        CounterError::InvalidArgument(refusal(
+            &format!("a slot would pass {} either way, for counter", self.bound),
+            name,
         ))
     }
 
@@ -145,7 +140,7 @@ impl Plain {
     ) -> Result<(), CounterError> {
         check_not_blank(name)?;
         let invalid = |problem: String| {
-            Err(CounterError::InvalidArgument(format!("{problem}, for counter: {}", quoted(name))))
+            Err(CounterError::InvalidArgument(refusal(&format!("{problem}, for counter"), name)))
         };
         if counter.description.chars().count() > DESCRIPTION_LENGTH as usize {
             return invalid(format!("description is longer than {DESCRIPTION_LENGTH} characters"));
@@ -176,7 +171,7 @@ impl Plain {
         }
         match conn.execute(&statement(&rows, params)).await {
             Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => {
-                Err(CounterError::AlreadyExists(format!("counter already exists: {}", quoted(name))))
+                Err(CounterError::AlreadyExists(refusal("counter already exists", name)))
             }
             outcome => {
                 self.slot_counts.forget(name);
@@ -458,10 +453,5 @@ mod tests {
             let picked: std::collections::BTreeSet<u32> = (0..2_000).map(|_| pick(slots)).collect();
             assert_eq!(picked, (1..=slots).collect(), "{slots} slots");
         }
-    }
-
-    #[test]
-    fn names_are_quoted_as_sql_quotes_them() {
-        assert_eq!(quoted(r"it's a \ name"), r"'it\'s a \\ name'");
     }
 }

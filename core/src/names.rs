@@ -13,6 +13,7 @@
 //! alone refuse them.
 
 use crate::options::PackageOptions;
+use crate::package::MESSAGE_LENGTH;
 
 /// The code points `utf8mb4_unicode_ci` ignores (their weight is empty),
 /// as MariaDB 10.11 and MySQL 9.7 both report them; a live test compares
@@ -88,6 +89,32 @@ pub struct NameRule {
     spaces: &'static [(u32, u32)],
 }
 
+/// A name as the routines' messages show it: as SQL's `QUOTE()` writes it,
+/// in single quotes, with a backslash before each backslash, single quote,
+/// NUL (`\0`) and Control+Z (`\Z`).
+pub fn quoted(name: &str) -> String {
+    let mut quoted = String::with_capacity(name.len() + 2);
+    quoted.push('\'');
+    for character in name.chars() {
+        match character {
+            '\\' | '\'' => quoted.extend(['\\', character]),
+            '\0' => quoted.push_str("\\0"),
+            '\u{1a}' => quoted.push_str("\\Z"),
+            character => quoted.push(character),
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// A refusal's message about counter `name` as the routines write it:
+/// `text`, `: ` and the name [`quoted`], cut to [`MESSAGE_LENGTH`]
+/// characters, so that a refusal reads the same whether the client or a
+/// routine made it.
+pub fn refusal(text: &str, name: &str) -> String {
+    format!("{text}: {}", quoted(name)).chars().take(MESSAGE_LENGTH as usize).collect()
+}
+
 impl NameRule {
     pub fn new(options: &PackageOptions) -> Self {
         NameRule {
@@ -100,7 +127,7 @@ impl NameRule {
     /// Refuses a name no counter may have, as the routines do (errno 9003),
     /// with the message that says why.
     pub fn check(&self, name: &str) -> Result<(), String> {
-        let refuse = |problem: String| Err(format!("counter name {problem}: {name:?}"));
+        let refuse = |problem: String| Err(refusal(&format!("counter name {problem}"), name));
         if name.chars().count() > self.length {
             return refuse(format!("is longer than {} characters", self.length));
         }
@@ -123,6 +150,21 @@ impl NameRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_quoted_as_sql_quotes_them() {
+        assert_eq!(quoted(r"it's a \ name"), r"'it\'s a \\ name'");
+        assert_eq!(quoted("nul\0 and sub\u{1a}"), r"'nul\0 and sub\Z'");
+        assert_eq!(quoted("名前 😀"), "'名前 😀'");
+    }
+
+    #[test]
+    fn a_refusal_is_cut_to_the_routines_message_length_in_characters() {
+        let message = refusal("counter name is longer than 50 characters", &"é".repeat(200));
+        assert_eq!(message.chars().count(), MESSAGE_LENGTH as usize);
+        assert!(message.starts_with("counter name is longer than 50 characters: 'éé"), "{message}");
+        assert_eq!(refusal("unknown counter", "a"), "unknown counter: 'a'");
+    }
 
     fn check_in(collation: &str, name: &str) -> Result<(), String> {
         NameRule::new(&PackageOptions::builder().collation(collation).build().unwrap()).check(name)

@@ -158,6 +158,11 @@ pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(
 /// each of its transactions stays short.
 pub const FORGET_BATCH: u32 = 1_000;
 
+/// The most characters of a refusal's message: the routines cut a longer
+/// one (`LEFT(..., 128)`, into a variable this wide), and the client's own
+/// refusals are cut the same way.
+pub const MESSAGE_LENGTH: u32 = 128;
+
 /// The COMMENT every routine carries: this version and the options, so
 /// that `status` can tell a current routine from a stale one.
 pub fn routine_comment(options: &PackageOptions) -> String {

@@ -170,6 +170,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
             ("CALL counter_delete(?)", |name| (name,).into()),
         ];
         let lazy = options.auto_create();
+        let mut routines_say = std::collections::HashMap::new();
         for (name, problem) in &unusable {
             for (sql, params) in &procedures {
                 if lazy && sql.contains("resize") {
@@ -178,6 +179,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
                 let (code, message) = call(&mut conn, sql, params(name)).expect_err(sql);
                 assert_eq!(code, errno::INVALID_ARGUMENT, "{dir}: {sql} {name:?}: {message}");
                 assert!(message.starts_with(problem.as_str()), "{dir}: {sql} {name:?}: {message}");
+                routines_say.insert(name, message);
             }
             let reads: (Option<i64>, Option<i64>) =
                 conn.exec_first("SELECT counter_get(?), counter_estimate(?)", (name, name)).unwrap().unwrap();
@@ -204,7 +206,15 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
             ] {
                 match outcome {
                     Err(CounterError::InvalidArgument(message)) => {
-                        assert!(message.starts_with(problem.as_str()), "{dir}: {name:?}: {message}")
+                        assert!(message.starts_with(problem.as_str()), "{dir}: {name:?}: {message}");
+                        // MariaDB writes a control character of an error's
+                        // message as `\0001`, MySQL as it is.
+                        if !name.contains(char::is_control) {
+                            assert_eq!(
+                                message, routines_say[name],
+                                "{dir}: the client's refusal reads as the routines'"
+                            );
+                        }
                     }
                     other => panic!("{dir}: {name:?}: {other:?}"),
                 }
