@@ -42,7 +42,7 @@ pub enum CounterError {
     InvalidArgument(String),
 
     /// A routine of the package stayed missing (1305) for all of
-    /// [`crate::REINSTALL_WINDOW`]: the package is not installed, or was
+    /// [`crate::defaults::REINSTALL_WINDOW`]: the package is not installed, or was
     /// installed with another prefix.
     #[error(
         "the counter package is not installed: {0}; install it with `slotted-counters install` (with the prefix this client uses)"

@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "sqlx")]
 mod asynchronous;
@@ -16,21 +17,37 @@ mod routines;
 mod scripted;
 
 #[cfg(feature = "sqlx")]
-pub use asynchronous::{
-    AsyncCoalescing, AsyncConnections, AsyncCounters, AsyncCountersOn, AsyncOnConnection, AsyncPooled,
-};
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
+pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use call::{NewCounter, StartDate};
-pub use counters::{
-    Coalescing, Counters, CountersOn, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, DEFAULT_KEPT_CONNECTIONS,
-    FlushStats, OnConnection, Pooled, SyncConnections,
-};
+pub use counters::{Coalescing, Counters, CountersOn, FlushStats};
 pub use error::CounterError;
 pub use mysql;
-pub use retry::REINSTALL_WINDOW;
-pub use slotted_counters_core::package::WRITE_ID_WINDOW;
-pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 pub use slotted_counters_core::{
     Cluster, ConfigError, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy,
 };
 #[cfg(feature = "sqlx")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use sqlx;
+
+/// Where the clients run their calls: the types that fill the connection
+/// parameter of [`Counters`] and `AsyncCounters`.
+/// An application rarely names them: [`Counters`] means pooled
+/// connections, and [`CountersOn`] the caller's.
+pub mod connections {
+    #[cfg(feature = "sqlx")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
+    pub use crate::asynchronous::{AsyncConnections, AsyncOnConnection, AsyncPooled};
+    pub use crate::counters::{OnConnection, Pooled, SyncConnections};
+}
+
+/// The figures the clients start from and the windows they work within,
+/// for tools and tests that need them: an application changes each through
+/// the method that documents it.
+pub mod defaults {
+    pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
+    pub use crate::counters::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
+    pub use crate::retry::REINSTALL_WINDOW;
+    pub use slotted_counters_core::package::WRITE_ID_WINDOW;
+    pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
+}

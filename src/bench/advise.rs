@@ -7,7 +7,7 @@ use super::plan::{Budget, Case, DEFAULT_HOT, Variant};
 use super::report::RoundResult;
 use super::workbench::Workbench;
 use crate::error::Error;
-use slotted_counters::DEFAULT_FLUSHES;
+use slotted_counters::defaults;
 use slotted_counters_core::options::SLOT_LIMIT;
 
 /// A slot count is good enough when it reaches this share of the best throughput.
@@ -64,7 +64,8 @@ pub fn advise(
     // On a cluster, the slots a node owns: random ones would measure
     // certification conflicts between nodes more than slot contention.
     let variant = if urls.len() > 1 { Variant::Node } else { Variant::Dynamic };
-    let bench = Workbench::prepare(urls, &[variant], &counts, DEFAULT_HOT, clients, DEFAULT_FLUSHES as u32)?;
+    let bench =
+        Workbench::prepare(urls, &[variant], &counts, DEFAULT_HOT, clients, defaults::FLUSHES as u32)?;
     let progress = ProgressBar::new(counts.len() as u64);
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{DEFAULT_HOT, Variant};
-use slotted_counters::DEFAULT_FLUSHES;
+use slotted_counters::defaults;
 use slotted_counters_core::PackageOptionsBuilder;
 use slotted_counters_core::options::{DEFAULT_MAX_SLOTS, DEFAULT_TABLE};
 
@@ -176,7 +176,7 @@ pub struct BenchArgs {
 
     /// Flushes each coalescing handle may keep in flight, each on a connection
     /// of its own; beyond the first, one starts only when those in flight have stalled
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_FLUSHES as u32)]
+    #[arg(long, value_name = "N", default_value_t = defaults::FLUSHES as u32)]
     pub flushes: u32,
 
     /// Iterations per client, each incrementing every hot counter once

@@ -25,16 +25,23 @@ const ASYNC_ONLY: [&str; 4] = ["sqlx", "sqlx-core", "sqlx-mysql", "tokio"];
 const CRATE_BUDGET: usize = 102;
 
 /// Every item the client's documentation lists, as rustdoc names its page:
-/// the clients, their coalescing handles and where they run their calls,
-/// what a call takes, the errors, and the options an application matches
-/// to its package.
+/// at the root, the clients and their coalescing handles, what a call
+/// takes, the errors, and the options an application matches to its
+/// package; in `connections`, where the clients run their calls (which
+/// fill their type parameters); in `defaults`, the figures they start from.
 const APPLICATION_ITEMS: [&str; 28] = [
-    "constant.DEFAULT_COUNTERS_PER_FLUSH",
-    "constant.DEFAULT_FLUSHES",
-    "constant.DEFAULT_KEPT_CONNECTIONS",
-    "constant.REINSTALL_WINDOW",
-    "constant.SLOT_COUNT_LIFETIME",
-    "constant.WRITE_ID_WINDOW",
+    "connections/struct.AsyncOnConnection",
+    "connections/struct.AsyncPooled",
+    "connections/struct.OnConnection",
+    "connections/struct.Pooled",
+    "connections/trait.AsyncConnections",
+    "connections/trait.SyncConnections",
+    "defaults/constant.COUNTERS_PER_FLUSH",
+    "defaults/constant.FLUSHES",
+    "defaults/constant.KEPT_CONNECTIONS",
+    "defaults/constant.REINSTALL_WINDOW",
+    "defaults/constant.SLOT_COUNT_LIFETIME",
+    "defaults/constant.WRITE_ID_WINDOW",
     "enum.Cluster",
     "enum.ConfigError",
     "enum.CounterError",
@@ -43,18 +50,12 @@ const APPLICATION_ITEMS: [&str; 28] = [
     "enum.StartDate",
     "struct.AsyncCoalescing",
     "struct.AsyncCounters",
-    "struct.AsyncOnConnection",
-    "struct.AsyncPooled",
     "struct.Coalescing",
     "struct.Counters",
     "struct.FlushStats",
     "struct.NewCounter",
-    "struct.OnConnection",
     "struct.PackageOptions",
     "struct.PackageOptionsBuilder",
-    "struct.Pooled",
-    "trait.AsyncConnections",
-    "trait.SyncConnections",
     "type.AsyncCountersOn",
     "type.CountersOn",
 ];

@@ -340,7 +340,7 @@ fn a_stalled_flush_lets_a_second_one_through() {
 
 /// On MySQL a reinstall drops each routine before creating it again: a call
 /// that meets the gap is sent again until the routine is back, and fails as
-/// not installed only after [`slotted_counters::REINSTALL_WINDOW`].
+/// not installed only after [`slotted_counters::defaults::REINSTALL_WINDOW`].
 fn calls_ride_through_a_reinstall() {
     let runtime = runtime();
     let (db, _) = installed(&runtime, &["views"]);
@@ -364,7 +364,10 @@ fn calls_ride_through_a_reinstall() {
     let error = runtime.block_on(counters.increment("views")).unwrap_err();
     assert!(matches!(error, CounterError::NotInstalled(_)), "{error:?}");
     assert_eq!(error.code(), Some(server_errno::NO_SUCH_ROUTINE));
-    assert!(started.elapsed() >= slotted_counters::REINSTALL_WINDOW, "it waited for a reinstall first");
+    assert!(
+        started.elapsed() >= slotted_counters::defaults::REINSTALL_WINDOW,
+        "it waited for a reinstall first"
+    );
 }
 
 /// `cargo run --example async_page_views --features sqlx` with

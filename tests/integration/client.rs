@@ -130,7 +130,8 @@ fn client_errors_are_typed() {
     );
     assert!(error.to_string().contains("slotted-counters install"), "{error}");
     assert!(
-        (slotted_counters::REINSTALL_WINDOW..slotted_counters::REINSTALL_WINDOW * 2).contains(&waited),
+        (slotted_counters::defaults::REINSTALL_WINDOW..slotted_counters::defaults::REINSTALL_WINDOW * 2)
+            .contains(&waited),
         "waited {waited:?} for the routine to come back"
     );
 }

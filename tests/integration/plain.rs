@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Pool, TxOpts};
+use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
-    AsyncCounters, Cluster, ConfigError, CounterError, Counters, NewCounter, PackageOptions,
-    SLOT_COUNT_LIFETIME, StartDate,
+    AsyncCounters, Cluster, ConfigError, CounterError, Counters, NewCounter, PackageOptions, StartDate,
 };
 use slotted_counters_cli::{render, script};
 

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
-use slotted_counters::{CounterError, Counters, PackageOptions, WRITE_ID_WINDOW};
+use slotted_counters::defaults::WRITE_ID_WINDOW;
+use slotted_counters::{CounterError, Counters, PackageOptions};
 
 use crate::support::{self, Database, on_each_server};
 

@@ -24,7 +24,8 @@ use crate::batch::{Batch, Pace, Pending};
 use crate::driver::ready;
 use crate::error::CounterError;
 
-pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+pub use crate::batch::FlushStats;
+use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES};
 
 /// Coalesces the increments of many threads into few transactions. Made by
 /// [`Counters::coalescing`]; share it by reference or in an `Arc`.

@@ -13,7 +13,7 @@
 //! Every call, in either mode, also rides through a reinstall on MySQL, which
 //! drops each routine just before creating it again: a call that finds its
 //! routine missing (1305) ran nothing, so it is sent again for up to
-//! [`REINSTALL_WINDOW`](crate::REINSTALL_WINDOW) before it fails with
+//! [`REINSTALL_WINDOW`](crate::defaults::REINSTALL_WINDOW) before it fails with
 //! [`CounterError::NotInstalled`].
 //!
 //! Many threads that each increment on their own can share a [`Coalescing`]
@@ -37,7 +37,7 @@ use crate::driver::ready;
 use crate::engine::Engine;
 use crate::error::CounterError;
 
-pub use coalescing::{Coalescing, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats};
+pub use coalescing::{Coalescing, FlushStats};
 pub use connections::{OnConnection, Pooled, SyncConnections};
 pub use kept::DEFAULT_KEPT_CONNECTIONS;
 use kept::KeptConnections;
@@ -110,7 +110,7 @@ impl Counters {
     ///
     /// An increment is one UPDATE of a slot picked here (one upsert in a
     /// lazy package); a counter's slot count is read once and kept for
-    /// [`SLOT_COUNT_LIFETIME`](crate::SLOT_COUNT_LIFETIME). A batch of
+    /// [`SLOT_COUNT_LIFETIME`](crate::defaults::SLOT_COUNT_LIFETIME). A batch of
     /// several counters, a lazy reset and a delete are transactions of a
     /// few statements. docs/plain-sql.md has every statement.
     ///
@@ -290,7 +290,7 @@ impl<C: SyncConnections> Counters<C> {
     }
 
     /// Forgets the write ids recorded more than `window` ago (a whole
-    /// number of seconds; [`WRITE_ID_WINDOW`](crate::WRITE_ID_WINDOW) by
+    /// number of seconds; [`WRITE_ID_WINDOW`](crate::defaults::WRITE_ID_WINDOW) by
     /// convention), in short transactions: `counter_forget_writes`, or in
     /// the plain mode one `DELETE`. Call it regularly, every minute, from
     /// one place; a write sent again after its id is forgotten counts again.
