@@ -15,6 +15,7 @@ mod retry;
 mod routines;
 #[cfg(test)]
 mod scripted;
+mod transaction;
 
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]

@@ -8,6 +8,7 @@
 //! recommends a slot count.
 
 pub mod advise;
+mod node;
 mod plan;
 mod plot;
 pub mod report;

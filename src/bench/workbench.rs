@@ -9,17 +9,17 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mysql::Pool;
 use mysql::prelude::Queryable;
-use mysql::{Pool, PoolConstraints, PoolOpts};
 use rand::{RngExt, SeedableRng};
 
+use super::node::Node;
 use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
 use super::tasks::Tasks;
-use crate::database;
 use crate::error::Error;
 use crate::{install, render, script};
-use slotted_counters::{Coalescing, Counters};
+use slotted_counters::Coalescing;
 use slotted_counters_core::options::DEFAULT_MAX_SLOTS;
 use slotted_counters_core::package::Routine;
 use slotted_counters_core::{Cluster, PackageOptions, SlotChoice};
@@ -64,7 +64,7 @@ pub struct Workbench {
 /// The package a variant's rounds call, with its own table and prefix so
 /// that no two variants share rows; `None` for the single-row table. On a
 /// Group Replication group, node slots come from the group's members.
-fn package(
+pub(super) fn package(
     variant: Variant,
     slots: Option<u32>,
     max_slots: u32,
@@ -110,71 +110,6 @@ fn package(
             .auto_create(true),
     };
     Ok(Some(options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build()?))
-}
-
-/// One node, connected: what `prepare` keeps of it.
-struct Node {
-    pool: Pool,
-    /// Its coalescing handles, without and with write ids, when a round
-    /// needs them.
-    coalescing: Option<Coalescing>,
-    coalescing_ids: Option<Coalescing>,
-    /// `user@host:port/database`.
-    target: String,
-    /// The connection that read `server`: the first node's prepares.
-    conn: mysql::Conn,
-    server: ServerInfo,
-}
-
-impl Node {
-    /// Connects to the node `url` names, for `clients` clients and the
-    /// coalescing handles the rounds of `variants` share, on a package of up
-    /// to `max_slots`. The coalescing variants' clients share the handles'
-    /// connections; every other client holds one of its own.
-    fn connect(
-        url: &str,
-        clients: u32,
-        flushes: u32,
-        variants: &[Variant],
-        max_slots: u32,
-    ) -> Result<Self, Error> {
-        let database::Connected { mut conn, opts, target, exposure } = database::connect(url)?;
-        if let Some(exposure) = exposure {
-            eprintln!("warning: {exposure}");
-        }
-        let server = ServerInfo::read(&mut conn)?;
-        let max_connections: u32 =
-            server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
-        if variants.iter().any(|variant| !variant.coalesces()) && max_connections <= clients {
-            return Err(Error::Environment(format!(
-                "{target} allows {max_connections} connections, and {clients} clients need more: \
-                 raise max_connections or use fewer --clients"
-            )));
-        }
-        let pool_of = |connections: u32| {
-            let constraints = PoolConstraints::new(0, connections as usize).expect("min <= max");
-            Pool::new(
-                mysql::OptsBuilder::from_opts(opts.clone())
-                    .pool_opts(PoolOpts::default().with_constraints(constraints)),
-            )
-            .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
-        };
-        let pool = pool_of(clients + 1)?;
-        let handle = |variant: Variant, write_ids: bool| -> Result<Option<Coalescing>, Error> {
-            if !variants.contains(&variant) {
-                return Ok(None);
-            }
-            let package = package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
-            let mut counters = Counters::with_options(pool_of(flushes)?, &package);
-            if write_ids {
-                counters = counters.with_write_ids();
-            }
-            Ok(Some(counters.coalescing().max_flushes(flushes as usize)))
-        };
-        let coalescing = handle(Variant::Coalesced, false)?;
-        let coalescing_ids = handle(Variant::CoalescedIds, true)?;
-        Ok(Node { pool, coalescing, coalescing_ids, target, conn, server })
-    }
 }
 
 /// Every kind of round `variants` over `slots` (empty: the classic layout)

@@ -1,0 +1,338 @@
+//! What the templates place, computed from validated [`PackageOptions`]:
+//! names, types, limits, error numbers and the statements' pieces.
+
+use slotted_counters_core::options::flags;
+use slotted_counters_core::package::{self, Routine, errno, server_errno};
+use slotted_counters_core::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
+
+/// Width of every text parameter, in characters, whatever its column's.
+/// A session with a non-strict `sql_mode` cuts a longer argument to this
+/// width with only a warning: kept wider than any name or description may
+/// be, a cut argument is still too long and meets the routine's own check,
+/// instead of being cut to another counter's name. (A strict session rejects
+/// an argument wider than this with error 1406.)
+const TEXT_PARAMETER_LENGTH: u32 = 1024;
+
+/// Character set of the table, of every text parameter and of every text
+/// variable: a variable without one takes the database's, and a latin1
+/// database cannot hold a non-latin1 name in it (error 1366).
+const CHARSET: &str = "utf8mb4";
+
+/// How `counter_reset` resets a counter.
+pub(super) enum ResetBody {
+    /// One UPDATE of every slot.
+    Classic,
+    /// Lazy counters may lack slot 1: the counter is rewritten as one row.
+    Lazy,
+    /// Every slot changed before it is set, so that a multi-primary cluster
+    /// certifies the reset against increments this node has not applied yet.
+    Certified,
+}
+
+/// A routine of the package: `_routines.sql` creates it, `uninstall.sql`
+/// drops it.
+pub(super) struct RoutineRef {
+    pub(super) routine: Routine,
+    pub(super) kind: &'static str,
+    pub(super) name: String,
+}
+
+/// The values the templates place.
+pub(super) struct Context {
+    pub(super) version: &'static str,
+    pub(super) args: String,
+    /// Every routine's COMMENT: `status` compares it with what it expects.
+    pub(super) comment: String,
+    pub(super) table: String,
+    pub(super) charset: &'static str,
+    pub(super) collation: String,
+    pub(super) name_length: u32,
+    /// Every text parameter is [`TEXT_PARAMETER_LENGTH`] wide, so a
+    /// name that is too long reaches the routine's own check instead of
+    /// being cut to a valid name by a non-strict session.
+    pub(super) name_type: String,
+    pub(super) description_length: u32,
+    pub(super) description_type: String,
+    /// Text variables declare their character set (the database's may be
+    /// latin1) and their collation (the server's default for the character
+    /// set differs: `utf8mb4_0900_ai_ci` on MySQL 8+, `utf8mb4_general_ci` on
+    /// MariaDB, and two of them in one comparison fail with 1267).
+    pub(super) message_type: String,
+    pub(super) description_variable_type: String,
+    /// Every numeric parameter: a BIGINT and 30 digits of fraction, so that
+    /// a fractional argument reaches the routine's own check instead of
+    /// being rounded by the server on the way in.
+    pub(super) number_type: &'static str,
+    pub(super) fixed_slots: Option<u32>,
+    /// Which of the three `counter_reset` bodies the package has.
+    pub(super) reset_body: ResetBody,
+    /// The cluster a certified reset is made for, as its comments name it.
+    pub(super) cluster_name: &'static str,
+    /// The error a transaction that lost certification fails with there.
+    pub(super) certification_error: u16,
+    /// Galera's multi-row changes are made by the routines themselves on
+    /// MariaDB in autocommit mode, in a transaction of their own: a CALL
+    /// whose change, made by the trigger, lost certification (1213) left the
+    /// session failing every later CALL with 1213 at once, until it sent a
+    /// statement of another kind (MariaDB 10.11.19, galera-4 26.4.23).
+    /// MariaDB runs the routine's handler when a call is killed, so the
+    /// transaction is not left open; on MySQL and in a caller's transaction
+    /// the routines record the change for the trigger, as elsewhere.
+    pub(super) changes_in_own_transaction: bool,
+    pub(super) default_slots: u32,
+    pub(super) max_slots: u32,
+    /// How an increment picks its slot.
+    pub(super) slot_choice: SlotChoice,
+    /// How many slots it picks among: the fixed count, or `v_slots`.
+    pub(super) slot_count: String,
+    /// Node slots: the node's position among the nodes, from 1, and their
+    /// number, as SQL expressions.
+    pub(super) node_position: &'static str,
+    pub(super) node_count: &'static str,
+    /// Group Replication's table of members, where the routines find their
+    /// member's position.
+    pub(super) group_members: Option<&'static str>,
+    pub(super) slot_numbers: SlotNumbers,
+    pub(super) batch_limit: u32,
+    /// The most bytes a batch's text may have.
+    pub(super) batch_bytes: u64,
+    /// How many entries a batch's statement gathers before it appends them
+    /// to its text.
+    pub(super) batch_part: u32,
+    /// The most a slot may hold either way, and the slot count it is for.
+    pub(super) slot_bound: i64,
+    pub(super) bound_slots: u32,
+    /// The triggers that keep slots within the bound: on insert, on update.
+    pub(super) insert_trigger: String,
+    pub(super) update_trigger: String,
+    /// The trigger that applies a write with an id as its id is recorded.
+    pub(super) apply_trigger: String,
+    /// The trigger that makes a change as it is recorded, and their table.
+    pub(super) change_trigger: String,
+    pub(super) changes_table: String,
+    /// The most counters lazy increments may create.
+    pub(super) max_counters: Option<u64>,
+    /// A batch of deltas: JSON text, in the package's character set.
+    pub(super) deltas_type: String,
+    /// The parts of the statement a batch builds: hex literals, numbers
+    /// and keywords.
+    pub(super) statement_type: &'static str,
+    pub(super) auto_create: bool,
+    /// The view's slot count: the rows of a counter, or the fixed count when
+    /// lazily created counters have only the rows that were hit.
+    pub(super) view_slots: String,
+    pub(super) totals_view: String,
+    pub(super) probe: String,
+    pub(super) setup: String,
+    pub(super) add: String,
+    pub(super) increment: String,
+    pub(super) add_many: String,
+    pub(super) reset: String,
+    pub(super) delete: String,
+    pub(super) get: String,
+    pub(super) resize: String,
+    pub(super) compact: String,
+    pub(super) estimate: String,
+    pub(super) add_once: String,
+    pub(super) add_many_once: String,
+    pub(super) forget_writes: String,
+    /// The table of write ids, and how many `forget_writes` deletes at a time.
+    pub(super) writes_table: String,
+    pub(super) forget_batch: u32,
+    /// Seconds a write id is kept, and how writes with ids forget older
+    /// ones as they go: one call in `forget_chance`, up to
+    /// `forget_per_write` ids each.
+    pub(super) write_id_window: u32,
+    pub(super) forget_chance: u32,
+    pub(super) forget_per_write: u32,
+    pub(super) routines: Vec<RoutineRef>,
+    pub(super) unknown_counter: u16,
+    pub(super) already_exists: u16,
+    pub(super) invalid_argument: u16,
+    /// The SQLSTATE every refusal is signalled with.
+    pub(super) refusal_state: &'static str,
+}
+
+/// One write with an id in this many forgets expired ids, up to
+/// [`FORGET_PER_WRITE`] of them: four per write on average, more than the
+/// one each records, so the expired fall behind no faster than they come.
+const FORGET_CHANCE: u32 = 16;
+const FORGET_PER_WRITE: u32 = 64;
+
+/// Entries a batch's statement gathers before it appends them to its text.
+const BATCH_PART: u32 = 64;
+
+impl ResetBody {
+    fn of(options: &PackageOptions) -> Self {
+        match options.cluster() {
+            _ if options.auto_create() => ResetBody::Lazy,
+            Some(_) => ResetBody::Certified,
+            None => ResetBody::Classic,
+        }
+    }
+}
+
+/// The cluster a certified reset is made for, as its comments name it, and
+/// the error a transaction that lost certification fails with there.
+fn certification(options: &PackageOptions) -> (&'static str, u16) {
+    match options.cluster() {
+        Some(Cluster::GroupReplication) => ("Group Replication", server_errno::CERTIFICATION_FAILED),
+        _ => ("Galera", server_errno::DEADLOCK),
+    }
+}
+
+/// The node's position among the nodes, from 1, and their number, as the
+/// SQL expressions node slots use: Group Replication's routines compute
+/// them from the group's members; elsewhere, Galera's auto-increment
+/// settings give them.
+fn node_expressions(options: &PackageOptions) -> (&'static str, &'static str) {
+    match options.cluster() {
+        Some(Cluster::GroupReplication) => ("v_position", "v_members"),
+        _ => (
+            "(@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1",
+            "@@GLOBAL.auto_increment_increment",
+        ),
+    }
+}
+
+impl Context {
+    pub(super) fn new(options: &PackageOptions) -> Self {
+        let text_type = |length: u32| {
+            format!("VARCHAR({length}) CHARACTER SET {CHARSET} COLLATE {}", options.collation())
+        };
+        let (fixed_slots, default_slots) = match options.slots() {
+            SlotPolicy::Fixed(slots) => (Some(slots), slots),
+            SlotPolicy::Dynamic { default } => (None, default),
+        };
+        let (cluster_name, certification_error) = certification(options);
+        let (node_position, node_count) = node_expressions(options);
+        let [insert_trigger, update_trigger, apply_trigger, change_trigger] = package::trigger_names(options);
+        // Lazily created counters have only the rows that were hit.
+        let view_slots = match fixed_slots {
+            Some(slots) if options.auto_create() => slots.to_string(),
+            _ => "COUNT(*)".to_owned(),
+        };
+        Self {
+            version: env!("CARGO_PKG_VERSION"),
+            args: flags(options).join(" "),
+            comment: package::routine_comment(options),
+            table: options.table().to_owned(),
+            charset: CHARSET,
+            collation: options.collation().to_owned(),
+            name_length: options.name_length(),
+            name_type: text_type(TEXT_PARAMETER_LENGTH),
+            description_length: package::DESCRIPTION_LENGTH,
+            description_type: text_type(TEXT_PARAMETER_LENGTH),
+            message_type: text_type(package::MESSAGE_LENGTH),
+            description_variable_type: text_type(package::DESCRIPTION_LENGTH),
+            number_type: "DECIMAL(65, 30)",
+            fixed_slots,
+            reset_body: ResetBody::of(options),
+            cluster_name,
+            certification_error,
+            changes_in_own_transaction: options.cluster() == Some(Cluster::Galera),
+            default_slots,
+            max_slots: options.max_slots(),
+            slot_choice: options.slot_choice(),
+            slot_count: fixed_slots.map_or_else(|| "v_slots".to_owned(), |slots| slots.to_string()),
+            node_position,
+            node_count,
+            group_members: (options.cluster() == Some(Cluster::GroupReplication))
+                .then_some(package::GROUP_MEMBERS_TABLE),
+            slot_numbers: SlotNumbers::up_to(fixed_slots.unwrap_or(options.max_slots())),
+            batch_limit: package::BATCH_LIMIT,
+            batch_bytes: package::batch_bytes(options.name_length()),
+            batch_part: BATCH_PART,
+            slot_bound: options.slot_bound(),
+            bound_slots: fixed_slots.unwrap_or(options.max_slots()),
+            insert_trigger,
+            update_trigger,
+            apply_trigger,
+            change_trigger,
+            changes_table: package::changes_table(options),
+            max_counters: options.max_counters(),
+            deltas_type: format!("LONGTEXT CHARACTER SET {CHARSET} COLLATE {}", options.collation()),
+            statement_type: "LONGTEXT CHARACTER SET ascii COLLATE ascii_bin",
+            auto_create: options.auto_create(),
+            view_slots,
+            totals_view: package::totals_view(options),
+            probe: package::probe_name(options),
+            setup: Routine::Setup.name(options),
+            add: Routine::Add.name(options),
+            increment: Routine::Increment.name(options),
+            add_many: Routine::AddMany.name(options),
+            reset: Routine::Reset.name(options),
+            delete: Routine::Delete.name(options),
+            get: Routine::Get.name(options),
+            resize: Routine::Resize.name(options),
+            compact: Routine::Compact.name(options),
+            estimate: Routine::Estimate.name(options),
+            add_once: Routine::AddOnce.name(options),
+            add_many_once: Routine::AddManyOnce.name(options),
+            forget_writes: Routine::ForgetWrites.name(options),
+            writes_table: package::writes_table(options),
+            forget_batch: package::FORGET_BATCH,
+            write_id_window: options.write_id_window(),
+            forget_chance: FORGET_CHANCE,
+            forget_per_write: FORGET_PER_WRITE,
+            routines: Routine::in_package(options)
+                .into_iter()
+                .map(|routine| RoutineRef { routine, kind: routine.kind(), name: routine.name(options) })
+                .collect(),
+            unknown_counter: errno::UNKNOWN_COUNTER,
+            already_exists: errno::ALREADY_EXISTS,
+            invalid_argument: errno::INVALID_ARGUMENT,
+            refusal_state: package::REFUSAL_SQLSTATE,
+        }
+    }
+}
+
+/// Base of the digits that number slot rows.
+const DIGIT_BASE: u32 = 16;
+
+/// The numbers 1 to the largest slot count, for the one `INSERT ... SELECT`
+/// that creates a counter's slots: a cross join of a constant table of
+/// digits, one copy per digit. Neither `JSON_TABLE` (unsafe for
+/// statement-based logging: warning 1592) nor a recursive CTE (stopped at
+/// 1000 rows by `max_recursive_iterations` and `cte_max_recursion_depth`)
+/// does this on both servers.
+pub(super) struct SlotNumbers {
+    /// The digit table's rows: `SELECT 0 UNION ALL SELECT 1 ...`.
+    pub(super) digits: String,
+    /// The copies of the digit table: `digit AS d0, digit AS d1`.
+    pub(super) tables: String,
+    /// The number the digits make, from 1: `d0.d + 16 * d1.d + 1`.
+    pub(super) number: String,
+}
+
+impl SlotNumbers {
+    fn up_to(largest: u32) -> Self {
+        // One digit per power of the base below the largest count.
+        let mut weights = vec![1u32];
+        while u64::from(DIGIT_BASE).pow(weights.len() as u32) < u64::from(largest) {
+            weights.push(DIGIT_BASE.pow(weights.len() as u32));
+        }
+        let digits =
+            (0..DIGIT_BASE).map(|digit| format!("SELECT {digit}")).collect::<Vec<_>>().join(" UNION ALL ");
+        let tables = (0..weights.len()).map(|i| format!("digit AS d{i}")).collect::<Vec<_>>().join(", ");
+        let terms: Vec<String> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, weight)| if *weight == 1 { format!("d{i}.d") } else { format!("{weight} * d{i}.d") })
+            .collect();
+        SlotNumbers { digits, tables, number: format!("{} + 1", terms.join(" + ")) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_numbers_have_one_digit_per_power_of_sixteen() {
+        let tables = |largest: u32| SlotNumbers::up_to(largest).tables.matches("digit AS").count();
+        assert_eq!([1, 16, 17, 256, 1024, 4096, 4097, 65535].map(tables), [1, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(SlotNumbers::up_to(1024).number, "d0.d + 16 * d1.d + 256 * d2.d + 1");
+        assert!(SlotNumbers::up_to(5).digits.ends_with("UNION ALL SELECT 15"));
+    }
+}
