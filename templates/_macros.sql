@@ -1,7 +1,14 @@
+{#- Refuses the call with error `errno` and the message the call block
+    writes as CONCAT's arguments, cut to the routines' message length, as
+    the client cuts its own refusals (core's names::refusal). -#}
+{% macro refuse(indent, p, errno) -%}
+{{ indent }}SET v_message = LEFT(CONCAT({{ caller() }}), {{ p.message_length }});
+{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ errno }}, MESSAGE_TEXT = v_message;
+{%- endmacro %}
+
 {#- The unknown-counter error, at the indentation of the block it ends. -#}
 {% macro unknown_counter(indent, p) -%}
-{{ indent }}SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.unknown_counter }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent, p, p.unknown_counter) %}'unknown counter: ', QUOTE(p_name){% endcall %}
 {%- endmacro %}
 
 {#- The invalid-argument errors of a name no counter may have: longer than
@@ -10,8 +17,7 @@
     names one counter. -#}
 {% macro check_name_form(indent, p) -%}
 {{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
-{{ indent }}    SET v_message = LEFT(CONCAT('counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name)), 128);
-{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {% call check_name_characters(indent, p, true) %}{% endcall %}
 {%- endmacro %}
@@ -57,8 +63,7 @@
 {{ indent }}        END IF;
 {{ indent }}        IF v_unusable IS NOT NULL THEN
 {%- if refuse %}
-{{ indent }}            SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-{{ indent }}            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'counter name has ', v_unusable, ': ', QUOTE(p_name){% endcall %}
 {%- else %}
 {{ indent }}            RETURN NULL;
 {%- endif %}
@@ -144,8 +149,7 @@
 
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
 {% macro slot_bound_error(indent, p) -%}
-{{ indent }}SET v_message = LEFT(CONCAT('a slot would pass {{ p.slot_bound }} either way, for counter: ', QUOTE(NEW.`counter_name`)), 128);
-{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent, p, p.invalid_argument) %}'a slot would pass {{ p.slot_bound }} either way, for counter: ', QUOTE(NEW.`counter_name`){% endcall %}
 {%- endmacro %}
 
 {#- For packages with a counter limit: refuses a name no counter has yet
@@ -161,8 +165,7 @@
 {{ indent }}    IF v_known = 0 THEN
 {{ indent }}        SELECT COUNT(*) INTO v_counters FROM (SELECT DISTINCT `counter_name` FROM `{{ p.table }}` LIMIT {{ limit }}) AS counted;
 {{ indent }}        IF v_counters >= {{ limit }} THEN
-{{ indent }}            SET v_message = LEFT(CONCAT('the package holds its most counters ({{ limit }}), so none can be created: ', QUOTE(p_name)), 128);
-{{ indent }}            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'the package holds its most counters ({{ limit }}), so none can be created: ', QUOTE(p_name){% endcall %}
 {{ indent }}        END IF;
 {{ indent }}    END IF;
 {{ indent }}END;
@@ -380,12 +383,10 @@
     within BIGINT. Sets v_delta. -#}
 {% macro check_delta(indent, p) -%}
 {{ indent }}IF p_delta IS NULL THEN
-{{ indent }}    SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
-{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must not be NULL, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {{ indent }}IF NOT {% call is_bigint("p_delta") %}{% endcall %} THEN
-{{ indent }}    SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
-{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {{ indent }}SET v_delta = p_delta;
 {%- endmacro %}

@@ -58,6 +58,8 @@ pub(super) struct Context {
     /// set differs: `utf8mb4_0900_ai_ci` on MySQL 8+, `utf8mb4_general_ci` on
     /// MariaDB, and two of them in one comparison fail with 1267).
     pub(super) message_type: String,
+    /// The most characters of a refusal's message.
+    pub(super) message_length: u32,
     pub(super) description_variable_type: String,
     /// Every numeric parameter: a BIGINT and 30 digits of fraction, so that
     /// a fractional argument reaches the routine's own check instead of
@@ -224,6 +226,7 @@ impl Context {
             description_length: package::DESCRIPTION_LENGTH,
             description_type: text_type(TEXT_PARAMETER_LENGTH),
             message_type: text_type(package::MESSAGE_LENGTH),
+            message_length: package::MESSAGE_LENGTH,
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
             number_type: "DECIMAL(65, 30)",
             fixed_slots,

@@ -91,16 +91,14 @@
             -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
             -- both on; MySQL's parser has kept the last.
             IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
-                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("                ", p, p.invalid_argument) %}'deltas name a counter twice: ', QUOTE(v_key){% endcall %}
             END IF;
 {%- endmacro %}
 
 {#- After the name's own check: its delta, added to its counter's. -#}
 {% macro sum_delta(p) %}
             IF v_key_delta IS NULL THEN
-                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("                ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(v_key){% endcall %}
             END IF;
             SET v_delta = v_delta + v_key_delta, v_previous = v_key;
             FETCH c_keys INTO v_key, v_key_delta;

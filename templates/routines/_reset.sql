@@ -23,8 +23,7 @@ BEGIN
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT {% call m::is_bigint("p_value") %}{% endcall %} THEN
-        SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.invalid_argument) %}'value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_value = COALESCE(p_value, 0);
 {%- endmacro %}

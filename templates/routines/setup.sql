@@ -25,32 +25,27 @@ BEGIN
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
     BEGIN
-        SET v_message = LEFT(CONCAT('counter already exists: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.already_exists }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.already_exists) %}'counter already exists: ', QUOTE(p_name){% endcall %}
     END;
 
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
-        SET v_message = LEFT(CONCAT('description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.invalid_argument) %}'description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
 {%- if let Some(slots) = p.fixed_slots %}
     IF p_slots <> {{ slots }} THEN
-        SET v_message = LEFT(CONCAT('slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.invalid_argument) %}'slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_slots = {{ slots }};
 {%- else %}
     IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}) THEN
-        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and {{ p.max_slots }}, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.invalid_argument) %}'slots must be a whole number between 1 and {{ p.max_slots }}, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_slots = COALESCE(p_slots, {{ p.default_slots }});
 {%- endif %}
     IF NOT {% call m::is_bigint("p_initial_value") %}{% endcall %} THEN
-        SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{% call m::refuse("        ", p, p.invalid_argument) %}'initial value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_initial_value = COALESCE(p_initial_value, 0);
 
