@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::engine::Driver;
-use crate::engine::Engine;
+use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
 /// Flushes in flight at once at most, by default. One flush at a time

@@ -14,7 +14,7 @@ use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_wr
 use crate::error::CounterError;
 use crate::mode::Mode;
 use crate::plain::Plain;
-use crate::retry::{RetryBudget, Tries};
+use crate::retry::{Retry, RetryBudget, Tries};
 use crate::routines::Routines;
 
 /// What a client knows of its package: the statements its calls send and
@@ -124,13 +124,13 @@ impl<D> Engine<D> {
 /// Tells a subscriber why a call runs again: at debug for a rollback, which
 /// contention brings by the thousand; at info for a reinstall ridden
 /// through; at warn for a lost answer, sent again under its write id.
-fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration) {
+fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration, why: Retry) {
     let call = call.kind();
-    match error {
-        CounterError::NotInstalled(_) => {
+    match why {
+        Retry::Reinstall => {
             tracing::info!(call, ?pause, %error, "a routine is missing, as during a reinstall: the call runs again");
         }
-        _ if error.is_retryable() => {
+        Retry::Rollback => {
             tracing::debug!(
                 call,
                 code = error.code(),
@@ -138,7 +138,7 @@ fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration) {
                 "the server rolled the call back: it runs again"
             );
         }
-        _ => {
+        Retry::LostAnswer => {
             tracing::warn!(call, ?pause, %error, "the call's answer was lost: it runs again under its write id")
         }
     }
@@ -151,8 +151,8 @@ impl<D: Driver> Engine<D> {
         loop {
             match self.driver.attempt(&self.package.mode, call).await {
                 Err(error) => match tries.pause_after(&error, call.carries_id()) {
-                    Some(pause) => {
-                        report_retry(call, &error, pause);
+                    Some((pause, why)) => {
+                        report_retry(call, &error, pause, why);
                         self.driver.pause(pause).await
                     }
                     None => {

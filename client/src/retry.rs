@@ -34,6 +34,17 @@ pub(crate) enum RetryBudget {
     Time(Duration),
 }
 
+/// Why a failed call runs again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// A routine was missing, as during a reinstall.
+    Reinstall,
+    /// The server rolled the call back.
+    Rollback,
+    /// The answer was lost, and the call carries a write id.
+    LostAnswer,
+}
+
 /// One call's tries so far.
 #[derive(Debug)]
 pub(crate) struct Tries {
@@ -55,25 +66,35 @@ impl Tries {
         }
     }
 
-    /// How long to wait before the call runs again after `error`; `None`
-    /// when it fails with it. A call that `carries_id` also runs again after
-    /// a lost answer, an interruption, or a connection that could not be
-    /// opened: the server counts its write once.
-    pub(crate) fn pause_after(&mut self, error: &CounterError, carries_id: bool) -> Option<Duration> {
+    /// How long to wait before the call runs again after `error`, and why
+    /// it does; `None` when it fails with it. A call that `carries_id` also
+    /// runs again after a lost answer, an interruption, or a connection that
+    /// could not be opened: the server counts its write once.
+    pub(crate) fn pause_after(
+        &mut self,
+        error: &CounterError,
+        carries_id: bool,
+    ) -> Option<(Duration, Retry)> {
         let lost = matches!(error, CounterError::Connection { .. } | CounterError::Connect { .. })
             || error.is_interrupted();
-        let retryable = error.is_retryable() || (carries_id && lost);
-        match error {
-            CounterError::NotInstalled(_) if self.started.elapsed() < REINSTALL_WINDOW => {
+        let why = if error.is_retryable() {
+            Some(Retry::Rollback)
+        } else if carries_id && lost {
+            Some(Retry::LostAnswer)
+        } else {
+            None
+        };
+        match (error, why) {
+            (CounterError::NotInstalled(_), _) if self.started.elapsed() < REINSTALL_WINDOW => {
                 let pause = self.reinstall_pause;
                 self.reinstall_pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
-                Some(pause)
+                Some((pause, Retry::Reinstall))
             }
-            _ if retryable && self.budget_allows_another() => {
+            (_, Some(why)) if self.budget_allows_another() => {
                 let pause = jittered(self.backoff);
                 self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
                 self.attempt += 1;
-                Some(pause)
+                Some((pause, why))
             }
             _ => None,
         }
@@ -126,7 +147,8 @@ mod tests {
     #[test]
     fn rollbacks_back_off_exponentially_within_the_attempts() {
         let mut tries = Tries::new(RetryBudget::Attempts(4));
-        let pauses: Vec<Duration> = (0..4).map_while(|_| tries.pause_after(&deadlock(), false)).collect();
+        let pauses: Vec<Duration> =
+            (0..4).map_while(|_| tries.pause_after(&deadlock(), false).map(|(pause, _)| pause)).collect();
         assert_eq!(pauses.len(), 3, "four tries in all: {pauses:?}");
         for (pause, backoff) in pauses.iter().zip([5, 10, 20]) {
             let backoff = Duration::from_millis(backoff);
@@ -139,8 +161,8 @@ mod tests {
         let mut tries = Tries::new(RetryBudget::Attempts(1));
         assert_eq!(tries.pause_after(&deadlock(), false), None);
         let missing = CounterError::NotInstalled("PROCEDURE app.counter_add does not exist".to_owned());
-        assert_eq!(tries.pause_after(&missing, false), Some(FIRST_BACKOFF));
-        assert_eq!(tries.pause_after(&missing, false), Some(FIRST_BACKOFF * 2));
+        assert_eq!(tries.pause_after(&missing, false), Some((FIRST_BACKOFF, Retry::Reinstall)));
+        assert_eq!(tries.pause_after(&missing, false), Some((FIRST_BACKOFF * 2, Retry::Reinstall)));
     }
 
     #[test]
