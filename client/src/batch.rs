@@ -19,7 +19,7 @@ pub const DEFAULT_FLUSHES: usize = 2;
 /// flushes were: a durable commit's syncs vary by milliseconds, while what
 /// a second flush is for (a lock wait, a retry's pause, a lost connection)
 /// lasts longer.
-const SHORTEST_STALL: Duration = Duration::from_millis(5);
+pub(crate) const SHORTEST_STALL: Duration = Duration::from_millis(5);
 
 /// How many times as long as flushes usually take a flush runs before it
 /// counts as stalled.
@@ -65,6 +65,13 @@ impl Pace {
     pub(crate) fn finished(&mut self, took: Duration) {
         self.usual = Some(self.usual.map_or(took, |usual| (usual * 7 + took) / 8));
     }
+}
+
+/// Tells a subscriber, at debug, that a flush stalled and another starts
+/// beside the `in_flight` ones: a lock wait, a retry's pause, a lost
+/// connection is holding a flush up.
+pub(crate) fn report_stall(in_flight: usize) {
+    tracing::debug!(in_flight, "a flush stalled: another starts beside it");
 }
 
 /// Counters per flush, by default: a bound on one flush's work, so one

@@ -1,16 +1,16 @@
 //! A driver that answers from a script, for unit tests of the client's own
 //! logic without a server: the retries and their backoff, the reinstall
 //! ride-through, resends under a write id, the plain mode's statements and
-//! fallbacks. Each statement a call sends takes the next reply of the
-//! script; what was sent, and every pause the client asked for, stay for
-//! the test to read. Its futures never wait, so [`ready`] runs them, as it
-//! runs the sync client's.
+//! fallbacks, and the coalescing handles' flushes. Each statement a call
+//! sends takes the next reply of the script, whichever thread or task sends
+//! it; what was sent, and every pause the client asked for, stay for the
+//! test to read. Its futures wait only for a slow reply (the async
+//! client's), so [`ready`] runs them as it runs the sync client's.
 //!
 //! [`ready`]: crate::driver::ready
 
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::call::{Answer, Call};
@@ -30,6 +30,30 @@ pub(crate) enum Reply {
     Error(u16),
     /// The connection broke before an answer arrived.
     Lost,
+    /// The reply, once the test opens the gate: the thread that sent the
+    /// statement blocks until then (for the sync client).
+    Held(Gate, Box<Reply>),
+    /// The reply, after this long on tokio's clock (for the async client).
+    #[cfg(feature = "sqlx")]
+    Slow(Duration, Box<Reply>),
+    /// A panic in the driver, as a bug in it would be.
+    Panic,
+}
+
+/// Holds back the replies that wait for it until it is opened.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    pub(crate) fn open(&self) {
+        *self.0.0.lock().unwrap() = true;
+        self.0.1.notify_all();
+    }
+
+    fn wait(&self) {
+        let open = self.0.0.lock().unwrap();
+        drop(self.0.1.wait_while(open, |open| !*open).unwrap());
+    }
 }
 
 /// A statement as it was sent: its text, and its parameters as `Debug`
@@ -40,32 +64,65 @@ pub(crate) struct Sent {
     pub(crate) params: Vec<String>,
 }
 
-/// A connection that answers each statement with the next reply of its
-/// script, and keeps what it was sent.
+/// The replies left, and what the client sent and paused for so far.
 #[derive(Debug, Default)]
-pub(crate) struct ScriptedConnection {
+struct Script {
     replies: VecDeque<Reply>,
     sent: Vec<Sent>,
+    pauses: Vec<Duration>,
+}
+
+/// A connection that answers each statement with the next reply of its
+/// script, and keeps what it was sent. Its clones share the script.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScriptedConnection {
+    script: Arc<Mutex<Script>>,
 }
 
 impl ScriptedConnection {
     pub(crate) fn new(replies: impl IntoIterator<Item = Reply>) -> Self {
-        ScriptedConnection { replies: replies.into_iter().collect(), sent: Vec::new() }
+        let script = Script { replies: replies.into_iter().collect(), ..Script::default() };
+        ScriptedConnection { script: Arc::new(Mutex::new(script)) }
     }
 
     /// The statements sent so far, in order.
-    pub(crate) fn sent(&self) -> &[Sent] {
-        &self.sent
+    pub(crate) fn sent(&self) -> Vec<Sent> {
+        self.lock().sent.clone()
     }
 
-    fn reply(&mut self, statement: &Statement<'_>) -> Reply {
-        self.sent.push(Sent {
-            sql: statement.sql.to_string(),
-            params: statement.params.iter().map(|param| format!("{param:?}")).collect(),
-        });
-        self.replies
-            .pop_front()
-            .unwrap_or_else(|| panic!("the script has no reply left for {}", statement.sql))
+    fn lock(&self) -> MutexGuard<'_, Script> {
+        // A test whose driver panicked on purpose goes on reading the script.
+        self.script.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The reply to `statement`, once it is due.
+    async fn reply(&mut self, statement: &Statement<'_>) -> Reply {
+        let mut reply = {
+            let mut script = self.lock();
+            script.sent.push(Sent {
+                sql: statement.sql.to_string(),
+                params: statement.params.iter().map(|param| format!("{param:?}")).collect(),
+            });
+            script
+                .replies
+                .pop_front()
+                .unwrap_or_else(|| panic!("the script has no reply left for {}", statement.sql))
+        };
+        loop {
+            reply = match reply {
+                Reply::Held(gate, then) => {
+                    gate.wait();
+                    *then
+                }
+                #[cfg(feature = "sqlx")]
+                Reply::Slow(time, then) => {
+                    tokio::time::sleep(time).await;
+                    *then
+                }
+                Reply::Panic => panic!("the scripted driver panicked"),
+                reply => return reply,
+            }
+        }
     }
 }
 
@@ -86,7 +143,7 @@ fn failure(reply: Reply) -> CounterError {
 
 impl Connection for ScriptedConnection {
     async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
-        match self.reply(statement) {
+        match self.reply(statement).await {
             Reply::Changed(rows) => Ok(rows),
             Reply::Rows(_) => {
                 panic!("a script's mistake: rows for {}, whose rows are dropped", statement.sql)
@@ -96,7 +153,7 @@ impl Connection for ScriptedConnection {
     }
 
     async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
-        match self.reply(statement) {
+        match self.reply(statement).await {
             Reply::Rows(rows) => Ok(rows),
             Reply::Changed(_) => {
                 panic!("a script's mistake: a count of rows for {}, which reads rows", statement.sql)
@@ -106,19 +163,19 @@ impl Connection for ScriptedConnection {
     }
 }
 
-/// A driver whose one connection is scripted: every try of a call runs on
-/// it, as the caller's connection or as one the client owns.
-#[derive(Default)]
+/// A driver whose connection is scripted: every try of a call runs on it,
+/// as the caller's connection or as one the client owns. Its clones share
+/// the script, so a test keeps one to read what a client sent.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct ScriptedDriver {
-    conn: Cell<ScriptedConnection>,
+    conn: ScriptedConnection,
     owner: Owner,
-    pauses: RefCell<Vec<Duration>>,
 }
 
 impl ScriptedDriver {
     /// A connection of the client's own answering with `replies`.
     pub(crate) fn new(replies: impl IntoIterator<Item = Reply>) -> Self {
-        ScriptedDriver { conn: Cell::new(ScriptedConnection::new(replies)), ..Self::default() }
+        ScriptedDriver { conn: ScriptedConnection::new(replies), owner: Owner::Client }
     }
 
     /// The caller's connection answering with `replies`.
@@ -128,10 +185,7 @@ impl ScriptedDriver {
 
     /// The statements sent so far, in order.
     pub(crate) fn sent(&self) -> Vec<Sent> {
-        let conn = self.conn.take();
-        let sent = conn.sent().to_vec();
-        self.conn.set(conn);
-        sent
+        self.conn.sent()
     }
 
     /// The texts of the statements sent so far.
@@ -141,30 +195,29 @@ impl ScriptedDriver {
 
     /// The pauses the client took between tries.
     pub(crate) fn pauses(&self) -> Vec<Duration> {
-        self.pauses.borrow().clone()
+        self.conn.lock().pauses.clone()
     }
 
     /// Whether every reply of the script was taken.
     pub(crate) fn script_done(&self) -> bool {
-        let conn = self.conn.take();
-        let done = conn.replies.is_empty();
-        self.conn.set(conn);
-        done
+        self.conn.lock().replies.is_empty()
     }
 }
 
 impl Driver for ScriptedDriver {
     async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
-        let mut conn = self.conn.take();
-        let outcome = mode.run(&mut conn, call, self.owner).await;
-        self.conn.set(conn);
-        outcome
+        mode.run(&mut self.conn.clone(), call, self.owner).await
     }
 
     async fn pause(&self, time: Duration) {
-        self.pauses.borrow_mut().push(time);
+        self.conn.lock().pauses.push(time);
     }
 }
+
+impl crate::connections::SyncConnections for ScriptedDriver {}
+
+#[cfg(feature = "sqlx")]
+impl crate::connections::AsyncConnections for ScriptedDriver {}
 
 /// A tracing subscriber that keeps the events it receives, each as its
 /// level and its fields.

@@ -6,10 +6,10 @@
 //! allowed flushes are, it spawns a flush task, which takes what is
 //! queued, applies it with one call and answers each caller it carried,
 //! then takes what was queued meanwhile, until the queue is empty. A flush
-//! that stalls starts the next one itself, on a timer. The flush runs in its own task, so a caller whose future is
-//! dropped cannot abort a flush that carries other callers' deltas; and the
-//! task holds the handle's state, so dropping every handle loses nothing
-//! that was queued.
+//! that stalls starts the next one itself, on a timer. The flush runs in
+//! its own task, so a caller whose future is dropped cannot abort a flush
+//! that carries other callers' deltas; and the task holds the handle's
+//! state, so dropping every handle loses nothing that was queued.
 
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,12 +19,13 @@ use tokio::sync::oneshot;
 
 use slotted_counters_core::package::BATCH_LIMIT;
 
-use super::AsyncCounters;
-use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending};
+use super::{AsyncCounters, AsyncPooled};
+use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending, report_stall};
+use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
 /// Where a flush sends one caller's outcome.
-type Reply = oneshot::Sender<Result<(), CounterError>>;
+type ReplyTo = oneshot::Sender<Result<(), CounterError>>;
 
 /// Coalesces the increments of many tasks into few transactions. Made by
 /// [`AsyncCounters::coalescing`]; cheap to clone, and clones share one
@@ -54,84 +55,110 @@ type Reply = oneshot::Sender<Result<(), CounterError>>;
 /// ```
 #[derive(Debug, Clone)]
 pub struct AsyncCoalescing {
-    shared: Arc<Shared>,
+    shared: Arc<Shared<AsyncPooled>>,
 }
 
+/// A handle's queue and settings, shared by its clones and its flush tasks,
+/// over any driver: the handle's logic, which the unit tests run on a
+/// scripted one.
 #[derive(Debug)]
-struct Shared {
-    counters: AsyncCounters,
+struct Shared<D> {
+    engine: Engine<D>,
+    settings: Settings,
     queue: Mutex<Queue>,
 }
 
-/// The deltas waiting for a flush, with the settings that shape the
-/// flushes: kept together, so a setting changed on any clone holds for all.
-#[derive(Debug)]
-struct Queue {
-    waiting: Vec<Pending<Reply>>,
-    in_flight: usize,
-    pace: Pace,
-    stats: FlushStats,
+/// Now, on tokio's clock: the one the stall timer waits on, so that the
+/// pace judges a stall by the time that timer saw pass.
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+/// What shapes a handle's flushes.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
     max_flushes: usize,
     max_counters: usize,
 }
 
+/// The deltas waiting for a flush.
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: Vec<Pending<ReplyTo>>,
+    in_flight: usize,
+    pace: Pace,
+    stats: FlushStats,
+}
+
 impl Queue {
     /// The oldest waiting deltas, as one flush that starts now.
-    fn take_batch(&mut self) -> Batch<Reply> {
-        self.pace.started(Instant::now());
-        Batch::take(&mut self.waiting, self.max_counters)
+    fn take_batch(&mut self, settings: Settings) -> Batch<ReplyTo> {
+        self.pace.started(now());
+        Batch::take(&mut self.waiting, settings.max_counters)
     }
 
     /// A flush of the waiting deltas beside those in flight, when the pace
     /// allows one now; it counts as in flight.
-    fn another_flush(&mut self) -> Option<Batch<Reply>> {
-        let may_start = self.pace.may_start(self.in_flight, self.max_flushes, Instant::now());
+    fn another_flush(&mut self, settings: Settings) -> Option<Batch<ReplyTo>> {
+        let may_start = self.pace.may_start(self.in_flight, settings.max_flushes, now());
         (may_start && !self.waiting.is_empty()).then(|| {
+            if self.in_flight > 0 {
+                report_stall(self.in_flight);
+            }
             self.in_flight += 1;
-            self.take_batch()
+            self.take_batch(settings)
         })
+    }
+}
+
+/// A driver whose flushes run as tokio tasks. Spawning needs the task's
+/// future to be `Send`, which the compiler shows for a named driver but not
+/// for any `D`: so each driver spawns its own.
+trait FlushTasks: Driver + Send + Sync + Sized + 'static {
+    fn spawn_flush(shared: Arc<Shared<Self>>, batch: Batch<ReplyTo>);
+}
+
+impl FlushTasks for AsyncPooled {
+    fn spawn_flush(shared: Arc<Shared<Self>>, batch: Batch<ReplyTo>) {
+        tokio::spawn(shared.flush_until_empty(batch));
     }
 }
 
 impl AsyncCounters {
     /// A handle that coalesces the increments of many tasks, with
-    /// [`DEFAULT_FLUSHES`] flushes in flight at most. Its flushes are
-    /// spawned on the tokio runtime of the call that starts them.
+    /// [`FLUSHES`](crate::defaults::FLUSHES) flushes in flight at most. Its
+    /// flushes are spawned on the tokio runtime of the call that starts
+    /// them.
     pub fn coalescing(&self) -> AsyncCoalescing {
-        AsyncCoalescing {
-            shared: Arc::new(Shared {
-                counters: self.clone(),
-                queue: Mutex::new(Queue {
-                    waiting: Vec::new(),
-                    in_flight: 0,
-                    pace: Pace::default(),
-                    stats: FlushStats::default(),
-                    max_flushes: DEFAULT_FLUSHES,
-                    max_counters: DEFAULT_COUNTERS_PER_FLUSH,
-                }),
-            }),
-        }
+        let settings = Settings { max_flushes: DEFAULT_FLUSHES, max_counters: DEFAULT_COUNTERS_PER_FLUSH };
+        AsyncCoalescing { shared: Arc::new(Shared::new(self.engine.clone(), settings)) }
     }
 }
 
 impl AsyncCoalescing {
-    /// How many flushes may be in flight at once (at least 1), for this
-    /// handle and its clones; beyond the first, one starts only when those
+    /// A handle like this one but with at most `flushes` flushes in flight
+    /// at once (at least 1); beyond the first, one starts only when those
     /// in flight have stalled. Each holds a pooled connection while it runs.
+    /// The handle has a queue of its own: clones made before keep theirs,
+    /// with their setting.
     pub fn max_flushes(self, flushes: usize) -> Self {
-        self.shared.lock().max_flushes = flushes.max(1);
-        self
+        self.with(Settings { max_flushes: flushes.max(1), ..self.shared.settings })
     }
 
-    /// How many counters one flush may carry, 1 to 4,096.
+    /// A handle like this one but carrying at most `counters` counters in
+    /// one flush, 1 to 4,096; it has a queue of its own, as with
+    /// [`AsyncCoalescing::max_flushes`].
     pub fn max_counters_per_flush(self, counters: usize) -> Self {
-        self.shared.lock().max_counters = counters.clamp(1, BATCH_LIMIT as usize);
-        self
+        self.with(Settings { max_counters: counters.clamp(1, BATCH_LIMIT as usize), ..self.shared.settings })
+    }
+
+    fn with(&self, settings: Settings) -> Self {
+        AsyncCoalescing { shared: Arc::new(Shared::new(self.shared.engine.clone(), settings)) }
     }
 
     /// Adds 1 to a counter; returns once that is committed.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.add(name, 1).await
+        self.shared.add(name, 1).await
     }
 
     /// Adds `delta` to a counter; returns once that is committed.
@@ -143,16 +170,7 @@ impl AsyncCoalescing {
     /// of the flush in flight. A flush task that panicked fails its calls
     /// with [`CounterError::FlushPanicked`].
     pub async fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.shared.counters.engine.check(name)?;
-        let (reply, outcome) = oneshot::channel();
-        {
-            let mut queue = self.shared.lock();
-            queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
-            if let Some(batch) = queue.another_flush() {
-                Arc::clone(&self.shared).spawn_flush(batch);
-            }
-        }
-        outcome.await.unwrap_or(Err(CounterError::FlushPanicked))
+        self.shared.add(name, delta).await
     }
 
     /// How many calls' deltas wait for a flush now.
@@ -166,11 +184,30 @@ impl AsyncCoalescing {
     }
 }
 
-impl Shared {
-    /// Starts a flush task for `batch`. A plain function: the task's future
-    /// spawns flushes itself, and its type cannot name its own.
-    fn spawn_flush(self: Arc<Self>, batch: Batch<Reply>) {
-        tokio::spawn(self.flush_until_empty(batch));
+impl<D> Shared<D> {
+    fn new(engine: Engine<D>, settings: Settings) -> Self {
+        Shared { engine, settings, queue: Mutex::default() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<D: FlushTasks> Shared<D> {
+    /// Queues `delta`, starting a flush task when one may start, and waits
+    /// for its outcome.
+    async fn add(self: &Arc<Self>, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.engine.check(name)?;
+        let (reply, outcome) = oneshot::channel();
+        {
+            let mut queue = self.lock();
+            queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
+            if let Some(batch) = queue.another_flush(self.settings) {
+                D::spawn_flush(Arc::clone(self), batch);
+            }
+        }
+        outcome.await.unwrap_or(Err(CounterError::FlushPanicked))
     }
 
     /// A flush task: applies `batch`, answers its callers, and goes on with
@@ -178,19 +215,19 @@ impl Shared {
     /// starts another beside it, when the pace allows. Its slot among the
     /// flushes in flight is given back when it ends, and if it panicked,
     /// another task takes over the queue.
-    async fn flush_until_empty(self: Arc<Self>, mut batch: Batch<Reply>) {
+    async fn flush_until_empty(self: Arc<Self>, mut batch: Batch<ReplyTo>) {
         let slot = FlushSlot { shared: Arc::clone(&self) };
         loop {
-            let started = Instant::now();
+            let started = now();
             let stalled_in = self.lock().pace.stalled_in(started);
             let outcomes = {
-                let mut applying = pin!(batch.apply(&self.counters.engine));
+                let mut applying = pin!(batch.apply(&self.engine));
                 match tokio::time::timeout(stalled_in, &mut applying).await {
                     Ok(outcomes) => outcomes,
                     Err(_stalled) => {
-                        let next = self.lock().another_flush();
+                        let next = self.lock().another_flush(self.settings);
                         if let Some(next) = next {
-                            Arc::clone(&self).spawn_flush(next);
+                            D::spawn_flush(Arc::clone(&self), next);
                         }
                         applying.await
                     }
@@ -199,9 +236,9 @@ impl Shared {
             let mut answered = Vec::new();
             let next = {
                 let mut queue = self.lock();
-                queue.pace.finished(started.elapsed());
+                queue.pace.finished(now() - started);
                 batch.answer(outcomes, &mut queue.stats, |reply, outcome| answered.push((reply, outcome)));
-                (!queue.waiting.is_empty()).then(|| queue.take_batch())
+                (!queue.waiting.is_empty()).then(|| queue.take_batch(self.settings))
             };
             // Outside the lock, which the woken callers' next calls take. A
             // caller that went away is not told; its delta is applied.
@@ -215,28 +252,27 @@ impl Shared {
         }
         drop(slot);
     }
-
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 /// A flush task's place among the flushes in flight. Dropped when the task
 /// ends, normally or by a panic: the place is given back, and deltas still
 /// queued get a task of their own, so that none waits for a task that is
 /// gone.
-struct FlushSlot {
-    shared: Arc<Shared>,
+struct FlushSlot<D: FlushTasks> {
+    shared: Arc<Shared<D>>,
 }
 
-impl Drop for FlushSlot {
+impl<D: FlushTasks> Drop for FlushSlot<D> {
     fn drop(&mut self) {
         let mut queue = self.shared.lock();
         if queue.waiting.is_empty() {
             queue.in_flight -= 1;
         } else {
-            let batch = queue.take_batch();
-            Arc::clone(&self.shared).spawn_flush(batch);
+            let batch = queue.take_batch(self.shared.settings);
+            D::spawn_flush(Arc::clone(&self.shared), batch);
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

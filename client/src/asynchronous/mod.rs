@@ -193,3 +193,6 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.engine.get_many(names).await
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,13 +19,13 @@ use std::time::Instant;
 
 use slotted_counters_core::package::BATCH_LIMIT;
 
-use super::Counters;
-use crate::batch::{Batch, Pace, Pending};
+use super::{Counters, Pooled};
+use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, Pace, Pending, report_stall};
 use crate::driver::ready;
+use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
 pub use crate::batch::FlushStats;
-use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES};
 
 /// Coalesces the increments of many threads into few transactions. Made by
 /// [`Counters::coalescing`]; share it by reference or in an `Arc`.
@@ -53,7 +53,14 @@ use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES};
 /// ```
 #[derive(Debug)]
 pub struct Coalescing {
-    counters: Counters,
+    group: Group<Pooled>,
+}
+
+/// The handle's queue and flushes, over any driver: its logic, which the
+/// unit tests run on a scripted one.
+#[derive(Debug)]
+struct Group<D> {
+    engine: Engine<D>,
     max_flushes: usize,
     max_counters: usize,
     queue: Mutex<Queue>,
@@ -82,14 +89,9 @@ struct Caller {
 
 impl Counters {
     /// A handle that coalesces the increments of many threads, with
-    /// [`DEFAULT_FLUSHES`] flushes in flight at most.
+    /// [`FLUSHES`](crate::defaults::FLUSHES) flushes in flight at most.
     pub fn coalescing(&self) -> Coalescing {
-        Coalescing {
-            counters: self.clone(),
-            max_flushes: DEFAULT_FLUSHES,
-            max_counters: DEFAULT_COUNTERS_PER_FLUSH,
-            queue: Mutex::default(),
-        }
+        Coalescing { group: Group::new(self.engine.clone()) }
     }
 }
 
@@ -98,20 +100,20 @@ impl Coalescing {
     /// first, one starts only when those in flight have stalled. Each holds
     /// a pooled connection while it runs: keep it within the pool's size.
     pub fn max_flushes(mut self, flushes: usize) -> Self {
-        self.max_flushes = flushes.max(1);
+        self.group.max_flushes = flushes.max(1);
         self
     }
 
     /// How many counters one flush may carry, 1 to 4,096; deltas for more
     /// wait for the next flush.
     pub fn max_counters_per_flush(mut self, counters: usize) -> Self {
-        self.max_counters = counters.clamp(1, BATCH_LIMIT as usize);
+        self.group.max_counters = counters.clamp(1, BATCH_LIMIT as usize);
         self
     }
 
     /// Adds 1 to a counter; returns once that is committed.
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
-        self.add(name, 1)
+        self.group.add(name, 1)
     }
 
     /// Adds `delta` to a counter; returns once that is committed.
@@ -123,7 +125,40 @@ impl Coalescing {
     /// of the flush in flight, as it fails a single call (whether the
     /// server committed it is unknown).
     pub fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
-        self.counters.engine.check(name)?;
+        self.group.add(name, delta)
+    }
+
+    /// How many calls' deltas wait for a flush now: the queue's depth.
+    pub fn waiting(&self) -> usize {
+        self.group.lock().waiting.len()
+    }
+
+    /// What this handle has flushed so far.
+    pub fn stats(&self) -> FlushStats {
+        self.group.lock().stats
+    }
+}
+
+impl<D> Group<D> {
+    fn new(engine: Engine<D>) -> Self {
+        Group {
+            engine,
+            max_flushes: DEFAULT_FLUSHES,
+            max_counters: DEFAULT_COUNTERS_PER_FLUSH,
+            queue: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<D: Driver> Group<D> {
+    /// Queues `delta` and waits for its outcome, leading a flush when one
+    /// may start.
+    fn add(&self, name: &str, delta: i64) -> Result<(), CounterError> {
+        self.engine.check(name)?;
         let mut queue = self.lock();
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
@@ -139,6 +174,9 @@ impl Coalescing {
             }
             let now = Instant::now();
             if !queue.waiting.is_empty() && queue.pace.may_start(queue.in_flight, self.max_flushes, now) {
+                if queue.in_flight > 0 {
+                    report_stall(queue.in_flight);
+                }
                 let batch = Batch::take(&mut queue.waiting, self.max_counters);
                 queue.in_flight += 1;
                 queue.pace.started(now);
@@ -147,8 +185,8 @@ impl Coalescing {
                     next.caller.wake.notify_one();
                 }
                 drop(queue);
-                let mut flight = InFlight { coalescing: self, batch, started: now, outcomes: Vec::new() };
-                flight.outcomes = ready(flight.batch.apply(&self.counters.engine));
+                let mut flight = InFlight { group: self, batch, started: now, outcomes: Vec::new() };
+                flight.outcomes = ready(flight.batch.apply(&self.engine));
                 drop(flight);
                 queue = self.lock();
             } else if queue.in_flight < self.max_flushes
@@ -162,37 +200,23 @@ impl Coalescing {
             }
         }
     }
-
-    /// How many calls' deltas wait for a flush now: the queue's depth.
-    pub fn waiting(&self) -> usize {
-        self.lock().waiting.len()
-    }
-
-    /// What this handle has flushed so far.
-    pub fn stats(&self) -> FlushStats {
-        self.lock().stats
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 /// A flush under way. Dropping it, once the flush returned or if it
 /// panicked, hands each caller its outcome and wakes the oldest waiting
 /// call to lead the next flush: no caller waits forever on a flush that is
 /// gone.
-struct InFlight<'a> {
-    coalescing: &'a Coalescing,
+struct InFlight<'a, D> {
+    group: &'a Group<D>,
     batch: Batch<Caller>,
     started: Instant,
     /// One outcome per counter of the batch, in its order; none if the flush panicked.
     outcomes: Vec<Result<(), CounterError>>,
 }
 
-impl Drop for InFlight<'_> {
+impl<D> Drop for InFlight<'_, D> {
     fn drop(&mut self) {
-        let mut queue = self.coalescing.lock();
+        let mut queue = self.group.lock();
         queue.in_flight -= 1;
         queue.pace.finished(self.started.elapsed());
         let Queue { outcomes, stats, .. } = &mut *queue;
@@ -214,3 +238,6 @@ impl Drop for InFlight<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

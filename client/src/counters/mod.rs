@@ -325,3 +325,6 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.engine.get_many(names))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! The sync handle's queue against a scripted driver, with real threads:
+//! who leads each flush, what it carries, and that every caller hears its
+//! own outcome. A caller never answered fails its test after a few seconds
+//! instead of hanging it.
+
+use std::sync::mpsc::{Receiver, channel};
+use std::thread;
+use std::time::Duration;
+
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::errno;
+
+use super::*;
+use crate::batch::SHORTEST_STALL;
+use crate::scripted::{Gate, Reply, ScriptedDriver, seen_while};
+
+const ADD: &str = "CALL `counter_add`(?, ?)";
+const ADD_MANY: &str = "CALL `counter_add_many`(?)";
+
+/// Long enough for any thread to be scheduled, however loaded the machine.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn group(replies: impl IntoIterator<Item = Reply>) -> (Arc<Group<ScriptedDriver>>, ScriptedDriver) {
+    let driver = ScriptedDriver::new(replies);
+    (Arc::new(Group::new(Engine::new(driver.clone(), &PackageOptions::default()))), driver)
+}
+
+/// A thread's call of `add`, whose outcome arrives on the receiver.
+fn add(group: &Arc<Group<ScriptedDriver>>, name: &'static str) -> Receiver<Result<(), CounterError>> {
+    let (answer, outcome) = channel();
+    let group = Arc::clone(group);
+    thread::spawn(move || answer.send(group.add(name, 1)));
+    outcome
+}
+
+fn answer(outcome: &Receiver<Result<(), CounterError>>) -> Result<(), CounterError> {
+    outcome.recv_timeout(PATIENCE).expect("a caller was never answered")
+}
+
+/// Waits until `done` holds.
+fn until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + PATIENCE;
+    while !done() {
+        assert!(Instant::now() < deadline, "never came: {what}");
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn waiting(group: &Group<ScriptedDriver>) -> usize {
+    group.lock().waiting.len()
+}
+
+fn held(gate: &Gate) -> Reply {
+    Reply::Held(gate.clone(), Box::new(Reply::Changed(1)))
+}
+
+#[test]
+fn calls_queued_during_a_flush_are_carried_by_the_next_one_together() {
+    let gate = Gate::default();
+    let (mut group, driver) = group([held(&gate), Reply::Changed(1)]);
+    Arc::get_mut(&mut group).unwrap().max_flushes = 1;
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let later: Vec<_> = (0..4).map(|_| add(&group, "views")).collect();
+    until("four calls are queued", || waiting(&group) == 4);
+    gate.open();
+
+    answer(&first).unwrap();
+    for outcome in &later {
+        answer(outcome).unwrap();
+    }
+    let sent = driver.sent();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(sent.iter().all(|sent| sent.sql == ADD));
+    assert_eq!(sent[1].params, [r#"Text("views")"#, "Number(Some(4))"], "one add for the four");
+    assert_eq!(group.lock().stats, FlushStats { flushes: 2, deltas: 5 });
+}
+
+#[test]
+fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
+    let gate = Gate::default();
+    let (group, driver) = group([held(&gate), Reply::Changed(1)]);
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let (second, events) = {
+        let group = Arc::clone(&group);
+        thread::spawn(move || {
+            let mut outcome = None;
+            let events = seen_while(|| outcome = Some(group.add("likes", 1)));
+            (outcome, events)
+        })
+    }
+    .join()
+    .unwrap();
+    second.unwrap().expect("answered while the first flush still waits");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(events[0].starts_with("DEBUG") && events[0].contains("a flush stalled"), "{}", events[0]);
+    assert!(events[0].contains("in_flight=1"), "{}", events[0]);
+    gate.open();
+    answer(&first).unwrap();
+    assert_eq!(group.lock().stats, FlushStats { flushes: 2, deltas: 2 });
+}
+
+#[test]
+fn one_flush_at_a_time_waits_out_a_stall() {
+    let gate = Gate::default();
+    let (mut group, driver) = group([held(&gate), Reply::Changed(1)]);
+    Arc::get_mut(&mut group).unwrap().max_flushes = 1;
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let second = add(&group, "likes");
+    thread::sleep(SHORTEST_STALL * 4);
+    assert_eq!(driver.sent().len(), 1, "no second flush beside the first");
+    gate.open();
+    answer(&first).unwrap();
+    answer(&second).unwrap();
+}
+
+#[test]
+fn each_caller_of_a_flush_refused_for_one_counter_hears_its_own_outcome() {
+    use Reply::{Changed, Error};
+    let gate = Gate::default();
+    let refused = Error(errno::UNKNOWN_COUNTER);
+    let (mut group, driver) = group([held(&gate), refused.clone(), refused, Changed(1)]);
+    Arc::get_mut(&mut group).unwrap().max_flushes = 1;
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let views = add(&group, "views");
+    let missing = add(&group, "missing");
+    until("two calls are queued", || waiting(&group) == 2);
+    gate.open();
+
+    answer(&first).unwrap();
+    answer(&views).unwrap();
+    let error = answer(&missing).unwrap_err();
+    assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER));
+    assert_eq!(driver.sql(), [ADD, ADD_MANY, ADD_MANY, ADD_MANY], "the batch, then each counter alone");
+}
+
+#[test]
+fn the_callers_of_a_flush_that_panicked_hear_it_and_the_queue_goes_on() {
+    let gate = Gate::default();
+    let (mut group, driver) = group([held(&gate), Reply::Panic, Reply::Changed(1)]);
+    Arc::get_mut(&mut group).unwrap().max_flushes = 1;
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let leader = add(&group, "views");
+    let carried = add(&group, "likes");
+    until("two calls are queued", || waiting(&group) == 2);
+    gate.open();
+
+    answer(&first).unwrap();
+    assert!(leader.recv_timeout(PATIENCE).is_err(), "the leading thread panicked");
+    assert!(matches!(answer(&carried), Err(CounterError::FlushPanicked)));
+    answer(&add(&group, "views")).expect("a later call has a flush of its own");
+    assert_eq!(driver.sent().len(), 3);
+}
