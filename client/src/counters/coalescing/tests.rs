@@ -82,16 +82,16 @@ fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
     let (group, driver) = group([held(&gate), Reply::Changed(1)]);
     let first = add(&group, "views");
     until("the first flush is sent", || driver.sent().len() == 1);
-    let (second, events) = {
+    let (answer_events, seen) = channel();
+    {
         let group = Arc::clone(&group);
         thread::spawn(move || {
             let mut outcome = None;
             let events = seen_while(|| outcome = Some(group.add("likes", 1)));
-            (outcome, events)
-        })
+            answer_events.send((outcome, events))
+        });
     }
-    .join()
-    .unwrap();
+    let (second, events) = seen.recv_timeout(PATIENCE).expect("the second caller was never answered");
     second.unwrap().expect("answered while the first flush still waits");
     assert_eq!(events.len(), 1, "{events:?}");
     assert!(events[0].starts_with("DEBUG") && events[0].contains("a flush stalled"), "{}", events[0]);
