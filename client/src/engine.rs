@@ -11,6 +11,7 @@ use slotted_counters_core::names::NameRule;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
+use crate::driver::{Connection, Owner};
 use crate::error::CounterError;
 use crate::mode::Mode;
 use crate::plain::Plain;
@@ -27,17 +28,36 @@ struct Package {
 }
 
 /// Where a client runs its calls: connections from a pool, or the caller's
-/// own. Sealed: a public trait of a private module, so that the public
-/// bounds of the clients can name it and nobody else can implement it.
+/// own. Public because the clients' connection traits extend it, with
+/// nothing but opaque types in its methods: only this crate makes an
+/// [`Attempt`] or reads an [`Outcome`], so no other driver can do anything.
 #[allow(async_fn_in_trait)]
 pub trait Driver {
-    /// Runs `call` once, as `mode` makes it, on a connection of this
-    /// driver's, and takes the connection back.
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError>;
+    /// Runs `attempt` on a connection of this driver's, and takes the
+    /// connection back.
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError>;
 
     /// Waits `time` before the next try.
     async fn pause(&self, time: Duration);
 }
+
+/// One try of a call, as the client's mode makes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt<'a> {
+    mode: &'a Mode,
+    call: Call<'a>,
+}
+
+impl Attempt<'_> {
+    /// Runs the try on `conn`, which `owner`'s transaction may hold.
+    pub(crate) async fn run(self, conn: &mut impl Connection, owner: Owner) -> Result<Outcome, CounterError> {
+        self.mode.run(conn, self.call, owner).await.map(Outcome)
+    }
+}
+
+/// What a try of a call answered.
+#[derive(Debug)]
+pub struct Outcome(Answer);
 
 /// The calls, run through driver `D`.
 #[derive(Debug, Clone)]
@@ -149,7 +169,8 @@ impl<D: Driver> Engine<D> {
     async fn run(&self, call: Call<'_>) -> Result<Answer, CounterError> {
         let mut tries = Tries::new(self.budget);
         loop {
-            match self.driver.attempt(&self.package.mode, call).await {
+            let attempt = Attempt { mode: &self.package.mode, call };
+            match self.driver.attempt(attempt).await {
                 Err(error) => match tries.pause_after(&error, call.carries_id()) {
                     Some((pause, why)) => {
                         report_retry(call, &error, pause, why);
@@ -162,7 +183,7 @@ impl<D: Driver> Engine<D> {
                         return Err(error);
                     }
                 },
-                answer => return answer,
+                Ok(Outcome(answer)) => return Ok(answer),
             }
         }
     }

@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// No type in a public signature that an application cannot name.
+#![warn(unnameable_types)]
 
 #[cfg(feature = "sqlx")]
 mod asynchronous;
@@ -40,6 +42,10 @@ pub mod connections {
     #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
     pub use crate::asynchronous::{AsyncConnections, AsyncOnConnection, AsyncPooled};
     pub use crate::counters::{OnConnection, Pooled, SyncConnections};
+    /// What the connection traits extend: public so that no private type
+    /// is in their signatures, hidden since no application calls it.
+    #[doc(hidden)]
+    pub use crate::engine::{Attempt, Driver, Outcome};
 }
 
 /// The figures the clients start from and the windows they work within,

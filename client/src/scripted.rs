@@ -13,11 +13,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use crate::call::{Answer, Call};
 use crate::driver::{Connection, Owner, Statement};
-use crate::engine::Driver;
+use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
-use crate::mode::Mode;
 
 /// What the server answers to one statement.
 #[derive(Debug, Clone)]
@@ -205,8 +203,8 @@ impl ScriptedDriver {
 }
 
 impl Driver for ScriptedDriver {
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
-        mode.run(&mut self.conn.clone(), call, self.owner).await
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
+        attempt.run(&mut self.conn.clone(), self.owner).await
     }
 
     async fn pause(&self, time: Duration) {

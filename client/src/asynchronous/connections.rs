@@ -8,11 +8,9 @@ use sqlx::mysql::MySqlConnection;
 use tokio::sync::Mutex;
 
 use super::mysql_connection::acquire_error;
-use crate::call::{Answer, Call};
 use crate::driver::Owner;
-use crate::engine::Driver;
+use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
-use crate::mode::Mode;
 
 /// Where an [`AsyncCounters`](crate::AsyncCounters) runs its calls:
 /// [`AsyncPooled`] or [`AsyncOnConnection`]. Sealed; its calls wait on
@@ -47,9 +45,9 @@ impl AsyncConnections for AsyncPooled {}
 impl AsyncConnections for AsyncOnConnection<'_> {}
 
 impl Driver for AsyncPooled {
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.pool.acquire().await.map_err(acquire_error)?;
-        let outcome = mode.run(&mut *conn, call, Owner::Client).await;
+        let outcome = attempt.run(&mut *conn, Owner::Client).await;
         if let Err(error) = &outcome
             && error.may_leave_a_transaction_open()
         {
@@ -67,9 +65,9 @@ impl Driver for AsyncPooled {
 }
 
 impl Driver for AsyncOnConnection<'_> {
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.conn.lock().await;
-        mode.run(&mut **conn, call, Owner::Caller).await
+        attempt.run(&mut **conn, Owner::Caller).await
     }
 
     async fn pause(&self, time: Duration) {

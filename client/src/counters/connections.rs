@@ -11,11 +11,9 @@ use mysql::prelude::Queryable;
 
 use super::kept::KeptConnections;
 use super::queryable::Blocking;
-use crate::call::{Answer, Call};
 use crate::driver::Owner;
-use crate::engine::Driver;
+use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
-use crate::mode::Mode;
 
 /// Where a [`Counters`](crate::Counters) runs its calls: [`Pooled`] or
 /// [`OnConnection`]. Sealed; its calls block the calling thread.
@@ -52,9 +50,9 @@ impl SyncConnections for Pooled {}
 impl<Q: Queryable> SyncConnections for OnConnection<'_, Q> {}
 
 impl Driver for Pooled {
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.kept.take(&self.pool)?;
-        let outcome = mode.run(&mut Blocking(&mut conn), call, Owner::Client).await;
+        let outcome = attempt.run(&mut Blocking(&mut conn), Owner::Client).await;
         self.kept.give_back(conn, &outcome);
         outcome
     }
@@ -69,9 +67,9 @@ impl<Q: Queryable> Driver for OnConnection<'_, Q> {
         clippy::await_holding_refcell_ref,
         reason = "a blocking driver's future completes in its first poll"
     )]
-    async fn attempt(&self, mode: &Mode, call: Call<'_>) -> Result<Answer, CounterError> {
+    async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.conn.borrow_mut();
-        mode.run(&mut Blocking(&mut **conn), call, Owner::Caller).await
+        attempt.run(&mut Blocking(&mut **conn), Owner::Caller).await
     }
 
     async fn pause(&self, time: Duration) {
