@@ -6,6 +6,13 @@
 {{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ errno }}, MESSAGE_TEXT = v_message;
 {%- endmacro %}
 
+{#- Refuses the call with error `errno` and the fixed message the call
+    block writes. -#}
+{% macro refuse_text(indent, p, errno) -%}
+{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ errno }},
+{{ indent }}    MESSAGE_TEXT = '{{ caller() }}';
+{%- endmacro %}
+
 {#- The unknown-counter error, at the indentation of the block it ends. -#}
 {% macro unknown_counter(indent, p) -%}
 {% call refuse(indent, p, p.unknown_counter) %}'unknown counter: ', QUOTE(p_name){% endcall %}
@@ -26,8 +33,7 @@
     or not of the form every name must have. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
-{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-{{ indent }}        MESSAGE_TEXT = 'counter name must not be NULL or empty';
+{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}counter name must not be NULL or empty{% endcall %}
 {{ indent }}END IF;
 {% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
@@ -247,8 +253,7 @@
     16, so that a short id is not padded into a valid one). -#}
 {% macro check_write_id(indent, p) -%}
 {{ indent }}IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
-{{ indent }}    SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-{{ indent }}        MESSAGE_TEXT = 'write id must be 16 bytes';
+{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}write id must be 16 bytes{% endcall %}
 {{ indent }}END IF;
 {%- endmacro %}
 

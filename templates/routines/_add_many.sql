@@ -1,8 +1,7 @@
 {%- import "_macros.sql" as m -%}
-{#- What the batch routines share: the variables of the checks, the cursor
-    over the names in collation order with the checks of the batch, the
-    check and sum of one name's delta, and, for the batches a trigger
-    applies, the plan. -#}
+{#- What the batch routines share: the variables of the checks, the walk
+    over the counters in collation order with every check of the batch, and,
+    for the batches a trigger applies, the plan. -#}
 
 {% macro check_variables(p) %}
     DECLARE v_length INT;
@@ -23,8 +22,12 @@
     DECLARE v_done BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
 
-{#- From the message variable to the first name of the first counter. -#}
-{% macro open_batch(p) %}
+{#- Every counter of p_deltas in turn, in the order of their names: the
+    batch's checks, then for each counter its name's and its deltas' checks,
+    its slot, and the parts of `texts` the call block appends for it (a
+    counter whose deltas sum to 0 has none). It begins with the cursor's
+    declarations, so it follows the routine's own. -#}
+{% macro each_counter(p, texts) %}
     DECLARE v_message {{ p.message_type }};
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -54,25 +57,21 @@
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
     IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'deltas are longer than {{ p.batch_bytes }} bytes';
+{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas are longer than {{ p.batch_bytes }} bytes{% endcall %}
     END IF;
     IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
     END IF;
     SET v_length = JSON_LENGTH(p_deltas);
     IF v_length > {{ p.batch_limit }} THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'deltas name more than {{ p.batch_limit }} counters';
+{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name more than {{ p.batch_limit }} counters{% endcall %}
     END IF;
     SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
     -- The names and the deltas pair up by position only when there are as
     -- many of each. MySQL's parser keeps the last of a name written twice;
     -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
     IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'deltas name a counter twice';
+{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name a counter twice{% endcall %}
     END IF;
 {%- call m::find_position("    ", p) %}{% endcall %}
 
@@ -82,8 +81,7 @@
     FETCH c_keys INTO v_key, v_key_delta;
     WHILE NOT v_done DO
         IF v_key IS NULL THEN
-            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+{% call m::refuse_text("            ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
         END IF;
         SET v_counter = v_key, v_delta = 0;
         WHILE NOT v_done AND v_key = v_counter DO
@@ -93,10 +91,12 @@
             IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
 {% call m::refuse("                ", p, p.invalid_argument) %}'deltas name a counter twice: ', QUOTE(v_key){% endcall %}
             END IF;
-{%- endmacro %}
 
-{#- After the name's own check: its delta, added to its counter's. -#}
-{% macro sum_delta(p) %}
+{%- if p.auto_create %}
+{% call m::check_name("            ", p) %}{% endcall %}
+{%- else %}
+{% call m::check_name_form("            ", p) %}{% endcall %}
+{%- endif %}
             IF v_key_delta IS NULL THEN
 {% call m::refuse("                ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(v_key){% endcall %}
             END IF;
@@ -104,6 +104,20 @@
             FETCH c_keys INTO v_key, v_key_delta;
         END WHILE;
         SET p_name = v_counter;
+
+{%- if !p.auto_create %}
+{%- call find_slot_count(p) %}{% endcall %}
+{%- endif %}
+        IF v_delta <> 0 THEN
+{% call m::pick_slot("            ", p) %}{% endcall %}
+            SET v_entries = v_entries + 1;
+
+{%- call m::check_counter_limit("            ", p) %}{% endcall %}{{ caller() }}
+{%- call gather_full_parts(p, texts) %}{% endcall %}
+        END IF;
+    END WHILE;
+    CLOSE c_keys;
+{%- call gather_last_parts(texts) %}{% endcall %}
 {%- endmacro %}
 
 {#- The counter's slot count, into v_slots (with a fixed count, a look that
@@ -122,13 +136,6 @@
 {%- if p.fixed_slots.is_none() %}
         SET v_slots = v_slot;
 {%- endif %}
-{%- endmacro %}
-
-{#- A counter with a delta: its slot, and one more entry. -#}
-{% macro next_entry(p) %}
-        IF v_delta <> 0 THEN
-{% call m::pick_slot("            ", p) %}{% endcall %}
-            SET v_entries = v_entries + 1;
 {%- endmacro %}
 
 {#- The statement's texts grow by parts of up to p.batch_part entries:
@@ -176,22 +183,7 @@
     into v_plan (v_entries entries) for the write-id trigger to apply;
     nothing is written yet. -#}
 {% macro plan(p) %}
-{%- call open_batch(p) %}{% endcall %}
-{%- if p.auto_create %}
-{% call m::check_name("            ", p) %}{% endcall %}
-{%- else %}
-{% call m::check_name_form("            ", p) %}{% endcall %}
-{%- endif %}
-{%- call sum_delta(p) %}{% endcall %}
-{%- if !p.auto_create %}
-{%- call find_slot_count(p) %}{% endcall %}
-{%- endif %}
-{%- call next_entry(p) %}{% endcall %}
-{%- call m::check_counter_limit("            ", p) %}{% endcall %}
+{%- call each_counter(p, ["v_plan"]) %}
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
-{%- call gather_full_parts(p, ["v_plan"]) %}{% endcall %}
-        END IF;
-    END WHILE;
-    CLOSE c_keys;
-{%- call gather_last_parts(["v_plan"]) %}{% endcall %}
+{%- endcall %}
 {%- endmacro %}

@@ -23,19 +23,11 @@ BEGIN
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     DECLARE v_cases {{ p.statement_type }} DEFAULT '';
 {%- call batch::declare_parts(p, ["v_rows", "v_cases"]) %}{% endcall %}
-{%- call batch::open_batch(p) %}{% endcall %}
-{% call m::check_name("            ", p) %}{% endcall %}
-{%- call batch::sum_delta(p) %}{% endcall %}
-{%- call batch::next_entry(p) %}{% endcall %}
-{%- call m::check_counter_limit("            ", p) %}{% endcall %}
+{%- call batch::each_counter(p, ["v_rows", "v_cases"]) %}
             SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
-{%- call batch::gather_full_parts(p, ["v_rows", "v_cases"]) %}{% endcall %}
-        END IF;
-    END WHILE;
-    CLOSE c_keys;
-{%- call batch::gather_last_parts(["v_rows", "v_cases"]) %}{% endcall %}
+{%- endcall %}
     IF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',

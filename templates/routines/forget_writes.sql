@@ -18,8 +18,7 @@ BEGIN
     DECLARE v_count INT DEFAULT {{ p.forget_batch }};
 
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
-        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }},
-            MESSAGE_TEXT = 'seconds must be a whole number from 1';
+{% call m::refuse_text("        ", p, p.invalid_argument) %}seconds must be a whole number from 1{% endcall %}
     END IF;
     SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
     WHILE v_count = {{ p.forget_batch }} DO
