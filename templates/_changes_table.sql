@@ -4,7 +4,7 @@
 -- makes it, so that the change is one statement: in autocommit mode it commits whole or not
 -- at all, with no transaction of the routine's own, and a call the server
 -- kills (MySQL runs no handler then) leaves nothing open on the connection.
--- A counter's row goes with {{ p.delete }}.
+-- A counter's row goes with {{ p.routine(Routine::Delete) }}.
 CREATE TABLE IF NOT EXISTS `{{ p.changes_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `change_kind` ENUM('grow', 'shrink', 'compact', 'reset') NOT NULL,

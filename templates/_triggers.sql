@@ -26,7 +26,7 @@ BEGIN
     END IF;
 END$$
 
--- Applies a write with an id ({{ p.add_once }}, {{ p.add_many_once }}) in the
+-- Applies a write with an id ({{ p.routine(Routine::AddOnce) }}, {{ p.routine(Routine::AddManyOnce) }}) in the
 -- statement that records its id, so that the id and the write's deltas
 -- commit together or not at all with no transaction opened around them.
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in

@@ -125,19 +125,6 @@ pub(super) struct Context {
     pub(super) view_slots: String,
     pub(super) totals_view: String,
     pub(super) probe: String,
-    pub(super) setup: String,
-    pub(super) add: String,
-    pub(super) increment: String,
-    pub(super) add_many: String,
-    pub(super) reset: String,
-    pub(super) delete: String,
-    pub(super) get: String,
-    pub(super) resize: String,
-    pub(super) compact: String,
-    pub(super) estimate: String,
-    pub(super) add_once: String,
-    pub(super) add_many_once: String,
-    pub(super) forget_writes: String,
     /// The table of write ids, and how many `forget_writes` deletes at a time.
     pub(super) writes_table: String,
     pub(super) forget_batch: u32,
@@ -153,6 +140,8 @@ pub(super) struct Context {
     pub(super) invalid_argument: u16,
     /// The SQLSTATE every refusal is signalled with.
     pub(super) refusal_state: &'static str,
+    /// For the routines' names, which [`Context::routine`] gives.
+    options: PackageOptions,
 }
 
 /// One write with an id in this many forgets expired ids, up to
@@ -260,19 +249,6 @@ impl Context {
             view_slots,
             totals_view: package::totals_view(options),
             probe: package::probe_name(options),
-            setup: Routine::Setup.name(options),
-            add: Routine::Add.name(options),
-            increment: Routine::Increment.name(options),
-            add_many: Routine::AddMany.name(options),
-            reset: Routine::Reset.name(options),
-            delete: Routine::Delete.name(options),
-            get: Routine::Get.name(options),
-            resize: Routine::Resize.name(options),
-            compact: Routine::Compact.name(options),
-            estimate: Routine::Estimate.name(options),
-            add_once: Routine::AddOnce.name(options),
-            add_many_once: Routine::AddManyOnce.name(options),
-            forget_writes: Routine::ForgetWrites.name(options),
             writes_table: package::writes_table(options),
             forget_batch: package::FORGET_BATCH,
             write_id_window: options.write_id_window(),
@@ -286,7 +262,13 @@ impl Context {
             already_exists: errno::ALREADY_EXISTS,
             invalid_argument: errno::INVALID_ARGUMENT,
             refusal_state: package::REFUSAL_SQLSTATE,
+            options: options.clone(),
         }
+    }
+
+    /// The name of `routine` in this package: `p.routine(Routine::Add)`.
+    pub(super) fn routine(&self, routine: Routine) -> String {
+        routine.name(&self.options)
     }
 }
 

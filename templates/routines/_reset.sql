@@ -3,14 +3,14 @@
 {%- import "_macros.sql" as m -%}
 
 {% macro drop_and_describe(p) -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.reset }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Reset) }}` */$$
 -- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
 -- kept in slot 1, every other slot to 0, and its start date to now when
 -- p_reset_start_date is TRUE.
 {%- endmacro %}
 
 {% macro signature(p) -%}
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.reset }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Reset) }}`(
     IN p_name {{ p.name_type }},
     IN p_value {{ p.number_type }},
     IN p_reset_start_date BOOLEAN

@@ -1,6 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add.sql" as add -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.add }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Add) }}` */$$
 {%- if p.auto_create %}
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
 -- p_name, creating the slot row, and so the counter, when it is not there
@@ -12,7 +12,7 @@
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
 -- p_name. Locks exactly one row.
 {%- endif %}
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Add) }}`(
     IN p_name {{ p.name_type }},
     IN p_delta {{ p.number_type }}
 )

@@ -1,6 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add_many.sql" as batch -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.add_many }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddMany) }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
 -- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter, creating the slot
 -- row, and so the counter, when it is not there yet. Names that collate
@@ -10,7 +10,7 @@
 -- The statement reaches the counters in the order of their names, so two
 -- batches cannot deadlock on each other. It is built as text (PREPARE), with names as hex
 -- literals: a quoted literal would be read in the session's character set.
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_many }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddMany) }}`(
     IN p_deltas {{ p.deltas_type }}
 )
 MODIFIES SQL DATA

@@ -1,7 +1,7 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add.sql" as add -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.add_once }}` */$$
--- {{ p.add }} with a write id p_write_id (16 random bytes the caller chose for
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddOnce) }}` */$$
+-- {{ p.routine(Routine::Add) }} with a write id p_write_id (16 random bytes the caller chose for
 -- this write): adds p_delta to counter p_name once, however often it is
 -- called with that id within the package's window. The id is recorded by
 -- the statement that applies the delta; a call whose id is recorded changes
@@ -9,7 +9,7 @@
 -- It opens no transaction: in autocommit mode its one write commits alone,
 -- and the slot count is read by a statement of its own, whose read view
 -- closes with it.
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.add_once }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddOnce) }}`(
     IN p_write_id VARBINARY(64),
     IN p_name {{ p.name_type }},
     IN p_delta {{ p.number_type }}

@@ -1,7 +1,7 @@
 {%- import "_macros.sql" as m -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.delete }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
 -- Removes counter p_name, all its slots, and its last change.
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.delete }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
 )
 MODIFIES SQL DATA

@@ -1,5 +1,5 @@
 {%- import "_macros.sql" as m -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.forget_writes }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ForgetWrites) }}` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
 -- from 1), {{ p.forget_batch }} at a time, oldest first: called in autocommit mode,
 -- each DELETE is a short transaction of its own. Each DELETE names the
@@ -7,7 +7,7 @@
 -- statement-based logging (1592). A write sent again after its id is
 -- forgotten counts again: keep p_seconds well above the time a writer
 -- retries.
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.forget_writes }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::ForgetWrites) }}`(
     IN p_seconds {{ p.number_type }}
 )
 MODIFIES SQL DATA

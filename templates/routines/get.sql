@@ -1,10 +1,10 @@
 {%- import "_macros.sql" as m -%}
-/*!80000 DROP FUNCTION IF EXISTS `{{ p.get }}` */$$
+/*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Get) }}` */$$
 -- The value of counter p_name: the sum of its slots, or NULL when it does
 -- not exist, so one SELECT can read many names. READS SQL DATA: with binary
 -- logging on, a function without a characteristic fails (error 1418).
 -- NULL too for a name longer than {{ p.name_length }} characters.
-CREATE /*M! OR REPLACE */ FUNCTION `{{ p.get }}`(
+CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Get) }}`(
     p_name {{ p.name_type }}
 )
 RETURNS BIGINT

@@ -1,6 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.resize }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Resize) }}` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a cluster, to the
 -- slot of the node it runs on){% else %}{% endmatch %}. Safe while increments run:
@@ -15,7 +15,7 @@
 -- or 3101, a kill), a shrink leaves fewer slots and the total intact;
 -- calling it again finishes it.{% if p.group_members.is_some() %} Each shrink step first waits until the member
 -- has applied what the group certified before it.{% endif %}
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.resize }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Resize) }}`(
     IN p_name {{ p.name_type }},
     IN p_slots {{ p.number_type }}
 )

@@ -1,5 +1,5 @@
 {%- import "_macros.sql" as m -%}
-/*!80000 DROP PROCEDURE IF EXISTS `{{ p.setup }}` */$$
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Setup) }}` */$$
 {%- if let Some(slots) = p.fixed_slots %}
 -- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0, else a
@@ -9,7 +9,7 @@
 -- {{ p.max_slots }}). p_initial_value (NULL: 0, else a whole number within
 -- BIGINT) goes into slot 1.
 {%- endif %}
-CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.setup }}`(
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Setup) }}`(
     IN p_name {{ p.name_type }},
     IN p_description {{ p.description_type }},
     IN p_slots {{ p.number_type }},
