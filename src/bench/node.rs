@@ -43,7 +43,7 @@ impl Node {
         let server = ServerInfo::read(&mut conn)?;
         let max_connections: u32 =
             server.setting("max_connections").and_then(|value| value.parse().ok()).unwrap_or(0);
-        if variants.iter().any(|variant| !variant.coalesces()) && max_connections <= clients {
+        if variants.iter().any(|variant| !variant.profile().coalesces) && max_connections <= clients {
             return Err(Error::Environment(format!(
                 "{target} allows {max_connections} connections, and {clients} clients need more: \
                  raise max_connections or use fewer --clients"

@@ -68,92 +68,76 @@ pub enum Variant {
     CoalescedAsync,
 }
 
+/// What sets a variant's rounds apart, written once per variant in
+/// [`Variant::profile`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Profile {
+    /// The name `--variant` takes.
+    pub(super) name: &'static str,
+    /// Measured once per `--slots` value.
+    pub(super) has_slots: bool,
+    /// One package per slot count, so it needs `--slots`.
+    pub(super) needs_slots: bool,
+    /// Its rounds can hold a transaction open: the batching and client
+    /// variants make their own transactions, at hold 0 only.
+    pub(super) holds: bool,
+    /// The variant whose counters it increments: its own, unless it is a
+    /// client of another's package.
+    pub(super) counters_of: Variant,
+    /// Its clients share each node's coalescing handle.
+    pub(super) coalesces: bool,
+    /// Its clients are tokio tasks rather than threads.
+    pub(super) is_async: bool,
+}
+
 impl Variant {
-    /// Whether the variant is measured once per `--slots` value.
-    pub(super) fn has_slots(self) -> bool {
-        matches!(
-            self,
-            Variant::Dynamic
-                | Variant::Fixed
-                | Variant::Lazy
-                | Variant::Connection
-                | Variant::Node
-                | Variant::Transaction
-                | Variant::AddMany
-                | Variant::Coalesced
-                | Variant::Client
-                | Variant::Plain
-                | Variant::ClientIds
-                | Variant::CoalescedIds
-                | Variant::ClientAsync
-                | Variant::CoalescedAsync
-        )
-    }
-
-    /// Whether the variant's rounds can hold a transaction open: the
-    /// batching variants make their own transactions, at hold 0 only.
-    pub(super) fn holds(self) -> bool {
-        !matches!(
-            self,
-            Variant::Transaction
-                | Variant::AddMany
-                | Variant::Coalesced
-                | Variant::Client
-                | Variant::Plain
-                | Variant::ClientIds
-                | Variant::CoalescedIds
-                | Variant::ClientAsync
-                | Variant::CoalescedAsync
-        )
-    }
-
-    /// The variant whose counters this one increments: the client, plain,
-    /// client-ids and client-async variants count in the dynamic package's,
-    /// coalesced-ids and coalesced-async in coalesced's, each of the others
-    /// in its own.
-    pub(super) fn counters_of(self) -> Variant {
+    /// What the variant is: its name, its slots, its transactions, whose
+    /// counters it increments and how its clients run.
+    pub(super) fn profile(self) -> Profile {
+        use Variant::*;
+        let package = Profile {
+            name: "",
+            has_slots: true,
+            needs_slots: false,
+            holds: true,
+            counters_of: self,
+            coalesces: false,
+            is_async: false,
+        };
+        let own_transactions = Profile { holds: false, ..package };
         match self {
-            Variant::Client | Variant::Plain | Variant::ClientIds | Variant::ClientAsync => Variant::Dynamic,
-            Variant::CoalescedIds | Variant::CoalescedAsync => Variant::Coalesced,
-            variant => variant,
+            SingleRow => Profile { name: "single-row", has_slots: false, ..package },
+            Dynamic => Profile { name: "dynamic", ..package },
+            Fixed => Profile { name: "fixed", needs_slots: true, ..package },
+            Lazy => Profile { name: "lazy", needs_slots: true, ..package },
+            Connection => Profile { name: "connection", ..package },
+            Node => Profile { name: "node", ..package },
+            Transaction => Profile { name: "transaction", ..own_transactions },
+            AddMany => Profile { name: "add-many", ..own_transactions },
+            Coalesced => Profile { name: "coalesced", coalesces: true, ..own_transactions },
+            OwnCounter => Profile { name: "own-counter", has_slots: false, ..package },
+            Client => Profile { name: "client", counters_of: Dynamic, ..own_transactions },
+            Plain => Profile { name: "plain", counters_of: Dynamic, ..own_transactions },
+            ClientIds => Profile { name: "client-ids", counters_of: Dynamic, ..own_transactions },
+            CoalescedIds => {
+                Profile { name: "coalesced-ids", counters_of: Coalesced, coalesces: true, ..own_transactions }
+            }
+            ClientAsync => {
+                Profile { name: "client-async", counters_of: Dynamic, is_async: true, ..own_transactions }
+            }
+            CoalescedAsync => Profile {
+                name: "coalesced-async",
+                counters_of: Coalesced,
+                coalesces: true,
+                is_async: true,
+                ..own_transactions
+            },
         }
-    }
-
-    /// Whether the variant's clients share each node's coalescing handle.
-    pub(super) fn coalesces(self) -> bool {
-        matches!(self, Variant::Coalesced | Variant::CoalescedIds | Variant::CoalescedAsync)
-    }
-
-    /// Whether the variant's clients are tokio tasks rather than threads.
-    pub(super) fn is_async(self) -> bool {
-        matches!(self, Variant::ClientAsync | Variant::CoalescedAsync)
-    }
-
-    /// Whether the variant has one package per slot count, so needs `--slots`.
-    fn needs_slots(self) -> bool {
-        matches!(self, Variant::Fixed | Variant::Lazy)
     }
 
     /// The name `--variant` takes.
     pub fn name(self) -> &'static str {
-        match self {
-            Variant::SingleRow => "single-row",
-            Variant::Dynamic => "dynamic",
-            Variant::Fixed => "fixed",
-            Variant::Lazy => "lazy",
-            Variant::Connection => "connection",
-            Variant::Node => "node",
-            Variant::Transaction => "transaction",
-            Variant::AddMany => "add-many",
-            Variant::Coalesced => "coalesced",
-            Variant::OwnCounter => "own-counter",
-            Variant::Client => "client",
-            Variant::Plain => "plain",
-            Variant::ClientIds => "client-ids",
-            Variant::CoalescedIds => "coalesced-ids",
-            Variant::ClientAsync => "client-async",
-            Variant::CoalescedAsync => "coalesced-async",
-        }
+        self.profile().name
     }
 }
 
@@ -200,7 +184,7 @@ impl Case {
         let name = self.variant.name();
         match (self.variant, self.slots) {
             // Fixed and lazy rounds always have a slot count.
-            (variant, None) if variant.has_slots() => format!("{name}, 1-50 slots"),
+            (variant, None) if variant.profile().has_slots => format!("{name}, 1-50 slots"),
             (_, Some(slots)) => format!("{name}, {slots} slots"),
             _ => name.to_owned(),
         }
@@ -275,7 +259,7 @@ impl Plan {
         }
         self.variants.sort();
         self.variants.dedup();
-        if let Some(variant) = self.variants.iter().find(|variant| !variant.holds())
+        if let Some(variant) = self.variants.iter().find(|variant| !variant.profile().holds)
             && !self.hold_ms.contains(&0)
         {
             return Err(Error::InvalidOption(format!(
@@ -284,7 +268,7 @@ impl Plan {
                 variant.name()
             )));
         }
-        if let Some(variant) = self.variants.iter().find(|variant| variant.needs_slots())
+        if let Some(variant) = self.variants.iter().find(|variant| variant.profile().needs_slots)
             && self.slots.is_empty()
         {
             return Err(Error::InvalidOption(format!(
@@ -303,14 +287,15 @@ impl Plan {
         for &hold_ms in &self.hold_ms {
             for &clients in &self.clients {
                 for &variant in &self.variants {
-                    if hold_ms > 0 && !variant.holds() {
+                    if hold_ms > 0 && !variant.profile().holds {
                         continue;
                     }
-                    let slot_counts: Vec<Option<u32>> = if variant.has_slots() && !self.slots.is_empty() {
-                        self.slots.iter().copied().map(Some).collect()
-                    } else {
-                        vec![None]
-                    };
+                    let slot_counts: Vec<Option<u32>> =
+                        if variant.profile().has_slots && !self.slots.is_empty() {
+                            self.slots.iter().copied().map(Some).collect()
+                        } else {
+                            vec![None]
+                        };
                     for slots in slot_counts {
                         cases.push(Case { variant, slots, clients, hold_ms });
                     }
@@ -350,6 +335,15 @@ mod tests {
             flushes: 2,
         }
         .validated()
+    }
+
+    #[test]
+    fn each_variant_is_named_as_variant_takes_it() {
+        use clap::ValueEnum;
+        for variant in Variant::value_variants() {
+            let takes = variant.to_possible_value().expect("no variant is skipped");
+            assert_eq!(variant.name(), takes.get_name());
+        }
     }
 
     #[test]
@@ -403,9 +397,12 @@ mod tests {
         for (variant, twin) in
             [(Variant::ClientAsync, Variant::Client), (Variant::CoalescedAsync, Variant::Coalesced)]
         {
-            assert!(variant.is_async() && !twin.is_async());
-            assert_eq!(variant.counters_of(), twin.counters_of());
-            assert_eq!((variant.holds(), variant.coalesces()), (twin.holds(), twin.coalesces()));
+            assert!(variant.profile().is_async && !twin.profile().is_async);
+            assert_eq!(variant.profile().counters_of, twin.profile().counters_of);
+            assert_eq!(
+                (variant.profile().holds, variant.profile().coalesces),
+                (twin.profile().holds, twin.profile().coalesces)
+            );
         }
     }
 

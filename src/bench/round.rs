@@ -30,7 +30,7 @@ impl Workbench {
         let before_total = self.total(&mut conn, case)?;
         let before_cpu = ProcessCpu::now();
 
-        let (started, outcomes) = if case.variant.is_async() {
+        let (started, outcomes) = if case.variant.profile().is_async {
             let tasks = self.tasks.as_ref().expect("prepare makes the tasks' runtime for the async variants");
             tasks.round(case, budget, |client| self.counter_names(case, client), progress)
         } else {
@@ -69,7 +69,7 @@ impl Workbench {
             brute_force_aborts: delta("wsrep_local_bf_aborts"),
             group_replication_conflicts: since(after.group_conflicts, before.group_conflicts),
             server_deadlocks: since(after.deadlocks, before.deadlocks),
-            coalesced: case.variant.coalesces().then(|| {
+            coalesced: case.variant.profile().coalesces.then(|| {
                 let round = FlushStats {
                     flushes: after_flushes.flushes - before_flushes.flushes,
                     deltas: after_flushes.deltas - before_flushes.deltas,

@@ -117,7 +117,7 @@ pub(super) fn package(
 fn kinds(variants: &[Variant], slots: &[u32]) -> Vec<(Variant, Option<u32>)> {
     let mut kinds: Vec<(Variant, Option<u32>)> = Vec::new();
     for &variant in variants.iter().chain([Variant::SingleRow].iter()) {
-        if variant.has_slots() && !slots.is_empty() {
+        if variant.profile().has_slots && !slots.is_empty() {
             kinds.extend(slots.iter().map(|&slots| (variant, Some(slots))));
         } else {
             kinds.push((variant, None));
@@ -156,7 +156,7 @@ impl Workbench {
             first.get_or_insert((node.conn, node.server));
         }
         let (mut conn, server) = first.expect("at least one url");
-        let tasks = if variants.iter().any(|variant| variant.is_async()) {
+        let tasks = if variants.iter().any(|variant| variant.profile().is_async) {
             let on_group = server.group_replication_members.is_some();
             let package_of = |variant| {
                 package(variant, None, max_slots, on_group).map(|options| options.expect("a package variant"))
@@ -300,10 +300,10 @@ impl Workbench {
         // them made once.
         let mut made = Vec::new();
         for &(variant, slots) in &self.kinds {
-            if made.contains(&(variant.counters_of(), slots)) {
+            if made.contains(&(variant.profile().counters_of, slots)) {
                 continue;
             }
-            made.push((variant.counters_of(), slots));
+            made.push((variant.profile().counters_of, slots));
             let setup = match self.package(variant, slots)? {
                 Some(options) => {
                     format!("CALL `{}`(?, 'benchmark counter', ?, NULL)", Routine::Setup.name(&options))
@@ -311,7 +311,7 @@ impl Workbench {
                 None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
             };
             let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
-            match (variant.counters_of(), slots) {
+            match (variant.profile().counters_of, slots) {
                 (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
                 (Variant::OwnCounter, _) => {
                     (0..self.max_clients).try_for_each(|client| create((own_name(client), 1).into()))?;

@@ -20,7 +20,9 @@ use tokio::sync::oneshot;
 use slotted_counters_core::package::BATCH_LIMIT;
 
 use super::{AsyncCounters, AsyncPooled};
-use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending, report_stall};
+use crate::batch::{
+    Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending, report_stall,
+};
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
