@@ -144,7 +144,9 @@ fn the_callers_of_a_flush_that_panicked_hear_it_and_the_queue_goes_on() {
     Arc::get_mut(&mut group).unwrap().max_flushes = 1;
     let first = add(&group, "views");
     until("the first flush is sent", || driver.sent().len() == 1);
+    // The oldest waiting call leads the next flush: queued one after the other.
     let leader = add(&group, "views");
+    until("the leader is queued", || waiting(&group) == 1);
     let carried = add(&group, "likes");
     until("two calls are queued", || waiting(&group) == 2);
     gate.open();
