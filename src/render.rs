@@ -10,6 +10,7 @@ use askama::Template;
 use slotted_counters_core::names;
 use slotted_counters_core::package::{self, Routine};
 use slotted_counters_core::plain::{self, PlainSql};
+use slotted_counters_core::refusals;
 use slotted_counters_core::{PackageOptions, SlotChoice};
 
 use crate::error::Error;

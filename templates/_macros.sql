@@ -15,7 +15,7 @@
 
 {#- The unknown-counter error, at the indentation of the block it ends. -#}
 {% macro unknown_counter(indent, p) -%}
-{% call refuse(indent, p, p.unknown_counter) %}'unknown counter: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent, p, p.unknown_counter) %}'{{ refusals::UNKNOWN_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {%- endmacro %}
 
 {#- The invalid-argument errors of a name no counter may have: longer than
@@ -24,7 +24,7 @@
     names one counter. -#}
 {% macro check_name_form(indent, p) -%}
 {{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
-{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'counter name is longer than {{ p.name_length }} characters: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::long_name(*p.name_length) }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {% call check_name_characters(indent, p, true) %}{% endcall %}
 {%- endmacro %}
@@ -33,7 +33,7 @@
     or not of the form every name must have. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
-{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}counter name must not be NULL or empty{% endcall %}
+{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}{{ refusals::BLANK_NAME }}{% endcall %}
 {{ indent }}END IF;
 {% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
@@ -59,17 +59,17 @@
 {{ indent }}            SET v_character = SUBSTRING(p_name, v_at, 1);
 {{ indent }}            SET v_code = ORD(CONVERT(v_character USING utf32));
 {{ indent }}            IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-{{ indent }}                SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+{{ indent }}                SET v_unusable = CONCAT('{{ refusals::CONTROL_CHARACTER }} (U+', LPAD(HEX(v_code), 4, '0'), ')');
 {{ indent }}            ELSEIF WEIGHT_STRING(v_character) = '' THEN
-{{ indent }}                SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+{{ indent }}                SET v_unusable = CONCAT('{{ refusals::IGNORED_CHARACTER }} (U+', LPAD(HEX(v_code), 4, '0'), ')');
 {{ indent }}            END IF;
 {{ indent }}        END WHILE;
 {{ indent }}        IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-{{ indent }}            SET v_unusable = 'a trailing space';
+{{ indent }}            SET v_unusable = '{{ refusals::TRAILING_SPACE }}';
 {{ indent }}        END IF;
 {{ indent }}        IF v_unusable IS NOT NULL THEN
 {%- if refuse %}
-{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'counter name has ', v_unusable, ': ', QUOTE(p_name){% endcall %}
+{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'{{ refusals::NAME_HAS }} ', v_unusable, ': ', QUOTE(p_name){% endcall %}
 {%- else %}
 {{ indent }}            RETURN NULL;
 {%- endif %}
@@ -155,7 +155,7 @@
 
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
 {% macro slot_bound_error(indent, p) -%}
-{% call refuse(indent, p, p.invalid_argument) %}'a slot would pass {{ p.slot_bound }} either way, for counter: ', QUOTE(NEW.`counter_name`){% endcall %}
+{% call refuse(indent, p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(NEW.`counter_name`){% endcall %}
 {%- endmacro %}
 
 {#- For packages with a counter limit: refuses a name no counter has yet

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use slotted_counters_core::names::refusal;
+use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
 use crate::error::CounterError;
 
@@ -151,7 +151,10 @@ pub(crate) fn add_delta(deltas: &mut Deltas, name: &str, delta: i64) -> Result<(
     match deltas.get_mut(name) {
         Some(sum) => {
             *sum = sum.checked_add(delta).ok_or_else(|| {
-                CounterError::InvalidArgument(refusal("the deltas add up past a BIGINT, for counter", name))
+                CounterError::InvalidArgument(refusals::about(
+                    &format!("the deltas add up past a BIGINT{FOR_COUNTER}"),
+                    name,
+                ))
             })?;
         }
         None => {

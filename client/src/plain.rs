@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use slotted_counters_core::names::refusal;
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement, SLOT_COUNT_LIFETIME};
+use slotted_counters_core::refusals::{self, ALREADY_EXISTS, BLANK_NAME, FOR_COUNTER, UNKNOWN_COUNTER};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, WriteId};
@@ -52,7 +52,7 @@ fn number(value: impl Into<i64>) -> Param<'static> {
 }
 
 fn unknown(name: &str) -> CounterError {
-    CounterError::NotFound(refusal("unknown counter", name))
+    CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))
 }
 
 /// A slot between 1 and `slots`, picked at random.
@@ -113,8 +113,8 @@ impl Plain {
     }
 
     fn past_bound(&self, name: &str) -> CounterError {
-        CounterError::InvalidArgument(refusal(
-            &format!("a slot would pass {} either way, for counter", self.bound),
+        CounterError::InvalidArgument(refusals::about(
+            &format!("{}{FOR_COUNTER}", refusals::past_bound(self.bound)),
             name,
         ))
     }
@@ -137,23 +137,18 @@ impl Plain {
     ) -> Result<(), CounterError> {
         check_not_blank(name)?;
         let invalid = |problem: String| {
-            Err(CounterError::InvalidArgument(refusal(&format!("{problem}, for counter"), name)))
+            Err(CounterError::InvalidArgument(refusals::about(&format!("{problem}{FOR_COUNTER}"), name)))
         };
         if counter.description.chars().count() > DESCRIPTION_LENGTH as usize {
-            return invalid(format!("description is longer than {DESCRIPTION_LENGTH} characters"));
+            return invalid(refusals::long_description(DESCRIPTION_LENGTH));
         }
         let slots = match (self.slots, counter.slots) {
             (SlotPolicy::Fixed(fixed), Some(asked)) if asked != fixed => {
-                return invalid(format!(
-                    "slots must be NULL or {fixed} (this package has fixed slots), not {asked}"
-                ));
+                return invalid(format!("{} {asked}", refusals::slots_not_fixed(fixed)));
             }
             (SlotPolicy::Fixed(fixed), _) => fixed,
             (SlotPolicy::Dynamic { .. }, Some(asked)) if !(1..=self.max_slots).contains(&asked) => {
-                return invalid(format!(
-                    "slots must be a whole number between 1 and {}, not {asked}",
-                    self.max_slots
-                ));
+                return invalid(format!("{} {asked}", refusals::slots_out_of_range(self.max_slots)));
             }
             (SlotPolicy::Dynamic { default }, asked) => asked.unwrap_or(default),
         };
@@ -168,7 +163,7 @@ impl Plain {
         }
         match conn.execute(&statement(&rows, params)).await {
             Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => {
-                Err(CounterError::AlreadyExists(refusal("counter already exists", name)))
+                Err(CounterError::AlreadyExists(refusals::about(ALREADY_EXISTS, name)))
             }
             outcome => {
                 self.slot_counts.forget(name);
@@ -366,7 +361,7 @@ fn entries(deltas: &Deltas) -> impl Iterator<Item = (&str, i64)> + Clone {
 /// Refuses a blank name for a call that creates a counter, as the routines do.
 fn check_not_blank(name: &str) -> Result<(), CounterError> {
     if name.trim_matches(' ').is_empty() {
-        return Err(CounterError::InvalidArgument("counter name must not be NULL or empty".to_owned()));
+        return Err(CounterError::InvalidArgument(BLANK_NAME.to_owned()));
     }
     Ok(())
 }

@@ -5,6 +5,7 @@ pub mod names;
 pub mod options;
 pub mod package;
 pub mod plain;
+pub mod refusals;
 
 pub use error::ConfigError;
 pub use options::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy};

@@ -13,7 +13,7 @@
 //! alone refuse them.
 
 use crate::options::PackageOptions;
-use crate::package::MESSAGE_LENGTH;
+use crate::refusals::{self, CONTROL_CHARACTER, IGNORED_CHARACTER, NAME_HAS, TRAILING_SPACE};
 
 /// The code points `utf8mb4_unicode_ci` ignores (their weight is empty),
 /// as MariaDB 10.11 and MySQL 9.7 both report them; a live test compares
@@ -84,41 +84,15 @@ fn holds(ranges: &[(u32, u32)], character: char) -> bool {
 /// The rule of one package's names.
 #[derive(Debug, Clone)]
 pub struct NameRule {
-    length: usize,
+    length: u32,
     ignored: &'static [(u32, u32)],
     spaces: &'static [(u32, u32)],
-}
-
-/// A name as the routines' messages show it: as SQL's `QUOTE()` writes it,
-/// in single quotes, with a backslash before each backslash, single quote,
-/// NUL (`\0`) and Control+Z (`\Z`).
-pub fn quoted(name: &str) -> String {
-    let mut quoted = String::with_capacity(name.len() + 2);
-    quoted.push('\'');
-    for character in name.chars() {
-        match character {
-            '\\' | '\'' => quoted.extend(['\\', character]),
-            '\0' => quoted.push_str("\\0"),
-            '\u{1a}' => quoted.push_str("\\Z"),
-            character => quoted.push(character),
-        }
-    }
-    quoted.push('\'');
-    quoted
-}
-
-/// A refusal's message about counter `name` as the routines write it:
-/// `text`, `: ` and the name [`quoted`], cut to [`MESSAGE_LENGTH`]
-/// characters, so that a refusal reads the same whether the client or a
-/// routine made it.
-pub fn refusal(text: &str, name: &str) -> String {
-    format!("{text}: {}", quoted(name)).chars().take(MESSAGE_LENGTH as usize).collect()
 }
 
 impl NameRule {
     pub fn new(options: &PackageOptions) -> Self {
         NameRule {
-            length: options.name_length() as usize,
+            length: options.name_length(),
             ignored: ignored_by(options.collation()).unwrap_or_default(),
             spaces: spaces_in(options.collation()).unwrap_or_default(),
         }
@@ -127,21 +101,21 @@ impl NameRule {
     /// Refuses a name no counter may have, as the routines do (errno 9003),
     /// with the message that says why.
     pub fn check(&self, name: &str) -> Result<(), String> {
-        let refuse = |problem: String| Err(refusal(&format!("counter name {problem}"), name));
-        if name.chars().count() > self.length {
-            return refuse(format!("is longer than {} characters", self.length));
+        let refuse = |problem: &str| Err(refusals::about(&format!("{NAME_HAS} {problem}"), name));
+        if name.chars().count() > self.length as usize {
+            return Err(refusals::about(&refusals::long_name(self.length), name));
         }
         for character in name.chars() {
             let code = u32::from(character);
             if character.is_control() {
-                return refuse(format!("has a control character (U+{code:04X})"));
+                return refuse(&format!("{CONTROL_CHARACTER} (U+{code:04X})"));
             }
             if holds(self.ignored, character) {
-                return refuse(format!("has a character the collation ignores (U+{code:04X})"));
+                return refuse(&format!("{IGNORED_CHARACTER} (U+{code:04X})"));
             }
         }
         if name.ends_with(|last| last == ' ' || holds(self.spaces, last)) {
-            return refuse("has a trailing space".to_owned());
+            return refuse(TRAILING_SPACE);
         }
         Ok(())
     }
@@ -150,21 +124,6 @@ impl NameRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_quoted_as_sql_quotes_them() {
-        assert_eq!(quoted(r"it's a \ name"), r"'it\'s a \\ name'");
-        assert_eq!(quoted("nul\0 and sub\u{1a}"), r"'nul\0 and sub\Z'");
-        assert_eq!(quoted("名前 😀"), "'名前 😀'");
-    }
-
-    #[test]
-    fn a_refusal_is_cut_to_the_routines_message_length_in_characters() {
-        let message = refusal("counter name is longer than 50 characters", &"é".repeat(200));
-        assert_eq!(message.chars().count(), MESSAGE_LENGTH as usize);
-        assert!(message.starts_with("counter name is longer than 50 characters: 'éé"), "{message}");
-        assert_eq!(refusal("unknown counter", "a"), "unknown counter: 'a'");
-    }
 
     fn check_in(collation: &str, name: &str) -> Result<(), String> {
         NameRule::new(&PackageOptions::builder().collation(collation).build().unwrap()).check(name)

@@ -30,7 +30,7 @@ BEGIN
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'slots must be a whole number between 1 and {{ p.max_slots }}, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', COALESCE(p_slots + 0E0, 'NULL'), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
 {% call m::read_last_slot("    ", p) %}{% endcall %}
     IF v_slots = 0 THEN

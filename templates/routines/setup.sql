@@ -25,22 +25,22 @@ BEGIN
     -- the primary key decides, and its error becomes ours.
     DECLARE EXIT HANDLER FOR 1062
     BEGIN
-{% call m::refuse("        ", p, p.already_exists) %}'counter already exists: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.already_exists) %}'{{ refusals::ALREADY_EXISTS }}: ', QUOTE(p_name){% endcall %}
     END;
 
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'description is longer than {{ p.description_length }} characters, for counter: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::long_description(*p.description_length) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
 {%- if let Some(slots) = p.fixed_slots %}
     IF p_slots <> {{ slots }} THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'slots must be NULL or {{ slots }} (this package has fixed slots), not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_not_fixed(**slots) }} ', p_slots + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_slots = {{ slots }};
 {%- else %}
     IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'slots must be a whole number between 1 and {{ p.max_slots }}, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', p_slots + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_slots = COALESCE(p_slots, {{ p.default_slots }});
 {%- endif %}

@@ -1,0 +1,124 @@
+//! What a refusal says, written once: the generator places these words in
+//! the routines' `SIGNAL`s, and the client's name rule and plain mode make
+//! their refusals with them, so that a refusal reads the same whoever
+//! makes it. A message about a counter ends with `: ` and the name as
+//! SQL's `QUOTE()` writes it ([`about`]), cut to [`MESSAGE_LENGTH`]
+//! characters as the routines cut theirs.
+//!
+//! The words go between single quotes in SQL: none holds a quote or a
+//! backslash (a test holds that).
+
+use crate::package::MESSAGE_LENGTH;
+
+/// No counter has the name (errno 9001).
+pub const UNKNOWN_COUNTER: &str = "unknown counter";
+/// `setup` of a name that a counter has (errno 9002).
+pub const ALREADY_EXISTS: &str = "counter already exists";
+/// A name a counter is created for, NULL or only spaces.
+pub const BLANK_NAME: &str = "counter name must not be NULL or empty";
+/// A name holding one of the characters below, which the message names.
+pub const NAME_HAS: &str = "counter name has";
+/// A character below U+0020 or from U+007F to U+009F, followed by its code
+/// point: `(U+0009)`.
+pub const CONTROL_CHARACTER: &str = "a control character";
+/// A character whose weight in the collation is empty, followed by its
+/// code point.
+pub const IGNORED_CHARACTER: &str = "a character the collation ignores";
+/// A name ending with a space, or a character the collation takes for one.
+pub const TRAILING_SPACE: &str = "a trailing space";
+/// What follows the words of a refusal about an argument other than the
+/// name, before the name: `value must be an integer, for counter: 'a'`.
+pub const FOR_COUNTER: &str = ", for counter";
+
+/// A name longer than the package's `length` characters.
+pub fn long_name(length: u32) -> String {
+    format!("counter name is longer than {length} characters")
+}
+
+/// A description longer than `length` characters.
+pub fn long_description(length: u32) -> String {
+    format!("description is longer than {length} characters")
+}
+
+/// A slot count other than a fixed-slot package's `fixed`; the count asked
+/// for follows.
+pub fn slots_not_fixed(fixed: u32) -> String {
+    format!("slots must be NULL or {fixed} (this package has fixed slots), not")
+}
+
+/// A slot count outside 1 to `max`; the count asked for follows.
+pub fn slots_out_of_range(max: u32) -> String {
+    format!("slots must be a whole number between 1 and {max}, not")
+}
+
+/// A write that would take a slot past `bound` or below its negative.
+pub fn past_bound(bound: i64) -> String {
+    format!("a slot would pass {bound} either way")
+}
+
+/// A name as the routines' messages show it: as SQL's `QUOTE()` writes it,
+/// in single quotes, with a backslash before each backslash, single quote,
+/// NUL (`\0`) and Control+Z (`\Z`).
+pub fn quoted(name: &str) -> String {
+    let mut quoted = String::with_capacity(name.len() + 2);
+    quoted.push('\'');
+    for character in name.chars() {
+        match character {
+            '\\' | '\'' => quoted.extend(['\\', character]),
+            '\0' => quoted.push_str("\\0"),
+            '\u{1a}' => quoted.push_str("\\Z"),
+            character => quoted.push(character),
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// A refusal's message about counter `name` as the routines write it:
+/// `words`, `: ` and the name [`quoted`], cut to [`MESSAGE_LENGTH`]
+/// characters.
+pub fn about(words: &str, name: &str) -> String {
+    format!("{words}: {}", quoted(name)).chars().take(MESSAGE_LENGTH as usize).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_quoted_as_sql_quotes_them() {
+        assert_eq!(quoted(r"it's a \ name"), r"'it\'s a \\ name'");
+        assert_eq!(quoted("nul\0 and sub\u{1a}"), r"'nul\0 and sub\Z'");
+        assert_eq!(quoted("名前 😀"), "'名前 😀'");
+    }
+
+    #[test]
+    fn a_refusal_is_cut_to_the_routines_message_length_in_characters() {
+        let message = about(&long_name(50), &"é".repeat(200));
+        assert_eq!(message.chars().count(), MESSAGE_LENGTH as usize);
+        assert!(message.starts_with("counter name is longer than 50 characters: 'éé"));
+        assert_eq!(about(UNKNOWN_COUNTER, "a"), "unknown counter: 'a'");
+    }
+
+    #[test]
+    fn no_words_would_end_the_sql_string_they_are_placed_in() {
+        let words = [
+            UNKNOWN_COUNTER,
+            ALREADY_EXISTS,
+            BLANK_NAME,
+            NAME_HAS,
+            CONTROL_CHARACTER,
+            IGNORED_CHARACTER,
+            TRAILING_SPACE,
+            FOR_COUNTER,
+            &long_name(1),
+            &long_description(1),
+            &slots_not_fixed(1),
+            &slots_out_of_range(1),
+            &past_bound(1),
+        ];
+        for words in words {
+            assert!(!words.contains(['\'', '\\']), "{words}");
+        }
+    }
+}
