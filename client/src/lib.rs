@@ -4,10 +4,9 @@
 #![warn(unnameable_types)]
 
 #[cfg(feature = "sqlx")]
-mod asynchronous;
+mod async_client;
 mod batch;
 mod call;
-mod counters;
 mod driver;
 mod engine;
 mod error;
@@ -17,21 +16,20 @@ mod retry;
 mod routines;
 #[cfg(test)]
 mod scripted;
+mod sync_client;
 mod transaction;
 
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
-pub use asynchronous::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
+pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use call::{NewCounter, StartDate};
-pub use counters::{Coalescing, Counters, CountersOn, FlushStats};
 pub use error::CounterError;
 pub use mysql;
-pub use slotted_counters_core::{
-    Cluster, ConfigError, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy,
-};
+pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use sqlx;
+pub use sync_client::{Coalescing, Counters, CountersOn, FlushStats};
 
 /// Where the clients run their calls: the types that fill the connection
 /// parameter of [`Counters`] and `AsyncCounters`.
@@ -40,12 +38,20 @@ pub use sqlx;
 pub mod connections {
     #[cfg(feature = "sqlx")]
     #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
-    pub use crate::asynchronous::{AsyncConnections, AsyncOnConnection, AsyncPooled};
-    pub use crate::counters::{OnConnection, Pooled, SyncConnections};
+    pub use crate::async_client::{AsyncConnections, AsyncOnConnection, AsyncPooled};
     /// What the connection traits extend: public so that no private type
     /// is in their signatures, hidden since no application calls it.
     #[doc(hidden)]
     pub use crate::engine::{Attempt, Driver, Outcome};
+    pub use crate::sync_client::{OnConnection, Pooled, SyncConnections};
+}
+
+/// How a package was generated, beyond what the root names: what
+/// [`PackageOptions::builder`] returns, and what [`PackageOptions`] reads
+/// back. An application matches its package with the builder's methods
+/// and names these types rarely.
+pub mod options {
+    pub use slotted_counters_core::{PackageOptionsBuilder, SlotChoice, SlotPolicy};
 }
 
 /// The figures the clients start from and the windows they work within,
@@ -53,8 +59,8 @@ pub mod connections {
 /// the method that documents it.
 pub mod defaults {
     pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
-    pub use crate::counters::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use crate::retry::REINSTALL_WINDOW;
+    pub use crate::sync_client::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use slotted_counters_core::package::WRITE_ID_WINDOW;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 }

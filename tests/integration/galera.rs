@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use mysql::Conn;
 use mysql::prelude::Queryable;
-use slotted_counters::{Cluster as ClusterKind, PackageOptions, SlotChoice};
+use slotted_counters::options::SlotChoice;
+use slotted_counters::{Cluster as ClusterKind, PackageOptions};
 
 use serde_json::Value;
 

@@ -4,7 +4,8 @@
 
 use std::fs;
 
-use slotted_counters::{PackageOptions, PackageOptionsBuilder};
+use slotted_counters::PackageOptions;
+use slotted_counters::options::PackageOptionsBuilder;
 use slotted_counters_cli::render;
 use slotted_counters_core::package::Routine;
 

@@ -10,7 +10,7 @@ use mysql::Pool;
 use mysql::prelude::Queryable;
 
 use super::kept::KeptConnections;
-use super::queryable::Blocking;
+use super::statements::Blocking;
 use crate::driver::Owner;
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;

@@ -23,7 +23,7 @@
 mod coalescing;
 mod connections;
 mod kept;
-mod queryable;
+mod statements;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -13,7 +13,7 @@
 
 mod coalescing;
 mod connections;
-mod mysql_connection;
+mod statements;
 
 use std::time::Duration;
 

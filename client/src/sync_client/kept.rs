@@ -54,7 +54,7 @@ impl KeptConnections {
         loop {
             let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let Some(Idle { mut conn, since }) = idle else {
-                return pool.get_conn().map_err(super::queryable::connect_error);
+                return pool.get_conn().map_err(super::statements::connect_error);
             };
             if since.elapsed() < CHECK_AFTER_IDLE || conn.query_drop("DO 1").is_ok() {
                 return Ok(conn);

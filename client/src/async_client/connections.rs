@@ -7,7 +7,7 @@ use sqlx::MySqlPool;
 use sqlx::mysql::MySqlConnection;
 use tokio::sync::Mutex;
 
-use super::mysql_connection::acquire_error;
+use super::statements::acquire_error;
 use crate::driver::Owner;
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
