@@ -38,9 +38,9 @@ pub fn setup_script(source: Source<'_>) -> Result<String, Error> {
 pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<String, Error> {
     let mut script = render::uninstall_sql(options)?;
     if drop_data {
-        script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", options.table()));
-        script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", package::writes_table(options)));
-        script.push_str(&format!("DROP TABLE IF EXISTS `{}`;\n", package::changes_table(options)));
+        for table in package::tables(options) {
+            script.push_str(&format!("DROP TABLE IF EXISTS `{table}`;\n"));
+        }
     }
     Ok(script)
 }

@@ -47,7 +47,8 @@ pub struct ObjectStatus {
 }
 
 /// What `status` found: every routine of the package, the view, the
-/// tables (counters, write ids, changes), then the triggers.
+/// tables (counters, write ids, changes, periods, buckets), then the
+/// triggers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub objects: Vec<ObjectStatus>,
@@ -89,7 +90,10 @@ fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
     match conn.query::<mysql::Row, _>(sql) {
         Ok(_) => Ok(Probe::Works),
         Err(mysql::Error::MySqlError(error)) => Ok(match error.code {
-            errno::UNKNOWN_COUNTER | errno::ALREADY_EXISTS | errno::INVALID_ARGUMENT => Probe::Works,
+            errno::UNKNOWN_COUNTER
+            | errno::ALREADY_EXISTS
+            | errno::INVALID_ARGUMENT
+            | server_errno::READ_ONLY_TRANSACTION => Probe::Works,
             server_errno::NO_SUCH_ROUTINE | server_errno::NO_SUCH_TABLE => Probe::Missing,
             server_errno::ROUTINE_ACCESS_DENIED
             | server_errno::TABLE_ACCESS_DENIED
@@ -100,9 +104,21 @@ fn probe(conn: &mut impl Queryable, sql: &str) -> Result<Probe, Error> {
     }
 }
 
+/// Runs `call` of `routine`, which changes nothing, and says how it went.
+fn probe_routine(conn: &mut impl Queryable, routine: Routine, call: &str) -> Result<Probe, Error> {
+    if routine != Routine::ExpirePeriods {
+        return probe(conn, call);
+    }
+    conn.query_drop("START TRANSACTION READ ONLY").map_err(Error::Query)?;
+    let probed = probe(conn, call);
+    conn.query_drop("ROLLBACK").map_err(Error::Query)?;
+    probed
+}
+
 /// A call of `routine` that changes nothing: NULL for every argument, which
 /// every routine refuses (or, for a function, answers NULL) before it
-/// touches a row.
+/// touches a row. `counter_expire_periods` takes none: [`probe_routine`]
+/// runs it in a read-only transaction, where its first DELETE fails.
 fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
     let arguments = vec!["NULL"; routine.arity()].join(", ");
     let name = routine.name(options);
@@ -130,20 +146,16 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         let call = harmless_call(options, routine);
         let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
             Some((_, comment)) if *comment != expected => State::Stale { installed: comment.clone() },
-            Some(_) => match probe(conn, &call)? {
+            Some(_) => match probe_routine(conn, routine, &call)? {
                 Probe::Fails(problem) => State::Broken { problem },
                 _ => State::Current,
             },
-            None => unseen(probe(conn, &call)?, "EXECUTE"),
+            None => unseen(probe_routine(conn, routine, &call)?, "EXECUTE"),
         };
         objects.push(ObjectStatus { name, kind: routine.kind(), state });
     }
-    let views_and_tables = [
-        (package::totals_view(options), "VIEW"),
-        (options.table().to_owned(), "TABLE"),
-        (package::writes_table(options), "TABLE"),
-        (package::changes_table(options), "TABLE"),
-    ];
+    let views_and_tables = std::iter::once((package::totals_view(options), "VIEW"))
+        .chain(package::tables(options).map(|table| (table, "TABLE")));
     for (name, kind) in views_and_tables {
         let listed: Option<u32> = conn
             .exec_first(

@@ -263,27 +263,36 @@
     together or not at all, in autocommit mode with no transaction of the
     call's own: a call the server kills, which on MySQL runs no handler,
     leaves nothing open on the connection. In a caller's transaction a
-    refused statement undoes only itself. The plan reaches the trigger in
-    session variables, for this id only. With `resend`, the id is the
-    caller's, who may send the write again: an id already recorded (1062,
-    which only the INSERT raises) ends the call, its write committed before.
-    A second call with an id still being written waits for the first's row
-    lock, then finds it recorded or free. -#}
-{% macro record_write(indent, p, name, plan, resend) -%}
+    refused statement undoes only itself. The plan, and the moment whose
+    buckets it counts in (`at`: NULL for now), reach the trigger in session
+    variables, for this id only. With `resend`, the id is the caller's, who
+    may send the write again: an id already recorded (1062, which only the
+    INSERT raises) ends the call, its write committed before. A second call
+    with an id still being written waits for the first's row lock, then
+    finds it recorded or free. -#}
+{% macro record_write(indent, p, name, plan, resend, at) -%}
 {{ indent }}BEGIN
 {%- if resend %}
 {{ indent }}    DECLARE EXIT HANDLER FOR 1062 BEGIN END;
 {%- endif %}
 {{ indent }}    DECLARE EXIT HANDLER FOR SQLEXCEPTION
 {{ indent }}    BEGIN
-{{ indent }}        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+{% call forget_write_plan(indent ~ "        ") %}{% endcall %}
 {{ indent }}        RESIGNAL;
 {{ indent }}    END;
-{{ indent }}    SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = {{ plan }};
+{{ indent }}    SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = {{ plan }},
+{{ indent }}        @slotted_counters_write_at = {{ at }};
 {{ indent }}    INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`)
 {{ indent }}    VALUES ({{ name }}, p_write_id, NOW(6));
 {{ indent }}END;
-{{ indent }}SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+{% call forget_write_plan(indent) %}{% endcall %}
+{%- endmacro %}
+
+{#- Clears what record_write hands its trigger, and the moment the trigger
+    counts at. -#}
+{% macro forget_write_plan(indent) -%}
+{{ indent }}SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+{{ indent }}    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
 {%- endmacro %}
 
 {#- After a write with an id in autocommit mode, one call in

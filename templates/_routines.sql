@@ -51,6 +51,20 @@ DELIMITER $$
 {% include "routines/add_many_once.sql" %}
 {%- when Routine::ForgetWrites -%}
 {% include "routines/forget_writes.sql" %}
+{%- when Routine::Track -%}
+{% include "routines/track.sql" %}
+{%- when Routine::AddAt -%}
+{% include "routines/add_at.sql" %}
+{%- when Routine::AddManyAt -%}
+{% include "routines/add_many_at.sql" %}
+{%- when Routine::GetPeriod -%}
+{% include "routines/get_period.sql" %}
+{%- when Routine::GetRange -%}
+{% include "routines/get_range.sql" %}
+{%- when Routine::Series -%}
+{% include "routines/series.sql" %}
+{%- when Routine::ExpirePeriods -%}
+{% include "routines/expire_periods.sql" %}
 {%- endmatch %}
 {% endfor %}
 {% include "_triggers.sql" %}

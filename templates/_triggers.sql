@@ -1,5 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
+{%- import "routines/_periods.sql" as periods -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always
 -- fits the BIGINT that counter_get returns. Triggers keep every write to the
@@ -32,7 +33,8 @@ END$$
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
--- nothing.
+-- nothing. The deltas count in the buckets of @slotted_counters_write_at
+-- (NULL: now).
 /*!80000 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` AFTER INSERT ON `{{ p.writes_table }}`
 FOR EACH ROW
@@ -48,10 +50,13 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
+        -- Every delta counts in the buckets of the write's moment.
+        SET @slotted_counters_counted_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
 {%- call m::add_to_slot("            ", p, true) %}{% endcall %}
         END WHILE;
+        SET @slotted_counters_counted_at = NULL;
     END IF;
 END$$
 
@@ -89,4 +94,24 @@ BEGIN
 {%- else %}
 {%- endmatch %}
     END CASE;
+END$$
+-- Adds a counting write's change of a slot to the buckets of its counter's
+-- periods (see {{ p.routine(Routine::Track) }}), in the statement that changes the slot.
+-- The routines that count name the write's moment in
+-- @slotted_counters_counted_at for that statement; a change made while it
+-- is NULL (a reset, a resize, a compaction, a setup's initial value) counts
+-- in no bucket. An update that leaves a slot as it was adds nothing.
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.count_update_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.count_update_trigger }}` AFTER UPDATE ON `{{ p.table }}`
+FOR EACH ROW
+BEGIN
+{% call periods::add_to_buckets("    ", p, "(NEW.`counter` - OLD.`counter`)") %}{% endcall %}
+END$$
+
+-- The same for a slot row a counting write creates (a lazy counter's).
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.count_insert_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.count_insert_trigger }}` AFTER INSERT ON `{{ p.table }}`
+FOR EACH ROW
+BEGIN
+{% call periods::add_to_buckets("    ", p, "NEW.`counter`") %}{% endcall %}
 END$$

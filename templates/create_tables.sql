@@ -8,3 +8,5 @@
 {% include "_writes_table.sql" %}
 
 {% include "_changes_table.sql" %}
+
+{% include "_periods_tables.sql" %}

@@ -13,4 +13,6 @@
 
 {% include "_changes_table.sql" %}
 
+{% include "_periods_tables.sql" %}
+
 {% include "_routines.sql" %}

@@ -12,3 +12,5 @@ DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.change_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.count_update_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.count_insert_trigger }}`;

@@ -4,6 +4,7 @@ mod error;
 pub mod names;
 pub mod options;
 pub mod package;
+pub mod periods;
 pub mod plain;
 pub mod refusals;
 

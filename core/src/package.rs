@@ -21,12 +21,19 @@ pub enum Routine {
     AddOnce,
     AddManyOnce,
     ForgetWrites,
+    Track,
+    AddAt,
+    AddManyAt,
+    GetPeriod,
+    GetRange,
+    Series,
+    ExpirePeriods,
 }
 
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 13] = [
+    pub const ALL: [Routine; 20] = [
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
@@ -40,6 +47,13 @@ impl Routine {
         Routine::AddOnce,
         Routine::AddManyOnce,
         Routine::ForgetWrites,
+        Routine::Track,
+        Routine::AddAt,
+        Routine::AddManyAt,
+        Routine::GetPeriod,
+        Routine::GetRange,
+        Routine::Series,
+        Routine::ExpirePeriods,
     ];
 
     /// The routines the package made with `options` has: a fixed slot
@@ -74,13 +88,21 @@ impl Routine {
             Routine::AddOnce => "add_once",
             Routine::AddManyOnce => "add_many_once",
             Routine::ForgetWrites => "forget_writes",
+            Routine::Track => "track",
+            Routine::AddAt => "add_at",
+            Routine::AddManyAt => "add_many_at",
+            Routine::GetPeriod => "get_period",
+            Routine::GetRange => "get_range",
+            Routine::Series => "series",
+            Routine::ExpirePeriods => "expire_periods",
         }
     }
 
     /// Whether an application that counts and reads calls it. Setup, reset,
-    /// resize, compact and delete change or destroy counts: they are for
-    /// administrators, and `install --app-user` grants none of them. An
-    /// application forgets its own old write ids.
+    /// resize, compact, delete and track change or destroy counts: they are
+    /// for administrators, and `install --app-user` grants none of them. An
+    /// application forgets its own old write ids, and expires the buckets
+    /// beyond what each period keeps.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
@@ -92,15 +114,27 @@ impl Routine {
                 | Routine::AddOnce
                 | Routine::AddManyOnce
                 | Routine::ForgetWrites
+                | Routine::AddAt
+                | Routine::AddManyAt
+                | Routine::GetPeriod
+                | Routine::GetRange
+                | Routine::Series
+                | Routine::ExpirePeriods
         )
     }
 
     /// How many parameters it takes, in every package.
     pub fn arity(self) -> usize {
         match self {
-            Routine::Setup => 4,
-            Routine::Reset | Routine::AddOnce => 3,
+            Routine::Setup | Routine::GetRange | Routine::Series => 4,
+            Routine::Reset
+            | Routine::AddOnce
+            | Routine::Track
+            | Routine::AddAt
+            | Routine::AddManyAt
+            | Routine::GetPeriod => 3,
             Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
+            Routine::ExpirePeriods => 0,
             Routine::ForgetWrites
             | Routine::Increment
             | Routine::AddMany
@@ -114,7 +148,7 @@ impl Routine {
     /// Whether it is a function, read with `SELECT`, rather than a
     /// procedure, run with `CALL`.
     pub fn is_function(self) -> bool {
-        matches!(self, Routine::Get | Routine::Estimate)
+        matches!(self, Routine::Get | Routine::Estimate | Routine::GetPeriod | Routine::GetRange)
     }
 
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
@@ -147,6 +181,36 @@ pub const CHANGES_TABLE_SUFFIX: &str = "changes";
 /// change there, and the change trigger makes it, in one statement.
 pub fn changes_table(options: &PackageOptions) -> String {
     format!("{}{CHANGES_TABLE_SUFFIX}", options.prefix())
+}
+
+/// Suffix of the table of the periods each counter tracks:
+/// `counter_periods` with the default prefix.
+pub const PERIODS_TABLE_SUFFIX: &str = "periods";
+
+/// The name of the table of tracked periods, prefix included.
+pub fn periods_table(options: &PackageOptions) -> String {
+    format!("{}{PERIODS_TABLE_SUFFIX}", options.prefix())
+}
+
+/// Suffix of the table of the periods' buckets: `counter_buckets` with the
+/// default prefix.
+pub const BUCKETS_TABLE_SUFFIX: &str = "buckets";
+
+/// The name of the table of buckets, prefix included.
+pub fn buckets_table(options: &PackageOptions) -> String {
+    format!("{}{BUCKETS_TABLE_SUFFIX}", options.prefix())
+}
+
+/// Every table of the package, prefix included: the slots, the write ids,
+/// the changes, the tracked periods and their buckets.
+pub fn tables(options: &PackageOptions) -> [String; 5] {
+    [
+        options.table().to_owned(),
+        writes_table(options),
+        changes_table(options),
+        periods_table(options),
+        buckets_table(options),
+    ]
 }
 
 /// How long a write id is kept by default: a write whose answer was lost
@@ -218,6 +282,9 @@ pub mod server_errno {
     /// `ER_DUP_ENTRY`: a row with the same key exists, as a counter a
     /// plain setup creates again.
     pub const DUPLICATE_KEY: u16 = 1_062;
+    /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`: a write inside a
+    /// transaction started `READ ONLY`.
+    pub const READ_ONLY_TRANSACTION: u16 = 1_792;
     /// `ER_NO_SUCH_TABLE`.
     pub const NO_SUCH_TABLE: u16 = 1_146;
     /// `ER_ERROR_DURING_COMMIT`: a storage engine error at COMMIT, named in
@@ -295,14 +362,22 @@ pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_memb
 /// The package's triggers, by the suffix of their names: the two that keep
 /// every slot within [`crate::PackageOptions::slot_bound`] (one for
 /// inserted rows, one for updated), the one that applies a write with an
-/// id in the statement that records the id, and the one that makes a
-/// change in the statement that records it.
-pub const TRIGGER_SUFFIXES: [&str; 4] =
-    ["slot_bound_insert", "slot_bound_update", "apply_write", "apply_change"];
+/// id in the statement that records the id, the one that makes a change in
+/// the statement that records it, and the two that add a counting write's
+/// delta to the buckets of its counter's periods (inserted slots, updated
+/// slots).
+pub const TRIGGER_SUFFIXES: [&str; 6] = [
+    "slot_bound_insert",
+    "slot_bound_update",
+    "apply_write",
+    "apply_change",
+    "count_periods_insert",
+    "count_periods_update",
+];
 
-/// The package's triggers, prefix included: the inserted slots' bound, the
-/// updated slots' bound, the write ids' applier, then the changes' maker.
-pub fn trigger_names(options: &PackageOptions) -> [String; 4] {
+/// The package's triggers, prefix included, in the order of
+/// [`TRIGGER_SUFFIXES`].
+pub fn trigger_names(options: &PackageOptions) -> [String; 6] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
 

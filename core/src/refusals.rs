@@ -30,6 +30,13 @@ pub const TRAILING_SPACE: &str = "a trailing space";
 /// name, before the name: `value must be an integer, for counter: 'a'`.
 pub const FOR_COUNTER: &str = ", for counter";
 
+/// A write's moment that is NULL or later than now: a late write
+/// (`counter_add_at`) adds to buckets that have begun.
+pub const AT_IN_FUTURE: &str = "the moment must be a UTC time no later than now";
+
+/// A read of a period the counter does not count in; the period follows.
+pub const UNTRACKED_PERIOD: &str = "the counter does not track the period";
+
 /// A name longer than the package's `length` characters.
 pub fn long_name(length: u32) -> String {
     format!("counter name is longer than {length} characters")
@@ -111,6 +118,8 @@ mod tests {
             IGNORED_CHARACTER,
             TRAILING_SPACE,
             FOR_COUNTER,
+            AT_IN_FUTURE,
+            UNTRACKED_PERIOD,
             &long_name(1),
             &long_description(1),
             &slots_not_fixed(1),

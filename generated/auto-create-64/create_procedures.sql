@@ -49,6 +49,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
+    SET @slotted_counters_counted_at = NULL;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -123,6 +124,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+    -- How many periods the counter tracks.
+    DECLARE v_periods INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF p_delta IS NULL THEN
@@ -171,9 +174,23 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
-    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+    ELSE
+        SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
+    END IF;
+    BEGIN
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            SET @slotted_counters_counted_at = NULL;
+            RESIGNAL;
+        END;
+        SET @slotted_counters_counted_at = IF(v_periods > 0, UTC_TIMESTAMP(6), NULL);
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+    END;
+    SET @slotted_counters_counted_at = NULL;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
@@ -355,7 +372,16 @@ BEGIN
             v_rows, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
+        BEGIN
+            DECLARE EXIT HANDLER FOR SQLEXCEPTION
+            BEGIN
+                SET @slotted_counters_counted_at = NULL;
+                RESIGNAL;
+            END;
+            SET @slotted_counters_counted_at = UTC_TIMESTAMP(6);
         EXECUTE slotted_counters_batch;
+        END;
+        SET @slotted_counters_counted_at = NULL;
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$
@@ -378,6 +404,7 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
+    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -430,6 +457,7 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
+    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -467,7 +495,8 @@ BEGIN
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name, all its slots, and its last change.
+-- Removes counter p_name, all its slots, its last change, the periods it
+-- tracks and their buckets (1000 rows per statement).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -475,7 +504,13 @@ MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
+    DECLARE v_period_index INT;
+    DECLARE v_dropped INT;
+    DECLARE v_until DATETIME;
+    DECLARE v_until_slot INT;
 
+    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -511,6 +546,29 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
+    DELETE FROM `counter_periods` WHERE `counter_name` = p_name;
+    SET v_period_index = 1;
+    WHILE v_period_index <= 4 DO
+        SET v_period = ELT(v_period_index, 'minute', 'hour', 'day', 'month');
+        SET v_dropped = 1000;
+        WHILE v_dropped = 1000 DO
+            SELECT COUNT(*) INTO v_dropped
+              FROM (SELECT 1 FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `period` = v_period AND `bucket_start` < '9999-12-31'
+                     LIMIT 1000) AS oldest;
+            IF v_dropped > 0 THEN
+                SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
+                  FROM (SELECT `bucket_start`, `counter_id` FROM `counter_buckets`
+                         WHERE `counter_name` = p_name AND `period` = v_period AND `bucket_start` < '9999-12-31'
+                         ORDER BY `bucket_start`, `counter_id` LIMIT 1000) AS oldest
+                 ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
+                DELETE FROM `counter_buckets`
+                 WHERE `counter_name` = p_name AND `period` = v_period
+                   AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
+            END IF;
+        END WHILE;
+        SET v_period_index = v_period_index + 1;
+    END WHILE;
 END$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
@@ -628,6 +686,8 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+    -- How many periods the counter tracks.
+    DECLARE v_periods INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
@@ -681,14 +741,17 @@ BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
-            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
             RESIGNAL;
         END;
-        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';');
+        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';'),
+            @slotted_counters_write_at = NULL;
         INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
         VALUES (p_name, p_write_id, NOW(6));
     END;
-    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -874,14 +937,17 @@ BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
-            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
             RESIGNAL;
         END;
-        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan;
+        SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
+            @slotted_counters_write_at = NULL;
         INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
         VALUES ('', p_write_id, NOW(6));
     END;
-    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL;
+    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -933,6 +999,719 @@ BEGIN
     END WHILE;
 END$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_track` */$$
+-- Starts counting counter p_name per p_period ('minute', 'hour', 'day' or 'month'), in
+-- buckets that start at UTC boundaries, keeping the last p_keep buckets,
+-- the current one included (NULL: all). From then on every write that
+-- changes the counter's total adds its delta to the current bucket, in the
+-- write's statement. Called again, it changes p_keep: counter_expire_periods
+-- removes the buckets beyond it. p_keep 0 stops counting per p_period and
+-- drops its buckets. A period that starts being counted starts with no
+-- bucket: one left by a counter of the same name that was deleted, or by a
+-- drop that was cut short, is dropped first. Buckets are dropped 1000 rows
+-- per statement, each a short transaction in autocommit mode.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_keep DECIMAL(65, 30)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_tracked INT;
+    DECLARE v_dropped INT;
+    DECLARE v_until DATETIME;
+    DECLARE v_until_slot INT;
+
+    SET @slotted_counters_counted_at = NULL;
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
+    IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
+        SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT COALESCE(p_keep IS NULL OR (p_keep = TRUNCATE(p_keep, 0) AND p_keep BETWEEN 0 AND 4294967295), FALSE) THEN
+        SET v_message = LEFT(CONCAT('keep must be NULL or a whole number from 0 to 4294967295, not ', p_keep + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SELECT COUNT(*) INTO v_tracked FROM `counter_periods`
+     WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
+    IF p_keep = 0 THEN
+        DELETE FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
+    ELSE
+        IF v_tracked = 0 THEN
+            SET v_dropped = 1000;
+            WHILE v_dropped = 1000 DO
+                SELECT COUNT(*) INTO v_dropped
+                  FROM (SELECT 1 FROM `counter_buckets`
+                         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
+                         LIMIT 1000) AS oldest;
+                IF v_dropped > 0 THEN
+                    SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
+                      FROM (SELECT `bucket_start`, `counter_id` FROM `counter_buckets`
+                             WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
+                             ORDER BY `bucket_start`, `counter_id` LIMIT 1000) AS oldest
+                     ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
+                    DELETE FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `period` = p_period
+                       AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
+                END IF;
+            END WHILE;
+        END IF;
+        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, p_keep)
+        ON DUPLICATE KEY UPDATE `keep` = p_keep;
+    END IF;
+    IF p_keep = 0 THEN
+        SET v_dropped = 1000;
+        WHILE v_dropped = 1000 DO
+            SELECT COUNT(*) INTO v_dropped
+              FROM (SELECT 1 FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
+                     LIMIT 1000) AS oldest;
+            IF v_dropped > 0 THEN
+                SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
+                  FROM (SELECT `bucket_start`, `counter_id` FROM `counter_buckets`
+                         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
+                         ORDER BY `bucket_start`, `counter_id` LIMIT 1000) AS oldest
+                 ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
+                DELETE FROM `counter_buckets`
+                 WHERE `counter_name` = p_name AND `period` = p_period
+                   AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
+            END IF;
+        END WHILE;
+    END IF;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_at` */$$
+-- A late write: adds p_delta to counter p_name as counter_add does, and to the
+-- bucket that holds p_at (a UTC time, no later than now) of each period the
+-- counter tracks, unless that period keeps no bucket so old. For events
+-- replayed from a queue, or a backfill.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_delta DECIMAL(65, 30),
+    IN p_at DATETIME(6)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    -- How many periods the counter tracks.
+    DECLARE v_periods INT;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+
+    IF p_delta IS NULL THEN
+        SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+        SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_delta = p_delta;
+    IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'counter name must not be NULL or empty';
+    END IF;
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
+    IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
+        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', COALESCE(p_at, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    -- The slot is computed once, into a variable: RAND() in a WHERE clause
+    -- would be evaluated again for every row scanned. FLOOR, not rounding,
+    -- gives every slot the same chance.
+    SET v_slot = FLOOR(RAND() * 64) + 1;
+    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+    ELSE
+        SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
+    END IF;
+    BEGIN
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION
+        BEGIN
+            SET @slotted_counters_counted_at = NULL;
+            RESIGNAL;
+        END;
+        SET @slotted_counters_counted_at = IF(v_periods > 0, p_at, NULL);
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+    END;
+    SET @slotted_counters_counted_at = NULL;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_at` */$$
+-- A late batch: applies p_deltas as counter_add_many does (p_write_id NULL) or
+-- as counter_add_many_once does (p_write_id its 16 bytes), and counts
+-- each delta in the bucket that holds p_at (a UTC time, no later than now)
+-- of each period its counter tracks, unless that period keeps no bucket so
+-- old. For a writer that gathers deltas before it sends them: they count
+-- in the buckets of the moment they were made.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
+    IN p_write_id VARBINARY(64),
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_at DATETIME(6)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_length INT;
+    -- The batch's names and its deltas, each a JSON array in the batch's order.
+    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_values LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- The name fetched before v_key, to find a name given twice.
+    DECLARE v_previous VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- The counter being summed: the first of the keys that collate equal.
+    DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- The name being checked; named like counter_add's parameter, so the
+    -- shared checks and messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
+    DECLARE v_key_delta BIGINT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_slot INT;
+    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    DECLARE v_entries INT DEFAULT 0;
+    -- The write's slots, `hex(name):slot:delta;` each.
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- Each name beside its delta, in the order of the package's collation,
+    -- then of the names' code points, so that two spellings of one name
+    -- meet. One pass over each array: JSON_TABLE numbers the names and the
+    -- deltas, and the join pairs them by number. The deltas are
+    -- materialized (DISTINCT) so that the join looks each one up by its
+    -- number instead of reading them all again for every name. A name is
+    -- cut one character past the longest allowed, so that the length check
+    -- refuses it whatever its length. A delta is NULL unless it is a JSON
+    -- integer within BIGINT: any NULL along the way (a missing value, JSON
+    -- null) reads as "not an integer", never as a delta to skip. The range
+    -- is checked on the delta's text, exact on both servers (MySQL converts
+    -- a JSON integer above BIGINT to a negative DECIMAL).
+    DECLARE c_keys CURSOR FOR
+        SELECT LEFT(JSON_UNQUOTE(entry.json), 51) AS name, number.delta
+          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
+          LEFT JOIN (
+                SELECT DISTINCT value.position,
+                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
+                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
+                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
+                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
+                          CAST(value.json AS SIGNED), NULL) AS delta
+                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
+               ) AS number ON number.position = entry.position
+         ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    IF LENGTH(p_deltas) > 2719744 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
+    END IF;
+    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END IF;
+    SET v_length = JSON_LENGTH(p_deltas);
+    IF v_length > 4096 THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name more than 4096 counters';
+    END IF;
+    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
+    -- The names and the deltas pair up by position only when there are as
+    -- many of each. MySQL's parser keeps the last of a name written twice;
+    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
+    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas name a counter twice';
+    END IF;
+
+    -- Checks every name and delta, picks each counter's slot, and writes the
+    -- statement's parts; nothing is written to the table yet.
+    OPEN c_keys;
+    FETCH c_keys INTO v_key, v_key_delta;
+    WHILE NOT v_done DO
+        IF v_key IS NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+        END IF;
+        SET v_counter = v_key, v_delta = 0;
+        WHILE NOT v_done AND v_key = v_counter DO
+            SET p_name = v_key;
+            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
+            -- both on; MySQL's parser has kept the last.
+            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
+                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+                    MESSAGE_TEXT = 'counter name must not be NULL or empty';
+            END IF;
+            IF CHAR_LENGTH(p_name) > 50 THEN
+                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                BEGIN
+                    DECLARE v_at INT DEFAULT 0;
+                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+                    DECLARE v_code INT;
+                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                        SET v_at = v_at + 1;
+                        SET v_character = SUBSTRING(p_name, v_at, 1);
+                        SET v_code = ORD(CONVERT(v_character USING utf32));
+                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                        END IF;
+                    END WHILE;
+                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                        SET v_unusable = 'a trailing space';
+                    END IF;
+                    IF v_unusable IS NOT NULL THEN
+                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    END IF;
+                END;
+            END IF;
+            IF v_key_delta IS NULL THEN
+                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
+            FETCH c_keys INTO v_key, v_key_delta;
+        END WHILE;
+        SET p_name = v_counter;
+        IF v_delta <> 0 THEN
+            SET v_slot = FLOOR(RAND() * 64) + 1;
+            SET v_entries = v_entries + 1;
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            IF v_entries % 64 = 0 THEN
+                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
+            END IF;
+        END IF;
+    END WHILE;
+    CLOSE c_keys;
+    SET v_plan = CONCAT(v_plan, v_plan_part);
+    IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
+        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', COALESCE(p_at, 'NULL')), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_write_id IS NULL THEN
+        IF v_entries > 0 THEN
+            SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
+            BEGIN
+                DECLARE EXIT HANDLER FOR SQLEXCEPTION
+                BEGIN
+                    SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                    RESIGNAL;
+                END;
+                SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
+                    @slotted_counters_write_at = p_at;
+                INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+                VALUES ('', p_write_id, NOW(6));
+            END;
+            SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+        END IF;
+    ELSE
+        IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+                MESSAGE_TEXT = 'write id must be 16 bytes';
+        END IF;
+        BEGIN
+            DECLARE EXIT HANDLER FOR 1062 BEGIN END;
+            DECLARE EXIT HANDLER FOR SQLEXCEPTION
+            BEGIN
+                SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                RESIGNAL;
+            END;
+            SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
+                @slotted_counters_write_at = p_at;
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+            VALUES ('', p_write_id, NOW(6));
+        END;
+        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+            @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+    END IF;
+    IF RAND() * 16 < 1 AND @@autocommit THEN
+        BEGIN
+            DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+            DECLARE v_until DATETIME(6);
+            DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+            SAVEPOINT slotted_counters_forget;
+            ROLLBACK TO SAVEPOINT slotted_counters_forget;
+            IF NOT v_in_transaction THEN
+                BEGIN
+                    DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+                    SELECT MAX(`written_at`) INTO v_until
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                             ORDER BY `written_at` LIMIT 64) AS oldest;
+                    DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
+                END;
+            END IF;
+        END;
+    END IF;
+END$$
+
+/*!80000 DROP FUNCTION IF EXISTS `counter_get_period` */$$
+-- What counter p_name counted in the bucket of p_period that holds p_at (a
+-- UTC time): 0 when nothing was counted there, NULL when the counter does
+-- not exist or does not track p_period. Reads that bucket's rows only, one
+-- per slot written in it.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
+    p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_at DATETIME(6)
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+
+    IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
+        SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+IF CHAR_LENGTH(p_name) > 50 THEN
+        RETURN NULL;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
+    END IF;
+    IF p_name IS NULL OR p_at IS NULL
+       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
+       OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        RETURN NULL;
+    END IF;
+    RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
+             WHERE `counter_name` = p_name AND `period` = p_period
+               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(p_at, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(p_at, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(p_at, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(p_at, '%Y-%m-01 00:00:00') END AS DATETIME));
+END$$
+
+/*!80000 DROP FUNCTION IF EXISTS `counter_get_range` */$$
+-- What counter p_name counted in the buckets of p_period that start in
+-- [p_from, p_to) (UTC times): 0 when nothing was, NULL when the counter does
+-- not exist or does not track p_period. Reads those buckets' rows only.
+-- A day in a time zone a whole number of hours from UTC is the range of
+-- its 24 hours in UTC, read from 'hour' buckets.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
+    p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_from DATETIME(6),
+    p_to DATETIME(6)
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+
+    IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
+        SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+IF CHAR_LENGTH(p_name) > 50 THEN
+        RETURN NULL;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                RETURN NULL;
+            END IF;
+        END;
+    END IF;
+    IF p_name IS NULL OR p_from IS NULL OR p_to IS NULL
+       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
+       OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        RETURN NULL;
+    END IF;
+    RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
+             WHERE `counter_name` = p_name AND `period` = p_period
+               AND `bucket_start` >= p_from AND `bucket_start` < p_to);
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_series` */$$
+-- For charts: one row per bucket of p_period that starts in [p_from, p_to)
+-- (UTC times), in order, each with its start (`bucket_start`) and what
+-- counter p_name counted in it (`value`, 0 where nothing was). At most
+-- 4096 buckets; reads those buckets' rows only. Refused (9001) for a counter
+-- that does not exist, (9003) for a period it does not track.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_from DATETIME(6),
+    IN p_to DATETIME(6)
+)
+READS SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- The first bucket's start, and how many buckets the range holds.
+    DECLARE v_first DATETIME;
+    DECLARE v_count BIGINT;
+
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
+    IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
+        SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_from IS NULL OR p_to IS NULL THEN
+        SET v_message = LEFT(CONCAT('from and to must be UTC times, for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        SET v_message = LEFT(CONCAT('the counter does not track the period ', QUOTE(p_period), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    CASE p_period
+    WHEN 'minute' THEN
+        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d %H:%i:00');
+        IF v_first < p_from THEN
+            SET v_first = v_first + INTERVAL 1 MINUTE;
+        END IF;
+        SET v_count = GREATEST(TIMESTAMPDIFF(MINUTE, v_first, p_to), 0);
+        IF v_first + INTERVAL v_count MINUTE < p_to THEN
+            SET v_count = v_count + 1;
+        END IF;
+    WHEN 'hour' THEN
+        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d %H:00:00');
+        IF v_first < p_from THEN
+            SET v_first = v_first + INTERVAL 1 HOUR;
+        END IF;
+        SET v_count = GREATEST(TIMESTAMPDIFF(HOUR, v_first, p_to), 0);
+        IF v_first + INTERVAL v_count HOUR < p_to THEN
+            SET v_count = v_count + 1;
+        END IF;
+    WHEN 'day' THEN
+        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d 00:00:00');
+        IF v_first < p_from THEN
+            SET v_first = v_first + INTERVAL 1 DAY;
+        END IF;
+        SET v_count = GREATEST(TIMESTAMPDIFF(DAY, v_first, p_to), 0);
+        IF v_first + INTERVAL v_count DAY < p_to THEN
+            SET v_count = v_count + 1;
+        END IF;
+    WHEN 'month' THEN
+        SET v_first = DATE_FORMAT(p_from, '%Y-%m-01 00:00:00');
+        IF v_first < p_from THEN
+            SET v_first = v_first + INTERVAL 1 MONTH;
+        END IF;
+        SET v_count = GREATEST(TIMESTAMPDIFF(MONTH, v_first, p_to), 0);
+        IF v_first + INTERVAL v_count MONTH < p_to THEN
+            SET v_count = v_count + 1;
+        END IF;
+    END CASE;
+    IF v_count > 4096 THEN
+        SET v_message = LEFT(CONCAT('a series reads at most 4096 buckets, not ', v_count, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+    SELECT series.`bucket_start`, COALESCE(CAST(SUM(bucket.`counter`) AS SIGNED), 0) AS `value`
+      FROM (SELECT CASE p_period WHEN 'minute' THEN v_first + INTERVAL (number.n - 1) MINUTE WHEN 'hour' THEN v_first + INTERVAL (number.n - 1) HOUR WHEN 'day' THEN v_first + INTERVAL (number.n - 1) DAY WHEN 'month' THEN v_first + INTERVAL (number.n - 1) MONTH END AS `bucket_start`
+              FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS n FROM digit AS d0, digit AS d1, digit AS d2) AS number
+             WHERE number.n <= v_count) AS series
+      LEFT JOIN `counter_buckets` AS bucket
+        ON bucket.`counter_name` = p_name AND bucket.`period` = p_period AND bucket.`bucket_start` = series.`bucket_start`
+     GROUP BY series.`bucket_start`
+     ORDER BY series.`bucket_start`;
+END$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_expire_periods` */$$
+-- Removes the buckets beyond what each tracked period keeps: for a period
+-- that keeps n buckets, those that start before the (n - 1)th before the
+-- current one. At most 1000 rows per statement, oldest first: called in
+-- autocommit mode, each is a short transaction of its own. Never changes a
+-- total. Run it regularly (an EVENT or cron, every hour).
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_expire_periods`()
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
+    DECLARE v_keep BIGINT;
+    DECLARE v_before DATETIME;
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_dropped INT;
+    DECLARE v_until DATETIME;
+    DECLARE v_until_slot INT;
+    DECLARE c_periods CURSOR FOR
+        SELECT `counter_name`, `period`, `keep` FROM `counter_periods` WHERE `keep` IS NOT NULL;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    OPEN c_periods;
+    FETCH c_periods INTO v_name, v_period, v_keep;
+    WHILE NOT v_done DO
+        CASE v_period
+        WHEN 'minute' THEN
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00') - INTERVAL (v_keep - 1) MINUTE;
+        WHEN 'hour' THEN
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (v_keep - 1) HOUR;
+        WHEN 'day' THEN
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00') - INTERVAL (v_keep - 1) DAY;
+        WHEN 'month' THEN
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00') - INTERVAL (v_keep - 1) MONTH;
+        END CASE;
+        SET v_dropped = 1000;
+        WHILE v_dropped = 1000 DO
+            SELECT COUNT(*) INTO v_dropped
+              FROM (SELECT 1 FROM `counter_buckets`
+                     WHERE `counter_name` = v_name AND `period` = v_period AND `bucket_start` < v_before
+                     LIMIT 1000) AS oldest;
+            IF v_dropped > 0 THEN
+                SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
+                  FROM (SELECT `bucket_start`, `counter_id` FROM `counter_buckets`
+                         WHERE `counter_name` = v_name AND `period` = v_period AND `bucket_start` < v_before
+                         ORDER BY `bucket_start`, `counter_id` LIMIT 1000) AS oldest
+                 ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
+                DELETE FROM `counter_buckets`
+                 WHERE `counter_name` = v_name AND `period` = v_period
+                   AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
+            END IF;
+        END WHILE;
+        FETCH c_periods INTO v_name, v_period, v_keep;
+    END WHILE;
+    CLOSE c_periods;
+END$$
+
 -- A slot holds at most 144115188075855871 either way: the largest BIGINT over the
 -- most slots a counter may have (64), so that a counter's total always
 -- fits the BIGINT that counter_get returns. Triggers keep every write to the
@@ -967,7 +1746,8 @@ END$$
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
--- nothing.
+-- nothing. The deltas count in the buckets of @slotted_counters_write_at
+-- (NULL: now).
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
 FOR EACH ROW
@@ -983,6 +1763,8 @@ BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
+        -- Every delta counts in the buckets of the write's moment.
+        SET @slotted_counters_counted_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
             SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
             SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
@@ -993,6 +1775,7 @@ BEGIN
             VALUES (p_name, v_slot, NULL, NOW(), v_delta)
             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
         END WHILE;
+        SET @slotted_counters_counted_at = NULL;
     END IF;
 END$$
 
@@ -1038,5 +1821,131 @@ BEGIN
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, 1, v_description, IF(NEW.`reset_start_date`, NOW(), v_start_date), NEW.`value`);
     END CASE;
+END$$
+-- Adds a counting write's change of a slot to the buckets of its counter's
+-- periods (see counter_track), in the statement that changes the slot.
+-- The routines that count name the write's moment in
+-- @slotted_counters_counted_at for that statement; a change made while it
+-- is NULL (a reset, a resize, a compaction, a setup's initial value) counts
+-- in no bucket. An update that leaves a slot as it was adds nothing.
+/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_update` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_update` AFTER UPDATE ON `counters`
+FOR EACH ROW
+BEGIN
+    IF @slotted_counters_counted_at IS NOT NULL AND (NEW.`counter` - OLD.`counter`) <> 0 THEN
+        BEGIN
+            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
+            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+            DECLARE v_bucket DATETIME;
+            DECLARE v_keep_minute BIGINT;
+            DECLARE v_keep_hour BIGINT;
+            DECLARE v_keep_day BIGINT;
+            DECLARE v_keep_month BIGINT;
+            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
+            IF v_keep_minute IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
+                IF v_keep_minute = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
+                END IF;
+            END IF;
+            IF v_keep_hour IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
+                IF v_keep_hour = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
+                END IF;
+            END IF;
+            IF v_keep_day IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
+                IF v_keep_day = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
+                END IF;
+            END IF;
+            IF v_keep_month IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
+                IF v_keep_month = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
+                END IF;
+            END IF;
+        END;
+    END IF;
+END$$
+
+-- The same for a slot row a counting write creates (a lazy counter's).
+/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_insert` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_insert` AFTER INSERT ON `counters`
+FOR EACH ROW
+BEGIN
+    IF @slotted_counters_counted_at IS NOT NULL AND NEW.`counter` <> 0 THEN
+        BEGIN
+            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
+            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+            DECLARE v_bucket DATETIME;
+            DECLARE v_keep_minute BIGINT;
+            DECLARE v_keep_hour BIGINT;
+            DECLARE v_keep_day BIGINT;
+            DECLARE v_keep_month BIGINT;
+            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
+            IF v_keep_minute IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
+                IF v_keep_minute = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, NEW.`counter`)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
+                END IF;
+            END IF;
+            IF v_keep_hour IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
+                IF v_keep_hour = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, NEW.`counter`)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
+                END IF;
+            END IF;
+            IF v_keep_day IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
+                IF v_keep_day = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, NEW.`counter`)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
+                END IF;
+            END IF;
+            IF v_keep_month IS NOT NULL THEN
+                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
+                IF v_keep_month = 4294967295
+                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, NEW.`counter`)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
+                END IF;
+            END IF;
+        END;
+    END IF;
 END$$
 DELIMITER ;

@@ -57,3 +57,28 @@ CREATE TABLE IF NOT EXISTS `counter_changes` (
     `changed_at` DATETIME(6) NOT NULL,
     PRIMARY KEY (`counter_name`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The periods each counter tracks (counter_track): one row per counter
+-- and period, with how many of its buckets to keep.
+CREATE TABLE IF NOT EXISTS `counter_periods` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
+    `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    PRIMARY KEY (`counter_name`, `period`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- What each tracked period counted: a bucket per period start (UTC), spread
+-- over the slots the writes went to, as the total is, so that a counter's
+-- current hour is no hotter than its total. A write adds its delta to its
+-- slot and to the bucket rows of the same slot in one statement (the
+-- triggers counter_count_periods_insert and counter_count_periods_update), so a node
+-- of a cluster writes buckets of its own slots only. A bucket's value is
+-- the sum of its rows; rows are created by the first write to them.
+CREATE TABLE IF NOT EXISTS `counter_buckets` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
+    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
+    `counter` BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

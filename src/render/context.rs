@@ -3,6 +3,7 @@
 
 use slotted_counters_core::options::flags;
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
+use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
 
 /// Width of every text parameter, in characters, whatever its column's.
@@ -135,6 +136,24 @@ pub(super) struct Context {
     pub(super) forget_chance: u32,
     pub(super) forget_per_write: u32,
     pub(super) routines: Vec<RoutineRef>,
+    /// The tables of the periods counters track and of their buckets.
+    pub(super) periods_table: String,
+    pub(super) buckets_table: String,
+    /// The triggers that add a counting write's delta to the buckets of its
+    /// counter's periods: for inserted slot rows, for updated ones.
+    pub(super) count_insert_trigger: String,
+    pub(super) count_update_trigger: String,
+    /// The periods a counter can track, and their columns' type.
+    pub(super) periods: [Period; 4],
+    pub(super) period_type: String,
+    /// `keep` as the counting triggers read a period that keeps every
+    /// bucket: the column's largest value, which no keep check needs.
+    pub(super) keep_all: u32,
+    /// The most buckets a series reads, and the numbers 1 to it.
+    pub(super) series_limit: u32,
+    pub(super) series_numbers: SlotNumbers,
+    /// How many bucket rows a statement that drops buckets deletes at most.
+    pub(super) expire_batch: u32,
     pub(super) unknown_counter: u16,
     pub(super) already_exists: u16,
     pub(super) invalid_argument: u16,
@@ -197,7 +216,15 @@ impl Context {
         };
         let (cluster_name, certification_error) = certification(options);
         let (node_position, node_count) = node_expressions(options);
-        let [insert_trigger, update_trigger, apply_trigger, change_trigger] = package::trigger_names(options);
+        let [
+            insert_trigger,
+            update_trigger,
+            apply_trigger,
+            change_trigger,
+            count_insert_trigger,
+            count_update_trigger,
+        ] = package::trigger_names(options);
+        let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
         // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
@@ -258,6 +285,16 @@ impl Context {
                 .into_iter()
                 .map(|routine| RoutineRef { routine, kind: routine.kind(), name: routine.name(options) })
                 .collect(),
+            periods_table: package::periods_table(options),
+            buckets_table: package::buckets_table(options),
+            count_insert_trigger,
+            count_update_trigger,
+            periods: Period::ALL,
+            period_type: format!("ENUM({})", period_names.join(", ")),
+            keep_all: u32::MAX,
+            series_limit: periods::SERIES_LIMIT,
+            series_numbers: SlotNumbers::up_to(periods::SERIES_LIMIT),
+            expire_batch: periods::EXPIRE_BATCH,
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,
             invalid_argument: errno::INVALID_ARGUMENT,

@@ -1,6 +1,7 @@
-{#- What counter_add and counter_add_once share: their variables, and the
-    checks of the delta and the name. -#}
+{#- What counter_add, counter_add_at and counter_add_once share: their
+    variables, the checks of the delta and the name, and the write. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
 
 {% macro variables(p) %}
 {%- if p.fixed_slots.is_none() %}
@@ -11,6 +12,8 @@
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
     DECLARE v_delta BIGINT;
+    -- How many periods the counter tracks.
+    DECLARE v_periods INT;
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
@@ -26,4 +29,23 @@
 {%- else %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {%- endif %}
+{%- endmacro %}
+
+{#- Adds v_delta to one slot of counter p_name, counted in the buckets of
+    time `at`. -#}
+{% macro add_counted(p, at) %}
+    -- The slot is computed once, into a variable: RAND() in a WHERE clause
+    -- would be evaluated again for every row scanned. FLOOR, not rounding,
+    -- gives every slot the same chance.
+{%- if p.fixed_slots.is_none() %}
+{% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
+{%- endif %}
+{%- call m::find_position("    ", p) %}{% endcall %}
+{% call m::pick_slot("    ", p) %}{% endcall %}
+{%- call m::check_counter_limit("    ", p) %}{% endcall %}
+{% call periods::read_periods("    ", p) %}{% endcall %}
+{%- let counted_at = "IF(v_periods > 0, {}, NULL)"|format(at) %}
+{% call periods::count_at("    ", p, counted_at) %}
+{%- call m::add_to_slot("        ", p) %}{% endcall %}
+{%- endcall %}
 {%- endmacro %}

@@ -21,14 +21,5 @@ COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p) %}{% endcall %}
 {% call add::check_arguments(p) %}{% endcall %}
-    -- The slot is computed once, into a variable: RAND() in a WHERE clause
-    -- would be evaluated again for every row scanned. FLOOR, not rounding,
-    -- gives every slot the same chance.
-{%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
-{%- endif %}
-{%- call m::find_position("    ", p) %}{% endcall %}
-{% call m::pick_slot("    ", p) %}{% endcall %}
-{%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{%- call m::add_to_slot("    ", p) %}{% endcall %}
+{%- call add::add_counted(p, "UTC_TIMESTAMP(6)") %}{% endcall %}
 END$$

@@ -29,7 +29,7 @@ BEGIN
         -- 16 random bytes apart. Computed into a variable, which
         -- statement-based logging records as a constant.
         SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
-{% call m::record_write("        ", p, "''", "v_plan", false) %}{% endcall %}
+{% call m::record_write("        ", p, "''", "v_plan", false, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("        ", p) %}{% endcall %}
     END IF;
 END$$

@@ -1,5 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add_many.sql" as batch -%}
+{%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddMany) }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
 -- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter, creating the slot
@@ -34,7 +35,9 @@ BEGIN
             v_rows, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
+{% call periods::count_at("        ", p, "UTC_TIMESTAMP(6)") %}
         EXECUTE slotted_counters_batch;
+{%- endcall %}
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$

@@ -17,6 +17,6 @@ BEGIN
 {%- call batch::plan_variables(p) %}{% endcall %}
 {%- call batch::plan(p) %}{% endcall %}
 {% call m::check_write_id("    ", p) %}{% endcall %}
-{% call m::record_write("    ", p, "''", "v_plan", true) %}{% endcall %}
+{% call m::record_write("    ", p, "''", "v_plan", true, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

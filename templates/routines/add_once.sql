@@ -30,6 +30,6 @@ BEGIN
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{% call m::record_write("    ", p, "p_name", "CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';')", true) %}{% endcall %}
+{% call m::record_write("    ", p, "p_name", "CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';')", true, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

@@ -1,6 +1,8 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
--- Removes counter p_name, all its slots, and its last change.
+-- Removes counter p_name, all its slots, its last change, the periods it
+-- tracks and their buckets ({{ p.expire_batch }} rows per statement).
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
 )
@@ -8,11 +10,17 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
+    DECLARE v_period {{ p.period_type }};
+    DECLARE v_period_index INT;
+{%- call periods::declare_drop("    ") %}{% endcall %}
 
+{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
     DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
+    DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
+{% call periods::drop_all_buckets("    ", p, "p_name") %}{% endcall %}
 END$$

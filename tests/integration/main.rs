@@ -21,6 +21,7 @@ mod limits;
 mod names;
 mod operations;
 mod package;
+mod periods;
 mod plain;
 mod resize;
 mod snapshot_isolation;

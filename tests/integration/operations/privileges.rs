@@ -180,7 +180,14 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
     for name in support::ROUTINES {
         assert!(line(&report, name).ends_with("current"), "{name}: {report}");
     }
-    for name in ["counter_totals", "counters", "counter_writes", "counter_changes"] {
+    for name in [
+        "counter_totals",
+        "counters",
+        "counter_writes",
+        "counter_changes",
+        "counter_periods",
+        "counter_buckets",
+    ] {
         assert!(
             line(&report, name).ends_with("not visible to this account (needs SELECT)"),
             "{name}: {report}"
@@ -191,6 +198,8 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
         "counter_slot_bound_update",
         "counter_apply_write",
         "counter_apply_change",
+        "counter_count_periods_insert",
+        "counter_count_periods_update",
     ] {
         assert!(
             line(&report, name).ends_with("not visible to this account (needs TRIGGER)"),

@@ -319,20 +319,27 @@ pub fn committed_here() -> impl Iterator<Item = (&'static str, &'static [&'stati
 }
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 13] = [
+pub const ROUTINES: [&str; 20] = [
     "counter_add",
+    "counter_add_at",
     "counter_add_many",
+    "counter_add_many_at",
     "counter_add_many_once",
     "counter_add_once",
     "counter_compact",
     "counter_delete",
     "counter_estimate",
+    "counter_expire_periods",
     "counter_forget_writes",
     "counter_get",
+    "counter_get_period",
+    "counter_get_range",
     "counter_increment",
     "counter_reset",
     "counter_resize",
+    "counter_series",
     "counter_setup",
+    "counter_track",
 ];
 
 /// The routines of a package, by name: a fixed-slot package has no resize.

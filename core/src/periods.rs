@@ -1,0 +1,212 @@
+//! Counting per period: a counter can track minutes, hours, days and
+//! months, each as buckets that start at UTC boundaries. A write that
+//! changes the counter's total adds the same delta to the bucket of each
+//! tracked period that holds the write's moment. The routines compute a
+//! bucket's start in SQL from the formats here; the client computes it in
+//! Rust (for the plain mode's series), from seconds since 1970-01-01 UTC.
+
+/// A period a counter can track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Period {
+    Minute,
+    Hour,
+    Day,
+    Month,
+}
+
+/// The most buckets one series reads, so that a call's cost is bounded: a
+/// little over 11 years of days, 170 days of hours, or 68 hours of minutes.
+pub const SERIES_LIMIT: u32 = 4_096;
+
+/// The most bucket rows `counter_expire_periods` deletes in one statement,
+/// so that each of its transactions stays short.
+pub const EXPIRE_BATCH: u32 = 1_000;
+
+const SECONDS_PER_DAY: i64 = 86_400;
+
+impl Period {
+    /// Every period, from the shortest.
+    pub const ALL: [Period; 4] = [Period::Minute, Period::Hour, Period::Day, Period::Month];
+
+    /// The period's name, as the routines take it and the tables hold it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Period::Minute => "minute",
+            Period::Hour => "hour",
+            Period::Day => "day",
+            Period::Month => "month",
+        }
+    }
+
+    /// The period named `name`, spelled as [`Period::name`] spells it.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Period::ALL.into_iter().find(|period| period.name() == name)
+    }
+
+    /// Its unit in SQL's `INTERVAL n UNIT`.
+    pub fn sql_unit(self) -> &'static str {
+        match self {
+            Period::Minute => "MINUTE",
+            Period::Hour => "HOUR",
+            Period::Day => "DAY",
+            Period::Month => "MONTH",
+        }
+    }
+
+    /// The `DATE_FORMAT` pattern that turns a time into the start of its
+    /// bucket.
+    pub fn sql_start_format(self) -> &'static str {
+        match self {
+            Period::Minute => "%Y-%m-%d %H:%i:00",
+            Period::Hour => "%Y-%m-%d %H:00:00",
+            Period::Day => "%Y-%m-%d 00:00:00",
+            Period::Month => "%Y-%m-01 00:00:00",
+        }
+    }
+
+    /// The start of the bucket that holds `seconds` since 1970-01-01 UTC.
+    pub fn start(self, seconds: i64) -> i64 {
+        let floor = |unit: i64| seconds.div_euclid(unit) * unit;
+        match self {
+            Period::Minute => floor(60),
+            Period::Hour => floor(3_600),
+            Period::Day => floor(SECONDS_PER_DAY),
+            Period::Month => {
+                let (year, month, _) = civil_from_days(seconds.div_euclid(SECONDS_PER_DAY));
+                days_from_civil(year, month, 1) * SECONDS_PER_DAY
+            }
+        }
+    }
+
+    /// The start of the bucket after the one that starts at `start`.
+    pub fn next(self, start: i64) -> i64 {
+        match self {
+            Period::Minute => start + 60,
+            Period::Hour => start + 3_600,
+            Period::Day => start + SECONDS_PER_DAY,
+            Period::Month => {
+                let (year, month, _) = civil_from_days(start.div_euclid(SECONDS_PER_DAY));
+                let (year, month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
+                days_from_civil(year, month, 1) * SECONDS_PER_DAY
+            }
+        }
+    }
+
+    /// The starts of the buckets that start in `[from, to)`, in order; `None`
+    /// when there are more than [`SERIES_LIMIT`].
+    pub fn starts(self, from: i64, to: i64) -> Option<Vec<i64>> {
+        let mut start = self.start(from);
+        if start < from {
+            start = self.next(start);
+        }
+        let mut starts = Vec::new();
+        while start < to {
+            if starts.len() == SERIES_LIMIT as usize {
+                return None;
+            }
+            starts.push(start);
+            start = self.next(start);
+        }
+        Some(starts)
+    }
+}
+
+impl std::fmt::Display for Period {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar
+/// (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_from_march = (i64::from(month) + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The date of `days` since 1970-01-01: year, month from 1, day from 1
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
+    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seconds since 1970 of a UTC time, as the servers' `TIMESTAMPDIFF`
+    /// from 1970-01-01 gives it.
+    fn at(year: i64, month: u32, day: u32, hour: i64, minute: i64, second: i64) -> i64 {
+        days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second
+    }
+
+    #[test]
+    fn dates_convert_both_ways_across_four_centuries() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        for days in -146_097..146_097 {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(days_from_civil(year, month, day), days, "{year}-{month}-{day}");
+        }
+    }
+
+    #[test]
+    fn a_bucket_starts_at_the_utc_boundary_before_its_moment() {
+        let moment = at(2024, 2, 29, 23, 59, 59);
+        assert_eq!(Period::Minute.start(moment), at(2024, 2, 29, 23, 59, 0));
+        assert_eq!(Period::Hour.start(moment), at(2024, 2, 29, 23, 0, 0));
+        assert_eq!(Period::Day.start(moment), at(2024, 2, 29, 0, 0, 0));
+        assert_eq!(Period::Month.start(moment), at(2024, 2, 1, 0, 0, 0));
+        assert_eq!(Period::Month.start(at(2024, 3, 1, 0, 0, 0)), at(2024, 3, 1, 0, 0, 0));
+        assert_eq!(Period::Day.start(-1), -SECONDS_PER_DAY, "before 1970 too");
+    }
+
+    #[test]
+    fn the_next_month_follows_the_calendar() {
+        assert_eq!(Period::Month.next(at(2024, 1, 1, 0, 0, 0)), at(2024, 2, 1, 0, 0, 0));
+        assert_eq!(Period::Month.next(at(2024, 2, 1, 0, 0, 0)), at(2024, 3, 1, 0, 0, 0));
+        assert_eq!(Period::Month.next(at(2024, 12, 1, 0, 0, 0)), at(2025, 1, 1, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_series_holds_the_buckets_that_start_in_its_range() {
+        let from = at(2026, 11, 24, 10, 30, 0);
+        let to = at(2026, 11, 24, 13, 0, 0);
+        assert_eq!(
+            Period::Hour.starts(from, to),
+            Some(vec![at(2026, 11, 24, 11, 0, 0), at(2026, 11, 24, 12, 0, 0)])
+        );
+        assert_eq!(Period::Day.starts(to, to), Some(vec![]));
+        let year = Period::Month.starts(at(2026, 1, 1, 0, 0, 0), at(2027, 1, 1, 0, 0, 0)).unwrap();
+        assert_eq!(year.len(), 12);
+        let limit = i64::from(SERIES_LIMIT);
+        assert_eq!(
+            Period::Minute.starts(0, limit * 60).map(|starts| starts.len()),
+            Some(SERIES_LIMIT as usize)
+        );
+        assert_eq!(Period::Minute.starts(0, limit * 60 + 1), None);
+    }
+
+    #[test]
+    fn periods_are_named_as_sql_takes_them() {
+        for period in Period::ALL {
+            assert_eq!(Period::from_name(period.name()), Some(period));
+        }
+        assert_eq!(Period::from_name("Hour"), None);
+    }
+}

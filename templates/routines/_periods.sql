@@ -1,0 +1,164 @@
+{#- What the routines of periods share: which writes count in buckets,
+    the checks of a period and a time, a bucket's start, and dropping
+    buckets a few rows at a time.
+
+    A write counts in its periods' buckets when the routine that makes it
+    names the moment in @slotted_counters_counted_at for the statement that
+    changes the slots: the triggers on the table add each slot's change to
+    the buckets of that moment. The variable is cleared after the
+    statement, by a handler when it fails, and at the start of every
+    routine that changes slots without counting (setup, reset, resize,
+    compact, delete), so that a reset is never counted as a write. MySQL
+    runs no handler of a killed call: a call killed in its counting
+    statement leaves the variable set on its connection until the next
+    routine there clears or sets it; a statement of another kind that
+    changes slots on that connection meanwhile would be counted. -#}
+{%- import "_macros.sql" as m -%}
+
+{#- Runs the call block's statements as a counting write at `at`. -#}
+{% macro count_at(indent, p, at) -%}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+{{ indent }}    BEGIN
+{{ indent }}        SET @slotted_counters_counted_at = NULL;
+{{ indent }}        RESIGNAL;
+{{ indent }}    END;
+{{ indent }}    SET @slotted_counters_counted_at = {{ at }};{{ caller() }}
+{{ indent }}END;
+{{ indent }}SET @slotted_counters_counted_at = NULL;
+{%- endmacro %}
+
+{#- Reads into v_periods how many periods counter p_name tracks, so that a
+    write of a counter that tracks none names no moment, and its trigger
+    reads nothing more. Locked inside a caller's transaction under MariaDB's
+    snapshot isolation, plain elsewhere, as the slot count is
+    (read_slot_count). A write that finds none counts in no bucket, even
+    when {{ p.routine(Routine::Track) }} commits before it does: it is a write made before the
+    period was tracked. -#}
+{% macro read_periods(indent, p) -%}
+{{ indent }}IF {% call m::snapshot_transaction() %}{% endcall %} THEN
+{{ indent }}    SELECT COUNT(*) INTO v_periods FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+{{ indent }}ELSE
+{{ indent }}    SELECT COUNT(*) INTO v_periods FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- At the start of a routine that changes slots without counting a write. -#}
+{% macro counts_nothing(indent) -%}
+{{ indent }}SET @slotted_counters_counted_at = NULL;
+{%- endmacro %}
+
+{#- The invalid-argument error of a period other than the four, compared
+    as bytes: 'hour ' is no period. -#}
+{% macro check_period(indent, p) -%}
+{{ indent }}IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ({% for period in p.periods %}{% if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}) THEN
+{% call m::refuse(indent ~ "    ", p, p.invalid_argument) %}'period must be {% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}''{{ period.name() }}''{% endfor %}, not ', COALESCE(QUOTE(p_period), 'NULL'), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- The invalid-argument error of a write's moment that is NULL or later
+    than now (UTC), naming counter p_name when `of_counter`. -#}
+{% macro check_at(indent, p, of_counter) -%}
+{{ indent }}IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
+{% call m::refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::AT_IN_FUTURE }}, not ', COALESCE(p_at, 'NULL'){% if of_counter %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endif %}{% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- The start of the bucket of period `period` (an SQL expression of a
+    period's name) that holds time `at`, as a DATETIME. -#}
+{% macro bucket_start(p, period, at) -%}
+CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }}, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME)
+{%- endmacro %}
+
+{#- Adds slot NEW's change `delta` to the bucket of each period its
+    counter tracks that holds @slotted_counters_counted_at, unless the
+    period keeps no bucket that old: in one statement with the slot's
+    change, and to the bucket row of the same slot, whose lock the slot's
+    writers hold already. The periods are read locked, so that a period
+    {{ p.routine(Routine::Track) }} stops or starts waits for the write's transaction: a
+    trigger may name no system variable (under statement-based logging its
+    statement would be unsafe, 1592), so it cannot tell a caller's
+    transaction under snapshot isolation, where a plain read would open a
+    read view that fails the writes after it (1020). -#}
+{% macro add_to_buckets(indent, p, delta) -%}
+{{ indent }}IF @slotted_counters_counted_at IS NOT NULL AND {{ delta }} <> 0 THEN
+{{ indent }}    BEGIN
+{{ indent }}        DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
+{{ indent }}        DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+{{ indent }}        DECLARE v_bucket DATETIME;
+{%- for period in p.periods %}
+{{ indent }}        DECLARE v_keep_{{ period.name() }} BIGINT;
+{%- endfor %}
+{{ indent }}        -- What each period keeps: NULL when untracked, {{ p.keep_all }} for every bucket.
+{{ indent }}        SELECT {% for period in p.periods %}{% if !loop.first %},
+{{ indent }}               {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
+{{ indent }}          INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
+{{ indent }}          FROM `{{ p.periods_table }}` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
+{%- for period in p.periods %}
+{{ indent }}        IF v_keep_{{ period.name() }} IS NOT NULL THEN
+{{ indent }}            SET v_bucket = DATE_FORMAT(v_at, '{{ period.sql_start_format() }}');
+{{ indent }}            IF v_keep_{{ period.name() }} = {{ p.keep_all }}
+{{ indent }}               OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL v_keep_{{ period.name() }} {{ period.sql_unit() }} THEN
+{{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+{{ indent }}                VALUES (NEW.`counter_name`, '{{ period.name() }}', v_bucket, NEW.`counter_id`, {{ delta }})
+{{ indent }}                ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
+{{ indent }}            END IF;
+{{ indent }}        END IF;
+{%- endfor %}
+{{ indent }}    END;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- What drop_buckets needs declared. -#}
+{% macro declare_drop(indent) -%}
+{{ "" }}
+{{ indent }}DECLARE v_dropped INT;
+{{ indent }}DECLARE v_until DATETIME;
+{{ indent }}DECLARE v_until_slot INT;
+{%- endmacro %}
+
+{#- Deletes counter `name`'s buckets of period `period` that start before
+    `before`, at most p.expire_batch rows per statement, oldest first, so
+    that each statement's transaction stays short in autocommit mode. No
+    DELETE ... LIMIT, which is unsafe for statement-based logging (1592):
+    each statement deletes up to the last row of the oldest batch. -#}
+{% macro drop_buckets(indent, p, name, period, before) -%}
+{{ indent }}SET v_dropped = {{ p.expire_batch }};
+{{ indent }}WHILE v_dropped = {{ p.expire_batch }} DO
+{{ indent }}    SELECT COUNT(*) INTO v_dropped
+{{ indent }}      FROM (SELECT 1 FROM `{{ p.buckets_table }}`
+{{ indent }}             WHERE `counter_name` = {{ name }} AND `period` = {{ period }} AND `bucket_start` < {{ before }}
+{{ indent }}             LIMIT {{ p.expire_batch }}) AS oldest;
+{{ indent }}    IF v_dropped > 0 THEN
+{{ indent }}        SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
+{{ indent }}          FROM (SELECT `bucket_start`, `counter_id` FROM `{{ p.buckets_table }}`
+{{ indent }}                 WHERE `counter_name` = {{ name }} AND `period` = {{ period }} AND `bucket_start` < {{ before }}
+{{ indent }}                 ORDER BY `bucket_start`, `counter_id` LIMIT {{ p.expire_batch }}) AS oldest
+{{ indent }}         ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
+{{ indent }}        DELETE FROM `{{ p.buckets_table }}`
+{{ indent }}         WHERE `counter_name` = {{ name }} AND `period` = {{ period }}
+{{ indent }}           AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
+{{ indent }}    END IF;
+{{ indent }}END WHILE;
+{%- endmacro %}
+
+{#- A function's answer when counter p_name does not exist or does not
+    track p_period, or when one of `times` is NULL: NULL. -#}
+{% macro null_unless_tracked(p, times) %}
+    IF p_name IS NULL{% for time in times %} OR {{ time }} IS NULL{% endfor %}
+       OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name)
+       OR NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        RETURN NULL;
+    END IF;
+{%- endmacro %}
+
+{#- Deletes every bucket of counter `name`, period by period, as
+    drop_buckets does. -#}
+{% macro drop_all_buckets(indent, p, name) -%}
+{{ indent }}SET v_period_index = 1;
+{{ indent }}WHILE v_period_index <= {{ p.periods.len() }} DO
+{{ indent }}    SET v_period = ELT(v_period_index{% for period in p.periods %}, '{{ period.name() }}'{% endfor %});
+{% call drop_buckets(indent ~ "    ", p, name, "v_period", "'9999-12-31'") %}{% endcall %}
+{{ indent }}    SET v_period_index = v_period_index + 1;
+{{ indent }}END WHILE;
+{%- endmacro %}

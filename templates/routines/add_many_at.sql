@@ -1,0 +1,32 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_add_many.sql" as batch -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddManyAt) }}` */$$
+-- A late batch: applies p_deltas as {{ p.routine(Routine::AddMany) }} does (p_write_id NULL) or
+-- as {{ p.routine(Routine::AddManyOnce) }} does (p_write_id its 16 bytes), and counts
+-- each delta in the bucket that holds p_at (a UTC time, no later than now)
+-- of each period its counter tracks, unless that period keeps no bucket so
+-- old. For a writer that gathers deltas before it sends them: they count
+-- in the buckets of the moment they were made.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyAt) }}`(
+    IN p_write_id VARBINARY(64),
+    IN p_deltas {{ p.deltas_type }},
+    IN p_at DATETIME(6)
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+{%- call batch::plan_variables(p) %}{% endcall %}
+{%- call batch::plan(p) %}{% endcall %}
+{% call periods::check_at("    ", p, false) %}{% endcall %}
+    IF p_write_id IS NULL THEN
+        IF v_entries > 0 THEN
+            SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
+{% call m::record_write("            ", p, "''", "v_plan", false, "p_at") %}{% endcall %}
+        END IF;
+    ELSE
+{% call m::check_write_id("        ", p) %}{% endcall %}
+{% call m::record_write("        ", p, "''", "v_plan", true, "p_at") %}{% endcall %}
+    END IF;
+{% call m::forget_expired_writes("    ", p) %}{% endcall %}
+END$$

@@ -1,0 +1,36 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ExpirePeriods) }}` */$$
+-- Removes the buckets beyond what each tracked period keeps: for a period
+-- that keeps n buckets, those that start before the (n - 1)th before the
+-- current one. At most {{ p.expire_batch }} rows per statement, oldest first: called in
+-- autocommit mode, each is a short transaction of its own. Never changes a
+-- total. Run it regularly (an EVENT or cron, every hour).
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::ExpirePeriods) }}`()
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_name {{ p.name_type }};
+    DECLARE v_period {{ p.period_type }};
+    DECLARE v_keep BIGINT;
+    DECLARE v_before DATETIME;
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+{%- call periods::declare_drop("    ") %}{% endcall %}
+    DECLARE c_periods CURSOR FOR
+        SELECT `counter_name`, `period`, `keep` FROM `{{ p.periods_table }}` WHERE `keep` IS NOT NULL;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+    OPEN c_periods;
+    FETCH c_periods INTO v_name, v_period, v_keep;
+    WHILE NOT v_done DO
+        CASE v_period
+{%- for period in p.periods %}
+        WHEN '{{ period.name() }}' THEN
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '{{ period.sql_start_format() }}') - INTERVAL (v_keep - 1) {{ period.sql_unit() }};
+{%- endfor %}
+        END CASE;
+{% call periods::drop_buckets("        ", p, "v_name", "v_period", "v_before") %}{% endcall %}
+        FETCH c_periods INTO v_name, v_period, v_keep;
+    END WHILE;
+    CLOSE c_periods;
+END$$

@@ -1,0 +1,26 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::GetPeriod) }}` */$$
+-- What counter p_name counted in the bucket of p_period that holds p_at (a
+-- UTC time): 0 when nothing was counted there, NULL when the counter does
+-- not exist or does not track p_period. Reads that bucket's rows only, one
+-- per slot written in it.
+CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetPeriod) }}`(
+    p_name {{ p.name_type }},
+    p_period {{ p.name_type }},
+    p_at DATETIME(6)
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+
+{% call periods::check_period("    ", p) %}{% endcall %}
+{% call m::null_if_unusable(p) %}{% endcall %}
+{%- call periods::null_unless_tracked(p, ["p_at"]) %}{% endcall %}
+    RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
+             WHERE `counter_name` = p_name AND `period` = p_period
+               AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "p_at") %}{% endcall %});
+END$$

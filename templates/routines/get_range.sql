@@ -1,0 +1,28 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::GetRange) }}` */$$
+-- What counter p_name counted in the buckets of p_period that start in
+-- [p_from, p_to) (UTC times): 0 when nothing was, NULL when the counter does
+-- not exist or does not track p_period. Reads those buckets' rows only.
+-- A day in a time zone a whole number of hours from UTC is the range of
+-- its 24 hours in UTC, read from 'hour' buckets.
+CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetRange) }}`(
+    p_name {{ p.name_type }},
+    p_period {{ p.name_type }},
+    p_from DATETIME(6),
+    p_to DATETIME(6)
+)
+RETURNS BIGINT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+
+{% call periods::check_period("    ", p) %}{% endcall %}
+{% call m::null_if_unusable(p) %}{% endcall %}
+{%- call periods::null_unless_tracked(p, ["p_from", "p_to"]) %}{% endcall %}
+    RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
+             WHERE `counter_name` = p_name AND `period` = p_period
+               AND `bucket_start` >= p_from AND `bucket_start` < p_to);
+END$$

@@ -1,0 +1,59 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Series) }}` */$$
+-- For charts: one row per bucket of p_period that starts in [p_from, p_to)
+-- (UTC times), in order, each with its start (`bucket_start`) and what
+-- counter p_name counted in it (`value`, 0 where nothing was). At most
+-- {{ p.series_limit }} buckets; reads those buckets' rows only. Refused (9001) for a counter
+-- that does not exist, (9003) for a period it does not track.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Series) }}`(
+    IN p_name {{ p.name_type }},
+    IN p_period {{ p.name_type }},
+    IN p_from DATETIME(6),
+    IN p_to DATETIME(6)
+)
+READS SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+    -- The first bucket's start, and how many buckets the range holds.
+    DECLARE v_first DATETIME;
+    DECLARE v_count BIGINT;
+
+{% call m::check_name_form("    ", p) %}{% endcall %}
+{% call periods::check_period("    ", p) %}{% endcall %}
+    IF p_from IS NULL OR p_to IS NULL THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'from and to must be UTC times{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter("        ", p) %}{% endcall %}
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::UNTRACKED_PERIOD }} ', QUOTE(p_period), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    CASE p_period
+{%- for period in p.periods %}
+    WHEN '{{ period.name() }}' THEN
+        SET v_first = DATE_FORMAT(p_from, '{{ period.sql_start_format() }}');
+        IF v_first < p_from THEN
+            SET v_first = v_first + INTERVAL 1 {{ period.sql_unit() }};
+        END IF;
+        SET v_count = GREATEST(TIMESTAMPDIFF({{ period.sql_unit() }}, v_first, p_to), 0);
+        IF v_first + INTERVAL v_count {{ period.sql_unit() }} < p_to THEN
+            SET v_count = v_count + 1;
+        END IF;
+{%- endfor %}
+    END CASE;
+    IF v_count > {{ p.series_limit }} THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'a series reads at most {{ p.series_limit }} buckets, not ', v_count, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    WITH digit (d) AS ({{ p.series_numbers.digits }})
+    SELECT series.`bucket_start`, COALESCE(CAST(SUM(bucket.`counter`) AS SIGNED), 0) AS `value`
+      FROM (SELECT CASE p_period{% for period in p.periods %} WHEN '{{ period.name() }}' THEN v_first + INTERVAL (number.n - 1) {{ period.sql_unit() }}{% endfor %} END AS `bucket_start`
+              FROM (SELECT {{ p.series_numbers.number }} AS n FROM {{ p.series_numbers.tables }}) AS number
+             WHERE number.n <= v_count) AS series
+      LEFT JOIN `{{ p.buckets_table }}` AS bucket
+        ON bucket.`counter_name` = p_name AND bucket.`period` = p_period AND bucket.`bucket_start` = series.`bucket_start`
+     GROUP BY series.`bucket_start`
+     ORDER BY series.`bucket_start`;
+END$$

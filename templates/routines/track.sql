@@ -1,0 +1,51 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Track) }}` */$$
+-- Starts counting counter p_name per p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}), in
+-- buckets that start at UTC boundaries, keeping the last p_keep buckets,
+-- the current one included (NULL: all). From then on every write that
+-- changes the counter's total adds its delta to the current bucket, in the
+-- write's statement. Called again, it changes p_keep: {{ p.routine(Routine::ExpirePeriods) }}
+-- removes the buckets beyond it. p_keep 0 stops counting per p_period and
+-- drops its buckets. A period that starts being counted starts with no
+-- bucket: one left by a counter of the same name that was deleted, or by a
+-- drop that was cut short, is dropped first. Buckets are dropped {{ p.expire_batch }} rows
+-- per statement, each a short transaction in autocommit mode.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Track) }}`(
+    IN p_name {{ p.name_type }},
+    IN p_period {{ p.name_type }},
+    IN p_keep {{ p.number_type }}
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+    DECLARE v_tracked INT;
+{%- call periods::declare_drop("    ") %}{% endcall %}
+
+{% call periods::counts_nothing("    ") %}{% endcall %}
+{% call m::check_name_form("    ", p) %}{% endcall %}
+{% call periods::check_period("    ", p) %}{% endcall %}
+    IF NOT COALESCE(p_keep IS NULL OR (p_keep = TRUNCATE(p_keep, 0) AND p_keep BETWEEN 0 AND {{ p.keep_all }}), FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'keep must be NULL or a whole number from 0 to {{ p.keep_all }}, not ', p_keep + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+{%- if !p.auto_create %}
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter("        ", p) %}{% endcall %}
+    END IF;
+{%- endif %}
+    SELECT COUNT(*) INTO v_tracked FROM `{{ p.periods_table }}`
+     WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
+    IF p_keep = 0 THEN
+        DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
+    ELSE
+        IF v_tracked = 0 THEN
+{% call periods::drop_buckets("            ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
+        END IF;
+        INSERT INTO `{{ p.periods_table }}` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, p_keep)
+        ON DUPLICATE KEY UPDATE `keep` = p_keep;
+    END IF;
+    IF p_keep = 0 THEN
+{% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
+    END IF;
+END$$
