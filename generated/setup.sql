@@ -79,10 +79,11 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- What each tracked period counted: a bucket per period start (UTC), spread
 -- over the slots the writes went to, as the total is, so that a counter's
 -- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (the
--- triggers counter_count_periods_insert and counter_count_periods_update), so a node
--- of a cluster writes buckets of its own slots only. A bucket's value is
--- the sum of its rows; rows are created by the first write to them.
+-- slot and to the bucket rows of the same slot in one statement (setup.sql's
+-- triggers counter_count_periods_insert and counter_count_periods_update; the plain mode in
+-- the write's transaction), so a node of a cluster writes buckets of its
+-- own slots only. A bucket's value is the sum of its rows; rows are
+-- created by the first write to them.
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
@@ -1969,7 +1970,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
-        SET v_message = LEFT(CONCAT('the counter does not track the period ', QUOTE(p_period), ', for counter: ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT('untracked period ', QUOTE(p_period), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     CASE p_period
@@ -2011,7 +2012,7 @@ BEGIN
         END IF;
     END CASE;
     IF v_count > 4096 THEN
-        SET v_message = LEFT(CONCAT('a series reads at most 4096 buckets, not ', v_count, ', for counter: ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT('a series reads at most 4096 buckets, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)

@@ -98,6 +98,12 @@ fn vschema(options: &PackageOptions) -> String {
             },
             package::writes_table(options): {
                 "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
+            },
+            package::periods_table(options): {
+                "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
+            },
+            package::buckets_table(options): {
+                "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }]
             }
         }
     });

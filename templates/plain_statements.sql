@@ -35,9 +35,17 @@
 -- run lock_counter first in theirs. counter_resize and counter_compact have
 -- no plain form yet: each rewrites a counter's slots under lock in several
 -- statements; the plain mode neither offers nor needs them to count.
+-- Counting per period: before each write, read the counter's periods; when
+-- it tracks none, the write is as above. Else run the write (each counter of
+-- a batch) and add_to_buckets for its tracked periods, with the slot it
+-- wrote, in one transaction. A late write (a moment given) reads server_now
+-- first: a moment after it is refused (9003), and a period whose last `keep`
+-- buckets started after the moment's is left out. track and untrack drop a
+-- period's buckets with oldest_buckets and drop_buckets, a short statement
+-- at a time; the expire statements drop what each period no longer keeps.
 {%- for statement in statements %}
 
 -- {{ statement.name }}: {{ statement.purpose }}
--- Parameters: {{ statement.params }}
+-- Parameters: {% if statement.params.is_empty() %}none{% else %}{{ statement.params }}{% endif %}
 {{ statement.sql }};
 {%- endfor %}

@@ -1,4 +1,4 @@
--- plain_tables.sql: the `{{ p.table }}` table and its write ids, for the client's plain
+-- plain_tables.sql: the `{{ p.table }}` table, its write ids, periods and buckets, for the client's plain
 -- mode on engines that run no stored routine (PlanetScale, Vitess, TiDB) and
 -- on sharding engines (MariaDB Spider). Install with: mysql your_database < plain_tables.sql
 {% include "_header.sql" %}
@@ -13,3 +13,5 @@
 {% include "_table.sql" %}
 
 {% include "_writes_table.sql" %}
+
+{% include "_periods_tables.sql" %}

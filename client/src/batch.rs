@@ -4,8 +4,9 @@
 //! each caller answered with its own counter's outcome.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
+use crate::call::{Moment, seconds};
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
@@ -101,12 +102,27 @@ pub(crate) struct Pending<C> {
     pub(crate) caller: C,
     pub(crate) name: String,
     pub(crate) delta: i64,
+    /// When the caller handed it over, and the minute that was by the
+    /// wall clock: the delta counts in the buckets of its hand-over.
+    handed: Instant,
+    minute: i64,
 }
 
-/// One flush: a sum per counter, and the callers whose deltas it holds.
+impl<C> Pending<C> {
+    /// `delta` to counter `name`, handed over now by `caller`.
+    pub(crate) fn new(caller: C, name: &str, delta: i64) -> Self {
+        let minute = seconds(SystemTime::now()).div_euclid(60);
+        Pending { caller, name: name.to_owned(), delta, handed: Instant::now(), minute }
+    }
+}
+
+/// One flush: a sum per counter, and the callers whose deltas it holds,
+/// all handed over within one minute of the wall clock.
 #[derive(Debug)]
 pub(crate) struct Batch<C> {
     counters: BTreeMap<String, Share<C>>,
+    /// When the oldest delta was handed over, and in which minute.
+    handed: Option<(Instant, i64)>,
 }
 
 #[derive(Debug)]
@@ -117,12 +133,19 @@ struct Share<C> {
 
 impl<C> Batch<C> {
     /// Takes the oldest of `waiting` into a batch of up to `max_counters`
-    /// counters. Deltas that would take a counter's sum past BIGINT stay
-    /// queued for a later flush, in their order.
+    /// counters. Deltas that would take a counter's sum past BIGINT, and
+    /// those handed over in a later minute than the oldest, stay queued for
+    /// a later flush, in their order: a batch counts in the buckets of its
+    /// oldest delta's hand-over, which must be each delta's.
     pub(crate) fn take(waiting: &mut Vec<Pending<C>>, max_counters: usize) -> Self {
-        let mut batch = Batch { counters: BTreeMap::new() };
+        let mut batch = Batch { counters: BTreeMap::new(), handed: None };
         let mut later = Vec::new();
         for queued in waiting.drain(..) {
+            let (_, minute) = *batch.handed.get_or_insert((queued.handed, queued.minute));
+            if queued.minute != minute {
+                later.push(queued);
+                continue;
+            }
             let room = batch.counters.len() < max_counters;
             match batch.counters.get_mut(&queued.name) {
                 Some(share) => match share.delta.checked_add(queued.delta) {
@@ -144,16 +167,19 @@ impl<C> Batch<C> {
         batch
     }
 
-    /// Applies the batch through `engine` and says how each of its counters
-    /// fared, in their order. A single counter, the usual batch when one
-    /// counter is hot, goes through `add`, at half the cost of `add_many`;
-    /// when a batch fails for one counter's sake, each counter is applied
-    /// alone.
+    /// Applies the batch through `engine`, counted in the buckets of its
+    /// oldest delta's hand-over, and says how each of its counters fared,
+    /// in their order. A single counter, the usual batch when one counter
+    /// is hot, goes through an add, at half the cost of a batch; when a
+    /// batch fails for one counter's sake, each counter is applied alone.
     pub(crate) async fn apply<D: Driver>(&self, engine: &Engine<D>) -> Vec<Result<(), CounterError>> {
+        let at = self.handed.map_or(Moment::Now, |(handed, _)| Moment::Since(handed));
         let deltas = || self.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
         let applied = match self.counters.first_key_value() {
-            Some((name, share)) if self.counters.len() == 1 => engine.add(name, share.delta).await,
-            _ => engine.add_many(deltas()).await,
+            Some((name, share)) if self.counters.len() == 1 => {
+                engine.add_counted_at(name, share.delta, at).await
+            }
+            _ => engine.add_many_at(deltas(), at).await,
         };
         match applied {
             Err(error) if self.counters.len() > 1 && error.is_about_a_counter() => {
@@ -164,7 +190,7 @@ impl<C> Batch<C> {
                 );
                 let mut outcomes = Vec::with_capacity(self.counters.len());
                 for delta in deltas() {
-                    outcomes.push(engine.add_many([delta]).await);
+                    outcomes.push(engine.add_many_at([delta], at).await);
                 }
                 outcomes
             }
@@ -207,7 +233,7 @@ mod tests {
         deltas
             .iter()
             .enumerate()
-            .map(|(ticket, &(name, delta))| Pending { caller: ticket as u64, name: name.to_owned(), delta })
+            .map(|(ticket, &(name, delta))| Pending::new(ticket as u64, name, delta))
             .collect()
     }
 
@@ -275,6 +301,15 @@ mod tests {
     }
 
     #[test]
+    fn deltas_handed_over_in_a_later_minute_wait_for_the_next_flush() {
+        let mut queue = waiting(&[("a", 1), ("b", 1), ("a", 1)]);
+        queue[1].minute += 1;
+        let batch = Batch::take(&mut queue, 10);
+        assert_eq!(sums(&batch), [("a", 2, vec![0, 2])]);
+        assert_eq!(queue.iter().map(|queued| queued.caller).collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
     fn a_delta_that_would_overflow_the_sum_waits_for_the_next_flush() {
         let mut queue = waiting(&[("n", i64::MAX), ("n", 1), ("n", -1)]);
         let batch = Batch::take(&mut queue, 10);
@@ -326,7 +361,7 @@ mod tests {
     fn a_batch_of_one_counter_is_one_add() {
         let (outcomes, sent) = applied(&[("views", 1), ("views", 2)], vec![Reply::Changed(1)]);
         assert_eq!(outcomes, [None]);
-        assert_eq!(sent, ["CALL `counter_add`(?, ?)"]);
+        assert_eq!(sent, ["CALL `counter_add_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)"]);
     }
 
     #[test]
@@ -337,7 +372,7 @@ mod tests {
         let (outcomes, sent) = applied(&[("views", 1), ("missing", 2), ("likes", 3)], replies);
         // In the order of the names: likes, missing, views.
         assert_eq!(outcomes, [None, Some(errno::UNKNOWN_COUNTER), None]);
-        assert_eq!(sent, ["CALL `counter_add_many`(?)"; 4]);
+        assert_eq!(sent, ["CALL `counter_add_many_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)"; 4]);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! calls both clients make, with their arguments already checked.
 
 use std::collections::BTreeMap;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use slotted_counters_core::periods::Period;
 use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
 use crate::error::CounterError;
@@ -41,6 +43,62 @@ pub enum StartDate {
     Keep,
     /// The start date becomes now: counting starts over.
     Now,
+}
+
+/// How many buckets of a period a counter keeps, the current one included:
+/// what `track` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every bucket, ever.
+    All,
+    /// The last `n` (at least 1); older ones go when the periods are
+    /// expired (`expire_periods`).
+    Last(u32),
+}
+
+/// The moment whose buckets a write counts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moment {
+    /// The server's clock when it runs the write.
+    Now,
+    /// The server's clock when it runs the write, less the time since this
+    /// instant: a coalesced delta counts at its hand-over, however long its
+    /// flush took, retries included, and whatever the client's wall clock
+    /// says.
+    Since(Instant),
+    /// This many seconds since 1970-01-01 UTC: a late write's.
+    At(i64),
+}
+
+impl Moment {
+    /// How long before the server's clock the moment is, in microseconds,
+    /// as a statement sent now says it; `None` for a moment given as a time.
+    pub(crate) fn age(self) -> Option<i64> {
+        match self {
+            Moment::Now => Some(0),
+            Moment::Since(instant) => Some(i64::try_from(instant.elapsed().as_micros()).unwrap_or(i64::MAX)),
+            Moment::At(_) => None,
+        }
+    }
+}
+
+/// Whole seconds since 1970-01-01 UTC, rounded down, of `time`: a bucket is
+/// whole seconds long, so no bucket changes.
+pub(crate) fn seconds(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => {
+            let before = before.duration();
+            let whole = i64::try_from(before.as_secs()).unwrap_or(i64::MAX);
+            -whole - i64::from(before.subsec_nanos() > 0)
+        }
+    }
+}
+
+/// The time of `seconds` since 1970-01-01 UTC.
+pub(crate) fn time_of(seconds: i64) -> SystemTime {
+    let offset = std::time::Duration::from_secs(seconds.unsigned_abs());
+    if seconds >= 0 { UNIX_EPOCH + offset } else { UNIX_EPOCH - offset }
 }
 
 /// Deltas summed per counter, in the order of the names: what one batch
@@ -102,6 +160,51 @@ pub enum Call<'a> {
     GetMany {
         names: &'a [String],
     },
+    /// Starts, changes or stops (`keep` 0) counting per `period`; `keep`
+    /// `None` keeps every bucket.
+    Track {
+        name: &'a str,
+        period: Period,
+        keep: Option<u32>,
+    },
+    /// An add counted in the buckets of `at`.
+    AddAt {
+        name: &'a str,
+        delta: i64,
+        at: Moment,
+    },
+    /// A batch counted in the buckets of `at`, with a write id or without.
+    AddManyAt {
+        id: Option<&'a WriteId>,
+        deltas: &'a Deltas,
+        at: Moment,
+    },
+    /// What the bucket of `period` that holds `at` counted.
+    GetPeriod {
+        name: &'a str,
+        period: Period,
+        at: i64,
+    },
+    /// What the buckets of `period` that start in `[from, to)` counted.
+    GetRange {
+        name: &'a str,
+        period: Period,
+        from: i64,
+        to: i64,
+    },
+    /// What each bucket of `period` that starts in `[from, to)` counted:
+    /// `starts` are their starts. Answers the counter's total (`None`: no
+    /// such counter), then what the range counted (`None`: `period` is not
+    /// tracked), then one value per start.
+    Series {
+        name: &'a str,
+        period: Period,
+        from: i64,
+        to: i64,
+        starts: &'a [i64],
+    },
+    /// Drops the buckets beyond what each period keeps.
+    ExpirePeriods,
 }
 
 impl Call<'_> {
@@ -118,13 +221,20 @@ impl Call<'_> {
             Call::Reset { .. } => "reset",
             Call::Delete { .. } => "delete",
             Call::GetMany { .. } => "get_many",
+            Call::Track { .. } => "track",
+            Call::AddAt { .. } => "add_at",
+            Call::AddManyAt { .. } => "add_many_at",
+            Call::GetPeriod { .. } => "get_period",
+            Call::GetRange { .. } => "get_range",
+            Call::Series { .. } => "series",
+            Call::ExpirePeriods => "expire_periods",
         }
     }
 
     /// Whether running the call again after a lost answer cannot count it
     /// twice: it carries a write id.
     pub(crate) fn carries_id(&self) -> bool {
-        matches!(self, Call::AddOnce { .. } | Call::AddManyOnce { .. })
+        matches!(self, Call::AddOnce { .. } | Call::AddManyOnce { .. } | Call::AddManyAt { id: Some(_), .. })
     }
 }
 
@@ -167,6 +277,17 @@ pub(crate) fn add_delta(deltas: &mut Deltas, name: &str, delta: i64) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_is_its_whole_seconds_rounded_down() {
+        use std::time::Duration;
+        assert_eq!(seconds(UNIX_EPOCH + Duration::from_millis(1_500)), 1);
+        assert_eq!(seconds(UNIX_EPOCH - Duration::from_millis(1_500)), -2);
+        assert_eq!(seconds(UNIX_EPOCH - Duration::from_secs(2)), -2);
+        for whole in [-86_400, -1, 0, 1, 1_764_000_000] {
+            assert_eq!(seconds(time_of(whole)), whole);
+        }
+    }
 
     #[test]
     fn deltas_for_one_name_are_summed() {

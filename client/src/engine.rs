@@ -282,5 +282,6 @@ impl<D: Driver> Engine<D> {
     }
 }
 
+mod periods;
 #[cfg(test)]
 mod tests;

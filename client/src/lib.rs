@@ -22,9 +22,10 @@ mod transaction;
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
-pub use call::{NewCounter, StartDate};
+pub use call::{Keep, NewCounter, StartDate};
 pub use error::CounterError;
 pub use mysql;
+pub use slotted_counters_core::periods::Period;
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
@@ -62,5 +63,6 @@ pub mod defaults {
     pub use crate::retry::REINSTALL_WINDOW;
     pub use crate::sync_client::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use slotted_counters_core::package::WRITE_ID_WINDOW;
+    pub use slotted_counters_core::periods::SERIES_LIMIT;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 }

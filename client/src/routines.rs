@@ -7,8 +7,9 @@ use std::borrow::Cow;
 
 use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{Routine, server_errno};
+use slotted_counters_core::plain::EPOCH;
 
-use crate::call::{Answer, Call, StartDate};
+use crate::call::{Answer, Call, Moment, StartDate};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
@@ -34,6 +35,34 @@ pub struct Routines {
     delete: String,
     /// `counter_get`'s name: a read of n counters calls it n times.
     get: String,
+    track: String,
+    /// `counter_add_at` and `counter_add_many_at`, each for a moment given
+    /// ([`Moment::At`]) and for one before the server's now.
+    add_at: [String; 2],
+    add_many_at: [String; 2],
+    /// The functions' names: a series calls `counter_get_period` once per bucket.
+    get_period: String,
+    get_range: String,
+    expire_periods: String,
+}
+
+/// A moment in SQL, from the seconds since 1970 UTC ([`Moment::At`]) or
+/// the microseconds before the server's now ([`Moment::age`]) it takes.
+fn moments() -> [String; 2] {
+    [time(), "UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND".to_owned()]
+}
+
+/// The statement of `texts` for `moment`, and its parameter.
+fn at_moment(texts: &[String; 2], moment: Moment) -> (&str, Param<'static>) {
+    match (moment, moment.age()) {
+        (Moment::At(seconds), _) => (&texts[0], Param::Number(Some(seconds))),
+        (_, age) => (&texts[1], Param::Number(age)),
+    }
+}
+
+/// A time in SQL, from the seconds since 1970 UTC it takes.
+fn time() -> String {
+    format!("{EPOCH} + INTERVAL ? SECOND")
 }
 
 impl Routines {
@@ -53,6 +82,14 @@ impl Routines {
             reset: call(Routine::Reset),
             delete: call(Routine::Delete),
             get: Routine::Get.name(options),
+            track: call(Routine::Track),
+            add_at: moments()
+                .map(|moment| format!("CALL `{}`(?, ?, {moment})", Routine::AddAt.name(options))),
+            add_many_at: moments()
+                .map(|moment| format!("CALL `{}`(?, ?, {moment})", Routine::AddManyAt.name(options))),
+            get_period: Routine::GetPeriod.name(options),
+            get_range: Routine::GetRange.name(options),
+            expire_periods: call(Routine::ExpirePeriods),
         }
     }
 
@@ -102,6 +139,71 @@ impl Routines {
                 statement(&self.forget_writes, vec![Param::Number(Some(seconds))])
             }
             Call::GetMany { names } => return self.get_many(conn, names).await,
+            Call::Track { name, period, keep } => statement(
+                &self.track,
+                vec![Param::Text(name), Param::Text(period.name()), Param::Number(keep.map(i64::from))],
+            ),
+            Call::AddAt { name, delta, at } => {
+                let (sql, moment) = at_moment(&self.add_at, at);
+                statement(sql, vec![Param::Text(name), Param::Number(Some(delta)), moment])
+            }
+            Call::AddManyAt { id, deltas, at } => {
+                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
+                let (sql, moment) = at_moment(&self.add_many_at, at);
+                let id = id.map_or(Param::Number(None), |id| Param::Bytes(id));
+                statement(sql, vec![id, Param::Text(&batch), moment])
+            }
+            Call::ExpirePeriods => statement(&self.expire_periods, Vec::new()),
+            Call::GetPeriod { name, period, at } => {
+                let read = Statement {
+                    sql: Cow::Owned(format!("SELECT `{}`(?, ?, {})", self.get_period, time())),
+                    params: vec![Param::Text(name), Param::Text(period.name()), Param::Number(Some(at))],
+                };
+                return one_row(conn, &read).await;
+            }
+            Call::GetRange { name, period, from, to } => {
+                let read = Statement {
+                    sql: Cow::Owned(format!("SELECT `{}`(?, ?, {}, {})", self.get_range, time(), time())),
+                    params: vec![
+                        Param::Text(name),
+                        Param::Text(period.name()),
+                        Param::Number(Some(from)),
+                        Param::Number(Some(to)),
+                    ],
+                };
+                return one_row(conn, &read).await;
+            }
+            Call::Series { name, period, from, to, starts } => {
+                let buckets = vec![format!("`{}`(?, ?, {})", self.get_period, time()); starts.len()];
+                let mut params = vec![
+                    Param::Text(name),
+                    Param::Text(name),
+                    Param::Text(period.name()),
+                    Param::Number(Some(from)),
+                    Param::Number(Some(to)),
+                ];
+                for &start in starts {
+                    params.extend([
+                        Param::Text(name),
+                        Param::Text(period.name()),
+                        Param::Number(Some(start)),
+                    ]);
+                }
+                let read = Statement {
+                    sql: Cow::Owned(
+                        [
+                            format!("SELECT `{}`(?)", self.get),
+                            format!("`{}`(?, ?, {}, {})", self.get_range, time(), time()),
+                        ]
+                        .into_iter()
+                        .chain(buckets)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    ),
+                    params,
+                };
+                return one_row(conn, &read).await;
+            }
         };
         match conn.execute(&write).await {
             Ok(_) => Ok(Answer::Done),
@@ -126,9 +228,14 @@ impl Routines {
             sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
             params: names.iter().map(|name| Param::Text(name)).collect(),
         };
-        let row = conn.rows(&read).await?.into_iter().next();
-        Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
+        one_row(conn, &read).await
     }
+}
+
+/// The values of `read`, a `SELECT` without `FROM`, which returns one row.
+async fn one_row(conn: &mut impl Connection, read: &Statement<'_>) -> Result<Answer, CounterError> {
+    let row = conn.rows(read).await?.into_iter().next();
+    Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
 }
 
 #[cfg(test)]

@@ -22,6 +22,10 @@ pub const SERIES_LIMIT: u32 = 4_096;
 /// so that each of its transactions stays short.
 pub const EXPIRE_BATCH: u32 = 1_000;
 
+/// The last second a `DATETIME` holds, 9999-12-31 23:59:59 UTC, in seconds
+/// since 1970: a time before which every bucket starts.
+pub const LAST_SECOND: i64 = 253_402_300_799;
+
 const SECONDS_PER_DAY: i64 = 86_400;
 
 impl Period {
@@ -92,6 +96,23 @@ impl Period {
         }
     }
 
+    /// The start of the bucket `buckets` before the one that starts at
+    /// `start`.
+    pub fn back(self, start: i64, buckets: u32) -> i64 {
+        let buckets = i64::from(buckets);
+        match self {
+            Period::Minute => start - 60 * buckets,
+            Period::Hour => start - 3_600 * buckets,
+            Period::Day => start - SECONDS_PER_DAY * buckets,
+            Period::Month => {
+                let (year, month, _) = civil_from_days(start.div_euclid(SECONDS_PER_DAY));
+                let months = year * 12 + i64::from(month) - 1 - buckets;
+                days_from_civil(months.div_euclid(12), (months.rem_euclid(12) + 1) as u32, 1)
+                    * SECONDS_PER_DAY
+            }
+        }
+    }
+
     /// The starts of the buckets that start in `[from, to)`, in order; `None`
     /// when there are more than [`SERIES_LIMIT`].
     pub fn starts(self, from: i64, to: i64) -> Option<Vec<i64>> {
@@ -115,6 +136,19 @@ impl std::fmt::Display for Period {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// `seconds` since 1970-01-01 UTC as the servers write a `DATETIME(6)`:
+/// `2026-11-25 12:00:00.000000`.
+pub fn utc_text(seconds: i64) -> String {
+    let (year, month, day) = civil_from_days(seconds.div_euclid(SECONDS_PER_DAY));
+    let second = seconds.rem_euclid(SECONDS_PER_DAY);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.000000",
+        second / 3_600,
+        second / 60 % 60,
+        second % 60
+    )
 }
 
 /// Days since 1970-01-01 of a date of the proleptic Gregorian calendar
@@ -181,6 +215,21 @@ mod tests {
         assert_eq!(Period::Month.next(at(2024, 1, 1, 0, 0, 0)), at(2024, 2, 1, 0, 0, 0));
         assert_eq!(Period::Month.next(at(2024, 2, 1, 0, 0, 0)), at(2024, 3, 1, 0, 0, 0));
         assert_eq!(Period::Month.next(at(2024, 12, 1, 0, 0, 0)), at(2025, 1, 1, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_bucket_some_buckets_back_follows_the_calendar() {
+        assert_eq!(Period::Month.back(at(2026, 3, 1, 0, 0, 0), 3), at(2025, 12, 1, 0, 0, 0));
+        assert_eq!(Period::Month.back(at(2026, 3, 1, 0, 0, 0), 0), at(2026, 3, 1, 0, 0, 0));
+        assert_eq!(Period::Day.back(at(2026, 3, 1, 0, 0, 0), 1), at(2026, 2, 28, 0, 0, 0));
+        assert_eq!(Period::Hour.back(at(2026, 3, 1, 0, 0, 0), 25), at(2026, 2, 27, 23, 0, 0));
+    }
+
+    #[test]
+    fn a_time_reads_as_the_servers_write_it() {
+        assert_eq!(utc_text(at(2026, 11, 25, 13, 16, 28)), "2026-11-25 13:16:28.000000");
+        assert_eq!(utc_text(-1), "1969-12-31 23:59:59.000000");
+        assert_eq!(utc_text(LAST_SECOND), "9999-12-31 23:59:59.000000");
     }
 
     #[test]

@@ -35,7 +35,12 @@ pub const FOR_COUNTER: &str = ", for counter";
 pub const AT_IN_FUTURE: &str = "the moment must be a UTC time no later than now";
 
 /// A read of a period the counter does not count in; the period follows.
-pub const UNTRACKED_PERIOD: &str = "the counter does not track the period";
+pub const UNTRACKED_PERIOD: &str = "untracked period";
+
+/// A series of more buckets than a call reads.
+pub fn series_too_long(limit: u32) -> String {
+    format!("a series reads at most {limit} buckets")
+}
 
 /// A name longer than the package's `length` characters.
 pub fn long_name(length: u32) -> String {
@@ -125,6 +130,7 @@ mod tests {
             &slots_not_fixed(1),
             &slots_out_of_range(1),
             &past_bound(1),
+            &series_too_long(1),
         ];
         for words in words {
             assert!(!words.contains(['\'', '\\']), "{words}");

@@ -24,6 +24,14 @@
 -- run lock_counter first in theirs. counter_resize and counter_compact have
 -- no plain form yet: each rewrites a counter's slots under lock in several
 -- statements; the plain mode neither offers nor needs them to count.
+-- Counting per period: before each write, read the counter's periods; when
+-- it tracks none, the write is as above. Else run the write (each counter of
+-- a batch) and add_to_buckets for its tracked periods, with the slot it
+-- wrote, in one transaction. A late write (a moment given) reads server_now
+-- first: a moment after it is refused (9003), and a period whose last `keep`
+-- buckets started after the moment's is left out. track and untrack drop a
+-- period's buckets with oldest_buckets and drop_buckets, a short statement
+-- at a time; the expire statements drop what each period no longer keeps.
 
 -- last_slot: the counter's slot count (its last slot's number); no row when it does not exist
 -- Parameters: name
@@ -60,3 +68,43 @@ INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (
 -- forget_writes: forgets the write ids older than the window; call it regularly (every minute) in autocommit mode, so that each run deletes little
 -- Parameters: window, in seconds (600; far above any writer's retry budget)
 DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL ? SECOND;
+
+-- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month) and how many buckets it keeps (NULL: all); no row: none
+-- Parameters: name
+SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ?;
+
+-- server_now: the server's clock, in seconds since 1970-01-01 UTC: for a late write, to refuse a moment later than now and to skip the periods that keep no bucket so old
+-- Parameters: none
+SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP());
+
+-- add_to_buckets (hour and day): after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked period (one row each) that holds the write's moment, on the slot written
+-- Parameters: for each period: name, the moment in seconds since 1970 UTC (NULL: the server's now), how long before the server's now, in microseconds, when the moment is NULL (0 for a write made now), the slot written, delta, then delta
+INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`) VALUES (?, 'hour', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d %H:00:00'), ?, ?), (?, 'day', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d 00:00:00'), ?, ?) ON DUPLICATE KEY UPDATE `counter` = `counter` + ?;
+
+-- track: starts counting per a period (after drop_buckets of any left), or changes what it keeps
+-- Parameters: name, period ('minute', 'hour', 'day' or 'month'), keep (NULL: all), keep
+INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE `keep` = ?;
+
+-- untrack: stops counting per a period (then drop_buckets of all its buckets)
+-- Parameters: name, period
+DELETE FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ?;
+
+-- oldest_buckets: the starts of the oldest bucket rows of a period before a time, oldest first: drop_buckets up to the last start, or up to the first when they are all one bucket's
+-- Parameters: name, period, before, in seconds since 1970 UTC
+SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` < TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND ORDER BY `bucket_start`, `counter_id` LIMIT 1000;
+
+-- drop_buckets: drops the buckets of a period that start at or before a time read by oldest_buckets
+-- Parameters: name, period, the last start, in seconds since 1970 UTC
+DELETE FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` <= TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND;
+
+-- get_range: what the buckets of a tracked period that start in [from, to) counted; a bucket is the range of its start to the next
+-- Parameters: name, period, from, in seconds since 1970 UTC, to
+SELECT CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` >= TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND AND `bucket_start` < TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND;
+
+-- series: each bucket of a tracked period that starts in [from, to) and counted something: its start in seconds since 1970 UTC and its value; the others counted 0
+-- Parameters: name, period, from, in seconds since 1970 UTC, to
+SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`), CAST(SUM(`counter`) AS SIGNED) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` >= TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND AND `bucket_start` < TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND GROUP BY `bucket_start`;
+
+-- expire (hour): for each period in turn: drops every counter's buckets beyond the last `keep` (the current one included); call it regularly, so that each run deletes little
+-- Parameters: none
+DELETE `bucket` FROM `counter_buckets` AS `bucket` JOIN `counter_periods` AS `tracked` ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` WHERE `bucket`.`period` = 'hour' AND `tracked`.`keep` IS NOT NULL AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (`tracked`.`keep` - 1) HOUR;

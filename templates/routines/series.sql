@@ -45,7 +45,7 @@ BEGIN
 {%- endfor %}
     END CASE;
     IF v_count > {{ p.series_limit }} THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'a series reads at most {{ p.series_limit }} buckets, not ', v_count, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::series_too_long(*p.series_limit) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     WITH digit (d) AS ({{ p.series_numbers.digits }})
     SELECT series.`bucket_start`, COALESCE(CAST(SUM(bucket.`counter`) AS SIGNED), 0) AS `value`

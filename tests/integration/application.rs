@@ -26,12 +26,15 @@ const CRATE_BUDGET: usize = 102;
 
 /// The items at the root of the client's documentation, as rustdoc names
 /// their pages: what an application reads. The clients and their
-/// coalescing handles, what a call takes, the errors, and the options an
-/// application matches to its package.
-const APPLICATION_ITEMS: [&str; 13] = [
+/// coalescing handles, what a call takes (periods and what they keep
+/// among it), the errors, and the options an application matches to its
+/// package.
+const APPLICATION_ITEMS: [&str; 15] = [
     "enum.Cluster",
     "enum.ConfigError",
     "enum.CounterError",
+    "enum.Keep",
+    "enum.Period",
     "enum.StartDate",
     "struct.AsyncCoalescing",
     "struct.AsyncCounters",
@@ -48,7 +51,7 @@ const APPLICATION_ITEMS: [&str; 13] = [
 /// `connections`, where the clients run their calls (they fill the
 /// clients' type parameters); in `defaults`, the figures the clients start
 /// from; in `options`, the builder and what it takes beyond the root's.
-const MODULE_ITEMS: [&str; 15] = [
+const MODULE_ITEMS: [&str; 16] = [
     "connections/struct.AsyncOnConnection",
     "connections/struct.AsyncPooled",
     "connections/struct.OnConnection",
@@ -59,6 +62,7 @@ const MODULE_ITEMS: [&str; 15] = [
     "defaults/constant.FLUSHES",
     "defaults/constant.KEPT_CONNECTIONS",
     "defaults/constant.REINSTALL_WINDOW",
+    "defaults/constant.SERIES_LIMIT",
     "defaults/constant.SLOT_COUNT_LIFETIME",
     "defaults/constant.WRITE_ID_WINDOW",
     "options/enum.SlotChoice",

@@ -5,14 +5,16 @@
 //! clients cannot yet say is which of those did apply: the tests print how
 //! many had, which an application that resends them would count twice, and
 //! how many had not, which one that drops them would lose. With write ids
-//! the clients can: every increment is acknowledged and counted once.
+//! the clients can: every increment is acknowledged and counted once. The
+//! counter is counted per hour and per day: its buckets hold exactly what
+//! its total holds.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, NewCounter, PackageOptions};
+use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, NewCounter, PackageOptions, Period};
 
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, on_each_server};
@@ -98,8 +100,28 @@ impl Outcomes {
     }
 }
 
+/// Counter `hot` of 64 slots, counted per hour and per day.
 fn setup(db: &Database) {
-    Counters::new(db.pool().clone()).setup("hot", NewCounter::new("cut").slots(64)).unwrap();
+    track(&Counters::new(db.pool().clone()));
+}
+
+fn track(counters: &Counters) {
+    counters.setup("hot", NewCounter::new("cut").slots(64)).unwrap();
+    for period in [Period::Hour, Period::Day] {
+        counters.track("hot", period, Keep::All).unwrap();
+    }
+}
+
+/// Checks that counter `hot`'s hours and days each sum to its `total`: a
+/// write counts in its buckets exactly when it counts in the total, a
+/// write with an id sent again in neither.
+fn check_buckets(db: &Database, total: i64, client: &str) {
+    let sums: Vec<(String, i64)> = mysql::prelude::Queryable::query(
+        &mut db.conn(),
+        "SELECT CAST(period AS CHAR), CAST(SUM(counter) AS SIGNED) FROM counter_buckets          WHERE counter_name = 'hot' GROUP BY period ORDER BY period",
+    )
+    .unwrap();
+    assert_eq!(sums, [("hour".to_owned(), total), ("day".to_owned(), total)], "{client}");
 }
 
 /// The load of the sync tests: 64 threads, 40 increments each.
@@ -124,7 +146,9 @@ fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
-    outcomes.check_exact(support::total(&mut db.conn(), "hot").unwrap(), &proxy, "sync client");
+    let total = support::total(&mut db.conn(), "hot").unwrap();
+    outcomes.check_exact(total, &proxy, "sync client");
+    check_buckets(&db, total, "sync client");
 }
 
 /// The plain mode, on a database with no routine, through an account with
@@ -134,14 +158,16 @@ fn with_write_ids_the_plain_mode_counts_exactly_once_through_cuts() {
     let options = PackageOptions::default();
     let (db, url) = support::plain_database(&options);
     let reader = Counters::plain(db.pool().clone(), &options).unwrap();
-    reader.setup("hot", NewCounter::new("cut").slots(64)).unwrap();
+    track(&reader);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
     let counters =
         Counters::plain(proxy.pool(&url), &options).unwrap().with_write_ids().retry_for(ID_RETRY_BUDGET);
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
-    outcomes.check_exact(reader.get("hot").unwrap().unwrap_or_default(), &proxy, "plain mode");
+    let total = reader.get("hot").unwrap().unwrap_or_default();
+    outcomes.check_exact(total, &proxy, "plain mode");
+    check_buckets(&db, total, "plain mode");
 }
 
 fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
@@ -154,22 +180,25 @@ fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
     proxy.stop_cutting();
     let total = support::total(&mut db.conn(), "hot").unwrap();
     outcomes.check(total, &proxy, "sync client");
+    check_buckets(&db, total, "sync client");
 }
 
 fn cut_connections_through_the_async_client_and_coalescing() {
-    let (total, outcomes, proxy) = async_load(false);
+    let (db, total, outcomes, proxy) = async_load(false);
     outcomes.check(total, &proxy, "async client and coalescing");
+    check_buckets(&db, total, "async client and coalescing");
 }
 
 fn with_write_ids_the_async_client_and_coalescing_count_exactly_once() {
-    let (total, outcomes, proxy) = async_load(true);
+    let (db, total, outcomes, proxy) = async_load(true);
     outcomes.check_exact(total, &proxy, "async client and coalescing");
+    check_buckets(&db, total, "async client and coalescing");
 }
 
 /// 64 tasks through a cutting proxy, half with single calls and half
-/// through a coalescing handle, 40 increments each; the counter's total
-/// and what the callers learned.
-fn async_load(write_ids: bool) -> (i64, Outcomes, FaultProxy) {
+/// through a coalescing handle, 40 increments each; the database, the
+/// counter's total and what the callers learned.
+fn async_load(write_ids: bool) -> (Database, i64, Outcomes, FaultProxy) {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
@@ -213,5 +242,5 @@ fn async_load(write_ids: bool) -> (i64, Outcomes, FaultProxy) {
             into.fetch_add(from.load(Ordering::Relaxed), Ordering::Relaxed);
         }
     }
-    (total, merged, proxy)
+    (db, total, merged, proxy)
 }

@@ -204,7 +204,7 @@ impl<D: FlushTasks> Shared<D> {
         let (reply, outcome) = oneshot::channel();
         {
             let mut queue = self.lock();
-            queue.waiting.push(Pending { caller: reply, name: name.to_owned(), delta });
+            queue.waiting.push(Pending::new(reply, name, delta));
             if let Some(batch) = queue.another_flush(self.settings) {
                 D::spawn_flush(Arc::clone(self), batch);
             }

@@ -13,6 +13,7 @@
 
 mod coalescing;
 mod connections;
+mod periods;
 mod statements;
 
 use std::time::Duration;

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use slotted_counters_core::package::{errno, server_errno};
+use slotted_counters_core::periods::Period;
 use slotted_counters_core::plain::PlainSql;
 
 use super::*;
@@ -135,30 +136,42 @@ fn a_call_that_fails_after_retries_says_so_once_and_a_first_refusal_says_nothing
 #[test]
 fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
     use Reply::{Changed, Rows};
-    let client = plain(ScriptedDriver::new([Rows(vec![vec![Some(4)]]), Changed(0), Changed(1)]));
+    let client = plain(ScriptedDriver::new([NO_PERIODS, Rows(vec![vec![Some(4)]]), Changed(0), Changed(1)]));
     ready(client.increment("likes")).unwrap();
     let sql = statements();
     let sent = client.driver.sent();
     let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
-    assert_eq!(texts, [&*sql.last_slot().sql, &*sql.add_to_slot().sql, &*sql.add_to_slot().sql]);
+    assert_eq!(
+        texts,
+        [&*sql.periods().sql, &*sql.last_slot().sql, &*sql.add_to_slot().sql, &*sql.add_to_slot().sql]
+    );
     // add_to_slot's parameters: delta, name, slot, lowest, highest.
-    assert_eq!(sent[2].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
+    assert_eq!(sent[3].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
 }
 
 #[test]
 fn a_plain_add_that_finds_neither_its_slot_nor_slot_1_is_an_unknown_counter() {
     use Reply::{Changed, Rows};
-    let client =
-        plain(ScriptedDriver::new([Rows(vec![vec![Some(2)]]), Changed(0), Changed(0), Rows(vec![])]));
+    let client = plain(ScriptedDriver::new([
+        NO_PERIODS,
+        Rows(vec![vec![Some(2)]]),
+        Changed(0),
+        Changed(0),
+        Rows(vec![]),
+    ]));
     let error = ready(client.add("gone", 5)).unwrap_err();
     assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER), "{error:?}");
     assert!(client.driver.script_done());
 }
 
-/// A batch of two counters, each found with one slot and added to.
-fn two_adds() -> [Reply; 4] {
+/// The periods a counter tracks, read before a plain write: none.
+const NO_PERIODS: Reply = Reply::Rows(Vec::new());
+
+/// A batch of two counters, each tracking no period, found with one slot
+/// and added to.
+fn two_adds() -> [Reply; 6] {
     use Reply::{Changed, Rows};
-    [Rows(vec![vec![Some(1)]]), Changed(1), Rows(vec![vec![Some(1)]]), Changed(1)]
+    [NO_PERIODS, Rows(vec![vec![Some(1)]]), Changed(1), NO_PERIODS, Rows(vec![vec![Some(1)]]), Changed(1)]
 }
 
 #[test]
@@ -187,8 +200,17 @@ fn a_plain_batch_on_the_callers_connection_never_ends_the_callers_transaction() 
 #[test]
 fn a_plain_batch_that_fails_inside_the_callers_transaction_undoes_only_its_own_statements() {
     use Reply::{Changed, Rows};
-    let script =
-        [Changed(0), Changed(0), Changed(0), Rows(vec![vec![Some(1)]]), Changed(1), Rows(vec![]), Changed(0)];
+    let script = [
+        Changed(0),
+        Changed(0),
+        Changed(0),
+        NO_PERIODS,
+        Rows(vec![vec![Some(1)]]),
+        Changed(1),
+        NO_PERIODS,
+        Rows(vec![]),
+        Changed(0),
+    ];
     let client = plain(ScriptedDriver::callers(script));
     let error = ready(client.add_many([("a", 1), ("missing", 2)])).unwrap_err();
     assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER));
@@ -220,6 +242,7 @@ fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
         Changed(0),
         Error(server_errno::DUPLICATE_KEY),
         Changed(1),
+        NO_PERIODS,
         Rows(vec![vec![Some(1)]]),
         Changed(1),
         Changed(0),
@@ -232,8 +255,86 @@ fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
     let record = &*sql.record_write().sql;
     assert_eq!(
         texts,
-        ["START TRANSACTION", record, record, &*sql.last_slot().sql, &*sql.add_to_slot().sql, "COMMIT"],
+        [
+            "START TRANSACTION",
+            record,
+            record,
+            &*sql.periods().sql,
+            &*sql.last_slot().sql,
+            &*sql.add_to_slot().sql,
+            "COMMIT"
+        ],
         "a's id was there: only b is added"
     );
     assert_eq!(sent[1].params[1], sent[2].params[1], "one id for the write's counters");
+}
+
+#[test]
+fn a_plain_write_of_a_tracked_counter_adds_to_its_slot_and_buckets_in_one_transaction() {
+    use Reply::{Changed, Rows};
+    // Hours (2) kept for 48, days (3) all.
+    let periods = Rows(vec![vec![Some(2), Some(48)], vec![Some(3), None]]);
+    let script = [periods, Changed(0), Rows(vec![vec![Some(4)]]), Changed(1), Changed(2), Changed(0)];
+    let client = plain(ScriptedDriver::new(script));
+    ready(client.add("views", 5)).unwrap();
+    let sql = statements();
+    let sent = client.driver.sent();
+    let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
+    let buckets = sql.add_to_buckets(&[Period::Hour, Period::Day]).sql;
+    assert_eq!(
+        texts,
+        [
+            &*sql.periods().sql,
+            "START TRANSACTION",
+            &*sql.last_slot().sql,
+            &*sql.add_to_slot().sql,
+            &*buckets,
+            "COMMIT"
+        ]
+    );
+    // Each bucket row: name, moment (NULL: now), age, slot, delta; then delta.
+    let slot = &sent[3].params[2];
+    assert_eq!(sent[4].params[3], *slot, "the bucket rows of the slot written");
+    assert_eq!(
+        sent[4].params[..5],
+        [r#"Text("views")"#, "Number(None)", "Number(Some(0))", slot, "Number(Some(5))"]
+    );
+    assert_eq!(sent[4].params[8], *slot);
+}
+
+#[test]
+fn a_plain_late_write_after_the_servers_now_is_refused_before_it_writes() {
+    use Reply::Rows;
+    let client = plain(ScriptedDriver::new([Rows(vec![vec![Some(1_000)]])]));
+    let at = std::time::UNIX_EPOCH + Duration::from_secs(1_001);
+    let error = ready(client.add_at("views", 1, at)).unwrap_err();
+    assert_eq!(error.code(), Some(errno::INVALID_ARGUMENT));
+    assert_eq!(
+        error.to_string(),
+        "the moment must be a UTC time no later than now, not 1970-01-01 00:16:41.000000, for counter: 'views'",
+        "as the routine says it"
+    );
+    assert_eq!(client.driver.sql(), [&*statements().server_now().sql]);
+}
+
+#[test]
+fn a_series_tells_an_unknown_counter_from_an_untracked_period_and_reads_each_bucket() {
+    use Reply::Rows;
+    let day = Duration::from_secs(86_400);
+    let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 3 * day);
+    for (row, outcome) in [
+        (vec![None, None], Err(errno::UNKNOWN_COUNTER)),
+        (vec![Some(9), None], Err(errno::INVALID_ARGUMENT)),
+        (
+            vec![Some(9), Some(7), Some(2), Some(0), Some(5)],
+            Ok(vec![(from, 2), (from + day, 0), (from + 2 * day, 5)]),
+        ),
+    ] {
+        let client = routines(ScriptedDriver::new([Rows(vec![row])]));
+        let series = ready(client.series("views", Period::Day, from, to));
+        assert_eq!(series.map_err(|error| error.code().unwrap_or(0)), outcome);
+        let sent = client.driver.sent();
+        // The total, the range, then one bucket per day: three per bucket.
+        assert_eq!(sent[0].params.len(), 5 + 3 * 3, "{sent:?}");
+    }
 }

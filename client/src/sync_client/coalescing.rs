@@ -163,11 +163,7 @@ impl<D: Driver> Group<D> {
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
         let wake = Arc::new(Condvar::new());
-        queue.waiting.push(Pending {
-            caller: Caller { ticket, wake: Arc::clone(&wake) },
-            name: name.to_owned(),
-            delta,
-        });
+        queue.waiting.push(Pending::new(Caller { ticket, wake: Arc::clone(&wake) }, name, delta));
         loop {
             if let Some(outcome) = queue.outcomes.remove(&ticket) {
                 return outcome;

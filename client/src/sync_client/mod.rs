@@ -23,6 +23,7 @@
 mod coalescing;
 mod connections;
 mod kept;
+mod periods;
 mod statements;
 
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! The same calls from a tokio application, with the feature `async`.
 
-use slotted_counters::{AsyncCounters, CounterError, NewCounter, StartDate, sqlx};
+use std::time::{Duration, SystemTime};
+
+use slotted_counters::{AsyncCounters, CounterError, Keep, NewCounter, Period, StartDate, sqlx};
 
 pub fn count(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
@@ -36,6 +38,14 @@ pub fn count(url: &str) -> Result<(), Box<dyn std::error::Error>> {
             task.await??;
         }
         println!("{:?}", counters.get("page:async").await?);
+        counters.track("page:async", Period::Month, Keep::All).await?;
+        let now = SystemTime::now();
+        counters.add_at("page:async", 1, now - Duration::from_secs(60)).await?;
+        println!("{:?}", counters.get_period("page:async", Period::Month, now).await?);
+        println!("{:?}", counters.get_range("page:async", Period::Month, now, now).await?);
+        println!("{:?}", counters.series("page:async", Period::Month, now, now).await?);
+        counters.untrack("page:async", Period::Month).await?;
+        counters.expire_periods().await?;
         counters.reset("page:async", 0, StartDate::Keep).await?;
         Ok(())
     })

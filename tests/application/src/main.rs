@@ -5,9 +5,11 @@
 #[cfg(feature = "async")]
 mod asynchronous;
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
-use slotted_counters::{CounterError, Counters, FlushStats, NewCounter, PackageOptions, StartDate, mysql};
+use slotted_counters::{
+    CounterError, Counters, FlushStats, Keep, NewCounter, PackageOptions, Period, StartDate, mysql,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")?;
@@ -47,6 +49,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{} flushes of {:.1} deltas", stats.flushes, stats.mean_batch());
 
     println!("{:?}", counters.get_many(["page:home", "page:missing"])?);
+
+    counters.track("page:home", Period::Day, Keep::Last(30))?;
+    counters.track("page:home", Period::Hour, Keep::All)?;
+    let now = SystemTime::now();
+    counters.add_at("page:home", 4, now - Duration::from_secs(600))?;
+    println!("today: {:?}", counters.get_period("page:home", Period::Day, now)?);
+    let day = Duration::from_secs(86_400);
+    println!("this month: {:?}", counters.get_range("page:home", Period::Day, now - 30 * day, now + day)?);
+    for (start, views) in counters.series("page:home", Period::Day, now - 7 * day, now + day)? {
+        println!("{start:?}: {views}");
+    }
+    counters.untrack("page:home", Period::Hour)?;
+    counters.expire_periods()?;
     counters.reset("page:home", 0, StartDate::Now)?;
     counters.delete("page:home")?;
     #[cfg(feature = "async")]

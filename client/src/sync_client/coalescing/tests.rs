@@ -14,8 +14,10 @@ use super::*;
 use crate::batch::SHORTEST_STALL;
 use crate::scripted::{Gate, Reply, ScriptedDriver, seen_while};
 
-const ADD: &str = "CALL `counter_add`(?, ?)";
-const ADD_MANY: &str = "CALL `counter_add_many`(?)";
+/// A flush counts in the buckets of its oldest delta's hand-over: a time
+/// before the server's now.
+const ADD: &str = "CALL `counter_add_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)";
+const ADD_MANY: &str = "CALL `counter_add_many_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)";
 
 /// Long enough for any thread to be scheduled, however loaded the machine.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -63,6 +65,8 @@ fn calls_queued_during_a_flush_are_carried_by_the_next_one_together() {
     until("the first flush is sent", || driver.sent().len() == 1);
     let later: Vec<_> = (0..4).map(|_| add(&group, "views")).collect();
     until("four calls are queued", || waiting(&group) == 4);
+    let held = Duration::from_millis(50);
+    thread::sleep(held);
     gate.open();
 
     answer(&first).unwrap();
@@ -72,7 +76,12 @@ fn calls_queued_during_a_flush_are_carried_by_the_next_one_together() {
     let sent = driver.sent();
     assert_eq!(sent.len(), 2, "{sent:?}");
     assert!(sent.iter().all(|sent| sent.sql == ADD));
-    assert_eq!(sent[1].params, [r#"Text("views")"#, "Number(Some(4))"], "one add for the four");
+    assert_eq!(sent[1].params[..2], [r#"Text("views")"#, "Number(Some(4))"], "one add for the four");
+    // The flush counts them in the buckets of their hand-over: at least as
+    // long before the server's clock as the first flush held them.
+    let age: u128 =
+        sent[1].params[2].trim_start_matches("Number(Some(").trim_end_matches("))").parse().unwrap();
+    assert!(age >= held.as_micros(), "{age} µs before the server's clock");
     assert_eq!(group.lock().stats, FlushStats { flushes: 2, deltas: 5 });
 }
 

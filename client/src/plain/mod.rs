@@ -7,23 +7,25 @@
 //! The slot of an increment is picked here and sent as a parameter. A
 //! counter's slot count is read once and kept for [`SLOT_COUNT_LIFETIME`].
 
+mod periods;
+mod slot_counts;
+
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
 
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
-use slotted_counters_core::plain::{PlainSql, PlainStatement, SLOT_COUNT_LIFETIME};
+use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, ALREADY_EXISTS, BLANK_NAME, FOR_COUNTER, UNKNOWN_COUNTER};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
 
-use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, WriteId};
+use crate::call::{Answer, Call, Deltas, Moment, NewCounter, StartDate, WriteId};
 use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
 use crate::transaction::atomically;
+use periods::PeriodStatements;
+use slot_counts::SlotCounts;
 
-/// The most slot counts kept; past it, all are forgotten and read again.
-const SLOT_COUNTS_KEPT: usize = 10_000;
+/// A write made now: it counts in the buckets of the server's clock.
+const NOW: Moment = Moment::Now;
 
 /// The calls in plain SQL, for a package generated with some options.
 #[derive(Debug)]
@@ -37,6 +39,7 @@ pub struct Plain {
     delete: PlainStatement,
     record_write: PlainStatement,
     forget_writes: PlainStatement,
+    periods: PeriodStatements,
     slots: SlotPolicy,
     max_slots: u32,
     bound: i64,
@@ -76,6 +79,7 @@ impl Plain {
             delete: sql.delete(),
             record_write: sql.record_write(),
             forget_writes: sql.forget_writes(),
+            periods: PeriodStatements::new(&sql),
             sql,
             slots: options.slots(),
             max_slots: options.max_slots(),
@@ -93,21 +97,38 @@ impl Plain {
     ) -> Result<Answer, CounterError> {
         match call {
             Call::Setup { name, counter } => self.setup(conn, name, counter).await?,
-            Call::Increment { name } => self.add(conn, name, 1).await?,
-            Call::Add { name, delta } => self.add(conn, name, delta).await?,
-            Call::AddMany { deltas } => self.add_many(conn, entries(deltas), None, owner).await?,
+            Call::Increment { name } => self.add_counted(conn, name, 1, NOW, owner).await?,
+            Call::Add { name, delta } => self.add_counted(conn, name, delta, NOW, owner).await?,
+            Call::AddMany { deltas } => self.add_many(conn, entries(deltas), None, NOW, owner).await?,
             Call::Reset { name, value, start_date } => {
                 self.reset(conn, name, value, start_date, owner).await?
             }
             Call::Delete { name } => self.delete(conn, name, owner).await?,
             Call::GetMany { names } => return self.get_many(conn, names).await.map(Answer::Values),
             Call::AddOnce { id, name, delta } => {
-                self.add_many(conn, std::iter::once((name, delta)), Some(id), owner).await?
+                self.add_many(conn, std::iter::once((name, delta)), Some(id), NOW, owner).await?
             }
             Call::ForgetWrites { seconds } => {
                 conn.execute(&statement(&self.forget_writes, vec![number(seconds)])).await?;
             }
-            Call::AddManyOnce { id, deltas } => self.add_many(conn, entries(deltas), Some(id), owner).await?,
+            Call::AddManyOnce { id, deltas } => {
+                self.add_many(conn, entries(deltas), Some(id), NOW, owner).await?
+            }
+            Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
+            Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
+            Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
+            Call::GetPeriod { name, period, at } => {
+                let start = period.start(at);
+                let value = self.get_range(conn, name, period, start, period.next(start)).await?;
+                return Ok(Answer::Values(vec![value]));
+            }
+            Call::GetRange { name, period, from, to } => {
+                return Ok(Answer::Values(vec![self.get_range(conn, name, period, from, to).await?]));
+            }
+            Call::Series { name, period, from, to, starts } => {
+                return self.series(conn, name, period, from, to, starts).await;
+            }
+            Call::ExpirePeriods => self.expire(conn).await?,
         }
         Ok(Answer::Done)
     }
@@ -172,17 +193,49 @@ impl Plain {
         }
     }
 
+    /// Adds `delta` to counter `name`, counted in the buckets of `at` of
+    /// the periods it tracks: one UPDATE when it tracks none, else the
+    /// UPDATE and the buckets' upsert in one transaction.
+    async fn add_counted(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        delta: i64,
+        at: Moment,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        self.room_for(name, delta)?;
+        let counted = self.counted_periods(conn, name, at).await?;
+        if counted.is_empty() {
+            return self.add(conn, name, delta).await.map(drop);
+        }
+        atomically(conn, owner, async |conn| {
+            if let Some(slot) = self.add(&mut *conn, name, delta).await? {
+                self.add_to_buckets(conn, name, slot, delta, at, &counted).await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
     /// Adds `delta` to one slot of counter `name`: one UPDATE of a slot
     /// picked here, or for a lazy package one upsert. A slot that is gone
     /// (a shrink removed it) sends the delta to slot 1, as the routines do.
-    async fn add(&self, conn: &mut impl Connection, name: &str, delta: i64) -> Result<(), CounterError> {
+    /// Returns the slot written; none for a delta of 0, which writes none.
+    async fn add(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        delta: i64,
+    ) -> Result<Option<u32>, CounterError> {
         let (lowest, highest) = self.room_for(name, delta)?;
         if let (true, SlotPolicy::Fixed(slots)) = (self.sql.auto_create(), self.slots) {
             check_not_blank(name)?;
             let kick = if delta >= 0 { i64::MAX } else { i64::MIN };
+            let slot = pick(slots);
             let params = vec![
                 Param::Text(name),
-                number(pick(slots)),
+                number(slot),
                 number(delta),
                 number(delta),
                 number(lowest),
@@ -191,13 +244,13 @@ impl Plain {
             ];
             return match conn.execute(&statement(&self.upsert_slot, params)).await {
                 Err(error) if error.code() == Some(server_errno::OUT_OF_RANGE) => Err(self.past_bound(name)),
-                outcome => outcome.map(drop),
+                outcome => outcome.map(|_| Some(slot)),
             };
         }
         if delta == 0 {
             // An UPDATE that adds 0 changes no row: only a look tells
             // whether the counter exists.
-            return self.read_slot_count(conn, name).await.map(drop);
+            return self.read_slot_count(conn, name).await.map(|_| None);
         }
         let slots = match (self.slots, self.slot_counts.get(name)) {
             (SlotPolicy::Fixed(slots), _) | (_, Some(slots)) => slots,
@@ -208,12 +261,13 @@ impl Plain {
                 vec![number(delta), Param::Text(name), number(slot), number(lowest), number(highest)];
             Connection::execute(conn, &statement(&self.add_to_slot, params)).await
         };
-        if add_to(&mut *conn, pick(slots)).await? == 1 {
-            return Ok(());
+        let slot = pick(slots);
+        if add_to(&mut *conn, slot).await? == 1 {
+            return Ok(Some(slot));
         }
         self.slot_counts.forget(name);
         if add_to(&mut *conn, 1).await? == 1 {
-            return Ok(());
+            return Ok(Some(1));
         }
         // No slot 1: no counter. Else slot 1 would pass the bound.
         self.read_slot_count(conn, name).await?;
@@ -233,7 +287,8 @@ impl Plain {
 
     /// Every delta of a batch, or none: one transaction, counters in the
     /// order of their names, so that two batches cannot deadlock on each
-    /// other; a batch of one counter without an id is one statement. With
+    /// other, each counted in the buckets of `at`; a batch of one counter
+    /// without an id is an add. With
     /// write id `id`, each counter's id row goes first, and a counter whose
     /// row is there already (1062) was counted by an earlier send of this
     /// write, so its delta is skipped: on one server that is all or none of
@@ -244,11 +299,12 @@ impl Plain {
         conn: &mut impl Connection,
         entries: impl Iterator<Item = (&'a str, i64)> + Clone,
         id: Option<&WriteId>,
+        at: Moment,
         owner: Owner,
     ) -> Result<(), CounterError> {
         let mut single = entries.clone();
         if let (None, Some((name, delta)), None) = (id, single.next(), single.next()) {
-            return self.add(conn, name, delta).await;
+            return self.add_counted(conn, name, delta, at, owner).await;
         }
         for (name, delta) in entries.clone() {
             self.room_for(name, delta)?;
@@ -262,7 +318,10 @@ impl Plain {
                         outcome => outcome?,
                     };
                 }
-                self.add(&mut *conn, name, delta).await?;
+                let counted = self.counted_periods(&mut *conn, name, at).await?;
+                if let Some(slot) = self.add(&mut *conn, name, delta).await? {
+                    self.add_to_buckets(&mut *conn, name, slot, delta, at, &counted).await?;
+                }
             }
             Ok(())
         })
@@ -364,29 +423,6 @@ fn check_not_blank(name: &str) -> Result<(), CounterError> {
         return Err(CounterError::InvalidArgument(BLANK_NAME.to_owned()));
     }
     Ok(())
-}
-
-/// Slot counts read, by name as the caller wrote it, with when.
-#[derive(Debug, Default)]
-struct SlotCounts(Mutex<HashMap<String, (u32, Instant)>>);
-
-impl SlotCounts {
-    fn get(&self, name: &str) -> Option<u32> {
-        let counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        counts.get(name).filter(|(_, read)| read.elapsed() < SLOT_COUNT_LIFETIME).map(|(slots, _)| *slots)
-    }
-
-    fn keep(&self, name: &str, slots: u32) {
-        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if counts.len() >= SLOT_COUNTS_KEPT {
-            counts.clear();
-        }
-        counts.insert(name.to_owned(), (slots, Instant::now()));
-    }
-
-    fn forget(&self, name: &str) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(name);
-    }
 }
 
 #[cfg(test)]

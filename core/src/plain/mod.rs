@@ -16,6 +16,11 @@ use std::time::Duration;
 
 use crate::error::ConfigError;
 use crate::options::PackageOptions;
+use crate::periods::Period;
+
+mod periods;
+
+pub use periods::EPOCH;
 
 /// How long the plain mode trusts a counter's slot count: a counter that
 /// `counter_resize` grew has its new slots used within this time. A shrink
@@ -38,6 +43,8 @@ pub struct PlainStatement {
 pub struct PlainSql {
     table: String,
     writes_table: String,
+    periods_table: String,
+    buckets_table: String,
     auto_create: bool,
 }
 
@@ -69,6 +76,8 @@ impl PlainSql {
             None => Ok(PlainSql {
                 table: options.table().to_owned(),
                 writes_table: crate::package::writes_table(options),
+                periods_table: crate::package::periods_table(options),
+                buckets_table: crate::package::buckets_table(options),
                 auto_create: options.auto_create(),
             }),
         }
@@ -97,6 +106,16 @@ impl PlainSql {
             ("get_many (2 names)", self.get_many(2)),
             ("record_write", self.record_write()),
             ("forget_writes", self.forget_writes()),
+            ("periods", self.periods()),
+            ("server_now", self.server_now()),
+            ("add_to_buckets (hour and day)", self.add_to_buckets(&[Period::Hour, Period::Day])),
+            ("track", self.track()),
+            ("untrack", self.untrack()),
+            ("oldest_buckets", self.oldest_buckets()),
+            ("drop_buckets", self.drop_buckets()),
+            ("get_range", self.get_range()),
+            ("series", self.series()),
+            ("expire (hour)", self.expire(Period::Hour)),
         ]
     }
 

@@ -1,8 +1,7 @@
 //! Counters per period through the routines, as any client calls them:
-//! `counter_track`, writes counted in the UTC buckets of their moment (a
-//! session clock the tests set, in a session time zone five hours from
-//! UTC), late writes, refused writes that count nowhere, reads of a bucket,
-//! a range and a series, expiry, and every committed package.
+//! `counter_track`, writes counted in the UTC buckets of their moment,
+//! late writes, refused writes that count nowhere, reads of a bucket, a
+//! range and a series, expiry, and every committed package.
 
 use std::collections::BTreeMap;
 use std::thread;
@@ -11,6 +10,7 @@ use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
 use slotted_counters_core::package::errno;
 
+use super::{at, bucket, bucket_rows, buckets};
 use crate::support::{self, Database, on_each_server, server_error, total, with_committed};
 
 on_each_server!(
@@ -27,20 +27,6 @@ on_each_server!(
     bad_periods_ranges_and_moments_are_refused,
     every_committed_package_counts_per_period,
 );
-
-/// A connection whose clock reads `at` (UTC, `YYYY-MM-DD hh:mm:ss[.ffffff]`)
-/// until set again, in a time zone five hours east of UTC: a routine that
-/// took local time for UTC would put every write five hours off.
-fn at(conn: &mut impl Queryable, at: &str) {
-    // A DECIMAL of the seconds: a division would round to its 4 digits
-    // (div_precision_increment), and a DOUBLE lose the last microseconds.
-    conn.exec_drop(
-        "SET time_zone = '+05:00', TIMESTAMP = CAST(CONCAT(TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', ?), \
-         '.', LPAD(MICROSECOND(?), 6, '0')) AS DECIMAL(20, 6))",
-        (at, at),
-    )
-    .unwrap();
-}
 
 /// A counter `name` of `slots` slots, tracking `periods` (period, keep).
 fn tracked(conn: &mut PooledConn, name: &str, slots: u32, periods: &[(&str, Option<u32>)]) {
@@ -67,33 +53,6 @@ fn series(conn: &mut PooledConn, name: &str, period: &str, from: &str, to: &str)
             (start.as_sql(true).trim_matches('\'').to_owned(), value)
         })
         .collect()
-}
-
-/// Every bucket row of counter `name`: (period, start, slot) to value.
-fn bucket_rows(conn: &mut PooledConn, name: &str) -> BTreeMap<(String, String, u32), i64> {
-    conn.exec_map(
-        "SELECT CAST(period AS CHAR), CAST(bucket_start AS CHAR), counter_id, counter \
-         FROM counter_buckets WHERE counter_name = ?",
-        (name,),
-        |(period, start, slot, value): (String, String, u32, i64)| ((period, start, slot), value),
-    )
-    .unwrap()
-    .into_iter()
-    .collect()
-}
-
-/// Each bucket of counter `name`: (period, start) to value, summed over its
-/// slots.
-fn buckets(conn: &mut PooledConn, name: &str) -> BTreeMap<(String, String), i64> {
-    let mut buckets = BTreeMap::new();
-    for ((period, start, _), value) in bucket_rows(conn, name) {
-        *buckets.entry((period, start)).or_insert(0) += value;
-    }
-    buckets
-}
-
-fn bucket(period: &str, start: &str, value: i64) -> ((String, String), i64) {
-    ((period.to_owned(), start.to_owned()), value)
 }
 
 fn with_package() -> Database {
@@ -460,7 +419,7 @@ fn bad_periods_ranges_and_moments_are_refused() {
         (
             "CALL counter_series('c', 'hour', '2026-01-01', '2026-01-02')",
             errno::INVALID_ARGUMENT,
-            "does not track the period 'hour'",
+            "untracked period 'hour'",
         ),
         (
             "CALL counter_series('missing', 'day', '2026-01-01', '2026-01-02')",

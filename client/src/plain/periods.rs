@@ -1,0 +1,277 @@
+//! Counting per period in plain SQL: what `counter_track`, the counting
+//! triggers and the period routines do, where none runs. A write of a
+//! counter that tracks periods adds to its slot and to the buckets of its
+//! moment in one transaction (the caller's, when one is open); a write that
+//! finds no period tracked is its one UPDATE, as before.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use slotted_counters_core::periods::{self, LAST_SECOND, Period};
+use slotted_counters_core::plain::{PlainSql, PlainStatement};
+use slotted_counters_core::refusals::{self, AT_IN_FUTURE, FOR_COUNTER};
+
+use super::{Plain, number, statement};
+use crate::call::{Answer, Moment};
+use crate::driver::{Connection, Param, Statement};
+use crate::error::CounterError;
+
+/// The statements of counting per period, made once per client.
+#[derive(Debug)]
+pub(super) struct PeriodStatements {
+    periods: PlainStatement,
+    server_now: PlainStatement,
+    /// `add_to_buckets` for each set of periods, by the bits of
+    /// [`Period::ALL`]'s positions.
+    add_to_buckets: Vec<PlainStatement>,
+    track: PlainStatement,
+    untrack: PlainStatement,
+    oldest_buckets: PlainStatement,
+    drop_buckets: PlainStatement,
+    get_range: PlainStatement,
+    series: PlainStatement,
+    expire: Vec<PlainStatement>,
+}
+
+impl PeriodStatements {
+    pub(super) fn new(sql: &PlainSql) -> Self {
+        let sets = 1 << Period::ALL.len();
+        PeriodStatements {
+            periods: sql.periods(),
+            server_now: sql.server_now(),
+            add_to_buckets: (0..sets).map(|set| sql.add_to_buckets(&in_set(set))).collect(),
+            track: sql.track(),
+            untrack: sql.untrack(),
+            oldest_buckets: sql.oldest_buckets(),
+            drop_buckets: sql.drop_buckets(),
+            get_range: sql.get_range(),
+            series: sql.series(),
+            expire: Period::ALL.map(|period| sql.expire(period)).to_vec(),
+        }
+    }
+}
+
+/// The periods whose positions in [`Period::ALL`] are the bits of `set`.
+fn in_set(set: usize) -> Vec<Period> {
+    Period::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| set & (1 << position) != 0)
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// A period's name as a parameter.
+fn period_param(period: Period) -> Param<'static> {
+    Param::Text(period.name())
+}
+
+/// The periods a counter tracks, with what each keeps (`None`: all).
+pub(super) type Tracked = Vec<(Period, Option<i64>)>;
+
+impl Plain {
+    /// The periods counter `name` tracks.
+    pub(super) async fn tracked(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<Tracked, CounterError> {
+        let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let position = usize::try_from(row.first().copied().flatten()?).ok()?;
+                Some((*Period::ALL.get(position.checked_sub(1)?)?, row.get(1).copied().flatten()))
+            })
+            .collect())
+    }
+
+    /// The server's clock, in seconds since 1970 UTC.
+    async fn server_now(&self, conn: &mut impl Connection) -> Result<i64, CounterError> {
+        let rows = conn.rows(&statement(&self.periods.server_now, Vec::new())).await?;
+        Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
+    }
+
+    /// Of the periods counter `name` tracks, those a write at `at` counts
+    /// in: all for a write made now; for a late one, those that keep its
+    /// bucket, after refusing a moment later than the server's now.
+    pub(super) async fn counted_periods(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        at: Moment,
+    ) -> Result<Vec<Period>, CounterError> {
+        let Moment::At(at) = at else {
+            return Ok(self.tracked(conn, name).await?.into_iter().map(|(period, _)| period).collect());
+        };
+        let now = self.server_now(conn).await?;
+        if at > now {
+            let words = format!("{AT_IN_FUTURE}, not {}{FOR_COUNTER}", periods::utc_text(at));
+            return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
+        }
+        let kept = |period: Period, keep: Option<i64>| match keep.and_then(|keep| u32::try_from(keep).ok()) {
+            Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
+            None => true,
+        };
+        Ok(self
+            .tracked(conn, name)
+            .await?
+            .into_iter()
+            .filter(|&(p, keep)| kept(p, keep))
+            .map(|(p, _)| p)
+            .collect())
+    }
+
+    /// Adds `delta`, written to `slot` of counter `name`, to the bucket of
+    /// each of `periods` that holds moment `at`: inside the write's
+    /// transaction.
+    pub(super) async fn add_to_buckets(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        slot: u32,
+        delta: i64,
+        at: Moment,
+        counted: &[Period],
+    ) -> Result<(), CounterError> {
+        if counted.is_empty() || delta == 0 {
+            return Ok(());
+        }
+        let set: usize = counted.iter().map(|period| 1 << (*period as usize)).sum();
+        let (seconds, ago) = match at {
+            Moment::At(seconds) => (Some(seconds), 0),
+            moment => (None, moment.age().unwrap_or(0)),
+        };
+        let mut params = Vec::with_capacity(5 * counted.len() + 1);
+        for _ in counted {
+            params.extend([
+                Param::Text(name),
+                Param::Number(seconds),
+                number(ago),
+                number(slot),
+                number(delta),
+            ]);
+        }
+        params.push(number(delta));
+        conn.execute(&statement(&self.periods.add_to_buckets[set], params)).await.map(drop)
+    }
+
+    /// Starts, changes (`keep` not 0) or stops counting counter `name` per
+    /// `period`; `keep` `None` keeps every bucket. A period that starts
+    /// being counted starts with no bucket, as the routine's does.
+    pub(super) async fn track(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        keep: Option<u32>,
+    ) -> Result<(), CounterError> {
+        if !self.sql.auto_create() {
+            self.read_slot_count(conn, name).await?;
+        }
+        if keep == Some(0) {
+            let stop = statement(&self.periods.untrack, vec![Param::Text(name), period_param(period)]);
+            conn.execute(&stop).await?;
+            return self.drop_buckets(conn, name, period, LAST_SECOND).await;
+        }
+        if !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period) {
+            self.drop_buckets(conn, name, period, LAST_SECOND).await?;
+        }
+        let keep = Param::Number(keep.map(i64::from));
+        let start = statement(&self.periods.track, vec![Param::Text(name), period_param(period), keep, keep]);
+        conn.execute(&start).await.map(drop)
+    }
+
+    /// Drops counter `name`'s buckets of `period` that start before
+    /// `before`, a short statement at a time: up to the last start of the
+    /// oldest rows, or the whole first bucket when they are all its own.
+    async fn drop_buckets(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        before: i64,
+    ) -> Result<(), CounterError> {
+        loop {
+            let oldest = statement(
+                &self.periods.oldest_buckets,
+                vec![Param::Text(name), period_param(period), number(before)],
+            );
+            let starts: Vec<i64> = conn
+                .rows(&oldest)
+                .await?
+                .into_iter()
+                .filter_map(|row| row.first().copied().flatten())
+                .collect();
+            let (Some(&first), Some(&last)) = (starts.first(), starts.last()) else {
+                return Ok(());
+            };
+            let through = if first == last { last } else { last - 1 };
+            let drop = statement(
+                &self.periods.drop_buckets,
+                vec![Param::Text(name), period_param(period), number(through)],
+            );
+            conn.execute(&drop).await?;
+        }
+    }
+
+    /// What counter `name` counted in the buckets of `period` that start in
+    /// `[from, to)`: `None` when it does not track `period` (or does not
+    /// exist).
+    pub(super) async fn get_range(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        from: i64,
+        to: i64,
+    ) -> Result<Option<i64>, CounterError> {
+        if !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period) {
+            return Ok(None);
+        }
+        let read = statement(
+            &self.periods.get_range,
+            vec![Param::Text(name), period_param(period), number(from), number(to)],
+        );
+        Ok(Some(conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten()).unwrap_or(0)))
+    }
+
+    /// The answer of a series (see [`crate::call::Call::Series`]): the
+    /// counter's total, what the range counted, and each bucket's value.
+    pub(super) async fn series(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        from: i64,
+        to: i64,
+        starts: &[i64],
+    ) -> Result<Answer, CounterError> {
+        let total = self.get_many(conn, &[name.to_owned()]).await?.pop().flatten();
+        if total.is_none() || !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period) {
+            return Ok(Answer::Values(vec![total, None]));
+        }
+        let read = statement(
+            &self.periods.series,
+            vec![Param::Text(name), period_param(period), number(from), number(to)],
+        );
+        let counted: HashMap<i64, i64> = conn
+            .rows(&read)
+            .await?
+            .into_iter()
+            .filter_map(|row| Some((row.first().copied().flatten()?, row.get(1).copied().flatten()?)))
+            .collect();
+        let values = starts.iter().map(|start| Some(counted.get(start).copied().unwrap_or(0)));
+        let range = counted.values().sum();
+        Ok(Answer::Values([total, Some(range)].into_iter().chain(values).collect()))
+    }
+
+    /// Drops every counter's buckets beyond what each period keeps: one
+    /// statement per period.
+    pub(super) async fn expire(&self, conn: &mut impl Connection) -> Result<(), CounterError> {
+        for expire in &self.periods.expire {
+            conn.execute(&Statement { sql: Cow::Borrowed(&expire.sql), params: Vec::new() }).await?;
+        }
+        Ok(())
+    }
+}
