@@ -111,6 +111,16 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
     assert!(default > 0, "the default package's random slots conflict between nodes");
 }
 
+/// Counting per period on node slots: every bucket row a node writes is
+/// of a slot of its own, so buckets, like totals, meet no conflict.
+#[test]
+fn periods_count_exactly_on_every_node_without_certification_conflicts() {
+    let cluster = take_cluster();
+    let conflicts =
+        multi_primary::check_periods_count_exactly_on_every_node(&*cluster, "galera_periods", &galera());
+    assert_eq!(conflicts, 0, "node slots: no two nodes write one bucket row");
+}
+
 /// Batches and coalesced increments on node slots: each node's
 /// `counter_add_many` writes only slots of its own, as `counter_add` does.
 #[test]

@@ -212,6 +212,20 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
     );
 }
 
+/// Counting per period on member slots: every bucket row a member writes
+/// is of a slot of its own, so buckets, like totals, meet no conflict.
+#[test]
+fn periods_count_exactly_on_every_member_without_conflicts() {
+    let mut group = take_group();
+    group.set_server_ids([1, 2, 3]);
+    let conflicts = multi_primary::check_periods_count_exactly_on_every_node(
+        &*group,
+        "group_periods",
+        &group_replication(),
+    );
+    assert_eq!(conflicts, 0, "member slots: no two members write one bucket row");
+}
+
 /// The async client retries what the group rolls back (3101, and 1180 with
 /// error 149) as the sync one does: the default package's random slots
 /// conflict between members, and every increment still counts once.

@@ -1,17 +1,18 @@
 //! The plain mode on a real sharding engine: MariaDB Spider, one head and
 //! two data servers, with no routine installed anywhere and an account
 //! granted no EXECUTE. Counts stay exact under 64 threads, every slot of a
-//! counter lives on one data server, reads span both, and the deadlocks
-//! Spider's upserts cause are ridden through. `install` refuses a Spider
+//! counter lives on one data server, with its periods' buckets, reads span
+//! both, and the deadlocks Spider's upserts cause are ridden through. `install` refuses a Spider
 //! table, on which the routines' shrink would lose counts.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::thread;
+use std::time::{Duration, SystemTime};
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
-use slotted_counters::{Counters, NewCounter, PackageOptions};
+use slotted_counters::{Counters, Keep, NewCounter, PackageOptions, Period};
 use slotted_counters_cli::{render, script};
 
 use crate::support::spider::Spider;
@@ -85,6 +86,68 @@ fn plain_counts_exactly_through_a_spider_head() {
         assert!(matches!(rows, [Some(8), None] | [None, Some(8)]), "{name}: slots per data server {rows:?}");
     }
     assert!(!on[0].is_empty() && !on[1].is_empty(), "16 counters on one data server: {on:?}");
+}
+
+/// Counting per period through the head: under 32 threads, each hour's
+/// and day's buckets sum to the total, a late write lands in its hour, a
+/// series reads it, and the buckets of a counter live on its data server.
+#[test]
+fn plain_counts_per_period_through_a_spider_head() {
+    let spider = spider();
+    let database = "spider_periods";
+    let counters =
+        plain_client(spider, database, &PackageOptions::default()).retry_for(Duration::from_secs(60));
+    let names = ["views", "likes"];
+    for name in names {
+        counters.setup(name, NewCounter::new("d").slots(8)).unwrap();
+        counters.track(name, Period::Hour, Keep::Last(48)).unwrap();
+        counters.track(name, Period::Day, Keep::All).unwrap();
+    }
+    let late = SystemTime::now() - Duration::from_secs(5 * 3_600);
+    let coalescing = counters.coalescing();
+    thread::scope(|scope| {
+        for thread in 0..32 {
+            let (counters, coalescing) = (&counters, &coalescing);
+            scope.spawn(move || {
+                for round in 0..20 {
+                    let name = names[(thread + round) % 2];
+                    match round % 4 {
+                        0 => counters.add_many([(name, 1), (names[0], 1)]).unwrap(),
+                        1 => coalescing.increment(name).unwrap(),
+                        2 => counters.add_at(name, 3, late).unwrap(),
+                        _ => counters.increment(name).unwrap(),
+                    }
+                }
+            });
+        }
+    });
+    for name in names {
+        let total = counters.get(name).unwrap().unwrap();
+        let far = (late - Duration::from_secs(86_400), SystemTime::now() + Duration::from_secs(3_600));
+        assert_eq!(counters.get_range(name, Period::Hour, far.0, far.1).unwrap(), Some(total), "{name}");
+        assert_eq!(counters.get_range(name, Period::Day, far.0, far.1).unwrap(), Some(total), "{name}");
+        let hours = counters
+            .series(name, Period::Hour, late - Duration::from_secs(3_600), late + Duration::from_secs(3_600))
+            .unwrap();
+        assert_eq!(
+            hours.iter().map(|(_, value)| value).sum::<i64>(),
+            3 * 32 * 5 / 2,
+            "{name}: the late writes' hour"
+        );
+    }
+    for index in 0..2 {
+        let buckets: Vec<(String, u32)> = spider
+            .data_conn(index, database)
+            .query("SELECT counter_name, COUNT(*) FROM counter_buckets GROUP BY counter_name")
+            .unwrap();
+        let counters = rows_per_counter(spider, index, database);
+        for (name, _) in buckets {
+            assert!(
+                counters.contains_key(&name),
+                "{name}'s buckets on data server {index}, its slots elsewhere"
+            );
+        }
+    }
 }
 
 /// Spider runs an upsert as an insert, a locking read and an update on the

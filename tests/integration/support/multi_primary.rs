@@ -6,11 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Counters, NewCounter, PackageOptions, StartDate};
+use slotted_counters::{Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
 use slotted_counters_cli::{render, script};
 
 use super::StopOnDrop;
@@ -168,6 +168,60 @@ pub fn check_resets_erase_remote_increments<C: MultiPrimary>(
         }
     });
     assert!(survivors.is_empty(), "increments outlived the reset after them: {survivors:?}");
+}
+
+/// Checks that counting per period on every node is exact, with no
+/// certification conflict: counter `hot` of 64 slots, counted per hour and
+/// per day, written from every node by increments, coalesced increments
+/// and late writes into one past hour; every node reads each period's
+/// buckets summing to the total, and the past hour holding the late writes.
+/// Returns the conflicts the load caused, which the caller expects none of
+/// for node slots.
+pub fn check_periods_count_exactly_on_every_node<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) -> u64 {
+    install(cluster, database, options);
+    let admin = client(cluster.nodes()[0], database);
+    admin.setup("hot", NewCounter::new("counted per period").slots(64)).unwrap();
+    for period in [Period::Hour, Period::Day] {
+        admin.track("hot", period, Keep::All).unwrap();
+    }
+    let late = SystemTime::now() - Duration::from_secs(5 * 3_600);
+    let (clients, calls) = (3, 60);
+    let conflicts = load_on_every_node(cluster, clients, |node| {
+        let counters = client(node, database);
+        let coalescing = counters.coalescing();
+        for call in 0..calls {
+            match call % 3 {
+                0 => counters.increment("hot").unwrap(),
+                1 => coalescing.increment("hot").unwrap(),
+                _ => counters.add_at("hot", 2, late).unwrap(),
+            }
+        }
+    });
+    let per_node = (clients * calls / 3) as i64;
+    let total = 3 * per_node * (1 + 1 + 2);
+    for node in cluster.nodes() {
+        let mut reader = causal_conn::<C>(node, database);
+        let sums: Vec<(String, i64)> = reader
+            .query(
+                "SELECT CAST(period AS CHAR), CAST(SUM(counter) AS SIGNED) FROM counter_buckets \
+                 WHERE counter_name = 'hot' GROUP BY period ORDER BY period",
+            )
+            .unwrap();
+        assert_eq!(sums, [("hour".to_owned(), total), ("day".to_owned(), total)], "node {}", node.port);
+        let late_hour: Option<i64> = reader
+            .exec_first(
+                "SELECT counter_get_period('hot', 'hour', TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND)",
+                (late.duration_since(UNIX_EPOCH).unwrap().as_secs(),),
+            )
+            .unwrap()
+            .flatten();
+        assert_eq!(late_hour, Some(3 * per_node * 2), "node {}: the late writes' hour", node.port);
+    }
+    conflicts
 }
 
 /// How long a resize may take to win under unpaced load. A shrink moves

@@ -55,11 +55,15 @@ impl Spider {
         let mut head = self.head.root_conn();
         head.query_drop(format!("CREATE DATABASE `{database}`")).unwrap();
         head.query_drop(format!("USE `{database}`")).unwrap();
-        // Each of plain_tables.sql's tables (the counters and their write
-        // ids, both keyed by the name first) as a Spider table over the
-        // data servers' tables of the same name.
+        // Each of plain_tables.sql's tables (the counters, their write
+        // ids, periods and buckets, all keyed by the name first) as a
+        // Spider table over the data servers' tables of the same name.
         let statements = script::split(&table).unwrap();
-        assert_eq!(statements.len(), 2, "plain_tables.sql makes the counters and their write ids");
+        assert_eq!(
+            statements.len(),
+            4,
+            "plain_tables.sql makes the counters, write ids, periods and buckets"
+        );
         for statement in statements {
             let name = statement
                 .text
