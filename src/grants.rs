@@ -124,6 +124,12 @@ mod tests {
                 "GRANT EXECUTE ON PROCEDURE `hits_add_once` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_add_many_once` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_forget_writes` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_add_at` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_add_many_at` TO 'app'@'%'",
+                "GRANT EXECUTE ON FUNCTION `hits_get_period` TO 'app'@'%'",
+                "GRANT EXECUTE ON FUNCTION `hits_get_range` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_series` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_expire_periods` TO 'app'@'%'",
                 "GRANT SELECT ON `hits_totals` TO 'app'@'%'",
             ]
         );

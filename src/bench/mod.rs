@@ -9,6 +9,7 @@
 
 pub mod advise;
 mod node;
+mod packages;
 mod plan;
 mod plot;
 pub mod report;

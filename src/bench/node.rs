@@ -4,9 +4,9 @@
 use mysql::{Pool, PoolConstraints, PoolOpts};
 use slotted_counters::{Coalescing, Counters};
 
+use super::packages::package;
 use super::plan::Variant;
 use super::report::ServerInfo;
-use super::workbench::package;
 use crate::database;
 use crate::error::Error;
 

@@ -16,6 +16,11 @@ pub enum Variant {
     SingleRow,
     /// The package with slot counts chosen per counter.
     Dynamic,
+    /// `dynamic` with each counter counted per hour and per day
+    /// (`counter_track`): every increment also adds to a bucket of each,
+    /// in its statement. Its totals count as exact only when every
+    /// period's buckets sum to them.
+    Periods,
     /// The package generated with `--fixed-slots`.
     Fixed,
     /// Lazy counters (`--fixed-slots --auto-create`): rows appear when first
@@ -108,6 +113,7 @@ impl Variant {
         match self {
             SingleRow => Profile { name: "single-row", has_slots: false, ..package },
             Dynamic => Profile { name: "dynamic", ..package },
+            Periods => Profile { name: "periods", ..package },
             Fixed => Profile { name: "fixed", needs_slots: true, ..package },
             Lazy => Profile { name: "lazy", needs_slots: true, ..package },
             Connection => Profile { name: "connection", ..package },

@@ -14,15 +14,15 @@ use mysql::prelude::Queryable;
 use rand::{RngExt, SeedableRng};
 
 use super::node::Node;
+use super::packages::{PERIODS_COUNTED, package};
 use super::plan::{CLASSIC_COUNTERS, Case, Variant};
 use super::report::ServerInfo;
 use super::tasks::Tasks;
 use crate::error::Error;
 use crate::{install, render, script};
 use slotted_counters::Coalescing;
-use slotted_counters_core::options::DEFAULT_MAX_SLOTS;
-use slotted_counters_core::package::Routine;
-use slotted_counters_core::{Cluster, PackageOptions, SlotChoice};
+use slotted_counters_core::PackageOptions;
+use slotted_counters_core::package::{self, Routine};
 
 /// The four counters the classic test hammers; `--hot` takes the first of
 /// them, or adds others.
@@ -59,57 +59,6 @@ pub struct Workbench {
     /// The ids of the hot counters every client increments, each once per iteration.
     hot: Vec<u32>,
     server: ServerInfo,
-}
-
-/// The package a variant's rounds call, with its own table and prefix so
-/// that no two variants share rows; `None` for the single-row table. On a
-/// Group Replication group, node slots come from the group's members.
-pub(super) fn package(
-    variant: Variant,
-    slots: Option<u32>,
-    max_slots: u32,
-    group_replication: bool,
-) -> Result<Option<PackageOptions>, Error> {
-    let fixed = slots.unwrap_or(1);
-    let options = match variant {
-        Variant::SingleRow => return Ok(None),
-        Variant::Dynamic
-        | Variant::OwnCounter
-        | Variant::Client
-        | Variant::Plain
-        | Variant::ClientIds
-        | Variant::ClientAsync => PackageOptions::builder().table("bench_counters").prefix("bench_"),
-        Variant::CoalescedIds | Variant::CoalescedAsync => {
-            return package(Variant::Coalesced, slots, max_slots, group_replication);
-        }
-        Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
-        Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
-        Variant::Coalesced => {
-            PackageOptions::builder().table("bench_coalesced_counters").prefix("bench_coalesced_")
-        }
-        Variant::Connection => PackageOptions::builder()
-            .table("bench_conn_counters")
-            .prefix("bench_conn_")
-            .slot_choice(SlotChoice::Connection),
-        Variant::Node if group_replication => PackageOptions::builder()
-            .table("bench_node_counters")
-            .prefix("bench_node_")
-            .cluster(Cluster::GroupReplication),
-        Variant::Node => PackageOptions::builder()
-            .table("bench_node_counters")
-            .prefix("bench_node_")
-            .slot_choice(SlotChoice::Node),
-        Variant::Fixed => PackageOptions::builder()
-            .table(format!("bench_fixed_{fixed}"))
-            .prefix(format!("bench_fixed{fixed}_"))
-            .fixed_slots(fixed),
-        Variant::Lazy => PackageOptions::builder()
-            .table(format!("bench_lazy_{fixed}"))
-            .prefix(format!("bench_lazy{fixed}_"))
-            .fixed_slots(fixed)
-            .auto_create(true),
-    };
-    Ok(Some(options.max_slots(max_slots.max(fixed).max(DEFAULT_MAX_SLOTS)).build()?))
 }
 
 /// Every kind of round `variants` over `slots` (empty: the classic layout)
@@ -333,6 +282,21 @@ impl Workbench {
                 }
             }
         }
+        if let Some(options) = self.package(Variant::Periods, None)?
+            && self.kinds.iter().any(|(variant, _)| *variant == Variant::Periods)
+        {
+            for period in PERIODS_COUNTED {
+                conn.exec_drop(
+                    format!(
+                        "INSERT INTO `{}` (counter_name, period, keep) SELECT DISTINCT counter_name, ?, NULL FROM `{}`",
+                        package::periods_table(&options),
+                        options.table()
+                    ),
+                    (period.name(),),
+                )
+                .map_err(Error::Query)?;
+            }
+        }
         conn.query_drop("COMMIT").map_err(Error::Query)
     }
 
@@ -353,8 +317,30 @@ impl Workbench {
                 "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM bench_single_row WHERE id IN ({placeholders})"
             ),
         };
-        let total: Option<i64> = conn.exec_first(sql, names).map_err(Error::Query)?;
-        Ok(total.unwrap_or_default())
+        let total = conn.exec_first::<Option<i64>, _, _>(sql, names.clone()).map_err(Error::Query)?.flatten();
+        let total = total.unwrap_or_default();
+        if let (Variant::Periods, Some(options)) = (case.variant, self.package(case.variant, case.slots)?) {
+            // Each period's buckets must sum to the total: the first that
+            // does not is what the round reads, so it counts as inexact.
+            for period in PERIODS_COUNTED {
+                let counted: Option<i64> = conn
+                    .exec_first(
+                        format!(
+                            "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM `{}` \
+                             WHERE period = ? AND counter_name IN ({placeholders})",
+                            package::buckets_table(&options)
+                        ),
+                        std::iter::once(mysql::Value::from(period.name()))
+                            .chain(names.clone())
+                            .collect::<Vec<_>>(),
+                    )
+                    .map_err(Error::Query)?;
+                if counted != Some(total) {
+                    return Ok(counted.unwrap_or_default());
+                }
+            }
+        }
+        Ok(total)
     }
 
     /// The names (or ids) one iteration of `client` increments, one per hot counter.

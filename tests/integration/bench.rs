@@ -13,6 +13,7 @@ on_each_server!(
     bench_coalesced_reports_its_pool_and_batches,
     bench_async_coalesced_clients_are_tasks_not_connections,
     bench_client_and_plain_count_in_the_dynamic_counters,
+    bench_periods_counts_every_increment_in_every_bucket,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
     advise_recommends_a_slot_count_from_its_table,
     bench_refuses_bad_plans,
@@ -183,6 +184,28 @@ fn bench_client_and_plain_count_in_the_dynamic_counters() {
     for round in ["client", "plain", "client-ids", "client-async", "dynamic"].into_iter().flat_map(rounds) {
         let clients = round["clients"].as_u64().unwrap();
         support::check_bench_round(round, clients * 30);
+    }
+    assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
+}
+
+/// `--variant periods` increments counters counted per hour and per day,
+/// beside `dynamic`'s uncounted ones, at every hold: a round counts as
+/// exact only when each period's buckets sum to its total.
+fn bench_periods_counts_every_increment_in_every_bucket() {
+    let db = Database::new();
+    let (table, report) = bench_report(
+        &db,
+        "--variant dynamic,periods --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 20",
+    );
+    let rounds: Vec<&Value> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["variant"] == "periods")
+        .collect();
+    assert_eq!(rounds.len(), 4, "2 holds x 2 client counts: {table}");
+    for round in rounds {
+        support::check_bench_round(round, round["clients"].as_u64().unwrap() * 20);
     }
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }
