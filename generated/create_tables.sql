@@ -70,8 +70,8 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- What each tracked period counted: a bucket per period start (UTC), spread
 -- over the slots the writes went to, as the total is, so that a counter's
 -- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (setup.sql's
--- triggers counter_count_periods_insert and counter_count_periods_update; the plain mode in
+-- slot and to the bucket rows of the same slot in one statement (the
+-- routines through counter_tracked_writes or counter_writes; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
 -- created by the first write to them.
@@ -82,4 +82,20 @@ CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
     `counter` BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The last write to each slot of a counter that tracks periods: the routine
+-- records it here, and the trigger counter_apply_tracked_write adds its delta to the
+-- slot and to the buckets of its moment, so that the write is one
+-- statement: in autocommit mode it commits whole or not at all, with no
+-- transaction of the routine's own. One row per slot, rewritten by each
+-- write, under the lock the slot's writers take anyway. A counter that
+-- tracks no period never comes here: its writes are one UPDATE, with no
+-- trigger on the slots to run.
+CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',
+    `delta` BIGINT NOT NULL,
+    `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
+    PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -288,11 +288,10 @@
 {% call forget_write_plan(indent) %}{% endcall %}
 {%- endmacro %}
 
-{#- Clears what record_write hands its trigger, and the moment the trigger
-    counts at. -#}
+{#- Clears what record_write hands its trigger. -#}
 {% macro forget_write_plan(indent) -%}
 {{ indent }}SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-{{ indent }}    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+{{ indent }}    @slotted_counters_write_at = NULL;
 {%- endmacro %}
 
 {#- After a write with an id in autocommit mode, one call in

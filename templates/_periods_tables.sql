@@ -10,8 +10,8 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
 -- What each tracked period counted: a bucket per period start (UTC), spread
 -- over the slots the writes went to, as the total is, so that a counter's
 -- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (setup.sql's
--- triggers {{ p.count_insert_trigger }} and {{ p.count_update_trigger }}; the plain mode in
+-- slot and to the bucket rows of the same slot in one statement (the
+-- routines through {{ p.tracked_writes_table }} or {{ p.writes_table }}; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
 -- created by the first write to them.

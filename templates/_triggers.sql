@@ -34,7 +34,7 @@ END$$
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
--- (NULL: now).
+-- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` AFTER INSERT ON `{{ p.writes_table }}`
 FOR EACH ROW
@@ -47,16 +47,17 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_found INT;
+    -- The moment whose buckets the deltas count in.
+    DECLARE v_at DATETIME(6);
     DECLARE v_message {{ p.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
-        -- Every delta counts in the buckets of the write's moment.
-        SET @slotted_counters_counted_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
+        SET v_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
 {%- call m::add_to_slot("            ", p, true) %}{% endcall %}
+{% call periods::add_to_buckets("            ", p, "v_delta", "v_at") %}{% endcall %}
         END WHILE;
-        SET @slotted_counters_counted_at = NULL;
     END IF;
 END$$
 
@@ -95,23 +96,22 @@ BEGIN
 {%- endmatch %}
     END CASE;
 END$$
--- Adds a counting write's change of a slot to the buckets of its counter's
--- periods (see {{ p.routine(Routine::Track) }}), in the statement that changes the slot.
--- The routines that count name the write's moment in
--- @slotted_counters_counted_at for that statement; a change made while it
--- is NULL (a reset, a resize, a compaction, a setup's initial value) counts
--- in no bucket. An update that leaves a slot as it was adds nothing.
-/*!80000 DROP TRIGGER IF EXISTS `{{ p.count_update_trigger }}` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `{{ p.count_update_trigger }}` AFTER UPDATE ON `{{ p.table }}`
+-- Applies a write of a counter that tracks periods (see {{ p.routine(Routine::Track) }}) in the
+-- statement that records it: its delta to the slot, as {{ p.routine(Routine::Add) }} does,
+-- and to the bucket of each tracked period that holds its moment.
+-- BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether the
+-- slot had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.tracked_write_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.tracked_write_trigger }}` BEFORE INSERT ON `{{ p.tracked_writes_table }}`
 FOR EACH ROW
 BEGIN
-{% call periods::add_to_buckets("    ", p, "(NEW.`counter` - OLD.`counter`)") %}{% endcall %}
-END$$
-
--- The same for a slot row a counting write creates (a lazy counter's).
-/*!80000 DROP TRIGGER IF EXISTS `{{ p.count_insert_trigger }}` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `{{ p.count_insert_trigger }}` AFTER INSERT ON `{{ p.table }}`
-FOR EACH ROW
-BEGIN
-{% call periods::add_to_buckets("    ", p, "NEW.`counter`") %}{% endcall %}
+    -- The write; named like the routines' variables, so the shared parts apply.
+    DECLARE p_name {{ p.name_type }};
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
+    DECLARE v_message {{ p.message_type }};
+    SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
+{%- call m::add_to_slot("    ", p, true) %}{% endcall %}
+{% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`") %}{% endcall %}
 END$$

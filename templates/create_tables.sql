@@ -10,3 +10,5 @@
 {% include "_changes_table.sql" %}
 
 {% include "_periods_tables.sql" %}
+
+{% include "_tracked_writes_table.sql" %}

@@ -15,4 +15,6 @@
 
 {% include "_periods_tables.sql" %}
 
+{% include "_tracked_writes_table.sql" %}
+
 {% include "_routines.sql" %}

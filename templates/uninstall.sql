@@ -12,5 +12,4 @@ DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.change_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.count_update_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.count_insert_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.tracked_write_trigger }}`;

@@ -201,15 +201,27 @@ pub fn buckets_table(options: &PackageOptions) -> String {
     format!("{}{BUCKETS_TABLE_SUFFIX}", options.prefix())
 }
 
+/// Suffix of the table of the last write to each slot of a counter that
+/// tracks periods: `counter_tracked_writes` with the default prefix.
+pub const TRACKED_WRITES_TABLE_SUFFIX: &str = "tracked_writes";
+
+/// The name of the table of tracked writes, prefix included: a routine
+/// records a write of a counter that tracks periods there, and its trigger
+/// adds it to the slot and the buckets, in one statement.
+pub fn tracked_writes_table(options: &PackageOptions) -> String {
+    format!("{}{TRACKED_WRITES_TABLE_SUFFIX}", options.prefix())
+}
+
 /// Every table of the package, prefix included: the slots, the write ids,
-/// the changes, the tracked periods and their buckets.
-pub fn tables(options: &PackageOptions) -> [String; 5] {
+/// the changes, the tracked periods, their buckets and the tracked writes.
+pub fn tables(options: &PackageOptions) -> [String; 6] {
     [
         options.table().to_owned(),
         writes_table(options),
         changes_table(options),
         periods_table(options),
         buckets_table(options),
+        tracked_writes_table(options),
     ]
 }
 
@@ -363,21 +375,15 @@ pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_memb
 /// every slot within [`crate::PackageOptions::slot_bound`] (one for
 /// inserted rows, one for updated), the one that applies a write with an
 /// id in the statement that records the id, the one that makes a change in
-/// the statement that records it, and the two that add a counting write's
-/// delta to the buckets of its counter's periods (inserted slots, updated
-/// slots).
-pub const TRIGGER_SUFFIXES: [&str; 6] = [
-    "slot_bound_insert",
-    "slot_bound_update",
-    "apply_write",
-    "apply_change",
-    "count_periods_insert",
-    "count_periods_update",
-];
+/// the statement that records it, and the one that applies a write of a
+/// counter that tracks periods to its slot and buckets in the statement
+/// that records it.
+pub const TRIGGER_SUFFIXES: [&str; 5] =
+    ["slot_bound_insert", "slot_bound_update", "apply_write", "apply_change", "apply_tracked_write"];
 
 /// The package's triggers, prefix included, in the order of
 /// [`TRIGGER_SUFFIXES`].
-pub fn trigger_names(options: &PackageOptions) -> [String; 6] {
+pub fn trigger_names(options: &PackageOptions) -> [String; 5] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
 

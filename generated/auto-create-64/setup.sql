@@ -79,8 +79,8 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- What each tracked period counted: a bucket per period start (UTC), spread
 -- over the slots the writes went to, as the total is, so that a counter's
 -- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (setup.sql's
--- triggers counter_count_periods_insert and counter_count_periods_update; the plain mode in
+-- slot and to the bucket rows of the same slot in one statement (the
+-- routines through counter_tracked_writes or counter_writes; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
 -- created by the first write to them.
@@ -91,6 +91,22 @@ CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
     `counter` BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The last write to each slot of a counter that tracks periods: the routine
+-- records it here, and the trigger counter_apply_tracked_write adds its delta to the
+-- slot and to the buckets of its moment, so that the write is one
+-- statement: in autocommit mode it commits whole or not at all, with no
+-- transaction of the routine's own. One row per slot, rewritten by each
+-- write, under the lock the slot's writers take anyway. A counter that
+-- tracks no period never comes here: its writes are one UPDATE, with no
+-- trigger on the slots to run.
+CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',
+    `delta` BIGINT NOT NULL,
+    `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
+    PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
@@ -132,7 +148,6 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
-    SET @slotted_counters_counted_at = NULL;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -262,18 +277,15 @@ BEGIN
     ELSE
         SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
     END IF;
-    BEGIN
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            SET @slotted_counters_counted_at = NULL;
-            RESIGNAL;
-        END;
-        SET @slotted_counters_counted_at = IF(v_periods > 0, UTC_TIMESTAMP(6), NULL);
+    IF v_periods > 0 THEN
+        INSERT INTO `counter_tracked_writes` (`counter_name`, `counter_id`, `delta`, `counted_at`)
+        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6))
+        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6);
+    ELSE
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, v_slot, NULL, NOW(), v_delta)
         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-    END;
-    SET @slotted_counters_counted_at = NULL;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
@@ -297,6 +309,9 @@ END$$
 -- The statement reaches the counters in the order of their names, so two
 -- batches cannot deadlock on each other. It is built as text (PREPARE), with names as hex
 -- literals: a quoted literal would be read in the session's character set.
+-- A batch of which a counter tracks periods is applied as counter_add_many_once
+-- applies its batch, under an id of its own, so that each delta counts in
+-- its counter's buckets in the same statement.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -323,8 +338,15 @@ BEGIN
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_cases LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    -- The write's slots, `hex(name):slot:delta;` each, for the write-id
+    -- trigger when a counter tracks periods; how many of them do.
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_periods INT;
+    DECLARE v_tracked INT DEFAULT 0;
+    DECLARE p_write_id BINARY(16);
     DECLARE v_rows_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_cases_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -440,31 +462,65 @@ BEGIN
             SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING utf8mb4), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING utf8mb4) COLLATE utf8mb4_bin THEN ', v_delta);
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+            ELSE
+                SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
+            END IF;
+            SET v_tracked = v_tracked + v_periods;
             IF v_entries % 64 = 0 THEN
                 SET v_rows = CONCAT(v_rows, v_rows_part), v_rows_part = '';
                 SET v_cases = CONCAT(v_cases, v_cases_part), v_cases_part = '';
+                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
             END IF;
         END IF;
     END WHILE;
     CLOSE c_keys;
     SET v_rows = CONCAT(v_rows, v_rows_part);
     SET v_cases = CONCAT(v_cases, v_cases_part);
-    IF v_entries > 0 THEN
+    SET v_plan = CONCAT(v_plan, v_plan_part);
+    IF v_tracked > 0 THEN
+        SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
+        BEGIN
+            DECLARE EXIT HANDLER FOR SQLEXCEPTION
+            BEGIN
+                SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+                    @slotted_counters_write_at = NULL;
+                RESIGNAL;
+            END;
+            SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
+                @slotted_counters_write_at = NULL;
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
+            VALUES ('', p_write_id, NOW(6));
+        END;
+        SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
+            @slotted_counters_write_at = NULL;
+        IF RAND() * 16 < 1 AND @@autocommit THEN
+            BEGIN
+                DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
+                DECLARE v_until DATETIME(6);
+                DECLARE CONTINUE HANDLER FOR 1305 SET v_in_transaction = FALSE;
+                SAVEPOINT slotted_counters_forget;
+                ROLLBACK TO SAVEPOINT slotted_counters_forget;
+                IF NOT v_in_transaction THEN
+                    BEGIN
+                        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+                        SELECT MAX(`written_at`) INTO v_until
+                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                                 ORDER BY `written_at` LIMIT 64) AS oldest;
+                        DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
+                    END;
+                END IF;
+            END;
+        END IF;
+    ELSEIF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',
             v_rows, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
-        BEGIN
-            DECLARE EXIT HANDLER FOR SQLEXCEPTION
-            BEGIN
-                SET @slotted_counters_counted_at = NULL;
-                RESIGNAL;
-            END;
-            SET @slotted_counters_counted_at = UTC_TIMESTAMP(6);
         EXECUTE slotted_counters_batch;
-        END;
-        SET @slotted_counters_counted_at = NULL;
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$
@@ -487,7 +543,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -540,7 +595,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -579,7 +633,8 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
 -- Removes counter p_name, all its slots, its last change, the periods it
--- tracks and their buckets (1000 rows per statement).
+-- tracks, their buckets (1000 rows per statement) and its last
+-- tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -593,7 +648,6 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -630,6 +684,7 @@ BEGIN
     END IF;
     DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
     DELETE FROM `counter_periods` WHERE `counter_name` = p_name;
+    DELETE FROM `counter_tracked_writes` WHERE `counter_name` = p_name;
     SET v_period_index = 1;
     WHILE v_period_index <= 4 DO
         SET v_period = ELT(v_period_index, 'minute', 'hour', 'day', 'month');
@@ -825,7 +880,7 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
             RESIGNAL;
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';'),
@@ -834,7 +889,7 @@ BEGIN
         VALUES (p_name, p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+        @slotted_counters_write_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -1021,7 +1076,7 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
             RESIGNAL;
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1030,7 +1085,7 @@ BEGIN
         VALUES ('', p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+        @slotted_counters_write_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -1107,7 +1162,6 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1267,18 +1321,15 @@ BEGIN
     ELSE
         SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
     END IF;
-    BEGIN
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            SET @slotted_counters_counted_at = NULL;
-            RESIGNAL;
-        END;
-        SET @slotted_counters_counted_at = IF(v_periods > 0, p_at, NULL);
+    IF v_periods > 0 THEN
+        INSERT INTO `counter_tracked_writes` (`counter_name`, `counter_id`, `delta`, `counted_at`)
+        VALUES (p_name, v_slot, v_delta, p_at)
+        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at;
+    ELSE
         INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
         VALUES (p_name, v_slot, NULL, NOW(), v_delta)
         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-    END;
-    SET @slotted_counters_counted_at = NULL;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_at` */$$
@@ -1450,7 +1501,7 @@ BEGIN
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
                     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                        @slotted_counters_write_at = NULL;
                     RESIGNAL;
                 END;
                 SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1459,7 +1510,7 @@ BEGIN
                 VALUES ('', p_write_id, NOW(6));
             END;
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
         END IF;
     ELSE
         IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
@@ -1471,7 +1522,7 @@ BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
                 SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                    @slotted_counters_write_at = NULL;
                 RESIGNAL;
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1480,7 +1531,7 @@ BEGIN
             VALUES ('', p_write_id, NOW(6));
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-            @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+            @slotted_counters_write_at = NULL;
     END IF;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
@@ -1830,7 +1881,7 @@ END$$
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
--- (NULL: now).
+-- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
 FOR EACH ROW
@@ -1843,11 +1894,12 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_found INT;
+    -- The moment whose buckets the deltas count in.
+    DECLARE v_at DATETIME(6);
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
-        -- Every delta counts in the buckets of the write's moment.
-        SET @slotted_counters_counted_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
+        SET v_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
             SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
             SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
@@ -1857,8 +1909,58 @@ BEGIN
             INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
             VALUES (p_name, v_slot, NULL, NOW(), v_delta)
             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+            BEGIN
+                DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+                DECLARE v_bucket DATETIME;
+                DECLARE v_keep_minute BIGINT;
+                DECLARE v_keep_hour BIGINT;
+                DECLARE v_keep_day BIGINT;
+                DECLARE v_keep_month BIGINT;
+                -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+                IF v_keep_minute IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
+                    IF v_keep_minute = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_hour IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
+                    IF v_keep_hour = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_day IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
+                    IF v_keep_day = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_month IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
+                    IF v_keep_month = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+            END;
         END WHILE;
-        SET @slotted_counters_counted_at = NULL;
     END IF;
 END$$
 
@@ -1905,130 +2007,75 @@ BEGIN
         VALUES (p_name, 1, v_description, IF(NEW.`reset_start_date`, NOW(), v_start_date), NEW.`value`);
     END CASE;
 END$$
--- Adds a counting write's change of a slot to the buckets of its counter's
--- periods (see counter_track), in the statement that changes the slot.
--- The routines that count name the write's moment in
--- @slotted_counters_counted_at for that statement; a change made while it
--- is NULL (a reset, a resize, a compaction, a setup's initial value) counts
--- in no bucket. An update that leaves a slot as it was adds nothing.
-/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_update` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_update` AFTER UPDATE ON `counters`
+-- Applies a write of a counter that tracks periods (see counter_track) in the
+-- statement that records it: its delta to the slot, as counter_add does,
+-- and to the bucket of each tracked period that holds its moment.
+-- BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether the
+-- slot had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_tracked_write` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_tracked_write` BEFORE INSERT ON `counter_tracked_writes`
 FOR EACH ROW
 BEGIN
-    IF @slotted_counters_counted_at IS NOT NULL AND (NEW.`counter` - OLD.`counter`) <> 0 THEN
-        BEGIN
-            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
-            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-            DECLARE v_bucket DATETIME;
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_keep_month BIGINT;
-            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
-            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
-            IF v_keep_minute IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
-                IF v_keep_minute = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
+    -- The write; named like the routines' variables, so the shared parts apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
+    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+    BEGIN
+        DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+        DECLARE v_bucket DATETIME;
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_keep_month BIGINT;
+        -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        IF v_keep_minute IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
+            IF v_keep_minute = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_hour IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
-                IF v_keep_hour = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
+        END IF;
+        IF v_keep_hour IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00');
+            IF v_keep_hour = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_day IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
-                IF v_keep_day = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
+        END IF;
+        IF v_keep_day IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00');
+            IF v_keep_day = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_month IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
-                IF v_keep_month = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
+        END IF;
+        IF v_keep_month IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00');
+            IF v_keep_month = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-        END;
-    END IF;
-END$$
-
--- The same for a slot row a counting write creates (a lazy counter's).
-/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_insert` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_insert` AFTER INSERT ON `counters`
-FOR EACH ROW
-BEGIN
-    IF @slotted_counters_counted_at IS NOT NULL AND NEW.`counter` <> 0 THEN
-        BEGIN
-            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
-            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-            DECLARE v_bucket DATETIME;
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_keep_month BIGINT;
-            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
-            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
-            IF v_keep_minute IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
-                IF v_keep_minute = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
-            END IF;
-            IF v_keep_hour IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
-                IF v_keep_hour = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
-            END IF;
-            IF v_keep_day IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
-                IF v_keep_day = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
-            END IF;
-            IF v_keep_month IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
-                IF v_keep_month = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
-            END IF;
-        END;
-    END IF;
+        END IF;
+    END;
 END$$
 DELIMITER ;

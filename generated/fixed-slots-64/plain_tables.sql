@@ -51,8 +51,8 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- What each tracked period counted: a bucket per period start (UTC), spread
 -- over the slots the writes went to, as the total is, so that a counter's
 -- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (setup.sql's
--- triggers counter_count_periods_insert and counter_count_periods_update; the plain mode in
+-- slot and to the bucket rows of the same slot in one statement (the
+-- routines through counter_tracked_writes or counter_writes; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
 -- created by the first write to them.

@@ -54,7 +54,6 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END;
 
-    SET @slotted_counters_counted_at = NULL;
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
@@ -207,13 +206,11 @@ BEGIN
     ELSE
         SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
     END IF;
-    BEGIN
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            SET @slotted_counters_counted_at = NULL;
-            RESIGNAL;
-        END;
-        SET @slotted_counters_counted_at = IF(v_periods > 0, UTC_TIMESTAMP(6), NULL);
+    IF v_periods > 0 THEN
+        INSERT INTO `counter_tracked_writes` (`counter_name`, `counter_id`, `delta`, `counted_at`)
+        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6))
+        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6);
+    ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot;
         IF ROW_COUNT() = 0 THEN
@@ -231,8 +228,7 @@ BEGIN
                 END IF;
             END IF;
         END IF;
-    END;
-    SET @slotted_counters_counted_at = NULL;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
@@ -452,7 +448,7 @@ BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
                 SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                    @slotted_counters_write_at = NULL;
                 RESIGNAL;
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -461,7 +457,7 @@ BEGIN
             VALUES ('', p_write_id, NOW(6));
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-            @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+            @slotted_counters_write_at = NULL;
         IF RAND() * 16 < 1 AND @@autocommit THEN
             BEGIN
                 DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -501,7 +497,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -570,7 +565,6 @@ BEGIN
     DECLARE v_position INT;
     DECLARE v_members INT;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -672,7 +666,6 @@ COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slo
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -711,7 +704,8 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
 -- Removes counter p_name, all its slots, its last change, the periods it
--- tracks and their buckets (1000 rows per statement).
+-- tracks, their buckets (1000 rows per statement) and its last
+-- tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -725,7 +719,6 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -762,6 +755,7 @@ BEGIN
     END IF;
     DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
     DELETE FROM `counter_periods` WHERE `counter_name` = p_name;
+    DELETE FROM `counter_tracked_writes` WHERE `counter_name` = p_name;
     SET v_period_index = 1;
     WHILE v_period_index <= 4 DO
         SET v_period = ELT(v_period_index, 'minute', 'hour', 'day', 'month');
@@ -990,7 +984,7 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
             RESIGNAL;
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';'),
@@ -999,7 +993,7 @@ BEGIN
         VALUES (p_name, p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+        @slotted_counters_write_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -1218,7 +1212,7 @@ BEGIN
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
         BEGIN
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
             RESIGNAL;
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1227,7 +1221,7 @@ BEGIN
         VALUES ('', p_write_id, NOW(6));
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+        @slotted_counters_write_at = NULL;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
             DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
@@ -1304,7 +1298,6 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    SET @slotted_counters_counted_at = NULL;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1495,13 +1488,11 @@ BEGIN
     ELSE
         SELECT COUNT(*) INTO v_periods FROM `counter_periods` WHERE `counter_name` = p_name;
     END IF;
-    BEGIN
-        DECLARE EXIT HANDLER FOR SQLEXCEPTION
-        BEGIN
-            SET @slotted_counters_counted_at = NULL;
-            RESIGNAL;
-        END;
-        SET @slotted_counters_counted_at = IF(v_periods > 0, p_at, NULL);
+    IF v_periods > 0 THEN
+        INSERT INTO `counter_tracked_writes` (`counter_name`, `counter_id`, `delta`, `counted_at`)
+        VALUES (p_name, v_slot, v_delta, p_at)
+        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at;
+    ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot;
         IF ROW_COUNT() = 0 THEN
@@ -1519,8 +1510,7 @@ BEGIN
                 END IF;
             END IF;
         END IF;
-    END;
-    SET @slotted_counters_counted_at = NULL;
+    END IF;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_at` */$$
@@ -1724,7 +1714,7 @@ BEGIN
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
                     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                        @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                        @slotted_counters_write_at = NULL;
                     RESIGNAL;
                 END;
                 SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1733,7 +1723,7 @@ BEGIN
                 VALUES ('', p_write_id, NOW(6));
             END;
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                @slotted_counters_write_at = NULL;
         END IF;
     ELSE
         IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
@@ -1745,7 +1735,7 @@ BEGIN
             DECLARE EXIT HANDLER FOR SQLEXCEPTION
             BEGIN
                 SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-                    @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+                    @slotted_counters_write_at = NULL;
                 RESIGNAL;
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
@@ -1754,7 +1744,7 @@ BEGIN
             VALUES ('', p_write_id, NOW(6));
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
-            @slotted_counters_write_at = NULL, @slotted_counters_counted_at = NULL;
+            @slotted_counters_write_at = NULL;
     END IF;
     IF RAND() * 16 < 1 AND @@autocommit THEN
         BEGIN
@@ -2104,7 +2094,7 @@ END$$
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
--- (NULL: now).
+-- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
 FOR EACH ROW
@@ -2117,11 +2107,12 @@ BEGIN
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
     DECLARE v_found INT;
+    -- The moment whose buckets the deltas count in.
+    DECLARE v_at DATETIME(6);
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
-        -- Every delta counts in the buckets of the write's moment.
-        SET @slotted_counters_counted_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
+        SET v_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
             SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
             SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
@@ -2143,8 +2134,58 @@ BEGIN
             END IF;
             UPDATE `counters` SET `counter` = `counter` + v_delta
              WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            BEGIN
+                DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+                DECLARE v_bucket DATETIME;
+                DECLARE v_keep_minute BIGINT;
+                DECLARE v_keep_hour BIGINT;
+                DECLARE v_keep_day BIGINT;
+                DECLARE v_keep_month BIGINT;
+                -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+                IF v_keep_minute IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
+                    IF v_keep_minute = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_hour IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
+                    IF v_keep_hour = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_day IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
+                    IF v_keep_day = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+                IF v_keep_month IS NOT NULL THEN
+                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
+                    IF v_keep_month = 4294967295
+                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                        VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                    END IF;
+                END IF;
+            END;
         END WHILE;
-        SET @slotted_counters_counted_at = NULL;
     END IF;
 END$$
 
@@ -2228,130 +2269,87 @@ BEGIN
          WHERE `counter_name` = p_name;
     END CASE;
 END$$
--- Adds a counting write's change of a slot to the buckets of its counter's
--- periods (see counter_track), in the statement that changes the slot.
--- The routines that count name the write's moment in
--- @slotted_counters_counted_at for that statement; a change made while it
--- is NULL (a reset, a resize, a compaction, a setup's initial value) counts
--- in no bucket. An update that leaves a slot as it was adds nothing.
-/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_update` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_update` AFTER UPDATE ON `counters`
+-- Applies a write of a counter that tracks periods (see counter_track) in the
+-- statement that records it: its delta to the slot, as counter_add does,
+-- and to the bucket of each tracked period that holds its moment.
+-- BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether the
+-- slot had a row there or not.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_tracked_write` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_tracked_write` BEFORE INSERT ON `counter_tracked_writes`
 FOR EACH ROW
 BEGIN
-    IF @slotted_counters_counted_at IS NOT NULL AND (NEW.`counter` - OLD.`counter`) <> 0 THEN
-        BEGIN
-            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
-            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-            DECLARE v_bucket DATETIME;
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_keep_month BIGINT;
-            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
-            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
-            IF v_keep_minute IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
-                IF v_keep_minute = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
-            END IF;
-            IF v_keep_hour IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
-                IF v_keep_hour = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
-            END IF;
-            IF v_keep_day IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
-                IF v_keep_day = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
-            END IF;
-            IF v_keep_month IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
-                IF v_keep_month = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, (NEW.`counter` - OLD.`counter`))
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + (NEW.`counter` - OLD.`counter`);
-                END IF;
-            END IF;
-        END;
+    -- The write; named like the routines' variables, so the shared parts apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_slot INT;
+    DECLARE v_delta BIGINT;
+    DECLARE v_found INT;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
+    SELECT COUNT(*) INTO v_found FROM `counters`
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+    IF v_found = 0 THEN
+        -- The slot may be gone since the lookup (a resize removed it): slot 1
+        -- exists as long as the counter does, so the delta is not lost.
+        SET v_slot = 1;
+        SELECT COUNT(*) INTO v_found FROM `counters`
+         WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+        IF v_found = 0 THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
-END$$
-
--- The same for a slot row a counting write creates (a lazy counter's).
-/*!80000 DROP TRIGGER IF EXISTS `counter_count_periods_insert` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_count_periods_insert` AFTER INSERT ON `counters`
-FOR EACH ROW
-BEGIN
-    IF @slotted_counters_counted_at IS NOT NULL AND NEW.`counter` <> 0 THEN
-        BEGIN
-            DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
-            DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-            DECLARE v_bucket DATETIME;
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_keep_month BIGINT;
-            -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
-            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-              FROM `counter_periods` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
-            IF v_keep_minute IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
-                IF v_keep_minute = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'minute', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
+    UPDATE `counters` SET `counter` = `counter` + v_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+    BEGIN
+        DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+        DECLARE v_bucket DATETIME;
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_keep_month BIGINT;
+        -- What each period keeps: NULL when untracked, 4294967295 for every bucket.
+        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        IF v_keep_minute IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
+            IF v_keep_minute = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_hour IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
-                IF v_keep_hour = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'hour', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
+        END IF;
+        IF v_keep_hour IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00');
+            IF v_keep_hour = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_day IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
-                IF v_keep_day = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'day', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
+        END IF;
+        IF v_keep_day IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00');
+            IF v_keep_day = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-            IF v_keep_month IS NOT NULL THEN
-                SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
-                IF v_keep_month = 4294967295
-                   OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
-                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                    VALUES (NEW.`counter_name`, 'month', v_bucket, NEW.`counter_id`, NEW.`counter`)
-                    ON DUPLICATE KEY UPDATE `counter` = `counter` + NEW.`counter`;
-                END IF;
+        END IF;
+        IF v_keep_month IS NOT NULL THEN
+            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00');
+            IF v_keep_month = 4294967295
+               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
             END IF;
-        END;
-    END IF;
+        END IF;
+    END;
 END$$
 DELIMITER ;

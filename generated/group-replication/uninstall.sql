@@ -30,5 +30,4 @@ DROP TRIGGER IF EXISTS `counter_slot_bound_insert`;
 DROP TRIGGER IF EXISTS `counter_slot_bound_update`;
 DROP TRIGGER IF EXISTS `counter_apply_write`;
 DROP TRIGGER IF EXISTS `counter_apply_change`;
-DROP TRIGGER IF EXISTS `counter_count_periods_update`;
-DROP TRIGGER IF EXISTS `counter_count_periods_insert`;
+DROP TRIGGER IF EXISTS `counter_apply_tracked_write`;

@@ -139,10 +139,10 @@ pub(super) struct Context {
     /// The tables of the periods counters track and of their buckets.
     pub(super) periods_table: String,
     pub(super) buckets_table: String,
-    /// The triggers that add a counting write's delta to the buckets of its
-    /// counter's periods: for inserted slot rows, for updated ones.
-    pub(super) count_insert_trigger: String,
-    pub(super) count_update_trigger: String,
+    /// The table of the last write to each slot of a counter that tracks
+    /// periods, and the trigger that applies it to the slot and its buckets.
+    pub(super) tracked_writes_table: String,
+    pub(super) tracked_write_trigger: String,
     /// The periods a counter can track, and their columns' type.
     pub(super) periods: [Period; 4],
     pub(super) period_type: String,
@@ -216,14 +216,8 @@ impl Context {
         };
         let (cluster_name, certification_error) = certification(options);
         let (node_position, node_count) = node_expressions(options);
-        let [
-            insert_trigger,
-            update_trigger,
-            apply_trigger,
-            change_trigger,
-            count_insert_trigger,
-            count_update_trigger,
-        ] = package::trigger_names(options);
+        let [insert_trigger, update_trigger, apply_trigger, change_trigger, tracked_write_trigger] =
+            package::trigger_names(options);
         let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
         // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
@@ -287,8 +281,8 @@ impl Context {
                 .collect(),
             periods_table: package::periods_table(options),
             buckets_table: package::buckets_table(options),
-            count_insert_trigger,
-            count_update_trigger,
+            tracked_writes_table: package::tracked_writes_table(options),
+            tracked_write_trigger,
             periods: Period::ALL,
             period_type: format!("ENUM({})", period_names.join(", ")),
             keep_all: u32::MAX,

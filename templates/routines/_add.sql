@@ -44,8 +44,9 @@
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
 {% call periods::read_periods("    ", p) %}{% endcall %}
-{%- let counted_at = "IF(v_periods > 0, {}, NULL)"|format(at) %}
-{% call periods::count_at("    ", p, counted_at) %}
+    IF v_periods > 0 THEN
+{% call periods::record_tracked_write("        ", p, at) %}{% endcall %}
+    ELSE
 {%- call m::add_to_slot("        ", p) %}{% endcall %}
-{%- endcall %}
+    END IF;
 {%- endmacro %}

@@ -1,40 +1,20 @@
-{#- What the routines of periods share: which writes count in buckets,
-    the checks of a period and a time, a bucket's start, and dropping
-    buckets a few rows at a time.
+{#- What the routines of periods share: how a write of a counter that
+    tracks periods counts in its buckets, the checks of a period and a
+    time, a bucket's start, and dropping buckets a few rows at a time.
 
-    A write counts in its periods' buckets when the routine that makes it
-    names the moment in @slotted_counters_counted_at for the statement that
-    changes the slots: the triggers on the table add each slot's change to
-    the buckets of that moment. The variable is cleared after the
-    statement, by a handler when it fails, and at the start of every
-    routine that changes slots without counting (setup, reset, resize,
-    compact, delete), so that a reset is never counted as a write. MySQL
-    runs no handler of a killed call: a call killed in its counting
-    statement leaves the variable set on its connection until the next
-    routine there clears or sets it; a statement of another kind that
-    changes slots on that connection meanwhile would be counted. -#}
+    A write of a counter that tracks no period is what it always was (one
+    UPDATE). One of a counter that tracks some is recorded, in one
+    statement whose trigger adds its delta to the slot and to the buckets
+    of its moment: a single write in the tracked writes' table, a batch or
+    a write with an id in the write ids' (record_write). No trigger runs on
+    the slots' table, so a write of an untracked counter pays for none. -#}
 {%- import "_macros.sql" as m -%}
 
-{#- Runs the call block's statements as a counting write at `at`. -#}
-{% macro count_at(indent, p, at) -%}
-{{ indent }}BEGIN
-{{ indent }}    DECLARE EXIT HANDLER FOR SQLEXCEPTION
-{{ indent }}    BEGIN
-{{ indent }}        SET @slotted_counters_counted_at = NULL;
-{{ indent }}        RESIGNAL;
-{{ indent }}    END;
-{{ indent }}    SET @slotted_counters_counted_at = {{ at }};{{ caller() }}
-{{ indent }}END;
-{{ indent }}SET @slotted_counters_counted_at = NULL;
-{%- endmacro %}
-
-{#- Reads into v_periods how many periods counter p_name tracks, so that a
-    write of a counter that tracks none names no moment, and its trigger
-    reads nothing more. Locked inside a caller's transaction under MariaDB's
-    snapshot isolation, plain elsewhere, as the slot count is
-    (read_slot_count). A write that finds none counts in no bucket, even
-    when {{ p.routine(Routine::Track) }} commits before it does: it is a write made before the
-    period was tracked. -#}
+{#- Reads into v_periods how many periods counter p_name tracks. Locked
+    inside a caller's transaction under MariaDB's snapshot isolation, plain
+    elsewhere, as the slot count is (read_slot_count). A write that finds
+    none counts in no bucket, even when {{ p.routine(Routine::Track) }} commits before it
+    does: it is a write made before the period was tracked. -#}
 {% macro read_periods(indent, p) -%}
 {{ indent }}IF {% call m::snapshot_transaction() %}{% endcall %} THEN
 {{ indent }}    SELECT COUNT(*) INTO v_periods FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
@@ -43,9 +23,12 @@
 {{ indent }}END IF;
 {%- endmacro %}
 
-{#- At the start of a routine that changes slots without counting a write. -#}
-{% macro counts_nothing(indent) -%}
-{{ indent }}SET @slotted_counters_counted_at = NULL;
+{#- Records v_delta to slot v_slot of counter p_name, counted at `at`, in
+    the tracked writes' table, whose trigger applies it. -#}
+{% macro record_tracked_write(indent, p, at) -%}
+{{ indent }}INSERT INTO `{{ p.tracked_writes_table }}` (`counter_name`, `counter_id`, `delta`, `counted_at`)
+{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }})
+{{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }};
 {%- endmacro %}
 
 {#- The invalid-argument error of a period other than the four, compared
@@ -70,43 +53,40 @@
 CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }}, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME)
 {%- endmacro %}
 
-{#- Adds slot NEW's change `delta` to the bucket of each period its
-    counter tracks that holds @slotted_counters_counted_at, unless the
-    period keeps no bucket that old: in one statement with the slot's
-    change, and to the bucket row of the same slot, whose lock the slot's
-    writers hold already. The periods are read locked, so that a period
-    {{ p.routine(Routine::Track) }} stops or starts waits for the write's transaction: a
+{#- Adds `delta`, written to slot v_slot of counter p_name, to the bucket
+    of each period it tracks that holds time `at`, unless the period keeps
+    no bucket so old: in the statement of the write, and to the bucket rows
+    of the same slot, whose lock the slot's writers hold already. In a
+    trigger: the periods are read locked, so that a period
+    {{ p.routine(Routine::Track) }} stops or starts waits for the write's transaction; a
     trigger may name no system variable (under statement-based logging its
     statement would be unsafe, 1592), so it cannot tell a caller's
     transaction under snapshot isolation, where a plain read would open a
     read view that fails the writes after it (1020). -#}
-{% macro add_to_buckets(indent, p, delta) -%}
-{{ indent }}IF @slotted_counters_counted_at IS NOT NULL AND {{ delta }} <> 0 THEN
-{{ indent }}    BEGIN
-{{ indent }}        DECLARE v_at DATETIME(6) DEFAULT @slotted_counters_counted_at;
-{{ indent }}        DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-{{ indent }}        DECLARE v_bucket DATETIME;
+{% macro add_to_buckets(indent, p, delta, at) -%}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+{{ indent }}    DECLARE v_bucket DATETIME;
 {%- for period in p.periods %}
-{{ indent }}        DECLARE v_keep_{{ period.name() }} BIGINT;
+{{ indent }}    DECLARE v_keep_{{ period.name() }} BIGINT;
 {%- endfor %}
-{{ indent }}        -- What each period keeps: NULL when untracked, {{ p.keep_all }} for every bucket.
-{{ indent }}        SELECT {% for period in p.periods %}{% if !loop.first %},
-{{ indent }}               {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
-{{ indent }}          INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
-{{ indent }}          FROM `{{ p.periods_table }}` WHERE `counter_name` = NEW.`counter_name` LOCK IN SHARE MODE;
+{{ indent }}    -- What each period keeps: NULL when untracked, {{ p.keep_all }} for every bucket.
+{{ indent }}    SELECT {% for period in p.periods %}{% if !loop.first %},
+{{ indent }}           {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
+{{ indent }}      INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
+{{ indent }}      FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
 {%- for period in p.periods %}
-{{ indent }}        IF v_keep_{{ period.name() }} IS NOT NULL THEN
-{{ indent }}            SET v_bucket = DATE_FORMAT(v_at, '{{ period.sql_start_format() }}');
-{{ indent }}            IF v_keep_{{ period.name() }} = {{ p.keep_all }}
-{{ indent }}               OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL v_keep_{{ period.name() }} {{ period.sql_unit() }} THEN
-{{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-{{ indent }}                VALUES (NEW.`counter_name`, '{{ period.name() }}', v_bucket, NEW.`counter_id`, {{ delta }})
-{{ indent }}                ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
-{{ indent }}            END IF;
+{{ indent }}    IF v_keep_{{ period.name() }} IS NOT NULL THEN
+{{ indent }}        SET v_bucket = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}');
+{{ indent }}        IF v_keep_{{ period.name() }} = {{ p.keep_all }}
+{{ indent }}           OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL v_keep_{{ period.name() }} {{ period.sql_unit() }} THEN
+{{ indent }}            INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+{{ indent }}            VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
+{{ indent }}            ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
 {{ indent }}        END IF;
+{{ indent }}    END IF;
 {%- endfor %}
-{{ indent }}    END;
-{{ indent }}END IF;
+{{ indent }}END;
 {%- endmacro %}
 
 {#- What drop_buckets needs declared. -#}

@@ -1,4 +1,3 @@
-{%- import "routines/_periods.sql" as periods -%}
 {#- What every counter_reset body shares: how it is dropped and described,
     its signature, and the checks of the name and the value. -#}
 {%- import "_macros.sql" as m -%}
@@ -22,7 +21,6 @@ BEGIN
     DECLARE v_value BIGINT;
     DECLARE v_message {{ p.message_type }};
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT {% call m::is_bigint("p_value") %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'value must be an integer, for counter: ', QUOTE(p_name){% endcall %}

@@ -11,6 +11,9 @@
 -- The statement reaches the counters in the order of their names, so two
 -- batches cannot deadlock on each other. It is built as text (PREPARE), with names as hex
 -- literals: a quoted literal would be read in the session's character set.
+-- A batch of which a counter tracks periods is applied as {{ p.routine(Routine::AddManyOnce) }}
+-- applies its batch, under an id of its own, so that each delta counts in
+-- its counter's buckets in the same statement.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddMany) }}`(
     IN p_deltas {{ p.deltas_type }}
 )
@@ -23,21 +26,32 @@ BEGIN
     DECLARE v_entries INT DEFAULT 0;
     DECLARE v_rows {{ p.statement_type }} DEFAULT '';
     DECLARE v_cases {{ p.statement_type }} DEFAULT '';
-{%- call batch::declare_parts(p, ["v_rows", "v_cases"]) %}{% endcall %}
-{%- call batch::each_counter(p, ["v_rows", "v_cases"]) %}
+    -- The write's slots, `hex(name):slot:delta;` each, for the write-id
+    -- trigger when a counter tracks periods; how many of them do.
+    DECLARE v_plan {{ p.statement_type }} DEFAULT '';
+    DECLARE v_periods INT;
+    DECLARE v_tracked INT DEFAULT 0;
+    DECLARE p_write_id BINARY(16);
+{%- call batch::declare_parts(p, ["v_rows", "v_cases", "v_plan"]) %}{% endcall %}
+{%- call batch::each_counter(p, ["v_rows", "v_cases", "v_plan"]) %}
             SET v_rows_part = CONCAT(v_rows_part, IF(v_entries = 1, '', ', '),
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
+            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
+{% call periods::read_periods("            ", p) %}{% endcall %}
+            SET v_tracked = v_tracked + v_periods;
 {%- endcall %}
-    IF v_entries > 0 THEN
+    IF v_tracked > 0 THEN
+        SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
+{% call m::record_write("        ", p, "''", "v_plan", false, "NULL") %}{% endcall %}
+{% call m::forget_expired_writes("        ", p) %}{% endcall %}
+    ELSEIF v_entries > 0 THEN
         SET @slotted_counters_batch = CONCAT(
             'INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES ',
             v_rows, ' ON DUPLICATE KEY UPDATE `counter` = `counter` + CASE `counter_name`', v_cases, ' END');
         PREPARE slotted_counters_batch FROM @slotted_counters_batch;
         SET @slotted_counters_batch = NULL;
-{% call periods::count_at("        ", p, "UTC_TIMESTAMP(6)") %}
         EXECUTE slotted_counters_batch;
-{%- endcall %}
         DEALLOCATE PREPARE slotted_counters_batch;
     END IF;
 END$$

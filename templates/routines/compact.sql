@@ -1,6 +1,5 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
-{%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Compact) }}` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged{% if !p.auto_create %}: the
 -- other slots become 0{% endif %}. {% if p.changes_in_own_transaction %}On MariaDB in autocommit mode a
@@ -15,7 +14,6 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call change::make("    ", p, "compact", "NULL", "NULL", "NULL", "NULL") %}{% endcall %}
 END$$

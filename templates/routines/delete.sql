@@ -2,7 +2,8 @@
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
 -- Removes counter p_name, all its slots, its last change, the periods it
--- tracks and their buckets ({{ p.expire_batch }} rows per statement).
+-- tracks, their buckets ({{ p.expire_batch }} rows per statement) and its last
+-- tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
 )
@@ -14,7 +15,6 @@ BEGIN
     DECLARE v_period_index INT;
 {%- call periods::declare_drop("    ") %}{% endcall %}
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
@@ -22,5 +22,6 @@ BEGIN
     END IF;
     DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
     DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
+    DELETE FROM `{{ p.tracked_writes_table }}` WHERE `counter_name` = p_name;
 {% call periods::drop_all_buckets("    ", p, "p_name") %}{% endcall %}
 END$$

@@ -1,6 +1,5 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
-{%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Resize) }}` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
 -- shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a cluster, to the
@@ -29,7 +28,6 @@ BEGIN
     DECLARE v_target INT DEFAULT 1;
 {%- call m::declare_position("    ", p) %}{% endcall %}
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
     IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', COALESCE(p_slots + 0E0, 'NULL'), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}

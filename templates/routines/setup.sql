@@ -1,5 +1,4 @@
 {%- import "_macros.sql" as m -%}
-{%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Setup) }}` */$$
 {%- if let Some(slots) = p.fixed_slots %}
 -- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
@@ -29,7 +28,6 @@ BEGIN
 {% call m::refuse("        ", p, p.already_exists) %}'{{ refusals::ALREADY_EXISTS }}: ', QUOTE(p_name){% endcall %}
     END;
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN

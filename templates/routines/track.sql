@@ -23,7 +23,6 @@ BEGIN
     DECLARE v_tracked INT;
 {%- call periods::declare_drop("    ") %}{% endcall %}
 
-{% call periods::counts_nothing("    ") %}{% endcall %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
     IF NOT COALESCE(p_keep IS NULL OR (p_keep = TRUNCATE(p_keep, 0) AND p_keep BETWEEN 0 AND {{ p.keep_all }}), FALSE) THEN

@@ -107,6 +107,12 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_once` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_many_once` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}forget_writes` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_at` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_many_at` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON FUNCTION `{prefix}get_period` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON FUNCTION `{prefix}get_range` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}series` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON PROCEDURE `{prefix}expire_periods` TO 'app'@'10.0.0.%';"),
             format!("GRANT SELECT ON `{prefix}totals` TO 'app'@'10.0.0.%';"),
         ]
     };
@@ -198,8 +204,7 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
         "counter_slot_bound_update",
         "counter_apply_write",
         "counter_apply_change",
-        "counter_count_periods_insert",
-        "counter_count_periods_update",
+        "counter_apply_tracked_write",
     ] {
         assert!(
             line(&report, name).ends_with("not visible to this account (needs TRIGGER)"),

@@ -1,0 +1,15 @@
+-- The last write to each slot of a counter that tracks periods: the routine
+-- records it here, and the trigger {{ p.tracked_write_trigger }} adds its delta to the
+-- slot and to the buckets of its moment, so that the write is one
+-- statement: in autocommit mode it commits whole or not at all, with no
+-- transaction of the routine's own. One row per slot, rewritten by each
+-- write, under the lock the slot's writers take anyway. A counter that
+-- tracks no period never comes here: its writes are one UPDATE, with no
+-- trigger on the slots to run.
+CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
+    `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',
+    `delta` BIGINT NOT NULL,
+    `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
+    PRIMARY KEY (`counter_name`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
