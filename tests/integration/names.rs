@@ -13,8 +13,8 @@ use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{AsyncCounters, Counters, PackageOptions};
 
 use crate::support::{
-    self, Database, in_project, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
-    total,
+    self, Database, StopOnDrop, in_project, on_each_server, server_error, slotted_counters, stderr, stdout,
+    succeeded, total,
 };
 
 on_each_server!(
@@ -133,6 +133,7 @@ fn the_documented_collation_change_under_increments_loses_and_merges_nothing() {
     db.conn().query_drop("CALL counter_setup('downloads', 'd', 4, 100)").unwrap();
     let running = AtomicBool::new(true);
     let (acknowledged, failures) = thread::scope(|scope| {
+        let stop = StopOnDrop(&running);
         let writers: Vec<_> = (0..4)
             .map(|_| {
                 scope.spawn(|| {
@@ -155,7 +156,7 @@ fn the_documented_collation_change_under_increments_loses_and_merges_nothing() {
         }
         succeeded(slotted_counters(&["install", "--url", &db.url()]));
         thread::sleep(Duration::from_millis(300));
-        running.store(false, Ordering::Relaxed);
+        drop(stop);
         writers.into_iter().map(|writer| writer.join().unwrap()).fold(
             (0, Vec::new()),
             |(acknowledged, mut failures), (more, failed)| {

@@ -89,19 +89,22 @@ async function routines(conn) {
 }
 
 /** The statements of plain_statements.sql by name: each statement's name
- * is the first word of the comment block above it ("setup (3 slots): ..."). */
+ * is the first word of the comment block above it ("setup (3 slots): ..."),
+ * a block starting after a blank line (the file's header is one too). */
 function plainStatements(path) {
   const text = fs.readFileSync(path, "utf8");
   const statements = {};
   let name = null;
+  let blockStart = true;
   for (const line of text.split("\n")) {
     const named = /^-- ([a-z_]+)(?: \([^)]*\))?: /.exec(line);
-    if (named && name === null) {
+    if (named && blockStart) {
       name = named[1];
     } else if (line !== "" && !line.startsWith("--") && name !== null) {
       statements[name] = line.replace(/;$/, "");
       name = null;
     }
+    blockStart = line === "";
   }
   const bound = Number(/within (\d+) either way/.exec(text)[1]);
   return { statements, bound };
