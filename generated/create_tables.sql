@@ -97,5 +97,9 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',
     `delta` BIGINT NOT NULL,
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
+    `keep_minute` INT UNSIGNED NULL COMMENT 'what the minute keeps, as the write read it: NULL untracked, 4294967295 all',
+    `keep_hour` INT UNSIGNED NULL COMMENT 'what the hour keeps, as the write read it: NULL untracked, 4294967295 all',
+    `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
+    `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -11,5 +11,8 @@ CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',
     `delta` BIGINT NOT NULL,
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
+{%- for period in p.periods %}
+    `keep_{{ period.name() }}` INT UNSIGNED NULL COMMENT 'what the {{ period.name() }} keeps, as the write read it: NULL untracked, {{ p.keep_all }} all',
+{%- endfor %}
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

@@ -12,8 +12,8 @@
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
     DECLARE v_delta BIGINT;
-    -- How many periods the counter tracks.
-    DECLARE v_periods INT;
+    -- What each period the counter tracks keeps.
+{%- call periods::declare_keeps("    ", p) %}{% endcall %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
@@ -43,8 +43,8 @@
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{% call periods::read_periods("    ", p) %}{% endcall %}
-    IF v_periods > 0 THEN
+{% call periods::read_keeps("    ", p, false) %}{% endcall %}
+    IF {% call periods::tracks_any(p) %}{% endcall %} THEN
 {% call periods::record_tracked_write("        ", p, at) %}{% endcall %}
     ELSE
 {%- call m::add_to_slot("        ", p) %}{% endcall %}

@@ -10,25 +10,56 @@
     the slots' table, so a write of an untracked counter pays for none. -#}
 {%- import "_macros.sql" as m -%}
 
-{#- Reads into v_periods how many periods counter p_name tracks. Locked
-    inside a caller's transaction under MariaDB's snapshot isolation, plain
-    elsewhere, as the slot count is (read_slot_count). A write that finds
-    none counts in no bucket, even when {{ p.routine(Routine::Track) }} commits before it
-    does: it is a write made before the period was tracked. -#}
-{% macro read_periods(indent, p) -%}
-{{ indent }}IF {% call m::snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT COUNT(*) INTO v_periods FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-{{ indent }}ELSE
-{{ indent }}    SELECT COUNT(*) INTO v_periods FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
-{{ indent }}END IF;
+{#- Declares what read_keeps reads into. -#}
+{% macro declare_keeps(indent, p) -%}
+{%- for period in p.periods %}
+{{ indent }}DECLARE v_keep_{{ period.name() }} BIGINT;
+{%- endfor %}
 {%- endmacro %}
 
-{#- Records v_delta to slot v_slot of counter p_name, counted at `at`, in
-    the tracked writes' table, whose trigger applies it. -#}
+{#- Reads what each period of counter p_name keeps into v_keep_<period>:
+    NULL when it is not tracked, p.keep_all when every bucket is kept.
+    Plain, or share-locked (`locked`: in a trigger, which may name no
+    system variable, so that a period track stops or starts waits for the
+    write's transaction), or both as the slot count is read
+    (read_slot_count: locked inside a caller's transaction under MariaDB's
+    snapshot isolation, where a plain read would open a read view that
+    fails the writes after it, 1020). A write that finds no period tracked
+    counts in no bucket, even when track commits before the write does: it
+    is a write made before the period was tracked. -#}
+{% macro read_keeps(indent, p, locked) -%}
+{%- if locked %}
+{% call select_keeps(indent, p, " LOCK IN SHARE MODE") %}{% endcall %}
+{%- else %}
+{{ indent }}IF {% call m::snapshot_transaction() %}{% endcall %} THEN
+{% call select_keeps(indent ~ "    ", p, " LOCK IN SHARE MODE") %}{% endcall %}
+{{ indent }}ELSE
+{% call select_keeps(indent ~ "    ", p, "") %}{% endcall %}
+{{ indent }}END IF;
+{%- endif %}
+{%- endmacro %}
+
+{% macro select_keeps(indent, p, locking) -%}
+{{ indent }}SELECT {% for period in p.periods %}{% if !loop.first %},
+{{ indent }}       {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
+{{ indent }}  INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
+{{ indent }}  FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name{{ locking }};
+{%- endmacro %}
+
+{#- Whether read_keeps found a period tracked. -#}
+{% macro tracks_any(p) -%}
+COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}) IS NOT NULL
+{%- endmacro %}
+
+{#- Records v_delta to slot v_slot of counter p_name, counted at `at` in
+    the periods read_keeps found, in the tracked writes' table, whose
+    trigger applies it. -#}
 {% macro record_tracked_write(indent, p, at) -%}
-{{ indent }}INSERT INTO `{{ p.tracked_writes_table }}` (`counter_name`, `counter_id`, `delta`, `counted_at`)
-{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }})
-{{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }};
+{{ indent }}INSERT INTO `{{ p.tracked_writes_table }}`
+{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`{% endfor %})
+{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}{% endfor %})
+{{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }}{% for period in p.periods %},
+{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}{% endfor %};
 {%- endmacro %}
 
 {#- The invalid-argument error of a period other than the four, compared
@@ -56,30 +87,18 @@ CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.na
 {#- Adds `delta`, written to slot v_slot of counter p_name, to the bucket
     of each period it tracks that holds time `at`, unless the period keeps
     no bucket so old: in the statement of the write, and to the bucket rows
-    of the same slot, whose lock the slot's writers hold already. In a
-    trigger: the periods are read locked, so that a period
-    {{ p.routine(Routine::Track) }} stops or starts waits for the write's transaction; a
-    trigger may name no system variable (under statement-based logging its
-    statement would be unsafe, 1592), so it cannot tell a caller's
-    transaction under snapshot isolation, where a plain read would open a
-    read view that fails the writes after it (1020). -#}
-{% macro add_to_buckets(indent, p, delta, at) -%}
+    of the same slot, whose lock the slot's writers hold already. What each
+    period keeps is `keep` followed by the period's name (NULL: untracked;
+    p.keep_all: every bucket), as read_keeps reads it. -#}
+{% macro add_to_buckets(indent, p, delta, at, keep) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
 {%- for period in p.periods %}
-{{ indent }}    DECLARE v_keep_{{ period.name() }} BIGINT;
-{%- endfor %}
-{{ indent }}    -- What each period keeps: NULL when untracked, {{ p.keep_all }} for every bucket.
-{{ indent }}    SELECT {% for period in p.periods %}{% if !loop.first %},
-{{ indent }}           {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
-{{ indent }}      INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
-{{ indent }}      FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-{%- for period in p.periods %}
-{{ indent }}    IF v_keep_{{ period.name() }} IS NOT NULL THEN
+{{ indent }}    IF {{ keep }}{{ period.name() }} IS NOT NULL THEN
 {{ indent }}        SET v_bucket = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}');
-{{ indent }}        IF v_keep_{{ period.name() }} = {{ p.keep_all }}
-{{ indent }}           OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL v_keep_{{ period.name() }} {{ period.sql_unit() }} THEN
+{{ indent }}        IF {{ keep }}{{ period.name() }} = {{ p.keep_all }}
+{{ indent }}           OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL {{ keep }}{{ period.name() }} {{ period.sql_unit() }} THEN
 {{ indent }}            INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
 {{ indent }}            VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
 {{ indent }}            ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};

@@ -29,8 +29,8 @@ BEGIN
     -- The write's slots, `hex(name):slot:delta;` each, for the write-id
     -- trigger when a counter tracks periods; how many of them do.
     DECLARE v_plan {{ p.statement_type }} DEFAULT '';
-    DECLARE v_periods INT;
-    DECLARE v_tracked INT DEFAULT 0;
+{%- call periods::declare_keeps("    ", p) %}{% endcall %}
+    DECLARE v_tracked BOOLEAN DEFAULT FALSE;
     DECLARE p_write_id BINARY(16);
 {%- call batch::declare_parts(p, ["v_rows", "v_cases", "v_plan"]) %}{% endcall %}
 {%- call batch::each_counter(p, ["v_rows", "v_cases", "v_plan"]) %}
@@ -38,10 +38,10 @@ BEGIN
                 '(CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}), ', v_slot, ', NULL, NOW(), ', v_delta, ')');
             SET v_cases_part = CONCAT(v_cases_part, ' WHEN CONVERT(0x', HEX(p_name), ' USING {{ p.charset }}) COLLATE {{ p.collation }} THEN ', v_delta);
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
-{% call periods::read_periods("            ", p) %}{% endcall %}
-            SET v_tracked = v_tracked + v_periods;
+{% call periods::read_keeps("            ", p, false) %}{% endcall %}
+            SET v_tracked = v_tracked OR {% call periods::tracks_any(p) %}{% endcall %};
 {%- endcall %}
-    IF v_tracked > 0 THEN
+    IF v_tracked THEN
         SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
 {% call m::record_write("        ", p, "''", "v_plan", false, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("        ", p) %}{% endcall %}

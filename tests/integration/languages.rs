@@ -93,12 +93,17 @@ CONNECTION = dict(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os
                   password=os.environ["PASSWORD"], database=os.environ["DATABASE"])
 {guide}
 print(downloads, name)
+print(today, len(per_day), sum(value for _, value in per_day), per_day[-1][0].hour)
 "#,
         guide = python_block_after(&in_project("docs/other-languages.md"), "## Python"),
     );
-    assert_eq!(printed(python(&script, &Address::of(&db)), "the Python guide"), ["43 2"]);
+    assert_eq!(
+        printed(python(&script, &Address::of(&db)), "the Python guide"),
+        ["43 2", "1 30 8 0"],
+        "today's increment, 30 days of buckets starting at midnight UTC holding it and yesterday's 7"
+    );
     // Counted once the script's connection is gone: committed, not left open.
-    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(43));
+    assert_eq!(support::total(&mut db.conn(), "downloads"), Some(51));
     assert_eq!(support::total(&mut db.conn(), "名前"), Some(2));
 }
 
