@@ -167,11 +167,17 @@ fn a_plain_add_that_finds_neither_its_slot_nor_slot_1_is_an_unknown_counter() {
 /// The periods a counter tracks, read before a plain write: none.
 const NO_PERIODS: Reply = Reply::Rows(Vec::new());
 
-/// A batch of two counters, each tracking no period, found with one slot
-/// and added to.
-fn two_adds() -> [Reply; 6] {
+/// A batch of two counters, each tracking no period (read before the
+/// batch's transaction), then each found with one slot and added to, after
+/// `begin`'s replies.
+fn two_adds(begin: impl IntoIterator<Item = Reply>) -> impl Iterator<Item = Reply> {
     use Reply::{Changed, Rows};
-    [NO_PERIODS, Rows(vec![vec![Some(1)]]), Changed(1), NO_PERIODS, Rows(vec![vec![Some(1)]]), Changed(1)]
+    [NO_PERIODS, NO_PERIODS].into_iter().chain(begin).chain([
+        Rows(vec![vec![Some(1)]]),
+        Changed(1),
+        Rows(vec![vec![Some(1)]]),
+        Changed(1),
+    ])
 }
 
 #[test]
@@ -179,12 +185,12 @@ fn a_plain_batch_on_the_callers_connection_never_ends_the_callers_transaction() 
     use Reply::Changed;
     // The probe: a savepoint that outlives its statement, so a
     // transaction is open.
-    let script = [Changed(0), Changed(0), Changed(0)].into_iter().chain(two_adds());
+    let script = two_adds([Changed(0), Changed(0), Changed(0)]);
     let client = plain(ScriptedDriver::callers(script));
     ready(client.add_many([("a", 1), ("b", 2)])).unwrap();
     let sent = client.driver.sql();
     assert_eq!(
-        sent[..3],
+        sent[2..5],
         [
             "SAVEPOINT slotted_counters_call",
             "ROLLBACK TO SAVEPOINT slotted_counters_call",
@@ -201,13 +207,13 @@ fn a_plain_batch_on_the_callers_connection_never_ends_the_callers_transaction() 
 fn a_plain_batch_that_fails_inside_the_callers_transaction_undoes_only_its_own_statements() {
     use Reply::{Changed, Rows};
     let script = [
-        Changed(0),
-        Changed(0),
-        Changed(0),
         NO_PERIODS,
+        NO_PERIODS,
+        Changed(0),
+        Changed(0),
+        Changed(0),
         Rows(vec![vec![Some(1)]]),
         Changed(1),
-        NO_PERIODS,
         Rows(vec![]),
         Changed(0),
     ];
@@ -224,14 +230,18 @@ fn a_plain_batch_that_fails_inside_the_callers_transaction_undoes_only_its_own_s
 fn a_plain_batch_in_autocommit_mode_is_a_transaction_of_its_own() {
     use Reply::{Changed, Error};
     // The probe's savepoint did not outlive its statement: no transaction.
-    let script = [Changed(0), Error(server_errno::NO_SUCH_ROUTINE), Changed(0)]
-        .into_iter()
-        .chain(two_adds())
-        .chain([Changed(0)]);
+    let script = two_adds([Changed(0), Error(server_errno::NO_SUCH_ROUTINE), Changed(0)]).chain([Changed(0)]);
     let client = plain(ScriptedDriver::callers(script));
     ready(client.add_many([("a", 1), ("b", 2)])).unwrap();
     let sent = client.driver.sql();
-    assert_eq!(sent[2], "START TRANSACTION");
+    let periods = statements().periods().sql;
+    assert_eq!(
+        sent[..2],
+        [&*periods, &*periods],
+        "read before the transaction: a plain read in it would open a read view, which fails \
+         each write of a slot changed since under snapshot isolation (1020)"
+    );
+    assert_eq!(sent[4], "START TRANSACTION");
     assert_eq!(sent.last().map(String::as_str), Some("COMMIT"));
 }
 
@@ -239,10 +249,11 @@ fn a_plain_batch_in_autocommit_mode_is_a_transaction_of_its_own() {
 fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
     use Reply::{Changed, Error, Rows};
     let script = [
+        NO_PERIODS,
+        NO_PERIODS,
         Changed(0),
         Error(server_errno::DUPLICATE_KEY),
         Changed(1),
-        NO_PERIODS,
         Rows(vec![vec![Some(1)]]),
         Changed(1),
         Changed(0),
@@ -256,17 +267,18 @@ fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
     assert_eq!(
         texts,
         [
+            &*sql.periods().sql,
+            &*sql.periods().sql,
             "START TRANSACTION",
             record,
             record,
-            &*sql.periods().sql,
             &*sql.last_slot().sql,
             &*sql.add_to_slot().sql,
             "COMMIT"
         ],
         "a's id was there: only b is added"
     );
-    assert_eq!(sent[1].params[1], sent[2].params[1], "one id for the write's counters");
+    assert_eq!(sent[3].params[1], sent[4].params[1], "one id for the write's counters");
 }
 
 #[test]

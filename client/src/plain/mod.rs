@@ -306,11 +306,16 @@ impl Plain {
         if let (None, Some((name, delta)), None) = (id, single.next(), single.next()) {
             return self.add_counted(conn, name, delta, at, owner).await;
         }
+        // The periods are read before the transaction: a plain read inside
+        // it would open a read view, and under MariaDB's snapshot isolation
+        // each slot another writer changed since would fail the batch (1020).
+        let mut counted = Vec::new();
         for (name, delta) in entries.clone() {
             self.room_for(name, delta)?;
+            counted.push(self.counted_periods(conn, name, at).await?);
         }
         atomically(conn, owner, async |conn| {
-            for (name, delta) in entries {
+            for ((name, delta), counted) in entries.zip(counted) {
                 if let Some(id) = id {
                     let record = statement(&self.record_write, vec![Param::Text(name), Param::Bytes(id)]);
                     match Connection::execute(&mut *conn, &record).await {
@@ -318,7 +323,6 @@ impl Plain {
                         outcome => outcome?,
                     };
                 }
-                let counted = self.counted_periods(&mut *conn, name, at).await?;
                 if let Some(slot) = self.add(&mut *conn, name, delta).await? {
                     self.add_to_buckets(&mut *conn, name, slot, delta, at, &counted).await?;
                 }
