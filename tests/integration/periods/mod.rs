@@ -5,12 +5,15 @@
 //! counted in local time would land five hours off.
 
 mod clients;
+mod keeping;
 mod routines;
 
 use std::collections::BTreeMap;
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
+
+use crate::support::{self, Database};
 
 /// A connection whose clock reads `at` (UTC, `YYYY-MM-DD hh:mm:ss[.ffffff]`)
 /// until set again, in a time zone five hours east of UTC: a routine that
@@ -51,4 +54,21 @@ fn buckets(conn: &mut PooledConn, name: &str) -> BTreeMap<(String, String), i64>
 
 fn bucket(period: &str, start: &str, value: i64) -> ((String, String), i64) {
     ((period.to_owned(), start.to_owned()), value)
+}
+
+/// A counter `name` of `slots` slots, tracking `periods` (period, keep).
+fn tracked(conn: &mut PooledConn, name: &str, slots: u32, periods: &[(&str, Option<u32>)]) {
+    conn.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (name, slots)).unwrap();
+    for (period, keep) in periods {
+        conn.exec_drop("CALL counter_track(?, ?, ?)", (name, period, keep)).unwrap();
+    }
+}
+
+/// What counter `name`'s bucket of `period` that holds `at` counted.
+fn period(conn: &mut PooledConn, name: &str, period: &str, at: &str) -> Option<i64> {
+    conn.exec_first("SELECT counter_get_period(?, ?, ?)", (name, period, at)).unwrap().flatten()
+}
+
+fn with_package() -> Database {
+    support::with_package(&slotted_counters::PackageOptions::default())
 }
