@@ -11,7 +11,7 @@ use mysql::{PooledConn, TxOpts};
 use slotted_counters_core::package::errno;
 
 use super::{at, bucket, bucket_rows, buckets, period, tracked, with_package};
-use crate::support::{self, Database, on_each_server, server_error, total, with_committed};
+use crate::support::{self, on_each_server, server_error, total, with_committed};
 
 on_each_server!(
     writes_count_in_the_utc_buckets_of_their_moment,
