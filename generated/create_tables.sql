@@ -12,8 +12,24 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `description` VARCHAR(255) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+    `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
+    `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- A table made before bounded counters gains their two columns, last, which
+-- both servers add in place without copying the table. MySQL has no ADD
+-- COLUMN IF NOT EXISTS: the ALTER runs only when the table lacks them.
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
+    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
+    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = NULL;
 
 -- One row per counter, for reports and for joins with application tables.
 CREATE OR REPLACE VIEW `counter_totals` AS
@@ -102,4 +118,22 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
     `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
     PRIMARY KEY (`counter_name`, `counter_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The last spread of each bounded counter (counter_bound): a write
+-- that the slot it picked could not take alone, a reset, new bounds. The
+-- routine records it here, and the trigger counter_apply_spread locks every slot of
+-- the counter, checks the bound and writes the new total over the slots,
+-- each with its share of the bounds, so that the spread is one statement:
+-- in autocommit mode it commits whole or not at all, with no transaction of
+-- the routine's own. A counter's row goes with counter_delete.
+CREATE TABLE IF NOT EXISTS `counter_spreads` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `spread_kind` ENUM('add', 'reset', 'bound') NOT NULL,
+    `delta` BIGINT NULL COMMENT 'add: the delta; reset: the value',
+    `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
+    `lowest` BIGINT NULL COMMENT 'bound: the floor (NULL: none)',
+    `highest` BIGINT NULL COMMENT 'bound: the ceiling (NULL: none)',
+    `spread_at` DATETIME(6) NOT NULL,
+    PRIMARY KEY (`counter_name`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

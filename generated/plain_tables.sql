@@ -21,8 +21,15 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `description` VARCHAR(255) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+    `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
+    `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- A table made before bounded counters lacks their two columns: add them once,
+-- last (both servers add them in place, without copying the table), as
+-- setup.sql does:
+--   ALTER TABLE `counters` ADD COLUMN `lowest` BIGINT NULL, ADD COLUMN `highest` BIGINT NULL;
 
 -- One row per write that carries an id (counter_add_once, counter_add_many_once,
 -- or the client's plain mode), committed in the write's own transaction: a

@@ -85,10 +85,11 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
 }
 
 /// Refuses to install routines over a table the script creates that is a
-/// Spider table already: through a Spider head (MariaDB 10.11's), `SUM` over
-/// one primary key answers 0, so `counter_resize`'s shrink loses the counts
-/// of the slots it removes. The plain mode, which never shrinks, serves such
-/// a table.
+/// Spider table already: through a Spider head (MariaDB 10.11's), a
+/// routine's locking read of `SUM` over one primary key answers 0, and the
+/// routines' changes build on such reads (`counter_resize`'s shrink lost the
+/// counts of the slots it removed). The plain mode, whose changes read no
+/// such sum in a routine, serves such a table.
 fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Statement]) -> Result<(), Error> {
     for (table, _) in created_tables(statements) {
         let engine: Option<String> = conn
@@ -99,8 +100,8 @@ fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Stateme
             .map_err(Error::Query)?;
         if engine.is_some_and(|engine| engine.eq_ignore_ascii_case("SPIDER")) {
             return Err(Error::Environment(format!(
-                "`{table}` is a Spider table: through a Spider head the routines' shrink loses counts (the \
-                 head sums one slot as 0); nothing was installed. Count through the client's plain mode \
+                "`{table}` is a Spider table: through a Spider head the routines misread their counts (the \
+                 head sums one slot as 0 inside a routine); nothing was installed. Count through the client's plain mode \
                  (Counters::plain, docs/plain-sql.md), which needs no routine"
             )));
         }

@@ -153,6 +153,13 @@
 ({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372036854775808 AND 9223372036854775807)
 {%- endmacro %}
 
+{#- A number parameter as a refusal writes it: a whole one in all its
+    digits, as the client writes the numbers it refuses; any other as a
+    DOUBLE. -#}
+{% macro number_text(value) -%}
+IF({{ value }} = TRUNCATE({{ value }}, 0), CONCAT(CAST({{ value }} AS DECIMAL(65, 0))), CONCAT({{ value }} + 0E0))
+{%- endmacro %}
+
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
 {% macro slot_bound_error(indent, p) -%}
 {% call refuse(indent, p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(NEW.`counter_name`){% endcall %}
@@ -334,52 +341,6 @@
 {{ indent }}SELECT {% if counted %}COUNT(*), {% endif %}MAX(`written_at`) INTO {% if counted %}v_count, {% endif %}v_until
 {{ indent }}  FROM (SELECT `written_at` FROM `{{ p.writes_table }}` WHERE `written_at` < {{ before }}
 {{ indent }}         ORDER BY `written_at` LIMIT {{ most }}) AS oldest;
-{%- endmacro %}
-
-{#- Adds v_delta to slot v_slot of counter p_name: for lazy counters,
-    creating the slot row when it is not there yet; else, when the slot is
-    gone, to slot 1, and refusing an unknown counter. In a trigger
-    (`in_trigger`), which declares v_found, the slot is locked and looked
-    at first: ROW_COUNT() there would make the statement that fires the
-    trigger unsafe for statement-based logging (1592). -#}
-{% macro add_to_slot(indent, p, in_trigger = false) -%}
-{%- if p.auto_create %}
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-{{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-{{ indent }}ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-{%- else if in_trigger %}
-{{ indent }}SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
-{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-{{ indent }}IF v_found = 0 THEN
-{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
-{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
-{{ indent }}    SET v_slot = 1;
-{{ indent }}    SELECT COUNT(*) INTO v_found FROM `{{ p.table }}`
-{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
-{{ indent }}    IF v_found = 0 THEN
-{% call unknown_counter(indent ~ "        ", p) %}{% endcall %}
-{{ indent }}    END IF;
-{{ indent }}END IF;
-{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-{%- else %}
-{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-{{ indent }}IF ROW_COUNT() = 0 THEN
-{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
-{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
-{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1;
-{{ indent }}    -- Still no row changed: the counter does not exist. An update never
-{{ indent }}    -- creates one. A delta of 0 changes no row either, so it needs a look
-{{ indent }}    -- of its own.
-{{ indent }}    IF ROW_COUNT() = 0 THEN
-{{ indent }}        IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
-{% call unknown_counter(indent ~ "            ", p) %}{% endcall %}
-{{ indent }}        END IF;
-{{ indent }}    END IF;
-{{ indent }}END IF;
-{%- endif %}
 {%- endmacro %}
 
 {#- Takes the next entry off v_plan (`hex(name):slot:delta;` each) into

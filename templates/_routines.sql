@@ -1,5 +1,6 @@
 -- Errors are SQLSTATE '{{ p.refusal_state }}' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
--- {{ p.already_exists }} (counter already exists) or {{ p.invalid_argument }} (invalid argument).
+-- {{ p.already_exists }} (counter already exists), {{ p.invalid_argument }} (invalid argument) or {{ p.past_bound }} (the
+-- counter's bound: the write would take its total past its floor or ceiling).
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
 -- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
@@ -21,11 +22,7 @@ DELIMITER $$
 {%- when Routine::Increment -%}
 {% include "routines/increment.sql" %}
 {%- when Routine::AddMany -%}
-{% if p.auto_create -%}
-{% include "routines/add_many_lazy.sql" %}
-{%- else -%}
 {% include "routines/add_many.sql" %}
-{%- endif %}
 {%- when Routine::Reset -%}
 {% match p.reset_body -%}
 {% when ResetBody::Lazy -%}
@@ -65,6 +62,8 @@ DELIMITER $$
 {% include "routines/series.sql" %}
 {%- when Routine::ExpirePeriods -%}
 {% include "routines/expire_periods.sql" %}
+{%- when Routine::Bound -%}
+{% include "routines/bound.sql" %}
 {%- endmatch %}
 {% endfor %}
 {% include "_triggers.sql" %}

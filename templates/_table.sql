@@ -1,3 +1,4 @@
+{%- import "routines/_bounds.sql" as bounds -%}
 -- One row per slot. A counter's value is the sum of its slots; an increment
 -- adds to one slot picked at random, so concurrent increments of one counter
 -- rarely wait for the same row lock. IF NOT EXISTS: running the package again
@@ -8,5 +9,6 @@ CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
     `description` VARCHAR({{ p.description_length }}) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+{%- call bounds::columns("'", false) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_changes.sql" as change -%}
 {%- import "routines/_periods.sql" as periods -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
@@ -46,7 +47,6 @@ BEGIN
     DECLARE p_name {{ p.name_type }};
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
-    DECLARE v_found INT;
     -- The moment whose buckets the deltas count in, and what each period
     -- of the entry's counter keeps.
     DECLARE v_at DATETIME(6);
@@ -57,7 +57,7 @@ BEGIN
         SET v_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
-{%- call m::add_to_slot("            ", p, true) %}{% endcall %}
+{%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
 {% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_") %}{% endcall %}
         END WHILE;
@@ -113,9 +113,27 @@ BEGIN
     DECLARE p_name {{ p.name_type }};
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
-    DECLARE v_found INT;
     DECLARE v_message {{ p.message_type }};
     SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
-{%- call m::add_to_slot("    ", p, true) %}{% endcall %}
+{%- call bounds::add_to_slot("    ", p, true) %}{% endcall %}
 {% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`", "NEW.keep_") %}{% endcall %}
+END$$
+
+-- Makes the spread a routine records in {{ p.spreads_table }} (see
+-- {{ p.routine(Routine::Bound) }}) in the statement that records it: every slot of the
+-- counter locked, the bound checked on the whole total, and the new total
+-- written over the slots with their shares of the bounds. BEFORE INSERT: an
+-- INSERT ... ON DUPLICATE KEY UPDATE fires it whether the counter had a row
+-- there or not.
+/*!80000 DROP TRIGGER IF EXISTS `{{ p.spread_trigger }}` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.spread_trigger }}` BEFORE INSERT ON `{{ p.spreads_table }}`
+FOR EACH ROW
+BEGIN
+    -- The counter spread; named like the routines' parameter, so the
+    -- shared messages apply.
+    DECLARE p_name {{ p.name_type }};
+    DECLARE v_message {{ p.message_type }};
+{%- call bounds::declare("    ") %}{% endcall %}
+    SET p_name = NEW.`counter_name`;
+{% call bounds::apply("    ", p, "NEW.`spread_kind`", "NEW.`delta`", "NEW.`reset_start_date`", "NEW.`lowest`", "NEW.`highest`") %}{% endcall %}
 END$$

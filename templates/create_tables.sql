@@ -3,6 +3,8 @@
 
 {% include "_table.sql" %}
 
+{% include "_table_upgrade.sql" %}
+
 {% include "_totals_view.sql" %}
 
 {% include "_writes_table.sql" %}
@@ -12,3 +14,5 @@
 {% include "_periods_tables.sql" %}
 
 {% include "_tracked_writes_table.sql" %}
+
+{% include "_spreads_table.sql" %}

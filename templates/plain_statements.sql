@@ -43,6 +43,14 @@
 -- buckets started after the moment's is left out. track and untrack drop a
 -- period's buckets with oldest_buckets and drop_buckets, a short statement
 -- at a time; the expire statements drop what each period no longer keeps.
+-- Bounded counters: a slot holds its share of the counter's floor and
+-- ceiling (lowest, highest) and add_to_slot keeps it within them. A write
+-- neither its slot nor slot 1 takes goes, in a transaction, through
+-- lock_counter: with no bound, slot 1 once more; else the total plus the
+-- delta, refused past a bound (9004, with the room lock_counter's total
+-- leaves), is written by spread. A reset of a bounded counter, and bound
+-- (counter_bound: the total checked against the new bounds, then spread, or
+-- unbound for none), go the same way.
 {%- for statement in statements %}
 
 -- {{ statement.name }}: {{ statement.purpose }}

@@ -12,6 +12,11 @@
 
 {% include "_table.sql" %}
 
+-- A table made before bounded counters lacks their two columns: add them once,
+-- last (both servers add them in place, without copying the table), as
+-- setup.sql does:
+--   ALTER TABLE `{{ p.table }}` ADD COLUMN `lowest` BIGINT NULL, ADD COLUMN `highest` BIGINT NULL;
+
 {% include "_writes_table.sql" %}
 
 {% include "_periods_tables.sql" %}

@@ -7,6 +7,8 @@
 
 {% include "_table.sql" %}
 
+{% include "_table_upgrade.sql" %}
+
 {% include "_totals_view.sql" %}
 
 {% include "_writes_table.sql" %}
@@ -16,5 +18,7 @@
 {% include "_periods_tables.sql" %}
 
 {% include "_tracked_writes_table.sql" %}
+
+{% include "_spreads_table.sql" %}
 
 {% include "_routines.sql" %}

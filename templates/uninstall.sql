@@ -13,3 +13,4 @@ DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.change_trigger }}`;
 DROP TRIGGER IF EXISTS `{{ p.tracked_write_trigger }}`;
+DROP TRIGGER IF EXISTS `{{ p.spread_trigger }}`;

@@ -10,6 +10,8 @@ use crate::call::{Moment, seconds};
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
+mod split;
+
 /// Flushes in flight at once at most, by default. One flush at a time
 /// carries the most deltas per commit, so another starts only when the one
 /// in flight has stalled: two let a stalled flush (a lock
@@ -125,11 +127,16 @@ pub(crate) struct Batch<C> {
     handed: Option<(Instant, i64)>,
 }
 
+/// One counter's part of a batch: the sum of its callers' deltas, and each
+/// caller with its own.
 #[derive(Debug)]
 struct Share<C> {
     delta: i64,
-    callers: Vec<C>,
+    callers: Vec<(C, i64)>,
 }
+
+/// Each counter's outcome for each of its callers, in the batch's order.
+pub(crate) type Outcomes = Vec<Vec<Result<(), CounterError>>>;
 
 impl<C> Batch<C> {
     /// Takes the oldest of `waiting` into a batch of up to `max_counters`
@@ -151,14 +158,13 @@ impl<C> Batch<C> {
                 Some(share) => match share.delta.checked_add(queued.delta) {
                     Some(sum) => {
                         share.delta = sum;
-                        share.callers.push(queued.caller);
+                        share.callers.push((queued.caller, queued.delta));
                     }
                     None => later.push(queued),
                 },
                 None if room => {
-                    batch
-                        .counters
-                        .insert(queued.name, Share { delta: queued.delta, callers: vec![queued.caller] });
+                    let share = Share { delta: queued.delta, callers: vec![(queued.caller, queued.delta)] };
+                    batch.counters.insert(queued.name, share);
                 }
                 None => later.push(queued),
             }
@@ -168,11 +174,13 @@ impl<C> Batch<C> {
     }
 
     /// Applies the batch through `engine`, counted in the buckets of its
-    /// oldest delta's hand-over, and says how each of its counters fared,
-    /// in their order. A single counter, the usual batch when one counter
-    /// is hot, goes through an add, at half the cost of a batch; when a
-    /// batch fails for one counter's sake, each counter is applied alone.
-    pub(crate) async fn apply<D: Driver>(&self, engine: &Engine<D>) -> Vec<Result<(), CounterError>> {
+    /// oldest delta's hand-over, and says how each caller of each of its
+    /// counters fared, in their order. A single counter, the usual batch
+    /// when one counter is hot, goes through an add, at half the cost of a
+    /// batch; when a batch fails for one counter's sake, each counter is
+    /// applied alone; when a counter's sum would pass its bound, as many of
+    /// its callers as fit are applied ([`split`]).
+    pub(crate) async fn apply<D: Driver>(&self, engine: &Engine<D>) -> Outcomes {
         let at = self.handed.map_or(Moment::Now, |(handed, _)| Moment::Since(handed));
         let deltas = || self.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
         let applied = match self.counters.first_key_value() {
@@ -181,6 +189,7 @@ impl<C> Batch<C> {
             }
             _ => engine.add_many_at(deltas(), at).await,
         };
+        let mut outcomes = Vec::with_capacity(self.counters.len());
         match applied {
             Err(error) if self.counters.len() > 1 && error.is_about_a_counter() => {
                 tracing::debug!(
@@ -188,34 +197,60 @@ impl<C> Batch<C> {
                     %error,
                     "a flush failed for one counter's sake: its counters are applied one by one"
                 );
-                let mut outcomes = Vec::with_capacity(self.counters.len());
-                for delta in deltas() {
-                    outcomes.push(engine.add_many_at([delta], at).await);
+                for (name, share) in &self.counters {
+                    let applied = engine.add_many_at([(name.as_str(), share.delta)], at).await;
+                    outcomes.push(share.settle(engine, name, at, applied).await);
                 }
-                outcomes
             }
-            applied => vec![applied; self.counters.len()],
+            applied => {
+                for (name, share) in &self.counters {
+                    outcomes.push(share.settle(engine, name, at, applied.clone()).await);
+                }
+            }
         }
+        outcomes
     }
 
-    /// Hands each caller its counter's outcome through `reply`, and counts
-    /// the flush in `stats`; the batch is empty afterwards. `outcomes` are
-    /// the counters', in their order; those missing, as after a flush that
-    /// panicked, answer [`CounterError::FlushPanicked`].
+    /// Hands each caller its own outcome through `reply`, and counts the
+    /// flush in `stats`; the batch is empty afterwards. `outcomes` are the
+    /// counters' callers', in their order; those missing, as after a flush
+    /// that panicked, answer [`CounterError::FlushPanicked`].
     pub(crate) fn answer(
         &mut self,
-        outcomes: Vec<Result<(), CounterError>>,
+        outcomes: Outcomes,
         stats: &mut FlushStats,
         mut reply: impl FnMut(C, Result<(), CounterError>),
     ) {
         stats.flushes += 1;
         let mut outcomes = outcomes.into_iter();
         for share in std::mem::take(&mut self.counters).into_values() {
-            let outcome = outcomes.next().unwrap_or(Err(CounterError::FlushPanicked));
+            let mut outcomes = outcomes.next().unwrap_or_default().into_iter();
             stats.deltas += share.callers.len() as u64;
-            for caller in share.callers {
-                reply(caller, outcome.clone());
+            for (caller, _) in share.callers {
+                reply(caller, outcomes.next().unwrap_or(Err(CounterError::FlushPanicked)));
             }
+        }
+    }
+}
+
+impl<C> Share<C> {
+    /// Each caller's outcome, from `applied`, the outcome of the counter's
+    /// sum: the same for all, unless the sum would have passed the
+    /// counter's bound, when its callers are applied in groups until each
+    /// has its own ([`split`]).
+    async fn settle<D: Driver>(
+        &self,
+        engine: &Engine<D>,
+        name: &str,
+        at: Moment,
+        applied: Result<(), CounterError>,
+    ) -> Vec<Result<(), CounterError>> {
+        match applied {
+            Err(error @ CounterError::PastBound { .. }) if self.callers.len() > 1 => {
+                let deltas: Vec<i64> = self.callers.iter().map(|&(_, delta)| delta).collect();
+                split::settle(engine, name, at, &deltas, error).await
+            }
+            applied => vec![applied; self.callers.len()],
         }
     }
 }
@@ -241,7 +276,9 @@ mod tests {
         batch
             .counters
             .iter()
-            .map(|(name, share)| (name.as_str(), share.delta, share.callers.clone()))
+            .map(|(name, share)| {
+                (name.as_str(), share.delta, share.callers.iter().map(|&(caller, _)| caller).collect())
+            })
             .collect()
     }
 
@@ -324,7 +361,7 @@ mod tests {
         let mut stats = FlushStats::default();
         let mut answers = Vec::new();
         let refused = CounterError::NotFound("unknown counter: 'missing'".to_owned());
-        batch.answer(vec![Err(refused), Ok(())], &mut stats, |caller, outcome| {
+        batch.answer(vec![vec![Err(refused)], vec![Ok(()), Ok(())]], &mut stats, |caller, outcome| {
             answers.push((caller, outcome.is_ok()))
         });
         answers.sort();
@@ -345,14 +382,20 @@ mod tests {
     }
 
     /// Applies a batch of `deltas` through an engine whose connection
-    /// answers with `replies`; the counters' outcomes, and the statements sent.
-    fn applied(deltas: &[(&str, i64)], replies: Vec<Reply>) -> (Vec<Option<u16>>, Vec<String>) {
+    /// answers with `replies`; each counter's callers' outcomes (the error
+    /// number of a failure), and the statements sent.
+    fn applied(deltas: &[(&str, i64)], replies: Vec<Reply>) -> (Vec<Vec<Option<u16>>>, Vec<String>) {
         let engine = Engine::new(ScriptedDriver::new(replies), &PackageOptions::default());
         let batch = Batch::take(&mut waiting(deltas), 10);
         let outcomes = ready(batch.apply(&engine));
         let codes = outcomes
             .iter()
-            .map(|outcome| outcome.as_ref().err().map(|error| error.code().unwrap_or(0)))
+            .map(|callers| {
+                callers
+                    .iter()
+                    .map(|outcome| outcome.as_ref().err().map(|error| error.code().unwrap_or(0)))
+                    .collect()
+            })
             .collect();
         (codes, engine.driver().sql())
     }
@@ -360,7 +403,7 @@ mod tests {
     #[test]
     fn a_batch_of_one_counter_is_one_add() {
         let (outcomes, sent) = applied(&[("views", 1), ("views", 2)], vec![Reply::Changed(1)]);
-        assert_eq!(outcomes, [None]);
+        assert_eq!(outcomes, [[None, None]]);
         assert_eq!(sent, ["CALL `counter_add_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)"]);
     }
 
@@ -371,14 +414,25 @@ mod tests {
             vec![Error(errno::UNKNOWN_COUNTER), Changed(1), Error(errno::UNKNOWN_COUNTER), Changed(1)];
         let (outcomes, sent) = applied(&[("views", 1), ("missing", 2), ("likes", 3)], replies);
         // In the order of the names: likes, missing, views.
-        assert_eq!(outcomes, [None, Some(errno::UNKNOWN_COUNTER), None]);
+        assert_eq!(outcomes, [[None], [Some(errno::UNKNOWN_COUNTER)], [None]]);
         assert_eq!(sent, ["CALL `counter_add_many_at`(?, ?, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)"; 4]);
     }
 
     #[test]
     fn a_batch_whose_connection_broke_fails_whole_and_is_not_split() {
         let (outcomes, sent) = applied(&[("views", 1), ("likes", 3)], vec![Reply::Lost]);
-        assert_eq!(outcomes, [Some(0), Some(0)], "no server answered: no error number");
+        assert_eq!(outcomes, [[Some(0)], [Some(0)]], "no server answered: no error number");
         assert_eq!(sent.len(), 1);
+    }
+
+    #[test]
+    fn the_callers_of_a_counter_whose_sum_would_pass_its_bound_each_hear_their_own() {
+        use Reply::{Changed, PastFloor};
+        // likes fits; stock's three takes have room for two.
+        let deltas = [("stock", -1), ("likes", 1), ("stock", -1), ("stock", -1)];
+        let replies = vec![PastFloor(2), Changed(1), PastFloor(2), Changed(1), PastFloor(0)];
+        let (outcomes, sent) = applied(&deltas, replies);
+        assert_eq!(outcomes, [vec![None], vec![None, None, Some(errno::PAST_BOUND)]]);
+        assert_eq!(sent.len(), 5, "the batch, each counter alone, stock's first two, its last: {sent:?}");
     }
 }

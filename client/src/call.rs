@@ -205,6 +205,13 @@ pub enum Call<'a> {
     },
     /// Drops the buckets beyond what each period keeps.
     ExpirePeriods,
+    /// Bounds the counter's total to `floor` and `ceiling` (`None`: no
+    /// bound on that side; both: none at all).
+    Bound {
+        name: &'a str,
+        floor: Option<i64>,
+        ceiling: Option<i64>,
+    },
 }
 
 impl Call<'_> {
@@ -228,6 +235,7 @@ impl Call<'_> {
             Call::GetRange { .. } => "get_range",
             Call::Series { .. } => "series",
             Call::ExpirePeriods => "expire_periods",
+            Call::Bound { .. } => "bound",
         }
     }
 

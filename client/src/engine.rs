@@ -282,6 +282,7 @@ impl<D: Driver> Engine<D> {
     }
 }
 
+mod bounds;
 mod periods;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use slotted_counters_core::package::{REFUSAL_SQLSTATE, errno, server_errno};
+use slotted_counters_core::refusals::{self, CEILING, FLOOR};
 
 /// The error a driver reported, kept as the source of a [`CounterError`]:
 /// shared, so that a coalesced flush hands every caller it carried the same
@@ -19,7 +20,8 @@ type DriverError = Arc<dyn StdError + Send + Sync>;
 /// The variant says what happened: the package's refusals
 /// ([`NotFound`](CounterError::NotFound),
 /// [`AlreadyExists`](CounterError::AlreadyExists),
-/// [`InvalidArgument`](CounterError::InvalidArgument)), a package that is
+/// [`InvalidArgument`](CounterError::InvalidArgument),
+/// [`PastBound`](CounterError::PastBound)), a package that is
 /// not there, any other server error, a connection that failed or could not
 /// be opened, a pool with no connection to give. [`CounterError::is_retryable`] and
 /// [`CounterError::may_have_applied`] say what a caller may do next;
@@ -40,6 +42,18 @@ pub enum CounterError {
     /// 9003), refused by the routine or, before any call, by the client.
     #[error("{0}")]
     InvalidArgument(String),
+
+    /// The write would take a bounded counter's total past its floor or
+    /// its ceiling (package errno 9004, see `bound`): it changed nothing.
+    #[error("{message}")]
+    PastBound {
+        message: String,
+        /// Which bound it would pass.
+        bound: Bound,
+        /// How far the total could still move toward that bound when the
+        /// write was refused: a take of at most this much would have fit.
+        room: u64,
+    },
 
     /// A routine of the package stayed missing (1305) for all of
     /// [`crate::defaults::REINSTALL_WINDOW`]: the package is not installed, or was
@@ -110,6 +124,10 @@ impl CounterError {
             errno::UNKNOWN_COUNTER => CounterError::NotFound(message),
             errno::ALREADY_EXISTS => CounterError::AlreadyExists(message),
             errno::INVALID_ARGUMENT => CounterError::InvalidArgument(message),
+            errno::PAST_BOUND => match Bound::read(&message) {
+                Some((bound, room)) => CounterError::PastBound { message, bound, room },
+                None => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
+            },
             server_errno::NO_SUCH_ROUTINE => CounterError::NotInstalled(message),
             code => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
         }
@@ -128,7 +146,7 @@ impl CounterError {
         CounterError::Connect { message: message.to_string(), source: Arc::new(source) }
     }
 
-    /// The error number: the package's own (9001-9003) for its refusals,
+    /// The error number: the package's own (9001-9004) for its refusals,
     /// including those the client makes before a call, 1305 for a missing
     /// package, the server's for any other server error; `None` when no
     /// server answered.
@@ -137,6 +155,7 @@ impl CounterError {
             CounterError::NotFound(_) => Some(errno::UNKNOWN_COUNTER),
             CounterError::AlreadyExists(_) => Some(errno::ALREADY_EXISTS),
             CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
+            CounterError::PastBound { .. } => Some(errno::PAST_BOUND),
             CounterError::NotInstalled(_) => Some(server_errno::NO_SUCH_ROUTINE),
             CounterError::Server { code, .. } => Some(*code),
             _ => None,
@@ -147,9 +166,10 @@ impl CounterError {
     /// package's refusals carry `23000`, a missing routine `42000`.
     pub fn sqlstate(&self) -> Option<&str> {
         match self {
-            CounterError::NotFound(_) | CounterError::AlreadyExists(_) | CounterError::InvalidArgument(_) => {
-                Some(REFUSAL_SQLSTATE)
-            }
+            CounterError::NotFound(_)
+            | CounterError::AlreadyExists(_)
+            | CounterError::InvalidArgument(_)
+            | CounterError::PastBound { .. } => Some(REFUSAL_SQLSTATE),
             CounterError::NotInstalled(_) => Some("42000"),
             CounterError::Server { sqlstate, .. } => Some(sqlstate),
             _ => None,
@@ -218,13 +238,47 @@ impl CounterError {
 
     /// Whether the failure may be one counter's alone, so that the other
     /// counters of a batch can still be applied, each on its own: an
-    /// unknown counter, a bad name, a slot that would leave BIGINT's range
-    /// (1690, `ER_DATA_OUT_OF_RANGE`).
+    /// unknown counter, a bad name, a bound the counter's sum would pass, a
+    /// slot that would leave BIGINT's range (1690, `ER_DATA_OUT_OF_RANGE`).
     pub(crate) fn is_about_a_counter(&self) -> bool {
         match self {
-            CounterError::NotFound(_) | CounterError::InvalidArgument(_) => true,
+            CounterError::NotFound(_) | CounterError::InvalidArgument(_) | CounterError::PastBound { .. } => {
+                true
+            }
             CounterError::Server { code, .. } => *code == server_errno::OUT_OF_RANGE,
             _ => false,
+        }
+    }
+}
+
+/// A bound of a bounded counter, as [`CounterError::PastBound`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The least its total may be.
+    Floor,
+    /// The most its total may be.
+    Ceiling,
+}
+
+impl Bound {
+    /// The bound a refusal's message names, and the room it left.
+    fn read(message: &str) -> Option<(Bound, u64)> {
+        let (bound, room) = refusals::read_past_limit(message)?;
+        Some((if bound == FLOOR { Bound::Floor } else { Bound::Ceiling }, room))
+    }
+
+    /// The refusal of a write that would take counter `name`'s total past
+    /// this bound, whose value is `limit`, with `room` left toward it.
+    pub(crate) fn refusal(self, name: &str, limit: i64, room: u64) -> CounterError {
+        let words = refusals::past_limit(if self == Bound::Floor { FLOOR } else { CEILING }, limit, room);
+        CounterError::PastBound { message: refusals::about(&words, name), bound: self, room }
+    }
+
+    /// Whether `delta` moves a total toward this bound.
+    pub(crate) fn is_approached_by(self, delta: i64) -> bool {
+        match self {
+            Bound::Floor => delta < 0,
+            Bound::Ceiling => delta > 0,
         }
     }
 }

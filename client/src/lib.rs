@@ -23,7 +23,7 @@ mod transaction;
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use call::{Keep, NewCounter, StartDate};
-pub use error::CounterError;
+pub use error::{Bound, CounterError};
 pub use mysql;
 pub use slotted_counters_core::periods::Period;
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};

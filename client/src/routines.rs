@@ -44,6 +44,7 @@ pub struct Routines {
     get_period: String,
     get_range: String,
     expire_periods: String,
+    bound: String,
 }
 
 /// A moment in SQL, from the seconds since 1970 UTC ([`Moment::At`]) or
@@ -90,6 +91,7 @@ impl Routines {
             get_period: Routine::GetPeriod.name(options),
             get_range: Routine::GetRange.name(options),
             expire_periods: call(Routine::ExpirePeriods),
+            bound: call(Routine::Bound),
         }
     }
 
@@ -154,6 +156,9 @@ impl Routines {
                 statement(sql, vec![id, Param::Text(&batch), moment])
             }
             Call::ExpirePeriods => statement(&self.expire_periods, Vec::new()),
+            Call::Bound { name, floor, ceiling } => {
+                statement(&self.bound, vec![Param::Text(name), Param::Number(floor), Param::Number(ceiling)])
+            }
             Call::GetPeriod { name, period, at } => {
                 let read = Statement {
                     sql: Cow::Owned(format!("SELECT `{}`(?, ?, {})", self.get_period, time())),

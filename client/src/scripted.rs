@@ -13,6 +13,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use slotted_counters_core::package::errno;
+use slotted_counters_core::refusals;
+
 use crate::driver::{Connection, Owner, Statement};
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
@@ -26,6 +29,9 @@ pub(crate) enum Reply {
     Rows(Vec<Vec<Option<i64>>>),
     /// The server's error with this number.
     Error(u16),
+    /// A bounded counter's refusal (9004) of a write past its floor of 0,
+    /// with this much room left, as the routines word it.
+    PastFloor(u64),
     /// The connection broke before an answer arrived.
     Lost,
     /// The reply, once the test opens the gate: the thread that sent the
@@ -130,6 +136,12 @@ fn failure(reply: Reply) -> CounterError {
             code,
             "HY000".to_owned(),
             format!("scripted error {code}"),
+            std::io::Error::other("scripted"),
+        ),
+        Reply::PastFloor(room) => CounterError::from_server(
+            errno::PAST_BOUND,
+            "23000".to_owned(),
+            refusals::about(&refusals::past_limit(refusals::FLOOR, 0, room), "stock"),
             std::io::Error::other("scripted"),
         ),
         Reply::Lost => {

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod bounds;
 mod error;
 pub mod names;
 pub mod options;

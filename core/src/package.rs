@@ -28,12 +28,13 @@ pub enum Routine {
     GetRange,
     Series,
     ExpirePeriods,
+    Bound,
 }
 
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 20] = [
+    pub const ALL: [Routine; 21] = [
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
@@ -54,6 +55,7 @@ impl Routine {
         Routine::GetRange,
         Routine::Series,
         Routine::ExpirePeriods,
+        Routine::Bound,
     ];
 
     /// The routines the package made with `options` has: a fixed slot
@@ -95,14 +97,15 @@ impl Routine {
             Routine::GetRange => "get_range",
             Routine::Series => "series",
             Routine::ExpirePeriods => "expire_periods",
+            Routine::Bound => "bound",
         }
     }
 
     /// Whether an application that counts and reads calls it. Setup, reset,
-    /// resize, compact, delete and track change or destroy counts: they are
-    /// for administrators, and `install --app-user` grants none of them. An
-    /// application forgets its own old write ids, and expires the buckets
-    /// beyond what each period keeps.
+    /// resize, compact, delete, track and bound change or destroy counts, or
+    /// what a count may be: they are for administrators, and `install
+    /// --app-user` grants none of them. An application forgets its own old
+    /// write ids, and expires the buckets beyond what each period keeps.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
@@ -130,6 +133,7 @@ impl Routine {
             Routine::Reset
             | Routine::AddOnce
             | Routine::Track
+            | Routine::Bound
             | Routine::AddAt
             | Routine::AddManyAt
             | Routine::GetPeriod => 3,
@@ -212,9 +216,23 @@ pub fn tracked_writes_table(options: &PackageOptions) -> String {
     format!("{}{TRACKED_WRITES_TABLE_SUFFIX}", options.prefix())
 }
 
+/// Suffix of the table of the last spread of each bounded counter:
+/// `counter_spreads` with the default prefix.
+pub const SPREADS_TABLE_SUFFIX: &str = "spreads";
+
+/// The name of the table of spreads, prefix included: a routine records
+/// there a write of a bounded counter that its slot could not take alone
+/// (or new bounds, or a reset), and its trigger locks every slot of the
+/// counter, checks the bound and spreads the new total over the slots, in
+/// one statement.
+pub fn spreads_table(options: &PackageOptions) -> String {
+    format!("{}{SPREADS_TABLE_SUFFIX}", options.prefix())
+}
+
 /// Every table of the package, prefix included: the slots, the write ids,
-/// the changes, the tracked periods, their buckets and the tracked writes.
-pub fn tables(options: &PackageOptions) -> [String; 6] {
+/// the changes, the tracked periods, their buckets, the tracked writes and
+/// the spreads.
+pub fn tables(options: &PackageOptions) -> [String; 7] {
     [
         options.table().to_owned(),
         writes_table(options),
@@ -222,6 +240,7 @@ pub fn tables(options: &PackageOptions) -> [String; 6] {
         periods_table(options),
         buckets_table(options),
         tracked_writes_table(options),
+        spreads_table(options),
     ]
 }
 
@@ -271,6 +290,9 @@ pub mod errno {
     pub const ALREADY_EXISTS: u16 = 9_002;
     /// An argument is NULL, empty, too long or out of range.
     pub const INVALID_ARGUMENT: u16 = 9_003;
+    /// A write would take a bounded counter's total past its floor or its
+    /// ceiling (`counter_bound`): it changed nothing.
+    pub const PAST_BOUND: u16 = 9_004;
 }
 
 /// The servers' own error numbers that the client and the tool act on, by
@@ -377,13 +399,20 @@ pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_memb
 /// id in the statement that records the id, the one that makes a change in
 /// the statement that records it, and the one that applies a write of a
 /// counter that tracks periods to its slot and buckets in the statement
-/// that records it.
-pub const TRIGGER_SUFFIXES: [&str; 5] =
-    ["slot_bound_insert", "slot_bound_update", "apply_write", "apply_change", "apply_tracked_write"];
+/// that records it, and the one that spreads a bounded counter's new total
+/// over its slots in the statement that records the spread.
+pub const TRIGGER_SUFFIXES: [&str; 6] = [
+    "slot_bound_insert",
+    "slot_bound_update",
+    "apply_write",
+    "apply_change",
+    "apply_tracked_write",
+    "apply_spread",
+];
 
 /// The package's triggers, prefix included, in the order of
 /// [`TRIGGER_SUFFIXES`].
-pub fn trigger_names(options: &PackageOptions) -> [String; 5] {
+pub fn trigger_names(options: &PackageOptions) -> [String; 6] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
 

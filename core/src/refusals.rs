@@ -37,6 +37,48 @@ pub const AT_IN_FUTURE: &str = "the moment must be a UTC time no later than now"
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 
+/// A write that would take a bounded counter's total past a bound (errno
+/// 9004): `the write would pass the floor 0 (room left: 3), for counter:
+/// 'stock'`, the bound named by [`FLOOR`] or [`CEILING`], its value, and
+/// how far the total may still move toward it ([`ROOM_LEFT`]).
+pub const WOULD_PASS_THE: &str = "the write would pass the";
+/// The lower bound, as a refusal names it.
+pub const FLOOR: &str = "floor";
+/// The upper bound, as a refusal names it.
+pub const CEILING: &str = "ceiling";
+/// What precedes the room left in a refusal of errno 9004.
+pub const ROOM_LEFT: &str = "room left";
+
+/// The words of a refusal of errno 9004, before the name: the write would
+/// pass `bound` ([`FLOOR`] or [`CEILING`]), whose value is `limit`, with
+/// `room` left toward it.
+pub fn past_limit(bound: &str, limit: i64, room: u64) -> String {
+    format!("{WOULD_PASS_THE} {bound} {limit} ({ROOM_LEFT}: {room}){FOR_COUNTER}")
+}
+
+/// Which bound a refusal of errno 9004 names ([`FLOOR`] or [`CEILING`]),
+/// and the room it says was left toward it, read back from its message.
+pub fn read_past_limit(message: &str) -> Option<(&'static str, u64)> {
+    let words = message.strip_prefix(WOULD_PASS_THE)?.trim_start();
+    let bound = [FLOOR, CEILING].into_iter().find(|bound| words.starts_with(bound))?;
+    let room = words.split_once(&format!("({ROOM_LEFT}: "))?.1;
+    let digits = room.split_once(')')?.0;
+    Some((bound, digits.parse().ok()?))
+}
+
+/// New bounds that the counter's total is already outside of (errno
+/// 9003); the total and the bounds follow.
+pub const TOTAL_OUTSIDE_BOUNDS: &str = "the total is outside the bounds";
+
+/// A floor above the ceiling (errno 9003).
+pub const FLOOR_ABOVE_CEILING: &str = "the floor must not be above the ceiling";
+
+/// A bound that is not a whole number within `limit` either way (errno
+/// 9003); the bound follows.
+pub fn bound_out_of_range(limit: i64) -> String {
+    format!("a bound must be NULL or a whole number within {limit} either way, not")
+}
+
 /// A series of more buckets than a call reads.
 pub fn series_too_long(limit: u32) -> String {
     format!("a series reads at most {limit} buckets")
@@ -113,6 +155,19 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_of_a_bound_reads_back_its_bound_and_room() {
+        let message = about(&past_limit(FLOOR, -5, 12), "stock (room left: 99)");
+        assert_eq!(
+            message,
+            "the write would pass the floor -5 (room left: 12), for counter: 'stock (room left: 99)'"
+        );
+        assert_eq!(read_past_limit(&message), Some((FLOOR, 12)));
+        let ceiling = about(&past_limit(CEILING, i64::MAX, u64::MAX), "quota");
+        assert_eq!(read_past_limit(&ceiling), Some((CEILING, u64::MAX)));
+        assert_eq!(read_past_limit("unknown counter: 'a'"), None);
+    }
+
+    #[test]
     fn no_words_would_end_the_sql_string_they_are_placed_in() {
         let words = [
             UNKNOWN_COUNTER,
@@ -125,6 +180,14 @@ mod tests {
             FOR_COUNTER,
             AT_IN_FUTURE,
             UNTRACKED_PERIOD,
+            WOULD_PASS_THE,
+            FLOOR,
+            CEILING,
+            ROOM_LEFT,
+            TOTAL_OUTSIDE_BOUNDS,
+            FLOOR_ABOVE_CEILING,
+            &bound_out_of_range(1),
+            &past_limit(FLOOR, -1, 1),
             &long_name(1),
             &long_description(1),
             &slots_not_fixed(1),

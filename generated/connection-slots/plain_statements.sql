@@ -32,26 +32,42 @@
 -- buckets started after the moment's is left out. track and untrack drop a
 -- period's buckets with oldest_buckets and drop_buckets, a short statement
 -- at a time; the expire statements drop what each period no longer keeps.
+-- Bounded counters: a slot holds its share of the counter's floor and
+-- ceiling (lowest, highest) and add_to_slot keeps it within them. A write
+-- neither its slot nor slot 1 takes goes, in a transaction, through
+-- lock_counter: with no bound, slot 1 once more; else the total plus the
+-- delta, refused past a bound (9004, with the room lock_counter's total
+-- leaves), is written by spread. A reset of a bounded counter, and bound
+-- (counter_bound: the total checked against the new bounds, then spread, or
+-- unbound for none), go the same way.
 
 -- last_slot: the counter's slot count (its last slot's number); no row when it does not exist
 -- Parameters: name
 SELECT CAST(`counter_id` AS SIGNED) FROM `counters` WHERE `counter_name` = ? ORDER BY `counter_id` DESC LIMIT 1;
 
--- add_to_slot: adds delta to one slot; 0 rows changed when the slot is missing (a shrink removed it, or the counter does not exist) or the slot would pass the bound
--- Parameters: delta (not 0: an UPDATE adding 0 changes no row; last_slot tells whether the counter exists), name, slot, lowest (for delta < 0: -bound - delta; else the smallest BIGINT), highest (for delta > 0: bound - delta; else the largest BIGINT)
-UPDATE `counters` SET `counter` = `counter` + ? WHERE `counter_name` = ? AND `counter_id` = ? AND `counter` BETWEEN ? AND ?;
+-- add_to_slot: adds delta to one slot; 0 rows changed when the slot is missing (a shrink removed it, or the counter does not exist), would pass the bound, or cannot take the delta alone (a bounded counter's slot short of room, or a restock to spread): then add it through lock_counter and spread
+-- Parameters: delta (not 0: an UPDATE adding 0 changes no row; last_slot tells whether the counter exists), name, slot, lowest (for delta < 0: -bound - delta; else the smallest BIGINT), highest (for delta > 0: bound - delta; else the largest BIGINT), delta, the slot count - 1 (a write away from a floor by the slot count or more is spread), delta, 1 - the slot count (the same toward a ceiling)
+UPDATE `counters` SET `counter` = `counter` + ? WHERE `counter_name` = ? AND `counter_id` = ? AND `counter` BETWEEN ? AND ? AND (`lowest` IS NULL OR ? BETWEEN `lowest` - `counter` AND ?) AND (`highest` IS NULL OR ? BETWEEN ? AND `highest` - `counter`);
 
 -- setup (3 slots): creates the counter's slot rows, the initial value in slot 1; 1062 when it exists
 -- Parameters: name, description, initial value, then for each slot k from 2: name, k, description
 INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) VALUES (?, 1, ?, NOW(), ?), (?, ?, ?, NOW(), 0), (?, ?, ?, NOW(), 0);
 
--- reset: puts value in slot `slot` and 0 in every other; 0 rows changed when the counter does not exist or already reads so
+-- reset: puts value in slot `slot` and 0 in every other; 0 rows changed when the counter does not exist, already reads so, or is bounded (reset it with lock_counter and spread)
 -- Parameters: slot (1; a lazy counter's lowest), value, reset start date (boolean), name
-UPDATE `counters` SET `counter` = IF(`counter_id` = ?, ?, 0), `start_date` = IF(?, NOW(), `start_date`) WHERE `counter_name` = ?;
+UPDATE `counters` SET `counter` = IF(`counter_id` = ?, ?, 0), `start_date` = IF(?, NOW(), `start_date`) WHERE `counter_name` = ? AND `lowest` IS NULL AND `highest` IS NULL;
 
--- lock_counter: inside a transaction: locks the counter's slots; its slot count and lowest slot (0 and NULL when it does not exist)
+-- lock_counter: inside a transaction: locks the counter's slots; its slot count and lowest slot (0 and NULL when it does not exist), its total, floor and ceiling (NULL: none)
 -- Parameters: name
-SELECT COUNT(*), CAST(MIN(`counter_id`) AS SIGNED) FROM `counters` WHERE `counter_name` = ? FOR UPDATE;
+SELECT COUNT(*), CAST(MIN(`counter_id`) AS SIGNED), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED), CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED) FROM `counters` WHERE `counter_name` = ? FOR UPDATE;
+
+-- spread: after lock_counter in the same transaction: writes a bounded counter's new total over its slots 1 to n, evenly, each with an even share of the room toward each bound (NULL: none); refuse first a total past a bound (9004, with the room lock_counter's total leaves)
+-- Parameters: share, share left (the total's floor division by n, and its remainder), share, share left, floor room, floor room left (the same of the total - the floor; NULL: none), share, share left, ceiling room, ceiling room left (of the ceiling - the total; NULL: none), reset start date (boolean), name
+UPDATE `counters` SET `counter` = ? + (`counter_id` <= ?), `lowest` = ? + (`counter_id` <= ?) - ? - (`counter_id` <= ?), `highest` = ? + (`counter_id` <= ?) + ? + (`counter_id` <= ?), `start_date` = IF(?, NOW(), `start_date`) WHERE `counter_name` = ?;
+
+-- unbound: after lock_counter in the same transaction: the counter has no bound any more
+-- Parameters: name
+UPDATE `counters` SET `lowest` = NULL, `highest` = NULL WHERE `counter_name` = ?;
 
 -- delete: after lock_counter in the same transaction: removes the counter's slots
 -- Parameters: name

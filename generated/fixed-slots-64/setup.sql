@@ -21,8 +21,24 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `description` VARCHAR(255) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+    `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
+    `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- A table made before bounded counters gains their two columns, last, which
+-- both servers add in place without copying the table. MySQL has no ADD
+-- COLUMN IF NOT EXISTS: the ALTER runs only when the table lacks them.
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
+    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
+    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = NULL;
 
 -- One row per counter, for reports and for joins with application tables.
 CREATE OR REPLACE VIEW `counter_totals` AS
@@ -113,8 +129,27 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- The last spread of each bounded counter (counter_bound): a write
+-- that the slot it picked could not take alone, a reset, new bounds. The
+-- routine records it here, and the trigger counter_apply_spread locks every slot of
+-- the counter, checks the bound and writes the new total over the slots,
+-- each with its share of the bounds, so that the spread is one statement:
+-- in autocommit mode it commits whole or not at all, with no transaction of
+-- the routine's own. A counter's row goes with counter_delete.
+CREATE TABLE IF NOT EXISTS `counter_spreads` (
+    `counter_name` VARCHAR(50) NOT NULL,
+    `spread_kind` ENUM('add', 'reset', 'bound') NOT NULL,
+    `delta` BIGINT NULL COMMENT 'add: the delta; reset: the value',
+    `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
+    `lowest` BIGINT NULL COMMENT 'bound: the floor (NULL: none)',
+    `highest` BIGINT NULL COMMENT 'bound: the ceiling (NULL: none)',
+    `spread_at` DATETIME(6) NOT NULL,
+    PRIMARY KEY (`counter_name`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
--- 9002 (counter already exists) or 9003 (invalid argument).
+-- 9002 (counter already exists), 9003 (invalid argument) or 9004 (the
+-- counter's bound: the write would take its total past its floor or ceiling).
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
 -- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
@@ -298,17 +333,28 @@ BEGIN
             `keep_month` = v_keep_month;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`);
         IF ROW_COUNT() = 0 THEN
             -- The slot may be gone since the lookup (a resize removed it): slot 1
             -- exists as long as the counter does, so the delta is not lost.
             UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = 1;
-            -- Still no row changed: the counter does not exist. An update never
-            -- creates one. A delta of 0 changes no row either, so it needs a look
-            -- of its own.
+             WHERE `counter_name` = p_name AND `counter_id` = 1
+               AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`);
+            -- Still no row changed: the counter is bounded and neither slot could
+            -- take the delta alone (short of room, or the delta a restock to
+            -- spread), or there is no such counter: the spread, with every slot
+            -- locked, tells them apart. A delta of 0 changes no row either, and
+            -- needs a look of its own.
             IF ROW_COUNT() = 0 THEN
-                IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                IF v_delta <> 0 THEN
+                    INSERT INTO `counter_spreads`
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                    ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                        `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                        `spread_at` = NOW(6);
+                ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                 END IF;
@@ -555,7 +601,8 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
 -- kept in slot 1, every other slot to 0, and its start date to now when
--- p_reset_start_date is TRUE.
+-- p_reset_start_date is TRUE. A bounded counter's value is refused past a
+-- bound (9004), else spread over its slots with their shares of the bounds.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_value DECIMAL(65, 30),
@@ -602,18 +649,21 @@ BEGIN
     END IF;
     SET v_value = COALESCE(p_value, 0);
 
-    -- One statement locks and rewrites every slot: an increment lands wholly
-    -- before the reset or wholly after it.
+    -- One statement locks and rewrites every slot of an unbounded counter:
+    -- an increment lands wholly before the reset or wholly after it.
     UPDATE `counters` FORCE INDEX (PRIMARY)
        SET `counter` = IF(`counter_id` = 1, v_value, 0),
            `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
-     WHERE `counter_name` = p_name;
-    -- A reset to the value a counter already has changes no row.
+     WHERE `counter_name` = p_name AND `lowest` IS NULL AND `highest` IS NULL;
+    -- No row changed: the counter is bounded, or does not exist, or already
+    -- reads so. The spread, with every slot locked, tells them apart.
     IF ROW_COUNT() = 0 THEN
-        IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
+        INSERT INTO `counter_spreads`
+            (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
+        VALUES (p_name, 'reset', v_value, p_reset_start_date IS TRUE, NULL, NULL, NOW(6))
+        ON DUPLICATE KEY UPDATE `spread_kind` = 'reset', `delta` = v_value,
+            `reset_start_date` = p_reset_start_date IS TRUE, `lowest` = NULL, `highest` = NULL,
+            `spread_at` = NOW(6);
     END IF;
 END$$
 
@@ -666,9 +716,9 @@ BEGIN
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name, all its slots, its last change, the periods it
--- tracks, their buckets (1000 rows per statement) and its last
--- tracked writes.
+-- Removes counter p_name, all its slots, its last change and spread, the
+-- periods it tracks, their buckets (1000 rows per statement) and its
+-- last tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -717,6 +767,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     DELETE FROM `counter_changes` WHERE `counter_name` = p_name;
+    DELETE FROM `counter_spreads` WHERE `counter_name` = p_name;
     DELETE FROM `counter_periods` WHERE `counter_name` = p_name;
     DELETE FROM `counter_tracked_writes` WHERE `counter_name` = p_name;
     SET v_period_index = 1;
@@ -1398,17 +1449,28 @@ BEGIN
             `keep_month` = v_keep_month;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`);
         IF ROW_COUNT() = 0 THEN
             -- The slot may be gone since the lookup (a resize removed it): slot 1
             -- exists as long as the counter does, so the delta is not lost.
             UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = 1;
-            -- Still no row changed: the counter does not exist. An update never
-            -- creates one. A delta of 0 changes no row either, so it needs a look
-            -- of its own.
+             WHERE `counter_name` = p_name AND `counter_id` = 1
+               AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`);
+            -- Still no row changed: the counter is bounded and neither slot could
+            -- take the delta alone (short of room, or the delta a restock to
+            -- spread), or there is no such counter: the spread, with every slot
+            -- locked, tells them apart. A delta of 0 changes no row either, and
+            -- needs a look of its own.
             IF ROW_COUNT() = 0 THEN
-                IF v_delta <> 0 OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                IF v_delta <> 0 THEN
+                    INSERT INTO `counter_spreads`
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                    ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                        `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                        `spread_at` = NOW(6);
+                ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                 END IF;
@@ -1950,6 +2012,75 @@ BEGIN
     CLOSE c_periods;
 END$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_bound` */$$
+-- Bounds counter p_name: its total never goes below p_lowest nor above
+-- p_highest (NULL: no bound on that side; both NULL: unbounded again), whole
+-- numbers within 144115188075855871 either way. Refused (9003) when the total is
+-- already outside them. From then on a write that would take the total past
+-- a bound is refused with 9004, changing nothing. The total is spread over the
+-- counter's slots, each holding an even share of the room toward each bound,
+-- so that a write its slot can take alone changes that one slot; one that
+-- its slot cannot locks every slot and spreads the total again. One
+-- statement: the trigger counter_apply_spread makes the spread it records.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_lowest DECIMAL(65, 30),
+    IN p_highest DECIMAL(65, 30)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        BEGIN
+            DECLARE v_at INT DEFAULT 0;
+            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            DECLARE v_code INT;
+            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
+                SET v_at = v_at + 1;
+                SET v_character = SUBSTRING(p_name, v_at, 1);
+                SET v_code = ORD(CONVERT(v_character USING utf32));
+                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                ELSEIF WEIGHT_STRING(v_character) = '' THEN
+                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+                END IF;
+            END WHILE;
+            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
+                SET v_unusable = 'a trailing space';
+            END IF;
+            IF v_unusable IS NOT NULL THEN
+                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END;
+    END IF;
+    IF NOT COALESCE(p_lowest IS NULL OR (p_lowest = TRUNCATE(p_lowest, 0) AND p_lowest BETWEEN -144115188075855871 AND 144115188075855871), FALSE) THEN
+        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 144115188075855871 either way, not ', IF(p_lowest = TRUNCATE(p_lowest, 0), CONCAT(CAST(p_lowest AS DECIMAL(65, 0))), CONCAT(p_lowest + 0E0)), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT COALESCE(p_highest IS NULL OR (p_highest = TRUNCATE(p_highest, 0) AND p_highest BETWEEN -144115188075855871 AND 144115188075855871), FALSE) THEN
+        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 144115188075855871 either way, not ', IF(p_highest = TRUNCATE(p_highest, 0), CONCAT(CAST(p_highest AS DECIMAL(65, 0))), CONCAT(p_highest + 0E0)), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_lowest > p_highest THEN
+        SET v_message = LEFT(CONCAT('the floor must not be above the ceiling (', IF(p_lowest = TRUNCATE(p_lowest, 0), CONCAT(CAST(p_lowest AS DECIMAL(65, 0))), CONCAT(p_lowest + 0E0)), ' > ', IF(p_highest = TRUNCATE(p_highest, 0), CONCAT(CAST(p_highest AS DECIMAL(65, 0))), CONCAT(p_highest + 0E0)), '), for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    INSERT INTO `counter_spreads`
+        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
+    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, NOW(6))
+    ON DUPLICATE KEY UPDATE `spread_kind` = 'bound', `delta` = NULL,
+        `reset_start_date` = NULL, `lowest` = p_lowest, `highest` = p_highest,
+        `spread_at` = NOW(6);
+END$$
+
 -- A slot holds at most 144115188075855871 either way: the largest BIGINT over the
 -- most slots a counter may have (64), so that a counter's total always
 -- fits the BIGINT that counter_get returns. Triggers keep every write to the
@@ -1997,7 +2128,6 @@ BEGIN
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
-    DECLARE v_found INT;
     -- The moment whose buckets the deltas count in, and what each period
     -- of the entry's counter keeps.
     DECLARE v_at DATETIME(6);
@@ -2015,21 +2145,80 @@ BEGIN
             SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
             SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
             SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
-            SELECT COUNT(*) INTO v_found FROM `counters`
-             WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-            IF v_found = 0 THEN
-                -- The slot may be gone since the lookup (a resize removed it): slot 1
-                -- exists as long as the counter does, so the delta is not lost.
-                SET v_slot = 1;
-                SELECT COUNT(*) INTO v_found FROM `counters`
-                 WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+            BEGIN
+                DECLARE v_found INT;
+                DECLARE v_fits BOOLEAN;
+                SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
                 IF v_found = 0 THEN
-                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    -- The slot may be gone since the lookup (a resize removed it): slot 1
+                    -- exists as long as the counter does, so the delta is not lost.
+                    SET v_slot = 1;
+                    SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                    IF v_found = 0 THEN
+                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    END IF;
                 END IF;
-            END IF;
-            UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF v_fits THEN
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                ELSE
+                    BEGIN
+                        -- The counter's slots, total and bounds (the sums of the shares), read
+                        -- under lock, and its total after the write.
+                        DECLARE v_bounded_slots INT;
+                        DECLARE v_bounded_total BIGINT;
+                        DECLARE v_floor BIGINT;
+                        DECLARE v_ceiling BIGINT;
+                        DECLARE v_value BIGINT;
+                        -- The spread: each slot holds v_share, plus 1 for the first
+                        -- v_share_left slots, and so for the room toward each bound.
+                        DECLARE v_share BIGINT;
+                        DECLARE v_share_left BIGINT;
+                        DECLARE v_floor_room BIGINT;
+                        DECLARE v_floor_room_left BIGINT;
+                        DECLARE v_ceiling_room BIGINT;
+                        DECLARE v_ceiling_room_left BIGINT;
+                        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+                               CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+                          INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
+                          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                        IF v_bounded_slots = 0 THEN
+                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                        END IF;
+                        IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+                            SET v_value = v_bounded_total + v_delta;
+                            IF v_value < v_floor THEN
+                                SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
+                                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                            END IF;
+                            IF v_value > v_ceiling THEN
+                                SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
+                                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                            END IF;
+
+                            SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+                            SET v_share = (v_value - v_share_left) DIV (64);
+                            SET v_floor_room_left = MOD(v_value - v_floor, (64));
+                            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (64);
+                            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (64));
+                            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (64);
+                            UPDATE `counters` FORCE INDEX (PRIMARY)
+                               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+                             WHERE `counter_name` = p_name;
+                        ELSE
+                            UPDATE `counters` SET `counter` = `counter` + v_delta
+                             WHERE `counter_name` = p_name AND `counter_id` = 1;
+                            SET v_slot = 1;
+                        END IF;
+                    END;
+                END IF;
+            END;
 
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
@@ -2099,17 +2288,52 @@ BEGIN
     DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start_date DATETIME;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- The counter's slots, total and bounds (the sums of the shares), read
+    -- under lock, and its total after the write.
+    DECLARE v_bounded_slots INT;
+    DECLARE v_bounded_total BIGINT;
+    DECLARE v_floor BIGINT;
+    DECLARE v_ceiling BIGINT;
+    DECLARE v_value BIGINT;
+    -- The spread: each slot holds v_share, plus 1 for the first
+    -- v_share_left slots, and so for the room toward each bound.
+    DECLARE v_share BIGINT;
+    DECLARE v_share_left BIGINT;
+    DECLARE v_floor_room BIGINT;
+    DECLARE v_floor_room_left BIGINT;
+    DECLARE v_ceiling_room BIGINT;
+    DECLARE v_ceiling_room_left BIGINT;
     SET p_name = NEW.`counter_name`;
     CASE NEW.`change_kind`
     WHEN 'compact' THEN
-        SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+               CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+          INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-        IF v_slots = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+            SET v_value = v_bounded_total;
+
+            SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+            SET v_share = (v_value - v_share_left) DIV (64);
+            SET v_floor_room_left = MOD(v_value - v_floor, (64));
+            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (64);
+            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (64));
+            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (64);
+            UPDATE `counters` FORCE INDEX (PRIMARY)
+               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+             WHERE `counter_name` = p_name;
+        ELSE
+            SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
+              FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+            IF v_slots = 0 THEN
+                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            END IF;
+            UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
+             WHERE `counter_name` = p_name;
         END IF;
-        UPDATE `counters` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
-         WHERE `counter_name` = p_name;
     END CASE;
 END$$
 -- Applies a write of a counter that tracks periods (see counter_track) in the
@@ -2126,24 +2350,82 @@ BEGIN
     DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
-    DECLARE v_found INT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
-    SELECT COUNT(*) INTO v_found FROM `counters`
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-    IF v_found = 0 THEN
-        -- The slot may be gone since the lookup (a resize removed it): slot 1
-        -- exists as long as the counter does, so the delta is not lost.
-        SET v_slot = 1;
-        SELECT COUNT(*) INTO v_found FROM `counters`
-         WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+    BEGIN
+        DECLARE v_found INT;
+        DECLARE v_fits BOOLEAN;
+        SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
         IF v_found = 0 THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            -- The slot may be gone since the lookup (a resize removed it): slot 1
+            -- exists as long as the counter does, so the delta is not lost.
+            SET v_slot = 1;
+            SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+            IF v_found = 0 THEN
+                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+            END IF;
         END IF;
-    END IF;
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+        IF v_fits THEN
+            UPDATE `counters` SET `counter` = `counter` + v_delta
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+        ELSE
+            BEGIN
+                -- The counter's slots, total and bounds (the sums of the shares), read
+                -- under lock, and its total after the write.
+                DECLARE v_bounded_slots INT;
+                DECLARE v_bounded_total BIGINT;
+                DECLARE v_floor BIGINT;
+                DECLARE v_ceiling BIGINT;
+                DECLARE v_value BIGINT;
+                -- The spread: each slot holds v_share, plus 1 for the first
+                -- v_share_left slots, and so for the room toward each bound.
+                DECLARE v_share BIGINT;
+                DECLARE v_share_left BIGINT;
+                DECLARE v_floor_room BIGINT;
+                DECLARE v_floor_room_left BIGINT;
+                DECLARE v_ceiling_room BIGINT;
+                DECLARE v_ceiling_room_left BIGINT;
+                SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+                       CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+                  INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
+                  FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                IF v_bounded_slots = 0 THEN
+                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                END IF;
+                IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+                    SET v_value = v_bounded_total + v_delta;
+                    IF v_value < v_floor THEN
+                        SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                    END IF;
+                    IF v_value > v_ceiling THEN
+                        SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                    END IF;
+
+                    SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+                    SET v_share = (v_value - v_share_left) DIV (64);
+                    SET v_floor_room_left = MOD(v_value - v_floor, (64));
+                    SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (64);
+                    SET v_ceiling_room_left = MOD(v_ceiling - v_value, (64));
+                    SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (64);
+                    UPDATE `counters` FORCE INDEX (PRIMARY)
+                       SET `counter` = v_share + (`counter_id` <= v_share_left),
+                           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+                     WHERE `counter_name` = p_name;
+                ELSE
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
+    END;
     BEGIN
         DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
         DECLARE v_bucket DATETIME;
@@ -2184,5 +2466,130 @@ BEGIN
             END IF;
         END IF;
     END;
+END$$
+
+-- Makes the spread a routine records in counter_spreads (see
+-- counter_bound) in the statement that records it: every slot of the
+-- counter locked, the bound checked on the whole total, and the new total
+-- written over the slots with their shares of the bounds. BEFORE INSERT: an
+-- INSERT ... ON DUPLICATE KEY UPDATE fires it whether the counter had a row
+-- there or not.
+/*!80000 DROP TRIGGER IF EXISTS `counter_apply_spread` */$$
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_spread` BEFORE INSERT ON `counter_spreads`
+FOR EACH ROW
+BEGIN
+    -- The counter spread; named like the routines' parameter, so the
+    -- shared messages apply.
+    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;    -- The counter's slots, total and bounds (the sums of the shares), read
+    -- under lock, and its total after the write.
+    DECLARE v_bounded_slots INT;
+    DECLARE v_bounded_total BIGINT;
+    DECLARE v_floor BIGINT;
+    DECLARE v_ceiling BIGINT;
+    DECLARE v_value BIGINT;
+    -- The spread: each slot holds v_share, plus 1 for the first
+    -- v_share_left slots, and so for the room toward each bound.
+    DECLARE v_share BIGINT;
+    DECLARE v_share_left BIGINT;
+    DECLARE v_floor_room BIGINT;
+    DECLARE v_floor_room_left BIGINT;
+    DECLARE v_ceiling_room BIGINT;
+    DECLARE v_ceiling_room_left BIGINT;
+    SET p_name = NEW.`counter_name`;
+    SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+           CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+      INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
+      FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+    IF v_bounded_slots = 0 THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    END IF;
+    CASE NEW.`spread_kind`
+    WHEN 'add' THEN
+        IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+            SET v_value = v_bounded_total + NEW.`delta`;
+            IF v_value < v_floor THEN
+                SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+            END IF;
+            IF v_value > v_ceiling THEN
+                SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+            END IF;
+
+            SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+            SET v_share = (v_value - v_share_left) DIV (64);
+            SET v_floor_room_left = MOD(v_value - v_floor, (64));
+            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (64);
+            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (64));
+            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (64);
+            UPDATE `counters` FORCE INDEX (PRIMARY)
+               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+             WHERE `counter_name` = p_name;
+        ELSE
+            -- Unbounded: the slot picked is gone (a shrink removed it), and
+            -- slot 1, there as long as the counter is, takes the delta.
+            UPDATE `counters` SET `counter` = `counter` + NEW.`delta`
+             WHERE `counter_name` = p_name AND `counter_id` = 1;
+        END IF;
+    WHEN 'reset' THEN
+        IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+            SET v_value = NEW.`delta`;
+            IF v_value < v_floor THEN
+                SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+            END IF;
+            IF v_value > v_ceiling THEN
+                SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+            END IF;
+
+            SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+            SET v_share = (v_value - v_share_left) DIV (64);
+            SET v_floor_room_left = MOD(v_value - v_floor, (64));
+            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (64);
+            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (64));
+            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (64);
+            UPDATE `counters` FORCE INDEX (PRIMARY)
+               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+             WHERE `counter_name` = p_name;
+            IF NEW.`reset_start_date` THEN
+                UPDATE `counters` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
+            END IF;
+        ELSE
+            UPDATE `counters` FORCE INDEX (PRIMARY)
+               SET `counter` = IF(`counter_id` = 1, NEW.`delta`, 0),
+                   `start_date` = IF(NEW.`reset_start_date`, NOW(), `start_date`)
+             WHERE `counter_name` = p_name;
+        END IF;
+    WHEN 'bound' THEN
+        IF v_bounded_total < NEW.`lowest` OR v_bounded_total > NEW.`highest` THEN
+            SET v_message = LEFT(CONCAT('the total is outside the bounds (total ', v_bounded_total, ', floor ', COALESCE(NEW.`lowest`, 'NULL'), ', ceiling ', COALESCE(NEW.`highest`, 'NULL'), '), for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        IF NEW.`lowest` IS NULL AND NEW.`highest` IS NULL THEN
+            UPDATE `counters` FORCE INDEX (PRIMARY) SET `lowest` = NULL, `highest` = NULL
+             WHERE `counter_name` = p_name;
+        ELSE
+            SET v_value = v_bounded_total;
+
+            SET v_share_left = MOD(MOD(v_value, (64)) + (64), (64));
+            SET v_share = (v_value - v_share_left) DIV (64);
+            SET v_floor_room_left = MOD(v_value - NEW.`lowest`, (64));
+            SET v_floor_room = (v_value - NEW.`lowest` - v_floor_room_left) DIV (64);
+            SET v_ceiling_room_left = MOD(NEW.`highest` - v_value, (64));
+            SET v_ceiling_room = (NEW.`highest` - v_value - v_ceiling_room_left) DIV (64);
+            UPDATE `counters` FORCE INDEX (PRIMARY)
+               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+             WHERE `counter_name` = p_name;
+        END IF;
+    END CASE;
 END$$
 DELIMITER ;

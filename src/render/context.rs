@@ -143,6 +143,14 @@ pub(super) struct Context {
     /// periods, and the trigger that applies it to the slot and its buckets.
     pub(super) tracked_writes_table: String,
     pub(super) tracked_write_trigger: String,
+    /// The table of the last spread of each bounded counter, and the
+    /// trigger that makes the spread it records.
+    pub(super) spreads_table: String,
+    pub(super) spread_trigger: String,
+    /// How many slots a bounded counter's total is spread over: the fixed
+    /// count (a lazy counter's missing slots are created), or the slots the
+    /// spread locked.
+    pub(super) spread_slots: String,
     /// The periods a counter can track, and their columns' type.
     pub(super) periods: [Period; 4],
     pub(super) period_type: String,
@@ -157,6 +165,7 @@ pub(super) struct Context {
     pub(super) unknown_counter: u16,
     pub(super) already_exists: u16,
     pub(super) invalid_argument: u16,
+    pub(super) past_bound: u16,
     /// The SQLSTATE every refusal is signalled with.
     pub(super) refusal_state: &'static str,
     /// For the routines' names, which [`Context::routine`] gives.
@@ -216,8 +225,14 @@ impl Context {
         };
         let (cluster_name, certification_error) = certification(options);
         let (node_position, node_count) = node_expressions(options);
-        let [insert_trigger, update_trigger, apply_trigger, change_trigger, tracked_write_trigger] =
-            package::trigger_names(options);
+        let [
+            insert_trigger,
+            update_trigger,
+            apply_trigger,
+            change_trigger,
+            tracked_write_trigger,
+            spread_trigger,
+        ] = package::trigger_names(options);
         let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
         // Lazily created counters have only the rows that were hit.
         let view_slots = match fixed_slots {
@@ -283,6 +298,9 @@ impl Context {
             buckets_table: package::buckets_table(options),
             tracked_writes_table: package::tracked_writes_table(options),
             tracked_write_trigger,
+            spreads_table: package::spreads_table(options),
+            spread_trigger,
+            spread_slots: fixed_slots.map_or_else(|| "v_bounded_slots".to_owned(), |slots| slots.to_string()),
             periods: Period::ALL,
             period_type: format!("ENUM({})", period_names.join(", ")),
             keep_all: u32::MAX,
@@ -292,6 +310,7 @@ impl Context {
             unknown_counter: errno::UNKNOWN_COUNTER,
             already_exists: errno::ALREADY_EXISTS,
             invalid_argument: errno::INVALID_ARGUMENT,
+            past_bound: errno::PAST_BOUND,
             refusal_state: package::REFUSAL_SQLSTATE,
             options: options.clone(),
         }

@@ -1,6 +1,7 @@
 {#- What counter_add, counter_add_at and counter_add_once share: their
     variables, the checks of the delta and the name, and the write. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_periods.sql" as periods -%}
 
 {% macro variables(p) %}
@@ -47,6 +48,6 @@
     IF {% call periods::tracks_any(p) %}{% endcall %} THEN
 {% call periods::record_tracked_write("        ", p, at) %}{% endcall %}
     ELSE
-{%- call m::add_to_slot("        ", p) %}{% endcall %}
+{%- call bounds::add_to_slot("        ", p) %}{% endcall %}
     END IF;
 {%- endmacro %}

@@ -8,6 +8,7 @@
     trigger); p_name is its counter, and `variables` declares what the
     changes use. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_bounds.sql" as bounds -%}
 
 {#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name,
     with the arguments its kind takes (SQL expressions, NULL where it takes
@@ -90,13 +91,16 @@
 {{ indent }}DECLARE v_start_date DATETIME;
 {%- if p.fixed_slots.is_none() %}
 {{ indent }}DECLARE v_found INT;
+{{ indent }}DECLARE v_bounded BOOLEAN;
 {{ indent }}DECLARE v_above INT;
 {{ indent }}DECLARE v_moved BIGINT;
 {%- endif %}
 {{ indent }}DECLARE v_message {{ p.message_type }};
+{% call bounds::declare(indent) %}{% endcall %}
 {%- endmacro %}
 
-{#- Every slot locked, then the slots up to `slots` added after them. -#}
+{#- Every slot locked, then the slots up to `slots` added after them; a
+    bounded counter's total and shares spread again over all of them. -#}
 {% macro grow(indent, p, slots) %}
 {{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
 {{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
@@ -104,20 +108,41 @@
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
 {% call m::slot_rows(indent, p, "v_slots + slot.id", "v_description, v_start_date, 0", slots ~ " - v_slots") %}{% endcall %}
+{%- call respread(indent, p) %}{% endcall %}
 {%- endmacro %}
 
-{#- Slot `slots` moved into slot `into_slot`, as the comment says. -#}
+{#- A bounded counter's total spread again over its slots, with its bounds
+    (read with every slot locked: the new slots have no share yet, so the
+    shares still add up to the bounds). -#}
+{% macro respread(indent, p) %}
+{% call bounds::lock_all(indent, p) %}{% endcall %}
+{{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
+{{ indent }}    SET v_value = v_bounded_total;
+{% call bounds::spread(indent ~ "    ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- Slot `slots` moved into slot `into_slot`, as the comment says; a
+    bounded counter's total spread again over the slots left. -#}
 {% macro shrink(indent, p, slots, into_slot) %}
 {{ indent }}-- The slot it removes must still be the counter's last (else another
 {{ indent }}-- resize got there first, and nothing changes): it is locked, with
 {{ indent }}-- the gap above it, and then the slot that takes its value. Three
 {{ indent }}-- keys, where locking every slot made Group Replication's applier
-{{ indent }}-- roll the step back for each remote increment.
-{{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+{{ indent }}-- roll the step back for each remote increment. A bounded counter's
+{{ indent }}-- step locks every slot: its shares are spread again.
+{{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+{{ indent }}       COALESCE(MAX(`lowest` IS NOT NULL OR `highest` IS NOT NULL), FALSE)
+{{ indent }}  INTO v_found, v_moved, v_bounded
 {{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
 {{ indent }}SELECT COUNT(*) INTO v_above
 {{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} + 1 FOR UPDATE;
-{{ indent }}IF v_found = 1 AND v_above = 0 THEN
+{{ indent }}IF v_found = 1 AND v_above = 0 AND v_bounded THEN
+{% call bounds::lock_all(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
+{{ indent }}    SET v_value = v_bounded_total;
+{% call bounds::spread(indent ~ "    ", p, slots ~ " - 1", "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}ELSEIF v_found = 1 AND v_above = 0 THEN
 {{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = {{ into_slot }};
@@ -128,7 +153,7 @@
     counters keep only the rows that were hit, so slot 1 may be missing,
     and the counter is written again as that one row; else the other slots
     become 0. -#}
-{% macro compact(indent, p) %}
+{% macro compact_unbounded(indent, p) %}
 {%- if p.auto_create %}
 {{ indent }}SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
 {{ indent }}  INTO v_slots, v_total, v_description, v_start_date
@@ -152,7 +177,7 @@
 
 {#- A lazy counter, which may lack slot 1, written again as one row of
     value `value`. -#}
-{% macro reset_lazy(indent, p, value, reset_start_date) %}
+{% macro reset_lazy_unbounded(indent, p, value, reset_start_date) %}
 {{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
 {{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
@@ -164,7 +189,7 @@
 {%- endmacro %}
 
 {#- A cluster's reset: every slot changed twice, as the comment says. -#}
-{% macro reset_certified(indent, p, value, reset_start_date) %}
+{% macro reset_certified_unbounded(indent, p, value, reset_start_date) %}
 {{ indent }}SELECT COUNT(*) INTO v_slots
 {{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
@@ -182,4 +207,36 @@
 {{ indent }}   SET `counter` = IF(`counter_id` = 1, {{ value }}, 0),
 {{ indent }}       `start_date` = IF({{ reset_start_date }}, NOW(), `start_date`)
 {{ indent }} WHERE `counter_name` = p_name;
+{%- endmacro %}
+
+{#- What a compaction or a reset is to a bounded counter, with every slot
+    locked: its value (the total, or the reset's) spread evenly over its
+    slots, each with its share of the bounds; a reset past a bound is
+    refused. Else `body`, the change of an unbounded counter. -#}
+{% macro compact(indent, p) %}
+{% call bounds::lock_all(indent, p) %}{% endcall %}
+{{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
+{{ indent }}    SET v_value = v_bounded_total;
+{% call bounds::spread(indent ~ "    ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}ELSE
+{%- call compact_unbounded(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{% macro reset_lazy(indent, p, value, reset_start_date) %}
+{% call bounds::lock_all(indent, p) %}{% endcall %}
+{{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
+{% call bounds::reset(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
+{{ indent }}ELSE
+{%- call reset_lazy_unbounded(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{% macro reset_certified(indent, p, value, reset_start_date) %}
+{% call bounds::lock_all(indent, p) %}{% endcall %}
+{{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
+{% call bounds::reset(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
+{{ indent }}ELSE
+{%- call reset_certified_unbounded(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
+{{ indent }}END IF;
 {%- endmacro %}

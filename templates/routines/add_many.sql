@@ -2,7 +2,8 @@
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddMany) }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter. Names that collate
+-- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter{% if p.auto_create %}, creating the slot
+-- row, and so the counter, when it is not there yet{% endif %}. Names that collate
 -- equal are one counter: their deltas are summed. Every name and delta is
 -- checked first; then one statement applies all of them: on any error none
 -- is, in autocommit mode and inside the caller's transaction alike. It is

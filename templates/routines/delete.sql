@@ -1,9 +1,9 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
--- Removes counter p_name, all its slots, its last change, the periods it
--- tracks, their buckets ({{ p.expire_batch }} rows per statement) and its last
--- tracked writes.
+-- Removes counter p_name, all its slots, its last change and spread, the
+-- periods it tracks, their buckets ({{ p.expire_batch }} rows per statement) and its
+-- last tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
 )
@@ -21,6 +21,7 @@ BEGIN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
     DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
+    DELETE FROM `{{ p.spreads_table }}` WHERE `counter_name` = p_name;
     DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
     DELETE FROM `{{ p.tracked_writes_table }}` WHERE `counter_name` = p_name;
 {% call periods::drop_all_buckets("    ", p, "p_name") %}{% endcall %}

@@ -29,7 +29,8 @@ const CRATE_BUDGET: usize = 102;
 /// coalescing handles, what a call takes (periods and what they keep
 /// among it), the errors, and the options an application matches to its
 /// package.
-const APPLICATION_ITEMS: [&str; 15] = [
+const APPLICATION_ITEMS: [&str; 16] = [
+    "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
     "enum.CounterError",

@@ -111,6 +111,20 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
     assert!(default > 0, "the default package's random slots conflict between nodes");
 }
 
+/// A bounded counter sold from every node: exact, never below its floor;
+/// the certification conflicts of the spreads are the bound's cost, each
+/// retried by the client.
+#[test]
+fn a_bounded_sale_from_every_node_sells_exactly_its_stock() {
+    let cluster = take_cluster();
+    let conflicts = multi_primary::check_bounded_sale_sells_exactly_from_every_node(
+        &*cluster,
+        "galera_bounds",
+        &galera(),
+    );
+    eprintln!("a sale of 600 from 3 nodes: {conflicts} certification conflicts");
+}
+
 /// Counting per period on node slots: every bucket row a node writes is
 /// of a slot of its own, so buckets, like totals, meet no conflict.
 #[test]

@@ -212,6 +212,21 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
     );
 }
 
+/// A bounded counter sold from every member: exact, never below its
+/// floor; the conflicts of the spreads are the bound's cost, each retried
+/// by the client.
+#[test]
+fn a_bounded_sale_from_every_member_sells_exactly_its_stock() {
+    let mut group = take_group();
+    group.set_server_ids([1, 2, 3]);
+    let conflicts = multi_primary::check_bounded_sale_sells_exactly_from_every_node(
+        &*group,
+        "group_bounds",
+        &group_replication(),
+    );
+    eprintln!("a sale of 600 from 3 members: {conflicts} certification conflicts");
+}
+
 /// Counting per period on member slots: every bucket row a member writes
 /// is of a slot of its own, so buckets, like totals, meet no conflict.
 #[test]

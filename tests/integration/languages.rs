@@ -138,12 +138,18 @@ for what, sql, args in [
     ("fractional delta", "CALL counter_add(%s, %s)", ("downloads", 1.5)),
     ("fractional batch", "CALL counter_add_many(%s)", (json.dumps({"downloads": 1.5}),)),
     ("missing routine", "CALL counter_missing(%s)", ("downloads",)),
+    ("past the floor", "CALL counter_add(%s, %s)", ("bounded", -6)),
 ]:
+    if what == "past the floor":
+        cursor.callproc("counter_setup", ("bounded", "from Python", 4, 5))
+        cursor.callproc("counter_bound", ("bounded", 0, None))
     try:
         cursor.execute(sql, args)
         print(what + ": no error")
     except pymysql.MySQLError as error:
         print(what + ":", error.args[0], type(error).__name__)
+        if error.args[0] == 9004:
+            print("room left:", error.args[1].split("(room left: ")[1].split(")")[0])
 "#;
     let output = python(script, &address);
     assert_eq!(
@@ -159,6 +165,8 @@ for what, sql, args in [
             "fractional delta: 9003 OperationalError",
             "fractional batch: 9003 OperationalError",
             "missing routine: 1305 OperationalError",
+            "past the floor: 9004 OperationalError",
+            "room left: 5",
         ]
     );
     assert_eq!(support::total(&mut db.conn(), "downloads"), Some(42), "the refusals changed nothing");

@@ -6,6 +6,7 @@ mod support;
 mod application;
 mod async_client;
 mod bench;
+mod bounds;
 mod client;
 mod coalescing;
 mod collations;

@@ -11,6 +11,7 @@
 //! independent of its caller, use [`AsyncCounters::coalescing`], whose
 //! flushes run in tasks of their own.
 
+mod bounds;
 mod coalescing;
 mod connections;
 mod periods;

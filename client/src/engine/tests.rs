@@ -9,6 +9,7 @@ use slotted_counters_core::plain::PlainSql;
 
 use super::*;
 use crate::driver::ready;
+use crate::error::Bound;
 use crate::scripted::{Reply, ScriptedDriver, seen_while};
 
 const INCREMENT: &str = "CALL `counter_increment`(?)";
@@ -145,23 +146,79 @@ fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
         texts,
         [&*sql.periods().sql, &*sql.last_slot().sql, &*sql.add_to_slot().sql, &*sql.add_to_slot().sql]
     );
-    // add_to_slot's parameters: delta, name, slot, lowest, highest.
+    // add_to_slot's parameters: delta, name, slot, lowest, highest, ...
     assert_eq!(sent[3].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
 }
 
 #[test]
-fn a_plain_add_that_finds_neither_its_slot_nor_slot_1_is_an_unknown_counter() {
+fn a_plain_add_that_finds_neither_its_slot_nor_any_slot_is_an_unknown_counter() {
     use Reply::{Changed, Rows};
+    let none = Rows(vec![vec![Some(0), None, Some(0), None, None]]);
     let client = plain(ScriptedDriver::new([
         NO_PERIODS,
         Rows(vec![vec![Some(2)]]),
         Changed(0),
         Changed(0),
-        Rows(vec![]),
+        Changed(0),
+        none,
+        Changed(0),
     ]));
     let error = ready(client.add("gone", 5)).unwrap_err();
     assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER), "{error:?}");
+    assert_eq!(client.driver.sql().last().map(String::as_str), Some("ROLLBACK"));
     assert!(client.driver.script_done());
+}
+
+#[test]
+fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
+    use Reply::{Changed, Rows};
+    // 4 slots, 10 in all, a floor of 0: a take of 1 leaves 9.
+    let locked = Rows(vec![vec![Some(4), Some(1), Some(10), Some(0), None]]);
+    let script = [
+        NO_PERIODS,
+        Rows(vec![vec![Some(4)]]),
+        Changed(0),
+        Changed(0),
+        Changed(0),
+        locked,
+        Changed(4),
+        Changed(0),
+    ];
+    let client = plain(ScriptedDriver::new(script));
+    ready(client.add("stock", -1)).unwrap();
+    let sent = client.driver.sent();
+    assert_eq!(sent[6].sql, statements().spread().sql);
+    // 9 over 4 slots: 2 each and 1 more in the first; the room above the
+    // floor the same; no ceiling.
+    assert_eq!(
+        sent[6].params[..10],
+        [
+            "Number(Some(2))",
+            "Number(Some(1))",
+            "Number(Some(2))",
+            "Number(Some(1))",
+            "Number(Some(2))",
+            "Number(Some(1))",
+            "Number(Some(2))",
+            "Number(Some(1))",
+            "Number(None)",
+            "Number(None)"
+        ]
+    );
+    assert_eq!(sent[7].sql, "COMMIT");
+}
+
+#[test]
+fn a_plain_take_past_the_floor_is_refused_with_the_room_left_and_changes_nothing() {
+    use Reply::{Changed, Rows};
+    let locked = Rows(vec![vec![Some(4), Some(1), Some(2), Some(0), None]]);
+    let script =
+        [NO_PERIODS, Rows(vec![vec![Some(4)]]), Changed(0), Changed(0), Changed(0), locked, Changed(0)];
+    let client = plain(ScriptedDriver::new(script));
+    let error = ready(client.add("stock", -3)).unwrap_err();
+    assert!(matches!(error, CounterError::PastBound { bound: Bound::Floor, room: 2, .. }), "{error:?}");
+    assert_eq!(error.to_string(), "the write would pass the floor 0 (room left: 2), for counter: 'stock'");
+    assert_eq!(client.driver.sql().last().map(String::as_str), Some("ROLLBACK"));
 }
 
 /// The periods a counter tracks, read before a plain write: none.

@@ -7,8 +7,10 @@
 //! The slot of an increment is picked here and sent as a parameter. A
 //! counter's slot count is read once and kept for [`SLOT_COUNT_LIFETIME`].
 
+mod bounds;
 mod periods;
 mod slot_counts;
+mod writes;
 
 use std::borrow::Cow;
 
@@ -17,7 +19,7 @@ use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, ALREADY_EXISTS, BLANK_NAME, FOR_COUNTER, UNKNOWN_COUNTER};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
 
-use crate::call::{Answer, Call, Deltas, Moment, NewCounter, StartDate, WriteId};
+use crate::call::{Answer, Call, Deltas, Moment, NewCounter, StartDate};
 use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
 use crate::transaction::atomically;
@@ -36,6 +38,10 @@ pub struct Plain {
     upsert_slot: PlainStatement,
     reset: PlainStatement,
     lock_counter: PlainStatement,
+    spread: PlainStatement,
+    unbound: PlainStatement,
+    /// A lazy package's: creates a bounded counter's missing slot rows.
+    fill_slots: Option<PlainStatement>,
     delete: PlainStatement,
     record_write: PlainStatement,
     forget_writes: PlainStatement,
@@ -58,12 +64,6 @@ fn unknown(name: &str) -> CounterError {
     CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))
 }
 
-/// A slot between 1 and `slots`, picked at random.
-fn pick(slots: u32) -> u32 {
-    let draw = getrandom::u32().unwrap_or(0);
-    ((u64::from(draw) * u64::from(slots)) >> 32) as u32 + 1
-}
-
 impl Plain {
     /// The plain calls of a package generated with `options`; refused for a
     /// package whose rules only its routines keep (a cluster's node slots,
@@ -76,6 +76,12 @@ impl Plain {
             upsert_slot: sql.upsert_slot(),
             reset: sql.reset(),
             lock_counter: sql.lock_counter(),
+            spread: sql.spread(),
+            unbound: sql.unbound(),
+            fill_slots: match options.slots() {
+                SlotPolicy::Fixed(slots) if options.auto_create() => Some(sql.fill_slots(slots)),
+                _ => None,
+            },
             delete: sql.delete(),
             record_write: sql.record_write(),
             forget_writes: sql.forget_writes(),
@@ -129,6 +135,7 @@ impl Plain {
                 return self.series(conn, name, period, from, to, starts).await;
             }
             Call::ExpirePeriods => self.expire(conn).await?,
+            Call::Bound { name, floor, ceiling } => self.bound(conn, name, floor, ceiling, owner).await?,
         }
         Ok(Answer::Done)
     }
@@ -193,145 +200,6 @@ impl Plain {
         }
     }
 
-    /// Adds `delta` to counter `name`, counted in the buckets of `at` of
-    /// the periods it tracks: one UPDATE when it tracks none, else the
-    /// UPDATE and the buckets' upsert in one transaction.
-    async fn add_counted(
-        &self,
-        conn: &mut impl Connection,
-        name: &str,
-        delta: i64,
-        at: Moment,
-        owner: Owner,
-    ) -> Result<(), CounterError> {
-        self.room_for(name, delta)?;
-        let counted = self.counted_periods(conn, name, at).await?;
-        if counted.is_empty() {
-            return self.add(conn, name, delta).await.map(drop);
-        }
-        atomically(conn, owner, async |conn| {
-            if let Some(slot) = self.add(&mut *conn, name, delta).await? {
-                self.add_to_buckets(conn, name, slot, delta, at, &counted).await?;
-            }
-            Ok(())
-        })
-        .await
-    }
-
-    /// Adds `delta` to one slot of counter `name`: one UPDATE of a slot
-    /// picked here, or for a lazy package one upsert. A slot that is gone
-    /// (a shrink removed it) sends the delta to slot 1, as the routines do.
-    /// Returns the slot written; none for a delta of 0, which writes none.
-    async fn add(
-        &self,
-        conn: &mut impl Connection,
-        name: &str,
-        delta: i64,
-    ) -> Result<Option<u32>, CounterError> {
-        let (lowest, highest) = self.room_for(name, delta)?;
-        if let (true, SlotPolicy::Fixed(slots)) = (self.sql.auto_create(), self.slots) {
-            check_not_blank(name)?;
-            let kick = if delta >= 0 { i64::MAX } else { i64::MIN };
-            let slot = pick(slots);
-            let params = vec![
-                Param::Text(name),
-                number(slot),
-                number(delta),
-                number(delta),
-                number(lowest),
-                number(highest),
-                number(kick),
-            ];
-            return match conn.execute(&statement(&self.upsert_slot, params)).await {
-                Err(error) if error.code() == Some(server_errno::OUT_OF_RANGE) => Err(self.past_bound(name)),
-                outcome => outcome.map(|_| Some(slot)),
-            };
-        }
-        if delta == 0 {
-            // An UPDATE that adds 0 changes no row: only a look tells
-            // whether the counter exists.
-            return self.read_slot_count(conn, name).await.map(|_| None);
-        }
-        let slots = match (self.slots, self.slot_counts.get(name)) {
-            (SlotPolicy::Fixed(slots), _) | (_, Some(slots)) => slots,
-            _ => self.read_slot_count(conn, name).await?,
-        };
-        let add_to = async |conn: &mut _, slot: u32| {
-            let params =
-                vec![number(delta), Param::Text(name), number(slot), number(lowest), number(highest)];
-            Connection::execute(conn, &statement(&self.add_to_slot, params)).await
-        };
-        let slot = pick(slots);
-        if add_to(&mut *conn, slot).await? == 1 {
-            return Ok(Some(slot));
-        }
-        self.slot_counts.forget(name);
-        if add_to(&mut *conn, 1).await? == 1 {
-            return Ok(Some(1));
-        }
-        // No slot 1: no counter. Else slot 1 would pass the bound.
-        self.read_slot_count(conn, name).await?;
-        Err(self.past_bound(name))
-    }
-
-    /// Counter `name`'s slot count, read and kept; [`CounterError::NotFound`]
-    /// when it does not exist.
-    async fn read_slot_count(&self, conn: &mut impl Connection, name: &str) -> Result<u32, CounterError> {
-        let rows = conn.rows(&statement(&self.last_slot, vec![Param::Text(name)])).await?;
-        let last =
-            rows.first().and_then(|row| row.first().copied().flatten()).ok_or_else(|| unknown(name))?;
-        let slots = u32::try_from(last).unwrap_or(1).max(1);
-        self.slot_counts.keep(name, slots);
-        Ok(slots)
-    }
-
-    /// Every delta of a batch, or none: one transaction, counters in the
-    /// order of their names, so that two batches cannot deadlock on each
-    /// other, each counted in the buckets of `at`; a batch of one counter
-    /// without an id is an add. With
-    /// write id `id`, each counter's id row goes first, and a counter whose
-    /// row is there already (1062) was counted by an earlier send of this
-    /// write, so its delta is skipped: on one server that is all or none of
-    /// the counters; where a batch committed shard by shard, it is each
-    /// shard's part once.
-    async fn add_many<'a>(
-        &self,
-        conn: &mut impl Connection,
-        entries: impl Iterator<Item = (&'a str, i64)> + Clone,
-        id: Option<&WriteId>,
-        at: Moment,
-        owner: Owner,
-    ) -> Result<(), CounterError> {
-        let mut single = entries.clone();
-        if let (None, Some((name, delta)), None) = (id, single.next(), single.next()) {
-            return self.add_counted(conn, name, delta, at, owner).await;
-        }
-        // The periods are read before the transaction: a plain read inside
-        // it would open a read view, and under MariaDB's snapshot isolation
-        // each slot another writer changed since would fail the batch (1020).
-        let mut counted = Vec::new();
-        for (name, delta) in entries.clone() {
-            self.room_for(name, delta)?;
-            counted.push(self.counted_periods(conn, name, at).await?);
-        }
-        atomically(conn, owner, async |conn| {
-            for ((name, delta), counted) in entries.zip(counted) {
-                if let Some(id) = id {
-                    let record = statement(&self.record_write, vec![Param::Text(name), Param::Bytes(id)]);
-                    match Connection::execute(&mut *conn, &record).await {
-                        Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => continue,
-                        outcome => outcome?,
-                    };
-                }
-                if let Some(slot) = self.add(&mut *conn, name, delta).await? {
-                    self.add_to_buckets(&mut *conn, name, slot, delta, at, &counted).await?;
-                }
-            }
-            Ok(())
-        })
-        .await
-    }
-
     async fn reset(
         &self,
         conn: &mut impl Connection,
@@ -354,19 +222,22 @@ impl Plain {
                 ],
             )
         };
-        if !self.sql.auto_create() {
-            // Slot 1 exists as long as the counter does. A reset to what
-            // the counter reads changes no row: a look tells whether it exists.
-            if conn.execute(&reset(1)).await? == 0 {
-                self.read_slot_count(conn, name).await?;
-            }
+        // Slot 1 exists as long as the counter does; an unbounded counter's
+        // value goes there in one statement.
+        if !self.sql.auto_create() && conn.execute(&reset(1)).await? > 0 {
             return Ok(());
         }
-        // A lazy counter keeps only the slots that were hit: the value goes
-        // to its lowest, found under lock.
+        // No row changed: the counter is bounded, does not exist, or reads so
+        // already; or a lazy counter keeps only the slots that were hit, and
+        // the value goes to its lowest. Each told under lock.
         atomically(conn, owner, async |conn| {
-            let (_, lowest) = self.lock(&mut *conn, name).await?;
-            Connection::execute(conn, &reset(lowest)).await.map(drop)
+            let locked = self.lock(&mut *conn, name).await?;
+            if locked.is_bounded() {
+                locked.check(name, value)?;
+                return self.spread(conn, name, &locked, value, start_date == StartDate::Now).await;
+            }
+            let slot = if self.sql.auto_create() { locked.lowest_slot } else { 1 };
+            Connection::execute(conn, &reset(slot)).await.map(drop)
         })
         .await
     }
@@ -381,15 +252,6 @@ impl Plain {
             Ok(())
         })
         .await
-    }
-
-    /// Locks counter `name`'s slots; its slot count and lowest slot.
-    async fn lock(&self, conn: &mut impl Connection, name: &str) -> Result<(i64, i64), CounterError> {
-        let rows = conn.rows(&statement(&self.lock_counter, vec![Param::Text(name)])).await?;
-        match rows.first().map(|row| (row.first().copied().flatten(), row.get(1).copied().flatten())) {
-            Some((Some(count), Some(lowest))) if count > 0 => Ok((count, lowest)),
-            _ => Err(unknown(name)),
-        }
     }
 
     /// The values of `names`, in their order: one statement.
@@ -427,17 +289,4 @@ fn check_not_blank(name: &str) -> Result<(), CounterError> {
         return Err(CounterError::InvalidArgument(BLANK_NAME.to_owned()));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn picked_slots_stay_within_the_count() {
-        for slots in [1, 2, 5, 64] {
-            let picked: std::collections::BTreeSet<u32> = (0..2_000).map(|_| pick(slots)).collect();
-            assert_eq!(picked, (1..=slots).collect(), "{slots} slots");
-        }
-    }
 }

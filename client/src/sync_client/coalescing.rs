@@ -20,7 +20,9 @@ use std::time::Instant;
 use slotted_counters_core::package::BATCH_LIMIT;
 
 use super::{Counters, Pooled};
-use crate::batch::{Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, Pace, Pending, report_stall};
+use crate::batch::{
+    Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, Outcomes, Pace, Pending, report_stall,
+};
 use crate::driver::ready;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
@@ -206,8 +208,9 @@ struct InFlight<'a, D> {
     group: &'a Group<D>,
     batch: Batch<Caller>,
     started: Instant,
-    /// One outcome per counter of the batch, in its order; none if the flush panicked.
-    outcomes: Vec<Result<(), CounterError>>,
+    /// Each counter's callers' outcomes, in the batch's order; none if the
+    /// flush panicked.
+    outcomes: Outcomes,
 }
 
 impl<D> Drop for InFlight<'_, D> {

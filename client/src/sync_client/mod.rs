@@ -20,6 +20,7 @@
 //! handle ([`Counters::coalescing`]), which applies their deltas in one
 //! transaction per flush.
 
+mod bounds;
 mod coalescing;
 mod connections;
 mod kept;

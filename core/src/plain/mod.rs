@@ -18,6 +18,7 @@ use crate::error::ConfigError;
 use crate::options::PackageOptions;
 use crate::periods::Period;
 
+mod bounds;
 mod periods;
 
 pub use periods::EPOCH;
@@ -96,12 +97,15 @@ impl PlainSql {
         } else {
             ("add_to_slot", self.add_to_slot())
         };
-        vec![
+        let fill = self.auto_create.then(|| ("fill_slots (3 slots)", self.fill_slots(3)));
+        let mut reference = vec![
             ("last_slot", self.last_slot()),
             add,
             ("setup (3 slots)", self.setup(3)),
             ("reset", self.reset()),
             ("lock_counter", self.lock_counter()),
+            ("spread", self.spread()),
+            ("unbound", self.unbound()),
             ("delete", self.delete()),
             ("get_many (2 names)", self.get_many(2)),
             ("record_write", self.record_write()),
@@ -116,7 +120,9 @@ impl PlainSql {
             ("get_range", self.get_range()),
             ("series", self.series()),
             ("expire (hour)", self.expire(Period::Hour)),
-        ]
+        ];
+        reference.extend(fill);
+        reference
     }
 
     /// Reads a counter's last slot: its slot count, and whether it exists.
@@ -133,15 +139,18 @@ impl PlainSql {
     }
 
     /// Adds to one slot of a counter made by setup, unless the slot would
-    /// pass the package's bound.
+    /// pass the package's bound, or could not take the delta alone.
     pub fn add_to_slot(&self) -> PlainStatement {
         PlainStatement {
             purpose: "adds delta to one slot; 0 rows changed when the slot is missing (a shrink removed it, \
-                      or the counter does not exist) or the slot would pass the bound",
+                      or the counter does not exist), would pass the bound, or cannot take the delta alone \
+                      (a bounded counter's slot short of room, or a restock to spread): then add it through \
+                      lock_counter and spread",
             sql: format!(
                 "UPDATE `{}` SET `counter` = `counter` + ? \
-                 WHERE `counter_name` = ? AND `counter_id` = ? AND `counter` BETWEEN ? AND ?",
-                self.table
+                 WHERE `counter_name` = ? AND `counter_id` = ? AND `counter` BETWEEN ? AND ? AND {}",
+                self.table,
+                bounds::FITS
             ),
             params: &[
                 "delta (not 0: an UPDATE adding 0 changes no row; last_slot tells whether the counter exists)",
@@ -149,6 +158,10 @@ impl PlainSql {
                 "slot",
                 "lowest (for delta < 0: -bound - delta; else the smallest BIGINT)",
                 "highest (for delta > 0: bound - delta; else the largest BIGINT)",
+                "delta",
+                "the slot count - 1 (a write away from a floor by the slot count or more is spread)",
+                "delta",
+                "1 - the slot count (the same toward a ceiling)",
             ],
         }
     }
@@ -157,17 +170,20 @@ impl PlainSql {
     pub fn upsert_slot(&self) -> PlainStatement {
         PlainStatement {
             purpose: "adds delta to one slot, creating the slot row (and so the counter); a slot that would \
-                      pass the bound fails with 1690 (out of range): kick takes it past a BIGINT",
+                      pass the bound fails with 1690 (out of range): kick takes it past a BIGINT; 0 rows changed \
+                      when a bounded counter's slot cannot take the delta alone (as for add_to_slot)",
             sql: format!(
                 "INSERT INTO `{}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`) \
                  VALUES (?, ?, NULL, NOW(), ?) \
-                 ON DUPLICATE KEY UPDATE `counter` = `counter` + ? + IF(`counter` BETWEEN ? AND ?, 0, ?)",
-                self.table
+                 ON DUPLICATE KEY UPDATE `counter` = `counter` + IF({}, ? + IF(`counter` BETWEEN ? AND ?, 0, ?), 0)",
+                self.table,
+                bounds::FITS
             ),
             params: &[
                 "name",
                 "slot",
                 "delta",
+                "delta, the slot count - 1, delta, 1 - the slot count (as for add_to_slot)",
                 "delta",
                 "lowest (as for add_to_slot)",
                 "highest (as for add_to_slot)",
@@ -196,27 +212,32 @@ impl PlainSql {
         }
     }
 
-    /// Sets a counter to a value kept in one slot, every other slot to 0.
+    /// Sets an unbounded counter to a value kept in one slot, every other
+    /// slot to 0.
     pub fn reset(&self) -> PlainStatement {
         PlainStatement {
             purpose: "puts value in slot `slot` and 0 in every other; 0 rows changed when the counter does \
-                      not exist or already reads so",
+                      not exist, already reads so, or is bounded (reset it with lock_counter and spread)",
             sql: format!(
                 "UPDATE `{}` SET `counter` = IF(`counter_id` = ?, ?, 0), \
-                 `start_date` = IF(?, NOW(), `start_date`) WHERE `counter_name` = ?",
+                 `start_date` = IF(?, NOW(), `start_date`) \
+                 WHERE `counter_name` = ? AND `lowest` IS NULL AND `highest` IS NULL",
                 self.table
             ),
             params: &["slot (1; a lazy counter's lowest)", "value", "reset start date (boolean)", "name"],
         }
     }
 
-    /// Locks every slot of a counter inside a transaction, and counts them.
+    /// Locks every slot of a counter inside a transaction, and reads what a
+    /// change of them all needs.
     pub fn lock_counter(&self) -> PlainStatement {
         PlainStatement {
             purpose: "inside a transaction: locks the counter's slots; its slot count and lowest slot \
-                      (0 and NULL when it does not exist)",
+                      (0 and NULL when it does not exist), its total, floor and ceiling (NULL: none)",
             sql: format!(
-                "SELECT COUNT(*), CAST(MIN(`counter_id`) AS SIGNED) FROM `{}` WHERE `counter_name` = ? FOR UPDATE",
+                "SELECT COUNT(*), CAST(MIN(`counter_id`) AS SIGNED), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED), \
+                 CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED) \
+                 FROM `{}` WHERE `counter_name` = ? FOR UPDATE",
                 self.table
             ),
             params: &["name"],

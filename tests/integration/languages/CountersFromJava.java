@@ -63,6 +63,9 @@ public class CountersFromJava {
             refused(conn, "fractional delta", "{call counter_add(?, ?)}", PLAIN, 1.5);
             refused(conn, "fractional batch", "{call counter_add_many(?)}", "{\"downloads\": 1.5}");
             refused(conn, "missing routine", "{call counter_missing(?)}", PLAIN);
+            call(conn, "{call counter_bound(?, ?, ?)}", PLAIN, 0, null);
+            refused(conn, "past the floor", "{call counter_add(?, ?)}", PLAIN, -1000);
+            call(conn, "{call counter_bound(?, ?, ?)}", PLAIN, null, null);
             print("after refusals", get(conn, PLAIN));
         }
     }

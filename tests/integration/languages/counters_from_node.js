@@ -28,7 +28,9 @@ async function refused(what, attempt) {
     print(what, "no error");
   } catch (error) {
     if (error.errno === undefined) throw error;
-    print(what, `${error.errno} ${error.sqlState} ${error.code}`);
+    // A bound's refusal says how much room was left.
+    const room = /\(room left: (\d+)\)/.exec(error.message);
+    print(what, `${error.errno} ${error.sqlState} ${error.code}${room ? ` room ${room[1]}` : ""}`);
   }
 }
 
@@ -85,6 +87,9 @@ async function routines(conn) {
   await refused("fractional batch", () => conn.execute("CALL counter_add_many(?)", ['{"downloads": 1.5}']));
   await refused("short write id", () => conn.execute("CALL counter_add_once(?, ?, ?)", [Buffer.alloc(4), PLAIN, 1]));
   await refused("missing routine", () => conn.execute("CALL counter_missing(?)", [PLAIN]));
+  await conn.execute("CALL counter_bound(?, ?, ?)", [PLAIN, 0, null]);
+  await refused("past the floor", () => conn.execute("CALL counter_add(?, ?)", [PLAIN, -1000]));
+  await conn.execute("CALL counter_bound(?, ?, ?)", [PLAIN, null, null]);
   print("after refusals", await get(conn, PLAIN));
 }
 
@@ -154,18 +159,90 @@ class Plain {
     }
   }
 
-  /** add_to_slot on a slot picked at random, then on slot 1. mysql2 reports
-   * matched rows as affectedRows: for a delta other than 0, the same. */
-  async add(name, delta) {
+  /** add_to_slot on a slot picked at random, then on slot 1; else, in a
+   * transaction (the caller's, when `inTransaction`), through every slot.
+   * mysql2 reports matched rows as affectedRows: for a delta other than 0,
+   * the same. */
+  async add(name, delta, inTransaction = false) {
     const slots = await this.known(name);
+    for (const slot of [crypto.randomInt(1, slots + 1), 1]) {
+      if ((await this.addToSlot(name, slot, delta, slots)) === 1) return;
+    }
+    const throughAll = () => this.addThroughAll(name, delta);
+    await (inTransaction ? throughAll() : this.atomically(throughAll));
+  }
+
+  async addToSlot(name, slot, delta, slots) {
     const lowest = delta < 0 ? -this.bound - delta : "-9223372036854775808";
     const highest = delta > 0 ? this.bound - delta : "9223372036854775807";
-    for (const slot of [crypto.randomInt(1, slots + 1), 1]) {
-      const [result] = await this.conn.execute(this.statements.add_to_slot, [delta, name, slot, lowest, highest]);
-      if (result.affectedRows === 1) return;
+    const params = [delta, name, slot, lowest, highest, delta, slots - 1, delta, 1 - slots];
+    const [result] = await this.conn.execute(this.statements.add_to_slot, params);
+    return result.affectedRows;
+  }
+
+  async atomically(body) {
+    await this.conn.query("START TRANSACTION");
+    try {
+      await body();
+      await this.conn.query("COMMIT");
+    } catch (error) {
+      await this.conn.query("ROLLBACK");
+      throw error;
     }
-    await this.known(name);
-    throw new Refusal(9003, `a slot would pass ${this.bound} either way, for counter: '${name}'`);
+  }
+
+  /** lock_counter's row: count, lowest slot, total, floor, ceiling. */
+  async lock(name) {
+    const [[row]] = await this.conn.execute(this.statements.lock_counter, [name]);
+    const [count, lowest, total, floor, ceiling] = Object.values(row).map((v) => (v === null ? null : BigInt(v)));
+    if (count === 0n) throw new Refusal(9001, `unknown counter: '${name}'`);
+    return { count, lowest, total, floor, ceiling };
+  }
+
+  /** Inside a transaction: a bounded counter's check and spread, or slot 1. */
+  async addThroughAll(name, delta) {
+    const locked = await this.lock(name);
+    if (locked.floor === null && locked.ceiling === null) {
+      if ((await this.addToSlot(name, 1, delta, Number(locked.count))) === 1) return;
+      throw new Refusal(9003, `a slot would pass ${this.bound} either way, for counter: '${name}'`);
+    }
+    const value = locked.total + BigInt(delta);
+    if (locked.floor !== null && value < locked.floor) {
+      const room = locked.total - locked.floor;
+      throw new Refusal(9004, `the write would pass the floor ${locked.floor} (room left: ${room}), for counter: '${name}'`);
+    }
+    if (locked.ceiling !== null && value > locked.ceiling) {
+      const room = locked.ceiling - locked.total;
+      throw new Refusal(9004, `the write would pass the ceiling ${locked.ceiling} (room left: ${room}), for counter: '${name}'`);
+    }
+    await this.spread(name, locked.count, value, locked.floor, locked.ceiling);
+  }
+
+  /** spread: value over the slots, each with an even share of the room. */
+  async spread(name, slots, value, floor, ceiling) {
+    const split = (amount) => {
+      if (amount === null) return [null, null];
+      let share = amount / slots;
+      if (amount % slots !== 0n && amount < 0n) share -= 1n;
+      return [String(share), String(amount - share * slots)];
+    };
+    const share = split(value);
+    const floorRoom = split(floor === null ? null : value - floor);
+    const ceilingRoom = split(ceiling === null ? null : ceiling - value);
+    const params = [...share, ...share, ...floorRoom, ...share, ...ceilingRoom, false, name];
+    await this.conn.execute(this.statements.spread, params);
+  }
+
+  /** bound: the total checked, then spread with the bounds' shares. */
+  async setBounds(name, floor, ceiling) {
+    await this.atomically(async () => {
+      const locked = await this.lock(name);
+      const [low, high] = [floor, ceiling].map((limit) => (limit === null ? null : BigInt(limit)));
+      if ((low !== null && locked.total < low) || (high !== null && locked.total > high)) {
+        throw new Refusal(9003, `the total is outside the bounds, for counter: '${name}'`);
+      }
+      await this.spread(name, locked.count, locked.total, low, high);
+    });
   }
 
   /** A write with an id: record_write first in the write's transaction; a
@@ -174,7 +251,7 @@ class Plain {
     await this.conn.query("START TRANSACTION");
     try {
       await this.conn.execute(this.statements.record_write, [name, id]);
-      await this.add(name, delta);
+      await this.add(name, delta, true);
       await this.conn.query("COMMIT");
     } catch (error) {
       await this.conn.query("ROLLBACK");
@@ -222,6 +299,12 @@ async function plainMode(conn, path) {
   await refused("plain unknown counter", () => plain.add("missing", 1));
   await refused("plain already exists", () => plain.setup("plain", "again", 2, 0));
   await refused("plain past the bound", () => plain.add("plain 😀", plain.bound));
+  await plain.setup("stock", "from Node's plain mode", 4, 10);
+  await plain.setBounds("stock", 0, null);
+  await plain.add("stock", -3);
+  await refused("plain past the floor", () => plain.add("stock", -8));
+  await plain.add("stock", -7);
+  print("plain stock sold out", (await plain.getMany(["stock"])).map(String).join(" "));
   await plain.delete("plain 😀");
   await refused("plain delete of a deleted counter", () => plain.delete("plain 😀"));
   print("plain after refusals", (await plain.getMany(["plain", "plain 😀"])).map(String).join(" "));

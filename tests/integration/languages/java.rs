@@ -67,6 +67,7 @@ fn java_calls_every_routine_through_connector_j() {
             format!("fractional delta: 9003 {refused}"),
             format!("fractional batch: 9003 {refused}"),
             "missing routine: 1305 42000 java.sql.SQLSyntaxErrorException transient=false".to_owned(),
+            format!("past the floor: 9004 {refused}"),
             "after refusals: 46".to_owned(),
         ]
     );

@@ -60,6 +60,7 @@ fn node_calls_every_routine_and_the_plain_statements_through_mysql2() {
             format!("fractional batch: 9003 {refused}"),
             format!("short write id: 9003 {refused}"),
             "missing routine: 1305 42000 ER_SP_DOES_NOT_EXIST".to_owned(),
+            format!("past the floor: 9004 {refused} room 49"),
             "after refusals: 49".to_owned(),
             "plain get_many: 18 null 5".to_owned(),
             "plain slots: 4".to_owned(),
@@ -67,6 +68,8 @@ fn node_calls_every_routine_and_the_plain_statements_through_mysql2() {
             format!("plain unknown counter: 9001 {raised}"),
             format!("plain already exists: 9002 {raised}"),
             format!("plain past the bound: 9003 {raised}"),
+            format!("plain past the floor: 9004 {raised} room 7"),
+            "plain stock sold out: 0".to_owned(),
             format!("plain delete of a deleted counter: 9001 {raised}"),
             "plain after refusals: 18 null".to_owned(),
         ]

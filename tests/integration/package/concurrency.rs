@@ -46,12 +46,12 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
         Some(slots) => format!("FLOOR(RAND() * {slots}) + 1"),
         None => "FLOOR(RAND() * v_slots) + 1".to_owned(),
     };
-    let correct = "SET `counter` = `counter` + v_delta\n         WHERE `counter_name` = p_name AND `counter_id` = v_slot;";
+    let correct = "SET `counter` = `counter` + v_delta\n         WHERE `counter_name` = p_name AND `counter_id` = v_slot\n";
     // The UPDATE of counter_add, and of counter_add_at, which shares it.
     assert_eq!(script.matches(correct).count(), 2, "the UPDATE this test breaks is where it expects");
     let broken = script.replace(
         correct,
-        &format!("SET `counter` = `counter` + v_delta\n         WHERE `counter_name` = p_name AND `counter_id` = {random_slot};"),
+        &format!("SET `counter` = `counter` + v_delta\n         WHERE `counter_name` = p_name AND `counter_id` = {random_slot}\n"),
     );
 
     let db = package.empty_database();

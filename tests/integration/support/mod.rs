@@ -319,13 +319,14 @@ pub fn committed_here() -> impl Iterator<Item = (&'static str, &'static [&'stati
 }
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 20] = [
+pub const ROUTINES: [&str; 21] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
     "counter_add_many_at",
     "counter_add_many_once",
     "counter_add_once",
+    "counter_bound",
     "counter_compact",
     "counter_delete",
     "counter_estimate",

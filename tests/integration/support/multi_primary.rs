@@ -4,13 +4,13 @@
 //! under load, and the slots a node owns. Each cluster says how its reads
 //! are made causal and how it counts certification conflicts.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
+use slotted_counters::{Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
 use slotted_counters_cli::{render, script};
 
 use super::StopOnDrop;
@@ -220,6 +220,52 @@ pub fn check_periods_count_exactly_on_every_node<C: MultiPrimary>(
             .unwrap()
             .flatten();
         assert_eq!(late_hour, Some(3 * per_node * 2), "node {}: the late writes' hour", node.port);
+    }
+    conflicts
+}
+
+/// Checks a sale of a bounded counter from every node: 600 units over 64
+/// slots, 2 clients per node taking 1 at a time until refused at the floor,
+/// one making calls and one through a coalescing handle. Exactly 600 are
+/// sold, every node reads 0, and every slot is within its shares. Returns
+/// the certification conflicts the sale met: what a bound costs on a
+/// cluster, since a take whose slot runs short locks, and may rewrite,
+/// every slot, other nodes' too (the clients retry them).
+pub fn check_bounded_sale_sells_exactly_from_every_node<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) -> u64 {
+    install(cluster, database, options);
+    let admin = client(cluster.nodes()[0], database);
+    admin.setup("stock", NewCounter::new("units in store").slots(64).initial_value(600)).unwrap();
+    admin.bound("stock", 0..).unwrap();
+    let sold = AtomicU64::new(0);
+    let handle = AtomicBool::new(false);
+    let conflicts = load_on_every_node(cluster, 2, |node| {
+        let counters = client(node, database);
+        let coalesced = handle.fetch_xor(true, Ordering::SeqCst);
+        let coalescing = counters.coalescing();
+        loop {
+            let taken = if coalesced { coalescing.add("stock", -1) } else { counters.add("stock", -1) };
+            match taken {
+                Ok(()) => drop(sold.fetch_add(1, Ordering::SeqCst)),
+                Err(CounterError::PastBound { bound: Bound::Floor, .. }) => break,
+                Err(error) => panic!("node {}: a take failed otherwise: {error}", node.port),
+            }
+        }
+    });
+    assert_eq!(sold.into_inner(), 600);
+    assert_eq!(totals_on_every_node(cluster, database, "stock"), [Some(0); 3]);
+    for node in cluster.nodes() {
+        let slots: Vec<(i64, Option<i64>)> = causal_conn::<C>(node, database)
+            .query("SELECT counter, lowest FROM counters WHERE counter_name = 'stock'")
+            .unwrap();
+        assert!(
+            slots.iter().all(|&(value, lowest)| lowest.is_some_and(|lowest| lowest <= value)),
+            "{slots:?}"
+        );
+        assert_eq!(slots.iter().map(|slot| slot.1.unwrap_or_default()).sum::<i64>(), 0, "the floor's shares");
     }
     conflicts
 }

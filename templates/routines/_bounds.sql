@@ -1,0 +1,295 @@
+{#- Bounded counters (`counter_bound`): a floor and a ceiling the counter's
+    total never passes. Each slot row holds its share of them, `lowest`
+    and `highest`, which add up to the floor and the ceiling, and stays
+    within its share: so the total stays within the bounds however the
+    slots are written, as long as every write keeps its slot within its
+    share and every change of the shares keeps their sums. A write its
+    slot can take alone changes that slot, under its one lock, as an
+    increment does; any other (the slot short of room, or a write that
+    adds room enough to share) locks every slot of the counter, checks the
+    bound on the whole total, and spreads the new total evenly over the
+    slots, each with an even share of the room left toward each bound. -#}
+{%- import "_macros.sql" as m -%}
+
+{#- The two columns of a slot's shares, in CREATE TABLE (`add` false) or
+    in ALTER TABLE (`add` true), with `quote` around their comments. -#}
+{% macro columns(quote, add) -%}
+{%- if add %}
+    ADD COLUMN `lowest` BIGINT NULL COMMENT {{ quote }}a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor){{ quote }},
+    ADD COLUMN `highest` BIGINT NULL COMMENT {{ quote }}a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling){{ quote }}
+{%- else %}
+    `lowest` BIGINT NULL COMMENT {{ quote }}a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor){{ quote }},
+    `highest` BIGINT NULL COMMENT {{ quote }}a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling){{ quote }},
+{%- endif %}
+{%- endmacro %}
+
+{#- Whether a slot row takes `delta` alone: it stays within its shares.
+    With `spread_from` (an SQL expression; empty for none), a write that
+    moves the slot away from a bound by at least that much (one unit of
+    room per slot: a restock) does not, so that it is spread for the
+    writes that land on the other slots. Written as the delta against the
+    room, so that no sum leaves BIGINT. -#}
+{% macro fits(delta, spread_from) -%}
+{%- if spread_from.is_empty() -%}
+(`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
+{%- else -%}
+(`lowest` IS NULL OR {{ delta }} BETWEEN `lowest` - `counter` AND {{ spread_from }} - 1)
+{{- " " }}AND (`highest` IS NULL OR {{ delta }} BETWEEN 1 - {{ spread_from }} AND `highest` - `counter`)
+{%- endif %}
+{%- endmacro %}
+
+{#- What lock_all reads into, and spread computes with. -#}
+{% macro declare(indent) -%}
+{{ indent }}-- The counter's slots, total and bounds (the sums of the shares), read
+{{ indent }}-- under lock, and its total after the write.
+{{ indent }}DECLARE v_bounded_slots INT;
+{{ indent }}DECLARE v_bounded_total BIGINT;
+{{ indent }}DECLARE v_floor BIGINT;
+{{ indent }}DECLARE v_ceiling BIGINT;
+{{ indent }}DECLARE v_value BIGINT;
+{{ indent }}-- The spread: each slot holds v_share, plus 1 for the first
+{{ indent }}-- v_share_left slots, and so for the room toward each bound.
+{{ indent }}DECLARE v_share BIGINT;
+{{ indent }}DECLARE v_share_left BIGINT;
+{{ indent }}DECLARE v_floor_room BIGINT;
+{{ indent }}DECLARE v_floor_room_left BIGINT;
+{{ indent }}DECLARE v_ceiling_room BIGINT;
+{{ indent }}DECLARE v_ceiling_room_left BIGINT;
+{%- endmacro %}
+
+{#- Locks every slot of counter p_name (FOR UPDATE: the latest committed
+    rows, whatever the isolation level) and reads how many there are, their
+    total, and the counter's floor and ceiling (NULL: none). -#}
+{% macro lock_all(indent, p) -%}
+{{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+{{ indent }}       CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+{{ indent }}  INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
+{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{%- endmacro %}
+
+{#- Whether lock_all found the counter bounded. -#}
+{% macro is_bounded() -%}
+(v_floor IS NOT NULL OR v_ceiling IS NOT NULL)
+{%- endmacro %}
+
+{#- Refuses v_value, the total a write would leave, past the floor or the
+    ceiling lock_all read: errno 9004, with the room left toward it. -#}
+{% macro check(indent, p) -%}
+{{ indent }}IF v_value < v_floor THEN
+{% call m::refuse(indent ~ "    ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::FLOOR }} ', v_floor, ' ({{ refusals::ROOM_LEFT }}: ', v_bounded_total - v_floor, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}END IF;
+{{ indent }}IF v_value > v_ceiling THEN
+{% call m::refuse(indent ~ "    ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::CEILING }} ', v_ceiling, ' ({{ refusals::ROOM_LEFT }}: ', v_ceiling - v_bounded_total, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- Writes v_value over the `slots` slots of counter p_name (numbered 1 to
+    `slots`, each locked), evenly: slot k holds the value's share, the
+    quotient by `slots` plus 1 for the first remainder's slots; and below
+    and above it, as its own `lowest` and `highest`, an even share of the
+    room toward `floor` and `ceiling` (NULL: none), which so add up to
+    them. A lazy counter's missing slots are created first. Integer
+    arithmetic only: floor division, whatever the signs. -#}
+{% macro spread(indent, p, slots, floor, ceiling) -%}
+{%- if p.auto_create %}
+{{ indent }}-- A lazy counter keeps only the slots that were hit: a bounded one has
+{{ indent }}-- them all, so that each holds its share.
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}WITH digit (d) AS ({{ p.slot_numbers.digits }})
+{{ indent }}SELECT p_name, slot.id, NULL, NOW(), 0
+{{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
+{{ indent }}WHERE slot.id <= {{ slots }}
+{{ indent }}ON DUPLICATE KEY UPDATE `counter_id` = `counter_id`;
+{%- endif %}
+{{ indent }}SET v_share_left = MOD(MOD(v_value, ({{ slots }})) + ({{ slots }}), ({{ slots }}));
+{{ indent }}SET v_share = (v_value - v_share_left) DIV ({{ slots }});
+{{ indent }}SET v_floor_room_left = MOD(v_value - {{ floor }}, ({{ slots }}));
+{{ indent }}SET v_floor_room = (v_value - {{ floor }} - v_floor_room_left) DIV ({{ slots }});
+{{ indent }}SET v_ceiling_room_left = MOD({{ ceiling }} - v_value, ({{ slots }}));
+{{ indent }}SET v_ceiling_room = ({{ ceiling }} - v_value - v_ceiling_room_left) DIV ({{ slots }});
+{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+{{ indent }}   SET `counter` = v_share + (`counter_id` <= v_share_left),
+{{ indent }}       `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+{{ indent }}       `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+{{ indent }} WHERE `counter_name` = p_name;
+{%- endmacro %}
+
+{#- Adds `delta` to counter p_name through all of its slots: the slow way
+    of a write its slot could not take alone. Every slot locked; none: an
+    unknown counter. Unbounded, the slot picked is gone (a shrink removed
+    it): slot 1, there as long as the counter is, takes the delta, and
+    `slot` (a variable, or empty) names it. Bounded: refused past a bound,
+    else the new total spread over the slots. -#}
+{% macro add(indent, p, delta, slot) -%}
+{{ indent }}BEGIN
+{% call declare(indent ~ "    ") %}{% endcall %}
+{% call lock_all(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}    IF v_bounded_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "        ", p) %}{% endcall %}
+{{ indent }}    END IF;
+{{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
+{{ indent }}        SET v_value = v_bounded_total + {{ delta }};
+{% call check(indent ~ "        ", p) %}{% endcall %}
+{% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}    ELSE
+{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
+{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = 1;
+{%- if !slot.is_empty() %}
+{{ indent }}        SET {{ slot }} = 1;
+{%- endif %}
+{{ indent }}    END IF;
+{{ indent }}END;
+{%- endmacro %}
+
+{#- Sets counter p_name of lock_all's bounds to `value` (refused past a
+    bound), spread over its slots, and its start date to now when
+    `reset_start_date`. -#}
+{% macro reset(indent, p, value, reset_start_date) -%}
+{{ indent }}SET v_value = {{ value }};
+{% call check(indent, p) %}{% endcall %}
+{% call spread(indent, p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}IF {{ reset_start_date }} THEN
+{{ indent }}    UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- Makes spread `kind` of counter p_name with its arguments (SQL
+    expressions, NULL where its kind takes none): `add` a delta the slot
+    picked could not take alone, `reset` (a Classic package's) to a value,
+    or `bound` to a floor and a ceiling. As one statement, which records
+    the spread in the table of spreads, whose trigger makes it. In every
+    package, the Galera one's included: a transaction of the routine's own,
+    as the Galera changes are made (routines/_changes.sql), would put a
+    COMMIT in every routine that writes, which a trigger may then not call
+    (1422). -#}
+{% macro make(indent, p, kind, delta, reset_start_date, lowest, highest) -%}
+{{ indent }}INSERT INTO `{{ p.spreads_table }}`
+{{ indent }}    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
+{{ indent }}VALUES (p_name, '{{ kind }}', {{ delta }}, {{ reset_start_date }}, {{ lowest }}, {{ highest }}, NOW(6))
+{{ indent }}ON DUPLICATE KEY UPDATE `spread_kind` = '{{ kind }}', `delta` = {{ delta }},
+{{ indent }}    `reset_start_date` = {{ reset_start_date }}, `lowest` = {{ lowest }}, `highest` = {{ highest }},
+{{ indent }}    `spread_at` = NOW(6);
+{%- endmacro %}
+
+{#- Makes spread `kind` (an SQL expression) of counter p_name, every slot
+    locked first. -#}
+{% macro apply(indent, p, kind, delta, reset_start_date, lowest, highest) -%}
+{% call lock_all(indent, p) %}{% endcall %}
+{{ indent }}IF v_bounded_slots = 0 THEN
+{% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
+{{ indent }}END IF;
+{{ indent }}CASE {{ kind }}
+{{ indent }}WHEN 'add' THEN
+{{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
+{{ indent }}        SET v_value = v_bounded_total + {{ delta }};
+{% call check(indent ~ "        ", p) %}{% endcall %}
+{% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{{ indent }}    ELSE
+{{ indent }}        -- Unbounded: the slot picked is gone (a shrink removed it), and
+{{ indent }}        -- slot 1, there as long as the counter is, takes the delta.
+{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
+{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = 1;
+{{ indent }}    END IF;
+{%- match p.reset_body %}
+{%- when ResetBody::Classic %}
+{{ indent }}WHEN 'reset' THEN
+{{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
+{% call reset(indent ~ "        ", p, delta, reset_start_date) %}{% endcall %}
+{{ indent }}    ELSE
+{{ indent }}        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+{{ indent }}           SET `counter` = IF(`counter_id` = 1, {{ delta }}, 0),
+{{ indent }}               `start_date` = IF({{ reset_start_date }}, NOW(), `start_date`)
+{{ indent }}         WHERE `counter_name` = p_name;
+{{ indent }}    END IF;
+{%- else %}
+{%- endmatch %}
+{{ indent }}WHEN 'bound' THEN
+{{ indent }}    IF v_bounded_total < {{ lowest }} OR v_bounded_total > {{ highest }} THEN
+{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::TOTAL_OUTSIDE_BOUNDS }} (total ', v_bounded_total, ', floor ', COALESCE({{ lowest }}, 'NULL'), ', ceiling ', COALESCE({{ highest }}, 'NULL'), '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    END IF;
+{{ indent }}    IF {{ lowest }} IS NULL AND {{ highest }} IS NULL THEN
+{{ indent }}        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `lowest` = NULL, `highest` = NULL
+{{ indent }}         WHERE `counter_name` = p_name;
+{{ indent }}    ELSE
+{{ indent }}        SET v_value = v_bounded_total;
+{% call spread(indent ~ "        ", p, p.spread_slots, lowest, highest) %}{% endcall %}
+{{ indent }}    END IF;
+{{ indent }}END CASE;
+{%- endmacro %}
+
+{#- Adds v_delta to slot v_slot of counter p_name, when the slot takes it
+    alone (`fits`); else through all of the counter's slots (`add`). For
+    lazy counters the slot row is created when it is not there yet. In a
+    routine, a write of at least `spread_from` away from a bound is spread
+    (see `fits`). In a trigger (`in_trigger`), the slot is locked and
+    looked at first: ROW_COUNT() there would make the statement that fires
+    the trigger unsafe for statement-based logging (1592). -#}
+{% macro add_to_slot(indent, p, in_trigger = false) -%}
+{%- if in_trigger %}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE v_found INT;
+{{ indent }}    DECLARE v_fits BOOLEAN;
+{{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits("v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}      FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+{%- if p.auto_create %}
+{{ indent }}    IF v_found = 0 OR v_fits THEN
+{{ indent }}        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+{{ indent }}        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+{%- else %}
+{{ indent }}    IF v_found = 0 THEN
+{{ indent }}        -- The slot may be gone since the lookup (a resize removed it): slot 1
+{{ indent }}        -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}        SET v_slot = 1;
+{{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits("v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+{{ indent }}        IF v_found = 0 THEN
+{% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
+{{ indent }}        END IF;
+{{ indent }}    END IF;
+{{ indent }}    IF v_fits THEN
+{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+{%- endif %}
+{{ indent }}    ELSE
+{% call add(indent ~ "        ", p, "v_delta", "v_slot") %}{% endcall %}
+{{ indent }}    END IF;
+{{ indent }}END;
+{%- else %}
+{%- if p.auto_create %}
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+{{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits("v_delta", p.slot_count) %}{% endcall %},
+{{ indent }}    `counter` + v_delta, `counter`);
+{{ indent }}-- No row changed: the counter is bounded and the slot could not take
+{{ indent }}-- the delta alone (short of room, or the delta a restock to spread),
+{{ indent }}-- which the spread, with every slot locked, settles; or the delta is 0.
+{{ indent }}IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
+{% call make(indent ~ "    ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}
+{{ indent }}END IF;
+{%- else %}
+{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{{ indent }}   AND {% call fits("v_delta", p.slot_count) %}{% endcall %};
+{{ indent }}IF ROW_COUNT() = 0 THEN
+{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
+{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1
+{{ indent }}       AND {% call fits("v_delta", p.slot_count) %}{% endcall %};
+{{ indent }}    -- Still no row changed: the counter is bounded and neither slot could
+{{ indent }}    -- take the delta alone (short of room, or the delta a restock to
+{{ indent }}    -- spread), or there is no such counter: the spread, with every slot
+{{ indent }}    -- locked, tells them apart. A delta of 0 changes no row either, and
+{{ indent }}    -- needs a look of its own.
+{{ indent }}    IF ROW_COUNT() = 0 THEN
+{{ indent }}        IF v_delta <> 0 THEN
+{% call make(indent ~ "            ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}
+{{ indent }}        ELSEIF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
+{{ indent }}        END IF;
+{{ indent }}    END IF;
+{{ indent }}END IF;
+{%- endif %}
+{%- endif %}
+{%- endmacro %}

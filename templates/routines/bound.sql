@@ -1,0 +1,34 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_bounds.sql" as bounds -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Bound) }}` */$$
+-- Bounds counter p_name: its total never goes below p_lowest nor above
+-- p_highest (NULL: no bound on that side; both NULL: unbounded again), whole
+-- numbers within {{ p.slot_bound }} either way. Refused (9003) when the total is
+-- already outside them. From then on a write that would take the total past
+-- a bound is refused with {{ p.past_bound }}, changing nothing. The total is spread over the
+-- counter's slots, each holding an even share of the room toward each bound,
+-- so that a write its slot can take alone changes that one slot; one that
+-- its slot cannot locks every slot and spreads the total again. One
+-- statement: the trigger {{ p.spread_trigger }} makes the spread it records.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Bound) }}`(
+    IN p_name {{ p.name_type }},
+    IN p_lowest {{ p.number_type }},
+    IN p_highest {{ p.number_type }}
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+
+{% call m::check_name_form("    ", p) %}{% endcall %}
+    IF NOT COALESCE(p_lowest IS NULL OR (p_lowest = TRUNCATE(p_lowest, 0) AND p_lowest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}), FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_lowest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    IF NOT COALESCE(p_highest IS NULL OR (p_highest = TRUNCATE(p_highest, 0) AND p_highest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}), FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_highest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    IF p_lowest > p_highest THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::FLOOR_ABOVE_CEILING }} (', {% call m::number_text("p_lowest") %}{% endcall %}, ' > ', {% call m::number_text("p_highest") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+{% call bounds::make("    ", p, "bound", "NULL", "NULL", "p_lowest", "p_highest") %}{% endcall %}
+END$$

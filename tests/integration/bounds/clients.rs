@@ -1,0 +1,166 @@
+//! Bounded counters through both Rust clients and their coalescing
+//! handles, over the routines and in the plain mode on a database with no
+//! routine: a flash sale sells exactly its stock, a quota is never
+//! exceeded, and a restock during a sale is sold once, with each refusal
+//! a [`CounterError::PastBound`] that says the room left.
+
+use std::sync::Arc;
+
+use mysql::Pool;
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, Bound, CounterError, Counters, NewCounter, PackageOptions};
+
+use super::{assert_within, sale, shares};
+use crate::support::{self, Database, on_each_server};
+
+on_each_server!(
+    a_flash_sale_through_every_client_sells_exactly_the_stock,
+    a_quota_through_every_client_is_never_exceeded,
+    a_restock_during_a_coalesced_sale_is_sold_once,
+);
+
+/// Adds to one counter, as one of the clients does.
+type Adds = Arc<dyn Fn(i64) -> Result<(), CounterError> + Send + Sync>;
+
+/// Each client, in each mode, on a database of its own with counter `name`
+/// set up with `initial` over 64 slots and bounded by `bounds` (through the
+/// client): the sync and the async client, each making calls and through
+/// its coalescing handle, over the routines and in the plain mode.
+fn clients(
+    name: &'static str,
+    initial: i64,
+    bounds: (Option<i64>, Option<i64>),
+) -> Vec<(String, Database, Adds)> {
+    let options = PackageOptions::default();
+    let runtime =
+        Arc::new(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap());
+    let mut clients = Vec::new();
+    for plain in [false, true] {
+        let mode = if plain { "plain" } else { "routines" };
+        for coalesced in [false, true] {
+            let way = if coalesced { "coalescing handle" } else { "calls" };
+            let (db, url) = database(plain, &options);
+            let counters = if plain {
+                Counters::plain(Pool::new(url.as_str()).unwrap(), &options).unwrap()
+            } else {
+                Counters::new(Pool::new(url.as_str()).unwrap())
+            };
+            counters.setup(name, NewCounter::new("d").slots(64).initial_value(initial)).unwrap();
+            counters.bound(name, range(bounds)).unwrap();
+            let adds: Adds = if coalesced {
+                let handle = counters.coalescing();
+                Arc::new(move |delta| handle.add(name, delta))
+            } else {
+                Arc::new(move |delta| counters.add(name, delta))
+            };
+            clients.push((format!("sync {way}, {mode}"), db, adds));
+
+            let (db, url) = database(plain, &options);
+            let counters = runtime.block_on(async {
+                let pool = MySqlPoolOptions::new().max_connections(32).connect(&url).await.unwrap();
+                if plain { AsyncCounters::plain(pool, &options) } else { AsyncCounters::new(pool) }.unwrap()
+            });
+            runtime
+                .block_on(counters.setup(name, NewCounter::new("d").slots(64).initial_value(initial)))
+                .unwrap();
+            runtime.block_on(counters.bound(name, range(bounds))).unwrap();
+            let runtime = Arc::clone(&runtime);
+            let adds: Adds = if coalesced {
+                let handle = counters.coalescing();
+                Arc::new(move |delta| runtime.block_on(handle.add(name, delta)))
+            } else {
+                Arc::new(move |delta| runtime.block_on(counters.add(name, delta)))
+            };
+            clients.push((format!("async {way}, {mode}"), db, adds));
+        }
+    }
+    clients
+}
+
+/// A database with the default package, or with only the plain mode's
+/// tables and an account that may run no routine; the URL to count with.
+fn database(plain: bool, options: &PackageOptions) -> (Database, String) {
+    if plain {
+        support::plain_database(options)
+    } else {
+        let db = support::with_package(options);
+        let url = db.url();
+        (db, url)
+    }
+}
+
+fn range((floor, ceiling): (Option<i64>, Option<i64>)) -> (std::ops::Bound<i64>, std::ops::Bound<i64>) {
+    let side = |limit: Option<i64>| limit.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Included);
+    (side(floor), side(ceiling))
+}
+
+/// Stock 1,000 over 64 slots, 64 threads each taking 1 until refused:
+/// exactly 1,000 succeed, through each client in each mode, every refusal
+/// is at the floor with no room left, and no read of the slots during the
+/// sale sees the total below 0.
+fn a_flash_sale_through_every_client_sells_exactly_the_stock() {
+    for (client, db, adds) in clients("stock", 1000, (Some(0), None)) {
+        let sale = sale(&db, "stock", (Some(0), None), 64, || {
+            let adds = Arc::clone(&adds);
+            move || adds(-1)
+        });
+        assert_eq!(sale.sold, 1000, "{client}");
+        assert!(
+            sale.refused.iter().all(|&refusal| refusal == (Bound::Floor, 0)),
+            "{client}: {:?}",
+            sale.refused
+        );
+        assert_eq!(assert_within(&shares(&mut db.conn(), "stock"), Some(0), None), 0, "{client}");
+    }
+}
+
+/// A quota of 1,000 from 0, 64 threads each drawing 1 until refused at the
+/// ceiling: exactly 1,000 succeed.
+fn a_quota_through_every_client_is_never_exceeded() {
+    for (client, db, adds) in clients("quota", 0, (None, Some(1000))) {
+        let sale = sale(&db, "quota", (None, Some(1000)), 64, || {
+            let adds = Arc::clone(&adds);
+            move || adds(1)
+        });
+        assert_eq!(sale.sold, 1000, "{client}");
+        assert!(
+            sale.refused.iter().all(|&refusal| refusal == (Bound::Ceiling, 0)),
+            "{client}: {:?}",
+            sale.refused
+        );
+        assert_eq!(assert_within(&shares(&mut db.conn(), "quota"), None, Some(1000)), 1000, "{client}");
+    }
+}
+
+/// 100 units, and 9 restocks of 100 through the same handle while 32
+/// threads take through it: every unit added is sold, none twice.
+fn a_restock_during_a_coalesced_sale_is_sold_once() {
+    let options = PackageOptions::default();
+    let db = support::with_package(&options);
+    let counters = Counters::new(db.pool().clone());
+    counters.setup("stock", NewCounter::new("d").slots(64).initial_value(100)).unwrap();
+    counters.bound("stock", 0..).unwrap();
+    let handle = counters.coalescing();
+    let restocked = std::sync::atomic::AtomicBool::new(false);
+    let sale = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for _ in 0..9 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                handle.add("stock", 100).unwrap();
+            }
+            restocked.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        sale(&db, "stock", (Some(0), None), 32, || {
+            let (handle, restocked) = (&handle, &restocked);
+            move || loop {
+                let done = restocked.load(std::sync::atomic::Ordering::SeqCst);
+                match handle.add("stock", -1) {
+                    Err(CounterError::PastBound { .. }) if !done => std::thread::yield_now(),
+                    outcome => return outcome,
+                }
+            }
+        })
+    });
+    assert_eq!(sale.sold, 1000);
+    assert_eq!(counters.get("stock").unwrap(), Some(0));
+}
