@@ -23,7 +23,11 @@ pub(super) fn package(
 ) -> Result<Option<PackageOptions>, Error> {
     let fixed = slots.unwrap_or(1);
     let options = match variant {
-        Variant::SingleRow => return Ok(None),
+        Variant::SingleRow | Variant::SingleRowGuarded => return Ok(None),
+        Variant::Bounded => {
+            PackageOptions::builder().table("bench_bounded_counters").prefix("bench_bounded_")
+        }
+        Variant::Sale => PackageOptions::builder().table("bench_sale_counters").prefix("bench_sale_"),
         Variant::Dynamic
         | Variant::OwnCounter
         | Variant::Client

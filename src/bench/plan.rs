@@ -14,8 +14,24 @@ use slotted_counters_core::options::SLOT_LIMIT;
 pub enum Variant {
     /// The counter the package replaces: one row per counter, `UPDATE ... SET n = n + 1`.
     SingleRow,
+    /// The stock a bounded counter replaces: one row per item, each client
+    /// taking 1 at a time with `UPDATE ... SET n = n - 1 WHERE id = ? AND
+    /// n >= 1`, from a stock that does not run out in a round.
+    SingleRowGuarded,
     /// The package with slot counts chosen per counter.
     Dynamic,
+    /// `dynamic`'s package with its hot counters bounded at 0
+    /// (`counter_bound`), each client taking 1 at a time
+    /// (`counter_add(name, -1)`) from a stock that does not run out in a
+    /// round: what a bound costs while room is plentiful. Its totals count
+    /// as exact when they fell by exactly the takes.
+    Bounded,
+    /// A sale that runs out: `bounded`'s takes from a stock of 100 per
+    /// client, restocked before each round, each client taking until a take
+    /// is refused (9004). The round reports the units sold and the takes
+    /// refused; its totals are exact when it sold exactly the stock. Runs at
+    /// hold 0 only.
+    Sale,
     /// `dynamic` with each counter counted per hour and per day
     /// (`counter_track`): every increment also adds to a bucket of each,
     /// in its statement. Its totals count as exact only when every
@@ -93,6 +109,8 @@ pub(super) struct Profile {
     pub(super) coalesces: bool,
     /// Its clients are tokio tasks rather than threads.
     pub(super) is_async: bool,
+    /// Each of its calls takes 1 from a stock instead of adding 1.
+    pub(super) takes: bool,
 }
 
 impl Variant {
@@ -108,11 +126,17 @@ impl Variant {
             counters_of: self,
             coalesces: false,
             is_async: false,
+            takes: false,
         };
         let own_transactions = Profile { holds: false, ..package };
         match self {
             SingleRow => Profile { name: "single-row", has_slots: false, ..package },
+            SingleRowGuarded => {
+                Profile { name: "single-row-guarded", has_slots: false, takes: true, ..package }
+            }
             Dynamic => Profile { name: "dynamic", ..package },
+            Bounded => Profile { name: "bounded", takes: true, ..package },
+            Sale => Profile { name: "sale", takes: true, ..own_transactions },
             Periods => Profile { name: "periods", ..package },
             Fixed => Profile { name: "fixed", needs_slots: true, ..package },
             Lazy => Profile { name: "lazy", needs_slots: true, ..package },

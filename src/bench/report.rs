@@ -99,6 +99,8 @@ pub struct RoundResult {
     /// Increments the server acknowledged.
     pub increments: u64,
     pub errors: u64,
+    /// Takes refused for a bounded counter's bound: what a sale could not sell.
+    pub refused: u64,
     /// Errors that were deadlocks (1213), as the clients saw them.
     pub deadlocks_seen: u64,
     pub seconds: f64,
@@ -215,6 +217,7 @@ impl RoundResult {
             hold_ms: 2,
             increments: 100,
             errors: 0,
+            refused: 0,
             deadlocks_seen: 0,
             seconds: 1.0,
             increments_per_second,

@@ -1,7 +1,7 @@
 //! One benchmark round: its clients, started together at a barrier, each on
 //! a connection of its own, and the figures they leave. Every round checks
 //! its totals: the measured counters must grow by exactly the increments
-//! the server acknowledged. On a cluster, the server's counters are summed
+//! the server acknowledged (fall by exactly the takes, for a stock). On a cluster, the server's counters are summed
 //! over the nodes.
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
-use super::plan::{Budget, Case, Variant};
+use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
 use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
@@ -25,6 +25,9 @@ impl Workbench {
     /// Runs one round and checks its totals.
     pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
+        if case.variant == Variant::Sale {
+            self.restock(&mut conn, case)?;
+        }
         let before = self.server_counters()?;
         let before_flushes = self.flush_stats(case.variant);
         let before_total = self.total(&mut conn, case)?;
@@ -43,7 +46,9 @@ impl Workbench {
         let after = self.server_counters()?;
         let after_flushes = self.flush_stats(case.variant);
         let increments: u64 = outcomes.iter().map(|outcome| outcome.increments).sum();
-        let after_total = self.total_after(&mut conn, case, before_total + increments as i64)?;
+        // What the counters moved by: a take lowers them.
+        let moved = if case.variant.profile().takes { -(increments as i64) } else { increments as i64 };
+        let after_total = self.total_after(&mut conn, case, before_total + moved)?;
         let mut latencies: Vec<Duration> =
             outcomes.iter().flat_map(|outcome| outcome.latencies.iter().copied()).collect();
         latencies.sort_unstable();
@@ -59,6 +64,7 @@ impl Workbench {
             hold_ms: case.hold_ms,
             increments,
             errors: outcomes.iter().map(|outcome| outcome.errors).sum(),
+            refused: outcomes.iter().map(|outcome| outcome.refused).sum(),
             deadlocks_seen: outcomes.iter().map(|outcome| outcome.deadlocks).sum(),
             seconds,
             increments_per_second: if seconds > 0.0 { increments as f64 / seconds } else { 0.0 },
@@ -83,7 +89,7 @@ impl Workbench {
             }),
             client_cpu_us: cpu.per(increments),
             total_change: after_total - before_total,
-            total_exact: after_total - before_total == increments as i64,
+            total_exact: after_total - before_total == moved,
         })
     }
 
@@ -206,11 +212,15 @@ impl Workbench {
         barrier.wait();
         let mut incrementer = prepared?;
         let started = Instant::now();
-        let (iterations, deadline) = budget.limits(started);
+        // A sale goes on until its stock runs out.
+        let (iterations, deadline) = match case.variant {
+            Variant::Sale => (u32::MAX, started + ROUND_TIME_LIMIT),
+            _ => budget.limits(started),
+        };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || outcome.refused > 0 {
                 break;
             }
             incrementer.iteration(&names, hold, &mut outcome, progress)?;
@@ -319,6 +329,8 @@ fn in_transaction(
 pub(super) struct ClientOutcome {
     increments: u64,
     errors: u64,
+    /// Takes refused for a bounded counter's bound (9004): a sale's sold out.
+    refused: u64,
     deadlocks: u64,
     latencies: Vec<Duration>,
     /// When its last call returned.
@@ -340,6 +352,7 @@ impl ClientOutcome {
                 self.latencies.push(began.elapsed());
                 progress.inc(increments as u64);
             }
+            Err(CounterError::PastBound { .. }) => self.refused += 1,
             Err(error) => {
                 self.errors += 1;
                 if error.code() == Some(server_errno::DEADLOCK) {
@@ -352,7 +365,14 @@ impl ClientOutcome {
 
 impl Default for ClientOutcome {
     fn default() -> Self {
-        Self { increments: 0, errors: 0, deadlocks: 0, latencies: Vec::new(), finished: Instant::now() }
+        Self {
+            increments: 0,
+            errors: 0,
+            refused: 0,
+            deadlocks: 0,
+            latencies: Vec::new(),
+            finished: Instant::now(),
+        }
     }
 }
 

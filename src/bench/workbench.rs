@@ -31,6 +31,11 @@ const HOT: [u32; 4] = [100, 500, 1_000, 1_499];
 const CLASSIC_MAX_SLOTS: u32 = 50;
 /// Seed of the classic layout, so every run builds the same one.
 const LAYOUT_SEED: u64 = 2012;
+/// The stock of the `bounded` and `single-row-guarded` rounds' items: more
+/// than any round takes.
+const STOCK: i64 = 1_000_000_000_000_000;
+/// What a `sale` round sells, per client.
+const SALE_PER_CLIENT: i64 = 100;
 /// How long the other nodes of a cluster may take to apply what the first
 /// one prepared, or a round's increments.
 pub(super) const REPLICATION_WAIT: Duration = Duration::from_secs(30);
@@ -225,7 +230,8 @@ impl Workbench {
     }
 
     fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
-        let mut sql = String::from("DROP TABLE IF EXISTS bench_single_row;\n");
+        let mut sql =
+            String::from("DROP TABLE IF EXISTS bench_single_row;\nDROP TABLE IF EXISTS bench_stock;\n");
         for options in self.packages()? {
             sql.push_str(&install::uninstall_script(&options, true)?);
         }
@@ -237,10 +243,16 @@ impl Workbench {
         for options in self.packages()? {
             script::run(conn, &render::setup_sql(&options)?)?;
         }
-        conn.query_drop(
-            "CREATE TABLE bench_single_row (id INT NOT NULL PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB",
-        )
-        .map_err(Error::Query)?;
+        for table in ["bench_single_row", "bench_stock"] {
+            conn.query_drop(format!(
+                "CREATE TABLE {table} (id INT NOT NULL PRIMARY KEY, n BIGINT NOT NULL) ENGINE=InnoDB"
+            ))
+            .map_err(Error::Query)?;
+        }
+        for &id in &self.hot {
+            conn.exec_drop("INSERT INTO bench_stock (id, n) VALUES (?, ?)", (id, STOCK))
+                .map_err(Error::Query)?;
+        }
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
@@ -262,6 +274,7 @@ impl Workbench {
             let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
             match (variant.profile().counters_of, slots) {
                 (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
+                (Variant::SingleRowGuarded, _) => {}
                 (Variant::OwnCounter, _) => {
                     (0..self.max_clients).try_for_each(|client| create((own_name(client), 1).into()))?;
                 }
@@ -297,13 +310,33 @@ impl Workbench {
                 .map_err(Error::Query)?;
             }
         }
+        for &(variant, slots) in &self.kinds {
+            if matches!(variant, Variant::Bounded | Variant::Sale) {
+                self.restock(conn, Case { variant, slots, clients: self.max_clients, hold_ms: 0 })?;
+            }
+        }
         conn.query_drop("COMMIT").map_err(Error::Query)
+    }
+
+    /// Sets the hot counters of `case`, a bounded variant's, to their stock
+    /// (a sale's for its clients), bounded at 0.
+    pub(super) fn restock(&self, conn: &mut impl Queryable, case: Case) -> Result<(), Error> {
+        let options = self.package(case.variant, case.slots)?.expect("a bounded variant calls a package");
+        let stock =
+            if case.variant == Variant::Sale { SALE_PER_CLIENT * i64::from(case.clients) } else { STOCK };
+        for name in self.counter_names(case, 0) {
+            let reset = format!("CALL `{}`(?, ?, FALSE)", Routine::Reset.name(&options));
+            conn.exec_drop(reset, (&name, stock)).map_err(Error::Query)?;
+            let bound = format!("CALL `{}`(?, 0, NULL)", Routine::Bound.name(&options));
+            conn.exec_drop(bound, (&name,)).map_err(Error::Query)?;
+        }
+        Ok(())
     }
 
     /// The summed value of the counters `case` increments.
     pub(super) fn total(&self, conn: &mut impl Queryable, case: Case) -> Result<i64, Error> {
         let names: Vec<mysql::Value> = match case.variant {
-            Variant::SingleRow => self.hot.iter().map(|&id| id.into()).collect(),
+            Variant::SingleRow | Variant::SingleRowGuarded => self.hot.iter().map(|&id| id.into()).collect(),
             Variant::OwnCounter => (0..case.clients).map(|client| own_name(client).into()).collect(),
             _ => self.counter_names(case, 0).into_iter().map(Into::into).collect(),
         };
@@ -314,7 +347,8 @@ impl Workbench {
                 options.table()
             ),
             None => format!(
-                "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM bench_single_row WHERE id IN ({placeholders})"
+                "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM {} WHERE id IN ({placeholders})",
+                single_row_table(case.variant)
             ),
         };
         let total = conn.exec_first::<Option<i64>, _, _>(sql, names.clone()).map_err(Error::Query)?.flatten();
@@ -346,7 +380,9 @@ impl Workbench {
     /// The names (or ids) one iteration of `client` increments, one per hot counter.
     pub(super) fn counter_names(&self, case: Case, client: u32) -> Vec<String> {
         match (case.variant, case.slots) {
-            (Variant::SingleRow, _) => self.hot.iter().map(u32::to_string).collect(),
+            (Variant::SingleRow | Variant::SingleRowGuarded, _) => {
+                self.hot.iter().map(u32::to_string).collect()
+            }
             (Variant::OwnCounter, _) => vec![own_name(client); self.hot.len()],
             (_, Some(slots)) => self.hot.iter().map(|&hot| hot_name(hot, slots)).collect(),
             (_, None) => self.hot.iter().map(|&hot| classic_name(hot)).collect(),
@@ -360,11 +396,21 @@ impl Workbench {
             Some(options) => match case.variant {
                 Variant::Transaction => format!("CALL `{}`(?, 1)", Routine::Add.name(&options)),
                 Variant::AddMany => format!("CALL `{}`(?)", Routine::AddMany.name(&options)),
+                Variant::Bounded | Variant::Sale => format!("CALL `{}`(?, -1)", Routine::Add.name(&options)),
                 _ => format!("CALL `{}`(?)", Routine::Increment.name(&options)),
             },
+            None if case.variant == Variant::SingleRowGuarded => {
+                "UPDATE bench_stock SET n = n - 1 WHERE id = ? AND n >= 1".to_owned()
+            }
             None => "UPDATE bench_single_row SET n = n + 1 WHERE id = ?".to_owned(),
         })
     }
+}
+
+/// The table of a variant without a package: the single-row counters, or
+/// the guarded stock.
+fn single_row_table(variant: Variant) -> &'static str {
+    if variant == Variant::SingleRowGuarded { "bench_stock" } else { "bench_single_row" }
 }
 
 /// The ids of `hot` hot counters: the classic four first, then the others

@@ -3,7 +3,7 @@
 
 use super::args::{AdviseArgs, BenchArgs};
 use super::table;
-use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, RoundResult, advise};
+use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, RoundResult, Variant, advise};
 use crate::error::Error;
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
@@ -89,6 +89,7 @@ type Column = (&'static str, fn(&RoundResult) -> String);
 fn report_table(report: &Report) -> String {
     let on_cluster = report.results.iter().any(|result| result.conflicts().is_some());
     let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
+    let sales = report.results.iter().any(|result| result.variant == Variant::Sale);
     let mut columns: Vec<Column> = vec![
         ("variant", |result| result.label.clone()),
         ("clients", |result| result.clients.to_string()),
@@ -108,6 +109,13 @@ fn report_table(report: &Report) -> String {
         format!("{:.1}", result.client_cpu_us.user + result.client_cpu_us.system)
     }));
     columns.push(("errors", |result| result.errors.to_string()));
+    if sales {
+        // A sale's takes: sold (the increments), refused once sold out, in
+        // its seconds.
+        columns.push(("sold", |result| result.increments.to_string()));
+        columns.push(("refused", |result| result.refused.to_string()));
+        columns.push(("seconds", |result| format!("{:.2}", result.seconds)));
+    }
     columns.push(("exact", |result| if result.total_exact { "yes" } else { "NO" }.to_owned()));
     if coalesced {
         columns.push(("batch", |result| {

@@ -14,6 +14,7 @@ on_each_server!(
     bench_async_coalesced_clients_are_tasks_not_connections,
     bench_client_and_plain_count_in_the_dynamic_counters,
     bench_periods_counts_every_increment_in_every_bucket,
+    bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
     advise_recommends_a_slot_count_from_its_table,
     bench_refuses_bad_plans,
@@ -206,6 +207,38 @@ fn bench_periods_counts_every_increment_in_every_bucket() {
     assert_eq!(rounds.len(), 4, "2 holds x 2 client counts: {table}");
     for round in rounds {
         support::check_bench_round(round, round["clients"].as_u64().unwrap() * 20);
+    }
+    assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
+}
+
+/// `--variant bounded,single-row-guarded,sale`: takes from a bounded
+/// counter and from a guarded single row each lower their stock by exactly
+/// the takes, at every hold; a sale sells exactly its 100 units per client,
+/// refuses each client's last take, and counts no error.
+fn bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock() {
+    let db = Database::new();
+    let (table, report) = bench_report(
+        &db,
+        "--variant bounded,single-row-guarded --hot 1 --clients 1,4 --slots 8 --hold-ms 0,2 --iterations 20",
+    );
+    let results = report["results"].as_array().unwrap();
+    for variant in ["bounded", "single-row-guarded"] {
+        let rounds: Vec<&Value> = results.iter().filter(|result| result["variant"] == variant).collect();
+        assert_eq!(rounds.len(), 4, "{variant}: 2 holds x 2 client counts: {table}");
+        for round in rounds {
+            support::check_bench_round(round, round["clients"].as_u64().unwrap() * 20);
+            assert_eq!(round["total_change"], -(round["increments"].as_i64().unwrap()), "{round}");
+        }
+    }
+    let (table, report) = bench_report(&db, "--variant sale --hot 1 --clients 1,8 --slots 8 --iterations 1");
+    assert!(table.contains("sold") && table.contains("refused"), "{table}");
+    let sales: Vec<&Value> =
+        report["results"].as_array().unwrap().iter().filter(|result| result["variant"] == "sale").collect();
+    assert_eq!(sales.len(), 2, "{table}");
+    for sale in sales {
+        let clients = sale["clients"].as_u64().unwrap();
+        support::check_bench_round(sale, 100 * clients);
+        assert_eq!(sale["refused"], clients, "each client's last take: {sale}");
     }
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }
