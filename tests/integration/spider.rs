@@ -6,6 +6,7 @@
 //! table, whose head misreads the sums the routines' changes build on.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, SystemTime};
@@ -198,29 +199,39 @@ fn a_refused_batch_applies_nothing_on_any_data_server() {
     assert_eq!(counters.get_many(&names).unwrap(), vec![Some(1); 16]);
 }
 
-/// A bounded counter in the plain mode through the head: 500 units over 16
-/// slots, 32 threads taking 1 at a time until refused at the floor, half
-/// through a coalescing handle. Exactly 500 are sold, and every slot, on
-/// the data server of its counter, is within its shares.
+/// A bounded counter in the plain mode through the head: 300 units over 16
+/// slots and 2 restocks of 100 while 32 threads take 1 at a time until
+/// refused at the floor once both are in, half through a coalescing
+/// handle. Exactly 500 are sold, and every slot, on the data server of its
+/// counter, is within its shares.
 #[test]
 fn a_bounded_sale_through_a_spider_head_sells_exactly_its_stock() {
     let spider = spider();
     let database = "spider_bounds";
     let counters = plain_client(spider, database, &PackageOptions::default());
-    counters.setup("stock", NewCounter::new("units in store").slots(16).initial_value(500)).unwrap();
+    counters.setup("stock", NewCounter::new("units in store").slots(16).initial_value(300)).unwrap();
     counters.bound("stock", 0..).unwrap();
     let coalescing = counters.coalescing();
-    let sold = std::sync::atomic::AtomicU64::new(0);
+    let (sold, restocked) = (AtomicU64::new(0), AtomicBool::new(false));
     thread::scope(|scope| {
+        scope.spawn(|| {
+            for _ in 0..2 {
+                thread::sleep(Duration::from_millis(30));
+                counters.add("stock", 100).unwrap();
+            }
+            restocked.store(true, Ordering::SeqCst);
+        });
         for thread in 0..32 {
-            let (counters, coalescing, sold) = (&counters, &coalescing, &sold);
+            let (counters, coalescing, sold, restocked) = (&counters, &coalescing, &sold, &restocked);
             scope.spawn(move || {
                 loop {
+                    let done = restocked.load(Ordering::SeqCst);
                     let taken =
                         if thread % 2 == 0 { counters.add("stock", -1) } else { coalescing.add("stock", -1) };
                     match taken {
-                        Ok(()) => drop(sold.fetch_add(1, std::sync::atomic::Ordering::SeqCst)),
-                        Err(CounterError::PastBound { .. }) => break,
+                        Ok(()) => drop(sold.fetch_add(1, Ordering::SeqCst)),
+                        Err(CounterError::PastBound { .. }) if done => break,
+                        Err(CounterError::PastBound { .. }) => thread::yield_now(),
                         Err(error) => panic!("a take failed otherwise: {error}"),
                     }
                 }

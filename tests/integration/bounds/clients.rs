@@ -133,34 +133,38 @@ fn a_quota_through_every_client_is_never_exceeded() {
 }
 
 /// 100 units, and 9 restocks of 100 through the same handle while 32
-/// threads take through it: every unit added is sold, none twice.
+/// threads take through it, over the routines and in the plain mode on a
+/// database with no routine: every unit added is sold, none twice.
 fn a_restock_during_a_coalesced_sale_is_sold_once() {
     let options = PackageOptions::default();
-    let db = support::with_package(&options);
-    let counters = Counters::new(db.pool().clone());
-    counters.setup("stock", NewCounter::new("d").slots(64).initial_value(100)).unwrap();
-    counters.bound("stock", 0..).unwrap();
-    let handle = counters.coalescing();
-    let restocked = std::sync::atomic::AtomicBool::new(false);
-    let sale = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            for _ in 0..9 {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                handle.add("stock", 100).unwrap();
-            }
-            restocked.store(true, std::sync::atomic::Ordering::SeqCst);
-        });
-        sale(&db, "stock", (Some(0), None), 32, || {
-            let (handle, restocked) = (&handle, &restocked);
-            move || loop {
-                let done = restocked.load(std::sync::atomic::Ordering::SeqCst);
-                match handle.add("stock", -1) {
-                    Err(CounterError::PastBound { .. }) if !done => std::thread::yield_now(),
-                    outcome => return outcome,
+    for plain in [false, true] {
+        let (db, url) = database(plain, &options);
+        let pool = Pool::new(url.as_str()).unwrap();
+        let counters = if plain { Counters::plain(pool, &options).unwrap() } else { Counters::new(pool) };
+        counters.setup("stock", NewCounter::new("d").slots(64).initial_value(100)).unwrap();
+        counters.bound("stock", 0..).unwrap();
+        let handle = counters.coalescing();
+        let restocked = std::sync::atomic::AtomicBool::new(false);
+        let sale = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for _ in 0..9 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    handle.add("stock", 100).unwrap();
                 }
-            }
-        })
-    });
-    assert_eq!(sale.sold, 1000);
-    assert_eq!(counters.get("stock").unwrap(), Some(0));
+                restocked.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+            sale(&db, "stock", (Some(0), None), 32, || {
+                let (handle, restocked) = (&handle, &restocked);
+                move || loop {
+                    let done = restocked.load(std::sync::atomic::Ordering::SeqCst);
+                    match handle.add("stock", -1) {
+                        Err(CounterError::PastBound { .. }) if !done => std::thread::yield_now(),
+                        outcome => return outcome,
+                    }
+                }
+            })
+        });
+        assert_eq!(sale.sold, 1000, "plain: {plain}");
+        assert_eq!(counters.get("stock").unwrap(), Some(0), "plain: {plain}");
+    }
 }
