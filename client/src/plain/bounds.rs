@@ -22,8 +22,8 @@ pub(super) struct Locked {
     slots: i64,
     pub(super) lowest_slot: i64,
     total: i64,
-    floor: Option<i64>,
-    ceiling: Option<i64>,
+    pub(super) floor: Option<i64>,
+    pub(super) ceiling: Option<i64>,
 }
 
 impl Locked {
@@ -73,27 +73,17 @@ impl Plain {
         if locked.is_bounded() {
             let value = locked.total.checked_add(delta).ok_or_else(|| self.past_bound(name))?;
             locked.check(name, value)?;
-            self.spread(conn, name, &locked, value, false).await?;
+            self.spread(conn, name, &locked, value, (locked.floor, locked.ceiling), false).await?;
         } else if self.add_to(conn, name, first, delta).await? == 0 {
             return Err(self.past_bound(name));
         }
         Ok(first)
     }
 
-    /// Writes `value` over counter `name`'s slots, with their shares of the
-    /// bounds `locked` read, and its start date as now when `reset_start_date`.
+    /// Writes `value` over counter `name`'s slots (as `locked` found them),
+    /// each with its share of the bounds `floor` and `ceiling`, and its
+    /// start date as now when `reset_start_date`.
     pub(super) async fn spread(
-        &self,
-        conn: &mut impl Connection,
-        name: &str,
-        locked: &Locked,
-        value: i64,
-        reset_start_date: bool,
-    ) -> Result<(), CounterError> {
-        self.write_spread(conn, name, locked, value, (locked.floor, locked.ceiling), reset_start_date).await
-    }
-
-    async fn write_spread(
         &self,
         conn: &mut impl Connection,
         name: &str,
@@ -166,7 +156,7 @@ impl Plain {
                     .await
                     .map(drop);
             }
-            self.write_spread(conn, name, &locked, total, (floor, ceiling), false).await
+            self.spread(conn, name, &locked, total, (floor, ceiling), false).await
         })
         .await
     }

@@ -234,7 +234,8 @@ impl Plain {
             let locked = self.lock(&mut *conn, name).await?;
             if locked.is_bounded() {
                 locked.check(name, value)?;
-                return self.spread(conn, name, &locked, value, start_date == StartDate::Now).await;
+                let bounds = (locked.floor, locked.ceiling);
+                return self.spread(conn, name, &locked, value, bounds, start_date == StartDate::Now).await;
             }
             let slot = if self.sql.auto_create() { locked.lowest_slot } else { 1 };
             Connection::execute(conn, &reset(slot)).await.map(drop)
