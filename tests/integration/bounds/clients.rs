@@ -5,10 +5,13 @@
 //! a [`CounterError::PastBound`] that says the room left.
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use mysql::Pool;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, Bound, CounterError, Counters, NewCounter, PackageOptions};
+use slotted_counters::{
+    AsyncCounters, Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period,
+};
 
 use super::{assert_within, sale, shares};
 use crate::support::{self, Database, on_each_server};
@@ -17,6 +20,7 @@ on_each_server!(
     a_flash_sale_through_every_client_sells_exactly_the_stock,
     a_quota_through_every_client_is_never_exceeded,
     a_restock_during_a_coalesced_sale_is_sold_once,
+    a_bounded_counter_counts_per_period_and_a_refusal_counts_nowhere,
 );
 
 /// Adds to one counter, as one of the clients does.
@@ -166,5 +170,34 @@ fn a_restock_during_a_coalesced_sale_is_sold_once() {
         });
         assert_eq!(sale.sold, 1000, "plain: {plain}");
         assert_eq!(counters.get("stock").unwrap(), Some(0), "plain: {plain}");
+    }
+}
+
+/// A bounded counter that counts per hour, through the sync client in both
+/// modes: takes that spread count in the hour as takes that fit a slot
+/// do, and a refused take counts nowhere.
+fn a_bounded_counter_counts_per_period_and_a_refusal_counts_nowhere() {
+    let options = PackageOptions::default();
+    for plain in [false, true] {
+        let (_db, url) = database(plain, &options);
+        let pool = Pool::new(url.as_str()).unwrap();
+        let counters = if plain { Counters::plain(pool, &options).unwrap() } else { Counters::new(pool) };
+        counters.setup("stock", NewCounter::new("d").slots(8).initial_value(20)).unwrap();
+        counters.track("stock", Period::Hour, Keep::All).unwrap();
+        counters.bound("stock", 0..).unwrap();
+        for _ in 0..20 {
+            counters.add("stock", -1).unwrap();
+        }
+        let refused = counters.add("stock", -1).unwrap_err();
+        assert!(matches!(refused, CounterError::PastBound { room: 0, .. }), "plain: {plain}: {refused:?}");
+        counters.add("stock", 16).unwrap();
+        counters.add("stock", -3).unwrap();
+        // The last hour and the next: a write at the turn of an hour counts
+        // in the one it was made in.
+        let now = SystemTime::now();
+        let hour = Duration::from_secs(3_600);
+        let counted = counters.get_range("stock", Period::Hour, now - 2 * hour, now + hour).unwrap();
+        assert_eq!(counted, Some(-20 + 16 - 3), "plain: {plain}");
+        assert_eq!(counters.get("stock").unwrap(), Some(13), "plain: {plain}");
     }
 }
