@@ -10,6 +10,7 @@ use mysql::prelude::Queryable;
 
 on_each_server!(
     install_creates_the_package_and_reinstall_keeps_counts,
+    install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts,
     install_reads_the_url_from_database_url,
     install_from_a_generated_folder,
     dry_run_prints_statements_and_runs_none,
@@ -46,6 +47,44 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
     assert_eq!(report.matches("current").count(), support::ROUTINES.len(), "{report}");
     assert!(report.contains("counter_totals") && report.contains("view"), "{report}");
     assert!(report.contains("counters") && report.contains("present"), "{report}");
+}
+
+/// A table made by a version before bounded counters, with counts in it:
+/// `install` adds the two columns of the slots' shares, last, keeps every
+/// count, and the counter can be bounded; a second install changes nothing.
+fn install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts() {
+    let db = Database::new();
+    let mut conn = db.conn();
+    conn.query_drop(
+        "CREATE TABLE counters (
+            counter_name VARCHAR(50) NOT NULL, counter_id SMALLINT UNSIGNED NOT NULL,
+            description VARCHAR(255) NULL, start_date DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+            counter BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (counter_name, counter_id)
+        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+    )
+    .unwrap();
+    conn.query_drop(
+        "INSERT INTO counters (counter_name, counter_id, counter) VALUES ('stock', 1, 7), ('stock', 2, 3)",
+    )
+    .unwrap();
+    let columns = |conn: &mut mysql::PooledConn| -> Vec<String> {
+        conn.query(
+            "SELECT COLUMN_NAME FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' ORDER BY ORDINAL_POSITION",
+        )
+        .unwrap()
+    };
+    for _ in 0..2 {
+        succeeded(slotted_counters(&["install", "--url", &db.url()]));
+        assert_eq!(
+            columns(&mut conn),
+            ["counter_name", "counter_id", "description", "start_date", "counter", "lowest", "highest"]
+        );
+        assert_eq!(support::total(&mut conn, "stock"), Some(10));
+    }
+    conn.query_drop("CALL counter_bound('stock', 0, NULL)").unwrap();
+    let (code, _) = support::server_error(conn.query_drop("CALL counter_add('stock', -11)").unwrap_err());
+    assert_eq!(code, slotted_counters_core::package::errno::PAST_BOUND);
 }
 
 fn install_reads_the_url_from_database_url() {
