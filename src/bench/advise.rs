@@ -3,8 +3,9 @@
 
 use indicatif::ProgressBar;
 
-use super::plan::{Budget, Case, DEFAULT_HOT, Variant};
+use super::plan::{Budget, Case, DEFAULT_HOT};
 use super::report::RoundResult;
+use super::variant::Variant;
 use super::workbench::Workbench;
 use crate::error::Error;
 use slotted_counters::defaults;

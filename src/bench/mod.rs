@@ -15,12 +15,14 @@ mod plot;
 pub mod report;
 mod round;
 mod tasks;
+mod variant;
 mod workbench;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub use plan::{Budget, Case, DEFAULT_HOT, Plan, Variant};
+pub use plan::{Budget, Case, DEFAULT_HOT, Plan};
 pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo};
+pub use variant::Variant;
 pub use workbench::Workbench;
 
 use crate::error::Error;

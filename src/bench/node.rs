@@ -5,8 +5,8 @@ use mysql::{Pool, PoolConstraints, PoolOpts};
 use slotted_counters::{Coalescing, Counters};
 
 use super::packages::package;
-use super::plan::Variant;
 use super::report::ServerInfo;
+use super::variant::Variant;
 use crate::database;
 use crate::error::Error;
 

@@ -6,7 +6,7 @@ use slotted_counters_core::options::DEFAULT_MAX_SLOTS;
 use slotted_counters_core::periods::Period;
 use slotted_counters_core::{Cluster, PackageOptions, SlotChoice};
 
-use super::plan::Variant;
+use super::variant::Variant;
 use crate::error::Error;
 
 /// The periods the `periods` variant's counters are counted per.

@@ -8,7 +8,8 @@ use std::time::Duration;
 use mysql::prelude::Queryable;
 use serde::Serialize;
 
-use super::plan::{Budget, Variant};
+use super::plan::Budget;
+use super::variant::Variant;
 use crate::error::Error;
 use slotted_counters_core::package::{GROUP_MEMBERS_TABLE, server_errno};
 

@@ -13,8 +13,9 @@ use indicatif::ProgressBar;
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
-use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Variant};
+use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
+use super::variant::Variant;
 use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;

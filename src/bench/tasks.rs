@@ -13,8 +13,9 @@ use slotted_counters::{AsyncCoalescing, AsyncCounters, FlushStats, PackageOption
 use tokio::runtime::Runtime;
 use tokio::sync::Barrier;
 
-use super::plan::{Budget, Case, Variant};
+use super::plan::{Budget, Case};
 use super::round::ClientOutcome;
+use super::variant::Variant;
 use crate::error::Error;
 
 /// The runtime of the async rounds, and per node the handles their tasks

@@ -15,9 +15,10 @@ use rand::{RngExt, SeedableRng};
 
 use super::node::Node;
 use super::packages::{PERIODS_COUNTED, package};
-use super::plan::{CLASSIC_COUNTERS, Case, Variant};
+use super::plan::{CLASSIC_COUNTERS, Case};
 use super::report::ServerInfo;
 use super::tasks::Tasks;
+use super::variant::Variant;
 use crate::error::Error;
 use crate::{install, render, script};
 use slotted_counters::Coalescing;
