@@ -89,12 +89,33 @@ pub struct FlushStats {
     pub flushes: u64,
     /// Callers' deltas those batches carried.
     pub deltas: u64,
+    /// The time those flushes took, summed: from taking their deltas to
+    /// having every outcome, retries included.
+    pub busy: Duration,
 }
 
 impl FlushStats {
     /// Deltas per flush: how many calls shared each transaction.
     pub fn mean_batch(&self) -> f64 {
         if self.flushes == 0 { 0.0 } else { self.deltas as f64 / self.flushes as f64 }
+    }
+
+    /// What one flush took on average: beside a bare commit's time, what
+    /// a flush adds to the commit it carries.
+    pub fn mean_flush(&self) -> Duration {
+        u32::try_from(self.flushes)
+            .ok()
+            .filter(|&flushes| flushes > 0)
+            .map_or(Duration::ZERO, |flushes| self.busy / flushes)
+    }
+
+    /// What was flushed since `earlier`, stats of the same handle.
+    pub fn since(&self, earlier: &FlushStats) -> FlushStats {
+        FlushStats {
+            flushes: self.flushes.saturating_sub(earlier.flushes),
+            deltas: self.deltas.saturating_sub(earlier.deltas),
+            busy: self.busy.saturating_sub(earlier.busy),
+        }
     }
 }
 
@@ -184,9 +205,7 @@ impl<C> Batch<C> {
         let at = self.handed.map_or(Moment::Now, |(handed, _)| Moment::Since(handed));
         let deltas = || self.counters.iter().map(|(name, share)| (name.as_str(), share.delta));
         let applied = match self.counters.first_key_value() {
-            Some((name, share)) if self.counters.len() == 1 => {
-                engine.add_counted_at(name, share.delta, at).await
-            }
+            Some((name, share)) if self.counters.len() == 1 => engine.flush_add(name, share.delta, at).await,
             _ => engine.add_many_at(deltas(), at).await,
         };
         let mut outcomes = Vec::with_capacity(self.counters.len());
@@ -212,16 +231,19 @@ impl<C> Batch<C> {
     }
 
     /// Hands each caller its own outcome through `reply`, and counts the
-    /// flush in `stats`; the batch is empty afterwards. `outcomes` are the
-    /// counters' callers', in their order; those missing, as after a flush
-    /// that panicked, answer [`CounterError::FlushPanicked`].
+    /// flush, which `took` so long, in `stats`; the batch is empty
+    /// afterwards. `outcomes` are the counters' callers', in their order;
+    /// those missing, as after a flush that panicked, answer
+    /// [`CounterError::FlushPanicked`].
     pub(crate) fn answer(
         &mut self,
         outcomes: Outcomes,
+        took: Duration,
         stats: &mut FlushStats,
         mut reply: impl FnMut(C, Result<(), CounterError>),
     ) {
         stats.flushes += 1;
+        stats.busy += took;
         let mut outcomes = outcomes.into_iter();
         for share in std::mem::take(&mut self.counters).into_values() {
             let mut outcomes = outcomes.next().unwrap_or_default().into_iter();
@@ -315,9 +337,22 @@ mod tests {
     }
 
     #[test]
-    fn mean_batch_is_deltas_per_flush() {
-        assert_eq!(FlushStats { flushes: 4, deltas: 10 }.mean_batch(), 2.5);
+    fn mean_batch_is_deltas_per_flush_and_mean_flush_its_time() {
+        let stats = FlushStats { flushes: 4, deltas: 10, busy: Duration::from_millis(3) };
+        assert_eq!(stats.mean_batch(), 2.5);
+        assert_eq!(stats.mean_flush(), Duration::from_micros(750));
         assert_eq!(FlushStats::default().mean_batch(), 0.0);
+        assert_eq!(FlushStats::default().mean_flush(), Duration::ZERO);
+    }
+
+    #[test]
+    fn stats_since_an_earlier_reading_are_what_was_flushed_between() {
+        let earlier = FlushStats { flushes: 4, deltas: 10, busy: Duration::from_millis(3) };
+        let later = FlushStats { flushes: 6, deltas: 50, busy: Duration::from_millis(7) };
+        assert_eq!(
+            later.since(&earlier),
+            FlushStats { flushes: 2, deltas: 40, busy: Duration::from_millis(4) }
+        );
     }
 
     #[test]
@@ -361,12 +396,13 @@ mod tests {
         let mut stats = FlushStats::default();
         let mut answers = Vec::new();
         let refused = CounterError::NotFound("unknown counter: 'missing'".to_owned());
-        batch.answer(vec![vec![Err(refused)], vec![Ok(()), Ok(())]], &mut stats, |caller, outcome| {
+        let outcomes = vec![vec![Err(refused)], vec![Ok(()), Ok(())]];
+        batch.answer(outcomes, Duration::from_millis(2), &mut stats, |caller, outcome| {
             answers.push((caller, outcome.is_ok()))
         });
         answers.sort();
         assert_eq!(answers, [(0, true), (1, false), (2, true)]);
-        assert_eq!(stats, FlushStats { flushes: 1, deltas: 3 });
+        assert_eq!(stats, FlushStats { flushes: 1, deltas: 3, busy: Duration::from_millis(2) });
     }
 
     #[test]
@@ -374,7 +410,7 @@ mod tests {
         let mut queue = waiting(&[("views", 1), ("likes", 2)]);
         let mut batch = Batch::take(&mut queue, 10);
         let mut answers = Vec::new();
-        batch.answer(Vec::new(), &mut FlushStats::default(), |caller, outcome| {
+        batch.answer(Vec::new(), Duration::ZERO, &mut FlushStats::default(), |caller, outcome| {
             answers.push((caller, outcome))
         });
         assert_eq!(answers.len(), 2);
@@ -385,7 +421,7 @@ mod tests {
     /// answers with `replies`; each counter's callers' outcomes (the error
     /// number of a failure), and the statements sent.
     fn applied(deltas: &[(&str, i64)], replies: Vec<Reply>) -> (Vec<Vec<Option<u16>>>, Vec<String>) {
-        let engine = Engine::new(ScriptedDriver::new(replies), &PackageOptions::default());
+        let engine = Engine::routines_only(ScriptedDriver::new(replies), &PackageOptions::default());
         let batch = Batch::take(&mut waiting(deltas), 10);
         let outcomes = ready(batch.apply(&engine));
         let codes = outcomes

@@ -173,6 +173,14 @@ pub enum Call<'a> {
         delta: i64,
         at: Moment,
     },
+    /// A coalesced flush's sum for one counter, counted in the buckets of
+    /// `at`: an [`Call::AddAt`], which a routine-mode client may send as
+    /// one UPDATE ([`crate::mode`]).
+    FlushAdd {
+        name: &'a str,
+        delta: i64,
+        at: Moment,
+    },
     /// A batch counted in the buckets of `at`, with a write id or without.
     AddManyAt {
         id: Option<&'a WriteId>,
@@ -230,6 +238,7 @@ impl Call<'_> {
             Call::GetMany { .. } => "get_many",
             Call::Track { .. } => "track",
             Call::AddAt { .. } => "add_at",
+            Call::FlushAdd { .. } => "flush_add",
             Call::AddManyAt { .. } => "add_many_at",
             Call::GetPeriod { .. } => "get_period",
             Call::GetRange { .. } => "get_range",

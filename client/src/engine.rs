@@ -16,7 +16,6 @@ use crate::error::CounterError;
 use crate::mode::Mode;
 use crate::plain::Plain;
 use crate::retry::{Retry, RetryBudget, Tries};
-use crate::routines::Routines;
 
 /// What a client knows of its package: the statements its calls send and
 /// the rule its names follow. Shared by a client's clones and the clients
@@ -76,7 +75,16 @@ const DEFAULT_ATTEMPTS: u32 = 5;
 impl<D> Engine<D> {
     /// Calls the routines of a package generated with `options`, through `driver`.
     pub(crate) fn new(driver: D, options: &PackageOptions) -> Self {
-        Self::in_mode(driver, options, Mode::Routines(Routines::new(options)))
+        Self::in_mode(driver, options, Mode::routines(options))
+    }
+
+    /// Calls the routines of a package generated with `options` and
+    /// nothing else, a flush's sum included: for tests of the handles'
+    /// logic, whose scripts answer one `CALL` a flush.
+    #[cfg(test)]
+    pub(crate) fn routines_only(driver: D, options: &PackageOptions) -> Self {
+        let routines = crate::routines::Routines::new(options);
+        Self::in_mode(driver, options, Mode::Routines { routines, direct: None })
     }
 
     /// Makes the calls of a package generated with `options` in plain SQL,

@@ -145,7 +145,7 @@ impl Routines {
                 &self.track,
                 vec![Param::Text(name), Param::Text(period.name()), Param::Number(keep.map(i64::from))],
             ),
-            Call::AddAt { name, delta, at } => {
+            Call::AddAt { name, delta, at } | Call::FlushAdd { name, delta, at } => {
                 let (sql, moment) = at_moment(&self.add_at, at);
                 statement(sql, vec![Param::Text(name), Param::Number(Some(delta)), moment])
             }

@@ -321,6 +321,9 @@ pub mod server_errno {
     pub const READ_ONLY_TRANSACTION: u16 = 1_792;
     /// `ER_NO_SUCH_TABLE`.
     pub const NO_SUCH_TABLE: u16 = 1_146;
+    /// `ER_UNKNOWN_SYSTEM_VARIABLE`: the server has no such variable, as
+    /// MySQL has no `wsrep_on` and MariaDB no Group Replication's.
+    pub const UNKNOWN_SYSTEM_VARIABLE: u16 = 1_193;
     /// `ER_ERROR_DURING_COMMIT`: a storage engine error at COMMIT, named in
     /// the message. Group Replication raises it with error 149
     /// (`HA_ERR_LOCK_DEADLOCK`) when it rolled a local transaction back for

@@ -3,11 +3,12 @@
 //! replaces, in the same run, and the slot-count advisor built on it.
 //!
 //! `plan` says what to measure, `workbench` prepares the tables and
-//! counters, `round` runs the clients (`tasks` those that are tokio
+//! counters, `floor` measures what one durable commit costs, `round` runs the clients (`tasks` those that are tokio
 //! tasks), `report` keeps the figures, `plot` draws them, and `advise`
 //! recommends a slot count.
 
 pub mod advise;
+mod floor;
 mod node;
 mod packages;
 mod plan;
@@ -20,6 +21,7 @@ mod workbench;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+pub use floor::Floor;
 pub use plan::{Budget, Case, DEFAULT_HOT, Plan};
 pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo};
 pub use variant::Variant;
@@ -43,12 +45,14 @@ pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     });
     progress.finish_and_clear();
     let server = bench.server().clone();
+    let floor = bench.floor().clone();
     let nodes = bench.nodes().to_vec();
     bench.clean_up()?;
     outcome?;
     Ok(Report {
         tool: format!("slotted-counters {}", env!("CARGO_PKG_VERSION")),
         server,
+        floor,
         nodes,
         budget: plan.budget,
         hot_counters: plan.hot,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use mysql::prelude::Queryable;
 use serde::Serialize;
 
+use super::floor::Floor;
 use super::plan::Budget;
 use super::variant::Variant;
 use crate::error::Error;
@@ -143,6 +144,12 @@ pub struct CoalescedFigures {
     /// Flushes per second of the round: with the batch size, where a
     /// flush's time goes.
     pub flushes_per_second: f64,
+    /// What one flush took on average, in milliseconds, from taking its
+    /// deltas to having their outcomes.
+    pub flush_ms: f64,
+    /// That time over the run's bare one-row commit ([`Floor::commit_ms`]):
+    /// what a flush adds to the commit it carries.
+    pub flush_over_commit: f64,
 }
 
 /// CPU time split as the kernel counts it, in microseconds.
@@ -158,6 +165,8 @@ pub struct Report {
     pub tool: String,
     /// The server the first node is.
     pub server: ServerInfo,
+    /// What one durable commit costs on it, measured before the rounds.
+    pub floor: Floor,
     /// Every node clients connected to, as `user@host:port/database`.
     pub nodes: Vec<String>,
     /// Hot counters each client incremented, each once per iteration.
@@ -250,6 +259,7 @@ impl Report {
         Report {
             tool: "t".into(),
             server,
+            floor: Floor { fsync_ms: 0.25, fsync_dir: "/data".into(), commit_ms: 0.5 },
             nodes: vec!["u@h:3306/db".into()],
             hot_counters: 4,
             budget: Budget::Iterations(1),

@@ -77,15 +77,15 @@ impl Workbench {
             group_replication_conflicts: since(after.group_conflicts, before.group_conflicts),
             server_deadlocks: since(after.deadlocks, before.deadlocks),
             coalesced: case.variant.profile().coalesces.then(|| {
-                let round = FlushStats {
-                    flushes: after_flushes.flushes - before_flushes.flushes,
-                    deltas: after_flushes.deltas - before_flushes.deltas,
-                };
+                let round = after_flushes.since(&before_flushes);
+                let flush_ms = round.mean_flush().as_secs_f64() * 1_000.0;
                 CoalescedFigures {
                     pool_size: self.flushes,
                     flushes: round.flushes,
                     mean_batch: round.mean_batch(),
                     flushes_per_second: if seconds > 0.0 { round.flushes as f64 / seconds } else { 0.0 },
+                    flush_ms,
+                    flush_over_commit: flush_ms / self.floor.commit_ms,
                 }
             }),
             client_cpu_us: cpu.per(increments),
@@ -304,6 +304,7 @@ impl Incrementer<'_> {
 /// What several coalescing handles have flushed, together.
 fn summed(stats: impl Iterator<Item = FlushStats>) -> FlushStats {
     stats.fold(FlushStats::default(), |sum, node| FlushStats {
+        busy: sum.busy + node.busy,
         flushes: sum.flushes + node.flushes,
         deltas: sum.deltas + node.deltas,
     })

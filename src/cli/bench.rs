@@ -84,8 +84,9 @@ fn optional(value: Option<u64>) -> String {
 /// One column of the report: its header, and how a round's cell reads.
 type Column = (&'static str, fn(&RoundResult) -> String);
 
-/// One line per round; the conflicts column on a cluster, the batch
-/// figures when a round coalesced.
+/// The floor measured before the rounds, then one line per round; the
+/// conflicts column on a cluster, the batch figures when a round coalesced
+/// (a flush's time beside the floor's bare commit among them).
 fn report_table(report: &Report) -> String {
     let on_cluster = report.results.iter().any(|result| result.conflicts().is_some());
     let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
@@ -124,11 +125,17 @@ fn report_table(report: &Report) -> String {
         columns.push(("flushes/s", |result| {
             coalesced_figure(result, |figures| format!("{:.0}", figures.flushes_per_second))
         }));
+        columns.push(("flush ms", |result| {
+            coalesced_figure(result, |figures| format!("{:.3}", figures.flush_ms))
+        }));
+        columns.push(("x commit", |result| {
+            coalesced_figure(result, |figures| format!("{:.2}", figures.flush_over_commit))
+        }));
     }
     let header: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
     let rows: Vec<Vec<String>> =
         report.results.iter().map(|result| columns.iter().map(|(_, cell)| cell(result)).collect()).collect();
-    table::format(&header, &rows)
+    format!("{}\n{}", report.floor.describe(), table::format(&header, &rows))
 }
 
 /// A coalesced round's figure, as `show` writes it; `-` for another round.
@@ -146,9 +153,18 @@ mod tests {
         let report =
             Report::sample(vec![RoundResult::sample(4, 100.0, 100), RoundResult::sample(4, 100.0, 99)]);
         let table = report_table(&report);
-        let lines: Vec<&str> = table.lines().collect();
+        let lines: Vec<&str> = table.lines().skip(1).collect();
         assert!(lines[0].ends_with("exact"), "{lines:?}");
         assert!(lines[1].ends_with("yes") && lines[2].ends_with("NO"), "{lines:?}");
+    }
+
+    #[test]
+    fn the_floor_heads_the_table() {
+        let table = report_table(&Report::sample(vec![RoundResult::sample(4, 100.0, 100)]));
+        assert_eq!(
+            table.lines().next(),
+            Some("floor: fsync 0.250 ms (in /data), a bare one-row commit 0.500 ms (medians of 400)")
+        );
     }
 
     #[test]
@@ -162,7 +178,7 @@ mod tests {
         group_replication.group_replication_conflicts = Some(9);
         for (round, conflicts) in [(galera, "7"), (group_replication, "9")] {
             let table = report_table(&Report::sample(vec![round]));
-            let [header, row] = table.lines().collect::<Vec<_>>()[..] else { panic!("{table}") };
+            let [_floor, header, row] = table.lines().collect::<Vec<_>>()[..] else { panic!("{table}") };
             // Numbers align right: the figure ends where its header does.
             let end = header.find("conflicts").expect("a conflicts column") + "conflicts".len();
             assert_eq!(row[..end].split_whitespace().last(), Some(conflicts), "{table}");
@@ -174,14 +190,25 @@ mod tests {
         let plain = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
         assert!(!report_table(&plain).contains("batch"));
         let mut coalesced = RoundResult::sample(4, 100.0, 100);
-        coalesced.coalesced =
-            Some(CoalescedFigures { pool_size: 4, flushes: 8, mean_batch: 12.5, flushes_per_second: 80.0 });
+        coalesced.coalesced = Some(CoalescedFigures {
+            pool_size: 4,
+            flushes: 8,
+            mean_batch: 12.5,
+            flushes_per_second: 80.0,
+            flush_ms: 0.75,
+            flush_over_commit: 1.5,
+        });
         let table = report_table(&Report::sample(vec![RoundResult::sample(4, 100.0, 100), coalesced]));
-        let last_two = |line: &str| -> Vec<String> {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            words[words.len() - 2..].iter().map(|word| (*word).to_owned()).collect()
+        let [_floor, header, other, coalesced] = table.lines().collect::<Vec<_>>()[..] else {
+            panic!("{table}")
         };
-        let lines: Vec<Vec<String>> = table.lines().map(last_two).collect();
-        assert_eq!(lines, [["batch", "flushes/s"], ["-", "-"], ["12.5", "80"]], "{table}");
+        assert!(other.split_whitespace().rev().take(4).all(|cell| cell == "-"), "{table}");
+        // Numbers align right: each figure ends where its header does.
+        let cell = |column: &str| {
+            let end = header.find(column).expect("the column") + column.len();
+            coalesced[..end].split_whitespace().last()
+        };
+        let figures = ["batch", "flushes/s", "flush ms", "x commit"].map(cell);
+        assert_eq!(figures, ["12.5", "80", "0.750", "1.50"].map(Some), "{table}");
     }
 }

@@ -69,12 +69,17 @@ fn bench_reports_exact_totals_as_table_json_and_plot() {
     assert!(output.status.success(), "{}", stderr(&output));
 
     let table = String::from_utf8_lossy(&output.stdout);
-    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert!(table.starts_with("floor: fsync "), "the floor heads the table: {table}");
+    let header: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(header[..4], ["variant", "clients", "hold", "ms"]);
-    assert_eq!(table.lines().count(), 1 + 16, "{table}");
+    assert_eq!(table.lines().count(), 2 + 16, "{table}");
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(report["server"]["version"].as_str().unwrap().contains('.'), "{report}");
+    let floor = &report["floor"];
+    let (fsync, commit) = (floor["fsync_ms"].as_f64().unwrap(), floor["commit_ms"].as_f64().unwrap());
+    assert!(fsync > 0.0 && commit > 0.0, "{floor}");
+    assert!(commit < 1_000.0, "a one-row commit takes well under a second: {floor}");
     assert_eq!(report["server"]["settings"]["log_bin"], "ON");
     assert_eq!(report["budget"]["iterations"], 5);
     let results = report["results"].as_array().unwrap();
@@ -255,7 +260,8 @@ fn bench_coalesced_reports_its_pool_and_batches() {
         "--variant coalesced,coalesced-ids,coalesced-async,dynamic --hot 1 --clients 16 --slots 8 \
          --hold-ms 0,2 --iterations 20",
     );
-    assert!(table.lines().next().unwrap().ends_with("batch  flushes/s"), "{table}");
+    assert!(table.lines().nth(1).unwrap().ends_with("batch  flushes/s  flush ms  x commit"), "{table}");
+    let commit_ms = report["floor"]["commit_ms"].as_f64().unwrap();
 
     let results = report["results"].as_array().unwrap();
     for variant in ["coalesced", "coalesced-ids", "coalesced-async"] {
@@ -274,6 +280,11 @@ fn bench_coalesced_reports_its_pool_and_batches() {
         assert!((1..16 * 20).contains(&flushes), "16 clients shared flushes: {figures}");
         let mean_batch = figures["mean_batch"].as_f64().unwrap();
         assert!((mean_batch - 320.0 / flushes as f64).abs() < 1e-9, "{figures}");
+        let flush_ms = figures["flush_ms"].as_f64().unwrap();
+        let busy_s = flush_ms * flushes as f64 / 1_000.0;
+        assert!(flush_ms > 0.0 && busy_s <= round["seconds"].as_f64().unwrap() * 2.0, "{figures} in {round}");
+        let over_commit = figures["flush_over_commit"].as_f64().unwrap();
+        assert!((over_commit - flush_ms / commit_ms).abs() < 1e-9, "{figures}");
     }
     for result in results.iter().filter(|result| result["variant"] == "dynamic") {
         assert!(result["coalesced"].is_null(), "{result}");

@@ -238,8 +238,11 @@ impl<D: FlushTasks> Shared<D> {
             let mut answered = Vec::new();
             let next = {
                 let mut queue = self.lock();
-                queue.pace.finished(now() - started);
-                batch.answer(outcomes, &mut queue.stats, |reply, outcome| answered.push((reply, outcome)));
+                let took = now() - started;
+                queue.pace.finished(took);
+                batch.answer(outcomes, took, &mut queue.stats, |reply, outcome| {
+                    answered.push((reply, outcome))
+                });
                 (!queue.waiting.is_empty()).then(|| queue.take_batch(self.settings))
             };
             // Outside the lock, which the woken callers' next calls take. A

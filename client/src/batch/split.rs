@@ -105,7 +105,7 @@ mod tests {
     /// toward a floor, through a server answering `replies`: whether each
     /// succeeded, and the sums written.
     fn settled(room: u64, deltas: &[i64], replies: Vec<Reply>) -> (Vec<bool>, Vec<String>) {
-        let engine = Engine::new(ScriptedDriver::new(replies), &PackageOptions::default());
+        let engine = Engine::routines_only(ScriptedDriver::new(replies), &PackageOptions::default());
         let refusal = Bound::Floor.refusal("stock", 0, room);
         let outcomes = ready(settle(&engine, "stock", Moment::Now, deltas, refusal));
         assert!(engine.driver().script_done());
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn with_no_room_every_take_is_refused_at_once_with_the_room() {
-        let engine = Engine::new(ScriptedDriver::new([]), &PackageOptions::default());
+        let engine = Engine::routines_only(ScriptedDriver::new([]), &PackageOptions::default());
         let refusal = Bound::Floor.refusal("stock", 0, 0);
         let outcomes = ready(settle(&engine, "stock", Moment::Now, &[-1, -2, -1], refusal));
         for outcome in outcomes {

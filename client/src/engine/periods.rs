@@ -58,6 +58,17 @@ impl<D: Driver> Engine<D> {
         self.write(Call::AddAt { name, delta, at }).await
     }
 
+    /// A coalesced flush's sum `delta` for counter `name`, counted in the
+    /// buckets of moment `at`: as [`Engine::add_counted_at`], but in the
+    /// fewest statements the mode allows ([`Call::FlushAdd`]).
+    pub(crate) async fn flush_add(&self, name: &str, delta: i64, at: Moment) -> Result<(), CounterError> {
+        if self.write_ids {
+            return self.add_counted_at(name, delta, at).await;
+        }
+        self.check(name)?;
+        self.write(Call::FlushAdd { name, delta, at }).await
+    }
+
     /// Sums the deltas per name and applies them in one call, counted in
     /// the buckets of `at`: what a coalesced flush sends. No call for no
     /// deltas.

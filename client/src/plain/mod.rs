@@ -35,6 +35,7 @@ pub struct Plain {
     sql: PlainSql,
     last_slot: PlainStatement,
     add_to_slot: PlainStatement,
+    add_to_untracked_slot: PlainStatement,
     upsert_slot: PlainStatement,
     reset: PlainStatement,
     lock_counter: PlainStatement,
@@ -73,6 +74,7 @@ impl Plain {
         Ok(Plain {
             last_slot: sql.last_slot(),
             add_to_slot: sql.add_to_slot(),
+            add_to_untracked_slot: sql.add_to_untracked_slot(),
             upsert_slot: sql.upsert_slot(),
             reset: sql.reset(),
             lock_counter: sql.lock_counter(),
@@ -121,7 +123,9 @@ impl Plain {
                 self.add_many(conn, entries(deltas), Some(id), NOW, owner).await?
             }
             Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
-            Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
+            Call::AddAt { name, delta, at } | Call::FlushAdd { name, delta, at } => {
+                self.add_counted(conn, name, delta, at, owner).await?
+            }
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
             Call::GetPeriod { name, period, at } => {
                 let start = period.start(at);

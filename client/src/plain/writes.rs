@@ -146,6 +146,50 @@ impl Plain {
         conn.execute(&statement(&self.add_to_slot, params)).await
     }
 
+    /// Adds `delta` to one slot of counter `name` in one statement, when
+    /// the counter tracks no period and the slot picked takes the delta
+    /// alone ([`PlainSql::add_to_untracked_slot`]): whether it did. When it
+    /// did not, nothing is written, and the write is to be made another way;
+    /// so also for a counter unknown, a delta of 0 or one past the bound,
+    /// which that way is refused.
+    ///
+    /// [`PlainSql::add_to_untracked_slot`]: slotted_counters_core::plain::PlainSql::add_to_untracked_slot
+    pub(crate) async fn add_untracked(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        delta: i64,
+    ) -> Result<bool, CounterError> {
+        let Ok((lowest, highest)) = self.room_for(name, delta) else { return Ok(false) };
+        if delta == 0 || self.sql.auto_create() {
+            return Ok(false);
+        }
+        let slots = match self.slot_count(conn, name).await {
+            Err(CounterError::NotFound(_)) => return Ok(false),
+            slots => slots?,
+        };
+        let slot = pick(slots);
+        let spread_from = i64::from(slots);
+        let params = vec![
+            number(delta),
+            Param::Text(name),
+            number(slot),
+            number(lowest),
+            number(highest),
+            number(delta),
+            number(spread_from - 1),
+            number(delta),
+            number(1 - spread_from),
+            Param::Text(name),
+        ];
+        let changed = conn.execute(&statement(&self.add_to_untracked_slot, params)).await?;
+        if changed == 0 {
+            // The slot may be gone: a shrink removed it.
+            self.slot_counts.forget(name);
+        }
+        Ok(changed == 1)
+    }
+
     /// The slot count an increment of counter `name` picks among: the fixed
     /// count, or the counter's, kept or read.
     async fn slot_count(&self, conn: &mut impl Connection, name: &str) -> Result<u32, CounterError> {

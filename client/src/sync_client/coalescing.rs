@@ -217,10 +217,11 @@ impl<D> Drop for InFlight<'_, D> {
     fn drop(&mut self) {
         let mut queue = self.group.lock();
         queue.in_flight -= 1;
-        queue.pace.finished(self.started.elapsed());
+        let took = self.started.elapsed();
+        queue.pace.finished(took);
         let Queue { outcomes, stats, .. } = &mut *queue;
         let mut answered = Vec::new();
-        self.batch.answer(std::mem::take(&mut self.outcomes), stats, |caller, outcome| {
+        self.batch.answer(std::mem::take(&mut self.outcomes), took, stats, |caller, outcome| {
             outcomes.insert(caller.ticket, outcome);
             answered.push(caller.wake);
         });

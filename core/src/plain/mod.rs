@@ -166,6 +166,35 @@ impl PlainSql {
         }
     }
 
+    /// `add_to_slot`, for a counter that tracks no period: one statement
+    /// that does all a write of such a counter does. A routine-mode
+    /// coalescing flush sends it in place of a `CALL`, which costs a commit
+    /// as much again. Not among the plain mode's statements: a subquery in
+    /// a DML statement is what sharding proxies refuse or scatter.
+    pub fn add_to_untracked_slot(&self) -> PlainStatement {
+        let add = self.add_to_slot();
+        PlainStatement {
+            purpose: "adds delta to one slot, as add_to_slot does, when the counter tracks no period; 0 rows \
+                      changed also when it tracks one",
+            sql: format!(
+                "{} AND NOT EXISTS (SELECT 1 FROM `{}` WHERE `counter_name` = ?)",
+                add.sql, self.periods_table
+            ),
+            params: &[
+                "delta (as for add_to_slot, and each up to the last)",
+                "name",
+                "slot",
+                "lowest",
+                "highest",
+                "delta",
+                "the slot count - 1",
+                "delta",
+                "1 - the slot count",
+                "name",
+            ],
+        }
+    }
+
     /// Adds to one slot of a lazy package's counter, creating the slot row.
     pub fn upsert_slot(&self) -> PlainStatement {
         PlainStatement {
