@@ -10,6 +10,7 @@ mod call;
 mod driver;
 mod engine;
 mod error;
+mod kept;
 mod mode;
 mod plain;
 mod retry;
@@ -60,8 +61,8 @@ pub mod options {
 /// the method that documents it.
 pub mod defaults {
     pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
+    pub use crate::kept::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use crate::retry::REINSTALL_WINDOW;
-    pub use crate::sync_client::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use slotted_counters_core::package::WRITE_ID_WINDOW;
     pub use slotted_counters_core::periods::SERIES_LIMIT;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;

@@ -23,6 +23,7 @@ on_each_server!(
     a_dropped_caller_loses_nobody_elses_increment,
     a_lost_connection_fails_only_the_flush_in_flight,
     a_stalled_flush_lets_a_second_one_through,
+    a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed,
     calls_ride_through_a_reinstall,
     the_async_example_counts_as_the_client_guide_says,
 );
@@ -335,6 +336,47 @@ fn a_stalled_flush_lets_a_second_one_through() {
     assert_eq!(totals, [Some(4), Some(1)]);
     let stats = coalescing.stats();
     assert_eq!((stats.flushes, stats.deltas), (3, 3));
+}
+
+/// A coalescing handle keeps a connection per flush in flight, so that a
+/// flush skips the pool's ping, and gives it back when dropped; a kept
+/// connection the server closed meanwhile is replaced, and the flush
+/// succeeds.
+fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed() {
+    let runtime = runtime();
+    let db = support::with_default_package(&["a"]);
+    runtime.block_on(async {
+        let pool = MySqlPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect(&db.url())
+            .await
+            .unwrap();
+        let counters = AsyncCounters::new(pool.clone()).unwrap();
+        let coalescing = counters.coalescing().max_flushes(1);
+        coalescing.increment("a").await.unwrap();
+        // sqlx gives a connection back in a task: long enough for it to run.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(pool.try_acquire().is_none(), "the handle keeps the pool's only connection");
+
+        let mut conn = db.conn();
+        let kept: Vec<u64> = support::despite_emoji_elsewhere(|| {
+            conn.query(
+                "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()",
+            )
+        })
+        .unwrap();
+        assert!(!kept.is_empty(), "the handle's connection is open");
+        for id in kept {
+            let _ = db.conn().query_drop(format!("KILL {id}"));
+        }
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        coalescing.increment("a").await.unwrap();
+
+        drop(coalescing);
+        let total = counters.get("a").await.expect("the dropped handle gave its connection back");
+        assert_eq!(total, Some(2));
+    });
 }
 
 /// On MySQL a reinstall drops each routine before creating it again: a call

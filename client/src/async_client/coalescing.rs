@@ -126,6 +126,14 @@ impl FlushTasks for AsyncPooled {
     }
 }
 
+/// `engine`'s calls, on a connection kept for each flush in flight.
+fn keeping(engine: &Engine<AsyncPooled>, settings: Settings) -> Engine<AsyncPooled> {
+    let mut engine = engine.clone();
+    let driver = engine.driver_mut();
+    *driver = driver.keeping(settings.max_flushes);
+    engine
+}
+
 impl AsyncCounters {
     /// A handle that coalesces the increments of many tasks, with
     /// [`FLUSHES`](crate::defaults::FLUSHES) flushes in flight at most. Its
@@ -133,14 +141,16 @@ impl AsyncCounters {
     /// them.
     pub fn coalescing(&self) -> AsyncCoalescing {
         let settings = Settings { max_flushes: DEFAULT_FLUSHES, max_counters: DEFAULT_COUNTERS_PER_FLUSH };
-        AsyncCoalescing { shared: Arc::new(Shared::new(self.engine.clone(), settings)) }
+        AsyncCoalescing { shared: Arc::new(Shared::new(keeping(&self.engine, settings), settings)) }
     }
 }
 
 impl AsyncCoalescing {
     /// A handle like this one but with at most `flushes` flushes in flight
     /// at once (at least 1); beyond the first, one starts only when those
-    /// in flight have stalled. Each holds a pooled connection while it runs.
+    /// in flight have stalled. Each runs on a connection of the pool that
+    /// the handle keeps between flushes, so that a flush skips the pool's
+    /// ping: keep it within the pool's size.
     /// The handle has a queue of its own: clones made before keep theirs,
     /// with their setting.
     pub fn max_flushes(self, flushes: usize) -> Self {
@@ -155,7 +165,7 @@ impl AsyncCoalescing {
     }
 
     fn with(&self, settings: Settings) -> Self {
-        AsyncCoalescing { shared: Arc::new(Shared::new(self.shared.engine.clone(), settings)) }
+        AsyncCoalescing { shared: Arc::new(Shared::new(keeping(&self.shared.engine, settings), settings)) }
     }
 
     /// Adds 1 to a counter; returns once that is committed.

@@ -17,6 +17,7 @@ mod connections;
 mod periods;
 mod statements;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use slotted_counters_core::{ConfigError, PackageOptions};
@@ -26,6 +27,7 @@ use sqlx::mysql::{MySqlConnection, MySqlSslMode};
 use crate::call::{NewCounter, StartDate};
 use crate::engine::Engine;
 use crate::error::CounterError;
+use crate::kept::KeptConnections;
 
 pub use coalescing::AsyncCoalescing;
 pub use connections::{AsyncConnections, AsyncOnConnection, AsyncPooled};
@@ -41,7 +43,7 @@ fn checked(pool: MySqlPool) -> Result<AsyncPooled, ConfigError> {
     if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
         return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
     }
-    Ok(AsyncPooled { pool })
+    Ok(AsyncPooled { pool, kept: Arc::new(KeptConnections::new(0)) })
 }
 
 /// Calls the slotted-counter routines from async code, on connections of a

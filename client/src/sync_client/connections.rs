@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use mysql::Pool;
 use mysql::prelude::Queryable;
+use mysql::{Pool, PooledConn};
 
-use super::kept::KeptConnections;
-use super::statements::Blocking;
+use super::statements::{Blocking, connect_error};
 use crate::driver::Owner;
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
+use crate::kept::{KeptConnections, Taken};
 
 /// Where a [`Counters`](crate::Counters) runs its calls: [`Pooled`] or
 /// [`OnConnection`]. Sealed; its calls block the calling thread.
@@ -25,7 +25,7 @@ pub trait SyncConnections: Driver {}
 pub struct Pooled {
     pub(super) pool: Pool,
     /// Shared by the clones of a `Counters`, its coalescing handles included.
-    pub(super) kept: Arc<KeptConnections>,
+    pub(super) kept: Arc<KeptConnections<PooledConn>>,
 }
 
 /// A connection of the caller's: a [`CountersOn`](crate::CountersOn), made
@@ -47,13 +47,32 @@ impl<Q> std::fmt::Debug for OnConnection<'_, Q> {
 }
 
 impl SyncConnections for Pooled {}
+
+impl Pooled {
+    /// A connection for one call: the most recently used kept one that
+    /// still answers, or one from the pool.
+    fn take(&self) -> Result<PooledConn, CounterError> {
+        loop {
+            match self.kept.take() {
+                None => return self.pool.get_conn().map_err(connect_error),
+                Some(Taken::Fresh(conn)) => return Ok(conn),
+                Some(Taken::Idle(mut conn)) => {
+                    if conn.query_drop("DO 1").is_ok() {
+                        return Ok(conn);
+                    }
+                }
+            }
+        }
+    }
+}
 impl<Q: Queryable> SyncConnections for OnConnection<'_, Q> {}
 
 impl Driver for Pooled {
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
-        let mut conn = self.kept.take(&self.pool)?;
+        let mut conn = self.take()?;
         let outcome = attempt.run(&mut Blocking(&mut conn), Owner::Client).await;
-        self.kept.give_back(conn, &outcome);
+        // One not kept goes back to the pool, which resets it.
+        drop(self.kept.give_back(conn, &outcome));
         outcome
     }
 

@@ -23,7 +23,6 @@
 mod bounds;
 mod coalescing;
 mod connections;
-mod kept;
 mod periods;
 mod statements;
 
@@ -39,10 +38,9 @@ use crate::driver::ready;
 use crate::engine::Engine;
 use crate::error::CounterError;
 
+use crate::kept::{DEFAULT_KEPT_CONNECTIONS, KeptConnections};
 pub use coalescing::{Coalescing, FlushStats};
 pub use connections::{OnConnection, Pooled, SyncConnections};
-pub use kept::DEFAULT_KEPT_CONNECTIONS;
-use kept::KeptConnections;
 
 /// Calls the slotted-counter routines.
 ///
@@ -178,7 +176,8 @@ impl Counters {
     }
 
     /// How many of the pool's connections the client keeps between calls
-    /// (default [`DEFAULT_KEPT_CONNECTIONS`]; 0 keeps none). A call on a
+    /// (default [`KEPT_CONNECTIONS`](crate::defaults::KEPT_CONNECTIONS); 0
+    /// keeps none). A call on a
     /// kept connection costs one round trip; one on a connection taken from
     /// the pool also pays the pool's ping and reset, and prepares its
     /// statement again. Kept connections are not in the pool: keep fewer
