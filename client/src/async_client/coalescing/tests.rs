@@ -111,6 +111,23 @@ fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
 }
 
 #[test]
+fn callers_of_two_flushes_in_flight_each_hear_their_own_flushs_outcome() {
+    paused().block_on(async {
+        // The first flush is slow and then loses its connection; the second
+        // starts beside it and commits.
+        let (shared, driver) = shared(2, [Reply::Slow(SLOW, Box::new(Reply::Lost)), Reply::Changed(1)]);
+        let first = add(&shared, "views");
+        settle().await;
+        answer(add(&shared, "likes")).await.expect("the second flush commits while the first is in flight");
+        let lost = answer(first).await.expect_err("the first flush's connection broke");
+        assert_eq!(lost.code(), None, "no server answered: {lost}");
+        let sent = driver.sent();
+        assert_eq!(sent[0].params[0], r#"Text("views")"#);
+        assert_eq!(sent[1].params[0], r#"Text("likes")"#, "each flush carried its own caller");
+    });
+}
+
+#[test]
 fn one_flush_at_a_time_waits_out_a_stall() {
     paused().block_on(async {
         let (shared, driver) = shared(1, [slow(), Reply::Changed(1)]);

@@ -113,6 +113,23 @@ fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
 }
 
 #[test]
+fn callers_of_two_flushes_in_flight_each_hear_their_own_flushs_outcome() {
+    // The first flush stalls, the second starts beside it and commits, then
+    // the first's connection breaks: only its caller fails.
+    let gate = Gate::default();
+    let (group, driver) = group([Reply::Held(gate.clone(), Box::new(Reply::Lost)), Reply::Changed(1)]);
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    answer(&add(&group, "likes")).expect("the second flush commits while the first is in flight");
+    gate.open();
+    let lost = answer(&first).expect_err("the first flush's connection broke");
+    assert_eq!(lost.code(), None, "no server answered: {lost}");
+    let sent = driver.sent();
+    assert_eq!(sent[0].params[0], r#"Text("views")"#);
+    assert_eq!(sent[1].params[0], r#"Text("likes")"#, "each flush carried its own caller");
+}
+
+#[test]
 fn one_flush_at_a_time_waits_out_a_stall() {
     let gate = Gate::default();
     let (mut group, driver) = group([held(&gate), Reply::Changed(1)]);
