@@ -73,7 +73,7 @@ pub fn advise(
         .map(|&slots| {
             let case = Case { variant, slots: Some(slots), clients, hold_ms };
             progress.set_message(case.label());
-            let round = bench.round(case, Budget::Seconds(seconds), &ProgressBar::hidden());
+            let round = bench.round(case, Budget::Seconds(seconds), &ProgressBar::hidden(), None);
             progress.inc(1);
             round
         })

@@ -36,16 +36,16 @@ use crate::error::Error;
 pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
     let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients, plan.flushes)?;
+    let floor = Floor::measure(&mut bench.pools[0].get_conn().map_err(Error::Query)?)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
     let outcome = plan.cases().into_iter().try_for_each(|case| -> Result<(), Error> {
         progress.set_message(case.label());
-        results.push(bench.round(case, plan.budget, &progress)?);
+        results.push(bench.round(case, plan.budget, &progress, Some(&floor))?);
         Ok(())
     });
     progress.finish_and_clear();
     let server = bench.server().clone();
-    let floor = bench.floor().clone();
     let nodes = bench.nodes().to_vec();
     bench.clean_up()?;
     outcome?;

@@ -148,8 +148,9 @@ pub struct CoalescedFigures {
     /// deltas to having their outcomes.
     pub flush_ms: f64,
     /// That time over the run's bare one-row commit ([`Floor::commit_ms`]):
-    /// what a flush adds to the commit it carries.
-    pub flush_over_commit: f64,
+    /// what a flush adds to the commit it carries; `None` where no floor
+    /// was measured (`advise`, whose rounds never coalesce).
+    pub flush_over_commit: Option<f64>,
 }
 
 /// CPU time split as the kernel counts it, in microseconds.

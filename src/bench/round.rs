@@ -13,6 +13,7 @@ use indicatif::ProgressBar;
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
+use super::floor::Floor;
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::variant::Variant;
@@ -23,8 +24,15 @@ use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
 use slotted_counters_core::package::server_errno;
 
 impl Workbench {
-    /// Runs one round and checks its totals.
-    pub fn round(&self, case: Case, budget: Budget, progress: &ProgressBar) -> Result<RoundResult, Error> {
+    /// Runs one round and checks its totals; a coalesced round's flushes
+    /// are set against `floor`'s bare commit, when it was measured.
+    pub fn round(
+        &self,
+        case: Case,
+        budget: Budget,
+        progress: &ProgressBar,
+        floor: Option<&Floor>,
+    ) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
         if case.variant == Variant::Sale {
             self.restock(&mut conn, case)?;
@@ -85,7 +93,7 @@ impl Workbench {
                     mean_batch: round.mean_batch(),
                     flushes_per_second: if seconds > 0.0 { round.flushes as f64 / seconds } else { 0.0 },
                     flush_ms,
-                    flush_over_commit: flush_ms / self.floor.commit_ms,
+                    flush_over_commit: floor.map(|floor| flush_ms / floor.commit_ms),
                 }
             }),
             client_cpu_us: cpu.per(increments),

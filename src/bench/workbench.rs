@@ -13,7 +13,6 @@ use mysql::Pool;
 use mysql::prelude::Queryable;
 use rand::{RngExt, SeedableRng};
 
-use super::floor::Floor;
 use super::node::Node;
 use super::packages::{PERIODS_COUNTED, package};
 use super::plan::{CLASSIC_COUNTERS, Case};
@@ -66,8 +65,6 @@ pub struct Workbench {
     /// The ids of the hot counters every client increments, each once per iteration.
     hot: Vec<u32>,
     server: ServerInfo,
-    /// What one durable commit costs on the first node.
-    pub(super) floor: Floor,
 }
 
 /// Every kind of round `variants` over `slots` (empty: the classic layout)
@@ -114,7 +111,6 @@ impl Workbench {
             first.get_or_insert((node.conn, node.server));
         }
         let (mut conn, server) = first.expect("at least one url");
-        let floor = Floor::measure(&mut conn)?;
         let tasks = if variants.iter().any(|variant| variant.profile().is_async) {
             let on_group = server.group_replication_members.is_some();
             let package_of = |variant| {
@@ -142,7 +138,6 @@ impl Workbench {
             flushes,
             hot: hot_ids(hot),
             server,
-            floor,
         };
         bench.drop_objects(&mut conn)?;
         bench.create_objects(&mut conn)?;
@@ -214,11 +209,6 @@ impl Workbench {
     /// The server the rounds run on.
     pub fn server(&self) -> &ServerInfo {
         &self.server
-    }
-
-    /// What one durable commit costs on it.
-    pub fn floor(&self) -> &Floor {
-        &self.floor
     }
 
     /// Drops everything the benchmark created.

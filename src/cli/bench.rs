@@ -129,7 +129,9 @@ fn report_table(report: &Report) -> String {
             coalesced_figure(result, |figures| format!("{:.3}", figures.flush_ms))
         }));
         columns.push(("x commit", |result| {
-            coalesced_figure(result, |figures| format!("{:.2}", figures.flush_over_commit))
+            coalesced_figure(result, |figures| {
+                figures.flush_over_commit.map_or_else(|| "-".to_owned(), |over| format!("{over:.2}"))
+            })
         }));
     }
     let header: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
@@ -196,7 +198,7 @@ mod tests {
             mean_batch: 12.5,
             flushes_per_second: 80.0,
             flush_ms: 0.75,
-            flush_over_commit: 1.5,
+            flush_over_commit: Some(1.5),
         });
         let table = report_table(&Report::sample(vec![RoundResult::sample(4, 100.0, 100), coalesced]));
         let [_floor, header, other, coalesced] = table.lines().collect::<Vec<_>>()[..] else {

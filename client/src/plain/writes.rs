@@ -31,6 +31,23 @@ fn pick(slots: u32) -> u32 {
     ((u64::from(draw) * u64::from(slots)) >> 32) as u32 + 1
 }
 
+/// The parameters of the condition under which a slot takes `delta` alone
+/// (`bounds::FITS`): a write away from a bound by `spread_from` (the slot
+/// count) or more is spread.
+fn fits(delta: i64, spread_from: u32) -> [Param<'static>; 4] {
+    let spread_from = i64::from(spread_from);
+    [number(delta), number(spread_from - 1), number(delta), number(1 - spread_from)]
+}
+
+/// `add_to_slot`'s parameters: `delta` to `slot` of counter `name`, within
+/// the slot's `room` (its lowest and highest value after the write).
+fn slot_params(name: &str, slot: u32, delta: i64, room: (i64, i64), spread_from: u32) -> Vec<Param<'_>> {
+    let (lowest, highest) = room;
+    let mut params = vec![number(delta), Param::Text(name), number(slot), number(lowest), number(highest)];
+    params.extend(fits(delta, spread_from));
+    params
+}
+
 impl Plain {
     /// Adds `delta` to counter `name`, counted in the buckets of `at` of
     /// the periods it tracks: one UPDATE when it tracks none and the slot
@@ -127,22 +144,18 @@ impl Plain {
             SlotPolicy::Fixed(slots) => Some(slots),
             SlotPolicy::Dynamic { .. } => None,
         });
-        // A write away from a bound by the slot count or more is spread.
-        let spread_from = i64::from(slots.unwrap_or(self.max_slots));
-        let fits = [number(delta), number(spread_from - 1), number(delta), number(1 - spread_from)];
+        let spread_from = slots.unwrap_or(self.max_slots);
         if self.sql.auto_create() {
             let kick = if delta >= 0 { i64::MAX } else { i64::MIN };
             let mut params = vec![Param::Text(name), number(slot), number(delta)];
-            params.extend(fits);
+            params.extend(fits(delta, spread_from));
             params.extend([number(delta), number(lowest), number(highest), number(kick)]);
             return match conn.execute(&statement(&self.upsert_slot, params)).await {
                 Err(error) if error.code() == Some(server_errno::OUT_OF_RANGE) => Err(self.past_bound(name)),
                 outcome => outcome,
             };
         }
-        let mut params =
-            vec![number(delta), Param::Text(name), number(slot), number(lowest), number(highest)];
-        params.extend(fits);
+        let params = slot_params(name, slot, delta, (lowest, highest), spread_from);
         conn.execute(&statement(&self.add_to_slot, params)).await
     }
 
@@ -168,20 +181,8 @@ impl Plain {
             Err(CounterError::NotFound(_)) => return Ok(false),
             slots => slots?,
         };
-        let slot = pick(slots);
-        let spread_from = i64::from(slots);
-        let params = vec![
-            number(delta),
-            Param::Text(name),
-            number(slot),
-            number(lowest),
-            number(highest),
-            number(delta),
-            number(spread_from - 1),
-            number(delta),
-            number(1 - spread_from),
-            Param::Text(name),
-        ];
+        let mut params = slot_params(name, pick(slots), delta, (lowest, highest), slots);
+        params.push(Param::Text(name));
         let changed = conn.execute(&statement(&self.add_to_untracked_slot, params)).await?;
         if changed == 0 {
             // The slot may be gone: a shrink removed it.
