@@ -167,10 +167,10 @@ pub(super) fn slots_are_used_uniformly(package: &Package) {
     }
 }
 
-/// 64 clients × 500 calls mixing increments and signed adds on 4 counters.
+/// 64 clients × 150 calls mixing increments and signed adds on 4 counters.
 pub(super) fn concurrent_increments_and_adds_are_exact(package: &Package) {
     const CLIENTS: usize = 64;
-    const CALLS: usize = 500;
+    const CALLS: usize = 150;
     const COUNTERS: [&str; 4] = ["hits", "likes", "views", "stock"];
     let db = package.database();
     let mut conn = db.conn();
