@@ -95,6 +95,10 @@ pub enum Error {
     #[error("query failed: {}", Plain(.0))]
     Query(#[source] mysql::Error),
 
+    /// A call of the client, as the benchmark makes it, failed.
+    #[error("a counter call failed: {0}")]
+    Counter(#[source] slotted_counters::CounterError),
+
     /// The throughput plot could not be drawn.
     #[error("cannot draw {}: {problem}", path.display())]
     Plot { path: PathBuf, problem: String },

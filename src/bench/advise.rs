@@ -66,7 +66,7 @@ pub fn advise(
     // certification conflicts between nodes more than slot contention.
     let variant = if urls.len() > 1 { Variant::Node } else { Variant::Dynamic };
     let bench =
-        Workbench::prepare(urls, &[variant], &counts, DEFAULT_HOT, clients, defaults::FLUSHES as u32)?;
+        Workbench::prepare(urls, &[variant], &counts, DEFAULT_HOT, None, clients, defaults::FLUSHES as u32)?;
     let progress = ProgressBar::new(counts.len() as u64);
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()

@@ -2,17 +2,22 @@
 //! through the slotted package and through the single-row counter it
 //! replaces, in the same run, and the slot-count advisor built on it.
 //!
-//! `plan` says what to measure, `workbench` prepares the tables and
-//! counters, `floor` measures what one durable commit costs, `round` runs the clients (`tasks` those that are tokio
-//! tasks), `report` keeps the figures, `plot` draws them, and `advise`
-//! recommends a slot count.
+//! `plan` says what to measure, `population` what many counters a table
+//! may hold and how increments spread over them, `workbench` prepares the
+//! tables and counters, `floor` measures what one durable commit costs,
+//! `round` runs the clients (`tasks` those that are tokio tasks),
+//! `footprint` measures a population's tables after the rounds, `report`
+//! keeps the figures, `plot` draws them, and `advise` recommends a slot
+//! count.
 
 pub mod advise;
 mod floor;
+mod footprint;
 mod node;
 mod packages;
 mod plan;
 mod plot;
+mod population;
 pub mod report;
 mod round;
 mod tasks;
@@ -22,7 +27,9 @@ mod workbench;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use floor::Floor;
+pub use footprint::{GET_MANY, TableFigures};
 pub use plan::{Budget, Case, DEFAULT_HOT, Plan};
+pub use population::{Population, Spread};
 pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo};
 pub use variant::Variant;
 pub use workbench::Workbench;
@@ -35,7 +42,15 @@ use crate::error::Error;
 /// trusted.
 pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
     let max_clients = plan.clients.iter().copied().max().unwrap_or(1);
-    let bench = Workbench::prepare(urls, &plan.variants, &plan.slots, plan.hot, max_clients, plan.flushes)?;
+    let bench = Workbench::prepare(
+        urls,
+        &plan.variants,
+        &plan.slots,
+        plan.hot,
+        plan.population,
+        max_clients,
+        plan.flushes,
+    )?;
     let floor = Floor::measure(&mut bench.pools[0].get_conn().map_err(Error::Query)?)?;
     let progress = progress_bar(plan.planned_increments());
     let mut results = Vec::new();
@@ -45,11 +60,17 @@ pub fn run(urls: &[String], plan: &Plan) -> Result<Report, Error> {
         Ok(())
     });
     progress.finish_and_clear();
+    let tables = match (&outcome, plan.population) {
+        (Ok(()), Some(population)) => bench.footprints(population),
+        _ => Ok(Vec::new()),
+    };
     let server = bench.server().clone();
     let nodes = bench.nodes().to_vec();
     bench.clean_up()?;
     outcome?;
     Ok(Report {
+        population: plan.population,
+        tables: tables?,
         tool: format!("slotted-counters {}", env!("CARGO_PKG_VERSION")),
         server,
         floor,

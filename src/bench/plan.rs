@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::population::{COUNTERS_LIMIT, Population};
 use super::variant::Variant;
 
 use crate::error::Error;
@@ -74,6 +75,9 @@ pub struct Plan {
     /// Flushes each node's coalescing handle keeps in flight at most, each
     /// on a connection of its own.
     pub flushes: u32,
+    /// A table of many counters instead of the hot ones: each iteration
+    /// increments one of them, drawn from its spread.
+    pub population: Option<Population>,
 }
 
 /// No round runs longer than this, whatever its budget.
@@ -90,6 +94,23 @@ pub(super) const HOT_LIMIT: u32 = CLASSIC_COUNTERS;
 
 /// Flushes in flight a benchmark may ask for: each holds a connection.
 pub(super) const FLUSHES_LIMIT: u32 = 64;
+
+/// The variants a population's rounds can measure: those whose counters are
+/// made in bulk (or where hit) and incremented by name.
+const POPULATION_VARIANTS: [Variant; 6] = [
+    Variant::SingleRow,
+    Variant::Dynamic,
+    Variant::Fixed,
+    Variant::Lazy,
+    Variant::Coalesced,
+    Variant::CoalescedAsync,
+];
+
+/// A population's variants by default: the counter the package replaces,
+/// the package with every slot made, lazy rows made where hit, and the
+/// coalescing handle.
+const POPULATION_DEFAULT: [Variant; 4] =
+    [Variant::SingleRow, Variant::Dynamic, Variant::Lazy, Variant::Coalesced];
 
 impl Plan {
     /// Checks the plan and fills in the variants when none were chosen.
@@ -120,11 +141,17 @@ impl Plan {
             }
             _ => {}
         }
+        if let Some(population) = self.population {
+            self.validate_population(population)?;
+        }
         if self.variants.is_empty() {
-            self.variants = vec![Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter];
-            if !self.slots.is_empty() {
-                self.variants.push(Variant::Fixed);
-            }
+            self.variants = match self.population {
+                Some(_) => POPULATION_DEFAULT.to_vec(),
+                None if self.slots.is_empty() => {
+                    vec![Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter]
+                }
+                None => vec![Variant::SingleRow, Variant::Dynamic, Variant::OwnCounter, Variant::Fixed],
+            };
         }
         self.variants.sort();
         self.variants.dedup();
@@ -146,6 +173,34 @@ impl Plan {
             )));
         }
         Ok(self)
+    }
+
+    /// A population needs one slot count, every counter's, and variants
+    /// whose counters are made in bulk and read by name.
+    fn validate_population(&self, population: Population) -> Result<(), Error> {
+        if !(1..=COUNTERS_LIMIT).contains(&population.counters) {
+            return Err(Error::InvalidOption(format!("--counters must be between 1 and {COUNTERS_LIMIT}")));
+        }
+        if self.slots.len() != 1 {
+            return Err(Error::InvalidOption(
+                "--counters needs one --slots value: the slots of every counter of the table".to_owned(),
+            ));
+        }
+        if let Some(variant) = self.variants.iter().find(|variant| !POPULATION_VARIANTS.contains(variant)) {
+            let names: Vec<&str> = POPULATION_VARIANTS.iter().map(|variant| variant.name()).collect();
+            return Err(Error::InvalidOption(format!(
+                "--variant {} does not run with --counters, which measures {}",
+                variant.name(),
+                names.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counters each client increments per iteration: every hot counter,
+    /// or one of a population.
+    pub(super) fn per_iteration(&self) -> u32 {
+        if self.population.is_some() { 1 } else { self.hot }
     }
 
     /// Every round of the plan, in the order they run: by hold, then
@@ -181,7 +236,9 @@ impl Plan {
             Budget::Iterations(iterations) => Some(
                 self.cases()
                     .iter()
-                    .map(|case| u64::from(case.clients) * u64::from(iterations) * u64::from(self.hot))
+                    .map(|case| {
+                        u64::from(case.clients) * u64::from(iterations) * u64::from(self.per_iteration())
+                    })
                     .sum(),
             ),
             Budget::Seconds(_) => None,
@@ -202,6 +259,7 @@ mod tests {
             variants,
             hot: 3,
             flushes: 2,
+            population: None,
         }
         .validated()
     }
@@ -276,6 +334,38 @@ mod tests {
     }
 
     #[test]
+    fn a_population_takes_one_slot_count_and_one_counter_per_iteration() {
+        use super::super::population::Spread;
+        let base = Plan {
+            clients: vec![2, 8],
+            slots: vec![4],
+            hold_ms: vec![0],
+            budget: Budget::Iterations(3),
+            variants: vec![],
+            hot: 4,
+            flushes: 2,
+            population: Some(Population { counters: 1_000, spread: Spread::Zipf }),
+        };
+        let plan = base.clone().validated().unwrap();
+        assert_eq!(plan.variants, [Variant::SingleRow, Variant::Dynamic, Variant::Lazy, Variant::Coalesced]);
+        assert_eq!(plan.planned_increments(), Some(4 * (2 + 8) * 3), "not --hot's 4 per iteration");
+        let bad = |plan: Plan| plan.validated().unwrap_err().to_string();
+        assert!(bad(Plan { slots: vec![], ..base.clone() }).contains("--counters needs one --slots value"));
+        assert!(
+            bad(Plan { slots: vec![4, 8], ..base.clone() }).contains("--counters needs one --slots value")
+        );
+        let empty = Some(Population { counters: 0, spread: Spread::Zipf });
+        assert!(bad(Plan { population: empty, ..base.clone() }).contains("--counters must be between 1 and"));
+        let periods = bad(Plan { variants: vec![Variant::Dynamic, Variant::Periods], ..base.clone() });
+        assert!(
+            periods.starts_with(
+                "--variant periods does not run with --counters, which measures single-row, dynamic, fixed, lazy"
+            ),
+            "{periods}"
+        );
+    }
+
+    #[test]
     fn bad_plans_are_refused() {
         let bad = |plan: Plan| plan.validated().unwrap_err().to_string();
         let base = Plan {
@@ -286,6 +376,7 @@ mod tests {
             variants: vec![],
             hot: 4,
             flushes: 2,
+            population: None,
         };
         assert!(bad(Plan { clients: vec![0], ..base.clone() }).contains("--clients"));
         assert!(bad(Plan { slots: vec![0], ..base.clone() }).contains("--slots"));

@@ -9,7 +9,9 @@ use mysql::prelude::Queryable;
 use serde::Serialize;
 
 use super::floor::Floor;
+use super::footprint::TableFigures;
 use super::plan::Budget;
+use super::population::Population;
 use super::variant::Variant;
 use crate::error::Error;
 use slotted_counters_core::package::{GROUP_MEMBERS_TABLE, server_errno};
@@ -170,10 +172,16 @@ pub struct Report {
     pub floor: Floor,
     /// Every node clients connected to, as `user@host:port/database`.
     pub nodes: Vec<String>,
-    /// Hot counters each client incremented, each once per iteration.
+    /// Hot counters each client incremented, each once per iteration,
+    /// when there was no population.
     pub hot_counters: u32,
+    /// The counters of every table, when each client incremented one of
+    /// many per iteration instead.
+    pub population: Option<Population>,
     pub budget: Budget,
     pub results: Vec<RoundResult>,
+    /// A population's tables after the rounds: their size and reads.
+    pub tables: Vec<TableFigures>,
 }
 
 impl RoundResult {
@@ -263,8 +271,10 @@ impl Report {
             floor: Floor { fsync_ms: 0.25, fsync_dir: "/data".into(), commit_ms: 0.5 },
             nodes: vec!["u@h:3306/db".into()],
             hot_counters: 4,
+            population: None,
             budget: Budget::Iterations(1),
             results,
+            tables: Vec::new(),
         }
     }
 }

@@ -44,7 +44,7 @@ impl Workbench {
 
         let (started, outcomes) = if case.variant.profile().is_async {
             let tasks = self.tasks.as_ref().expect("prepare makes the tasks' runtime for the async variants");
-            tasks.round(case, budget, |client| self.counter_names(case, client), progress)
+            tasks.round(case, budget, |client| self.targets(case, client), progress)
         } else {
             self.threads(case, budget, progress)?
         };
@@ -183,7 +183,6 @@ impl Workbench {
         barrier: &Barrier,
         progress: &ProgressBar,
     ) -> Result<ClientOutcome, Error> {
-        let names = self.counter_names(case, client);
         let prepared = match case.variant {
             Variant::Coalesced | Variant::CoalescedIds => {
                 Ok(Incrementer::Coalesced(self.coalescing_of(case.variant, client)))
@@ -208,8 +207,11 @@ impl Workbench {
                 Ok(match variant {
                     Variant::Transaction => Incrementer::Transaction(conn, statement),
                     Variant::AddMany => {
-                        let deltas: serde_json::Map<String, serde_json::Value> =
-                            names.iter().map(|name| (name.clone(), 1.into())).collect();
+                        let deltas: serde_json::Map<String, serde_json::Value> = self
+                            .counter_names(case, client)
+                            .iter()
+                            .map(|name| (name.clone(), 1.into()))
+                            .collect();
                         let deltas = serde_json::Value::Object(deltas).to_string();
                         Incrementer::Batch(conn, statement, deltas)
                     }
@@ -227,12 +229,13 @@ impl Workbench {
             _ => budget.limits(started),
         };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
+        let mut targets = self.targets(case, client);
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
             if Instant::now() >= deadline || outcome.refused > 0 {
                 break;
             }
-            incrementer.iteration(&names, hold, &mut outcome, progress)?;
+            incrementer.iteration(targets.next(), hold, &mut outcome, progress)?;
         }
         outcome.finished = Instant::now();
         Ok(outcome)

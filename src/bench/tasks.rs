@@ -14,6 +14,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::Barrier;
 
 use super::plan::{Budget, Case};
+use super::population::Targets;
 use super::round::ClientOutcome;
 use super::variant::Variant;
 use crate::error::Error;
@@ -66,13 +67,13 @@ impl Tasks {
         self.coalescing.iter().map(AsyncCoalescing::stats)
     }
 
-    /// Runs `case`'s clients as tasks, client `n` incrementing `names(n)`
+    /// Runs `case`'s clients as tasks, client `n` incrementing `targets(n)`
     /// on node `n % nodes`; returns when they started and how each fared.
     pub(super) fn round(
         &self,
         case: Case,
         budget: Budget,
-        names: impl Fn(u32) -> Vec<String>,
+        targets: impl Fn(u32) -> Targets,
         progress: &ProgressBar,
     ) -> (Instant, Vec<ClientOutcome>) {
         self.runtime.block_on(async {
@@ -86,7 +87,7 @@ impl Tasks {
                     };
                     tokio::spawn(run_client(
                         incrementer,
-                        names(client),
+                        targets(client),
                         budget,
                         Arc::clone(&barrier),
                         progress.clone(),
@@ -111,10 +112,10 @@ enum Incrementer {
 }
 
 /// One task's loop: barrier, then bounded iterations of an increment of
-/// each of `names`.
+/// each of its targets.
 async fn run_client(
     incrementer: Incrementer,
-    names: Vec<String>,
+    mut targets: Targets,
     budget: Budget,
     barrier: Arc<Barrier>,
     progress: ProgressBar,
@@ -127,7 +128,7 @@ async fn run_client(
         if Instant::now() >= deadline {
             break;
         }
-        for name in &names {
+        for name in targets.next() {
             let began = Instant::now();
             let result = match &incrementer {
                 Incrementer::Client(counters) => counters.increment(name).await,

@@ -16,6 +16,7 @@ use rand::{RngExt, SeedableRng};
 use super::node::Node;
 use super::packages::{PERIODS_COUNTED, package};
 use super::plan::{CLASSIC_COUNTERS, Case};
+use super::population::{DESCRIPTION, Population, Targets, slotted_name};
 use super::report::ServerInfo;
 use super::tasks::Tasks;
 use super::variant::Variant;
@@ -55,7 +56,7 @@ pub struct Workbench {
     /// Each node as `user@host:port/database`, in the order of `pools`.
     nodes: Vec<String>,
     /// Every kind of round to prepare for: a variant and a slot count.
-    kinds: Vec<(Variant, Option<u32>)>,
+    pub(super) kinds: Vec<(Variant, Option<u32>)>,
     /// The dynamic packages' largest slot count.
     max_slots: u32,
     max_clients: u32,
@@ -64,6 +65,8 @@ pub struct Workbench {
     pub(super) flushes: u32,
     /// The ids of the hot counters every client increments, each once per iteration.
     hot: Vec<u32>,
+    /// The counters of every table instead, when the tables hold many.
+    pub(super) population: Option<Population>,
     server: ServerInfo,
 }
 
@@ -86,12 +89,14 @@ fn kinds(variants: &[Variant], slots: &[u32]) -> Vec<(Variant, Option<u32>)> {
 impl Workbench {
     /// Connects to every node of `urls`, and creates on the first the
     /// tables, routines and counters that rounds of `variants` over `slots`
-    /// (empty: the classic layout) on `hot` hot counters need.
+    /// (empty: the classic layout) on `hot` hot counters, or on a
+    /// `population` of counters, need.
     pub fn prepare(
         urls: &[String],
         variants: &[Variant],
         slots: &[u32],
         hot: u32,
+        population: Option<Population>,
         max_clients: u32,
         flushes: u32,
     ) -> Result<Self, Error> {
@@ -137,6 +142,7 @@ impl Workbench {
             max_clients,
             flushes,
             hot: hot_ids(hot),
+            population,
             server,
         };
         bench.drop_objects(&mut conn)?;
@@ -162,16 +168,16 @@ impl Workbench {
         &handles[client as usize % handles.len()]
     }
 
-    /// Waits until every node has the counters the first one created (one
-    /// transaction, so all of them or none), or gives up after
-    /// [`REPLICATION_WAIT`].
+    /// Waits until every node has the single-row counters the first one
+    /// created, the last it creates, or gives up after [`REPLICATION_WAIT`].
     fn wait_for_every_node(&self) -> Result<(), Error> {
         let deadline = Instant::now() + REPLICATION_WAIT;
+        let expected = self.population.map_or(CLASSIC_COUNTERS, |population| population.counters);
         for (pool, node) in self.pools.iter().zip(&self.nodes).skip(1) {
             let mut conn = pool.get_conn().map_err(Error::Query)?;
             loop {
                 let rows: Result<Option<u32>, _> = conn.query_first("SELECT COUNT(*) FROM bench_single_row");
-                if let Ok(Some(CLASSIC_COUNTERS)) = rows {
+                if matches!(rows, Ok(Some(rows)) if rows == expected) {
                     break;
                 }
                 if Instant::now() >= deadline {
@@ -180,7 +186,7 @@ impl Workbench {
                         Err(error) => error.to_string(),
                     };
                     return Err(Error::Environment(format!(
-                        "{node} did not show the {CLASSIC_COUNTERS} benchmark rows {} made within {} s ({seen}): \
+                        "{node} did not show the {expected} benchmark rows {} made within {} s ({seen}): \
                          every --url must be a node of one multi-primary cluster",
                         self.nodes[0],
                         REPLICATION_WAIT.as_secs()
@@ -254,6 +260,9 @@ impl Workbench {
             conn.exec_drop("INSERT INTO bench_stock (id, n) VALUES (?, ?)", (id, STOCK))
                 .map_err(Error::Query)?;
         }
+        if let Some(population) = self.population {
+            return self.populate(conn, population);
+        }
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
@@ -268,7 +277,7 @@ impl Workbench {
             made.push((variant.profile().counters_of, slots));
             let setup = match self.package(variant, slots)? {
                 Some(options) => {
-                    format!("CALL `{}`(?, 'benchmark counter', ?, NULL)", Routine::Setup.name(&options))
+                    format!("CALL `{}`(?, '{DESCRIPTION}', ?, NULL)", Routine::Setup.name(&options))
                 }
                 None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
             };
@@ -283,10 +292,10 @@ impl Workbench {
                 (Variant::Fixed, Some(slots)) => {
                     self.hot
                         .iter()
-                        .try_for_each(|&hot| create((hot_name(hot, slots), None::<u32>).into()))?;
+                        .try_for_each(|&hot| create((slotted_name(hot, slots), None::<u32>).into()))?;
                 }
                 (_, Some(slots)) => {
-                    self.hot.iter().try_for_each(|&hot| create((hot_name(hot, slots), slots).into()))?
+                    self.hot.iter().try_for_each(|&hot| create((slotted_name(hot, slots), slots).into()))?
                 }
                 (_, None) => {
                     let mut layout = rand::rngs::StdRng::seed_from_u64(LAYOUT_SEED);
@@ -319,6 +328,29 @@ impl Workbench {
         conn.query_drop("COMMIT").map_err(Error::Query)
     }
 
+    /// Makes every counter of `population` in each table the rounds
+    /// increment, as `counter_setup` would, in batches of rows with
+    /// autocommit (the single-row counters last: other nodes wait for
+    /// them); lazy counters get rows only when hit.
+    fn populate(&self, conn: &mut impl Queryable, population: Population) -> Result<(), Error> {
+        let mut made = Vec::new();
+        let mut inserts = Vec::new();
+        for &(variant, slots) in &self.kinds {
+            let owner = variant.profile().counters_of;
+            if owner == Variant::Lazy || made.contains(&owner) {
+                continue;
+            }
+            made.push(owner);
+            if let Some(options) = self.package(variant, slots)? {
+                let slots = slots.expect("a population's package rounds have a slot count");
+                inserts
+                    .extend(population.inserts(options.table(), Some(slots), |id| slotted_name(id, slots)));
+            }
+        }
+        inserts.extend(population.inserts("bench_single_row", None, |id| id.to_string()));
+        inserts.into_iter().try_for_each(|insert| conn.query_drop(insert).map_err(Error::Query))
+    }
+
     /// Sets the hot counters of `case`, a bounded variant's, to their stock
     /// (a sale's for its clients), bounded at 0.
     pub(super) fn restock(&self, conn: &mut impl Queryable, case: Case) -> Result<(), Error> {
@@ -342,15 +374,18 @@ impl Workbench {
             _ => self.counter_names(case, 0).into_iter().map(Into::into).collect(),
         };
         let placeholders = vec!["?"; names.len()].join(", ");
+        // A population's table holds its counters only: all of them count.
+        let (names, whole_table) = match self.population {
+            Some(_) => (Vec::new(), true),
+            None => (names, false),
+        };
+        let sum = |value: &str, table: &str, key: &str| {
+            let sum = format!("SELECT CAST(COALESCE(SUM({value}), 0) AS SIGNED) FROM {table}");
+            if whole_table { sum } else { format!("{sum} WHERE {key} IN ({placeholders})") }
+        };
         let sql = match self.package(case.variant, case.slots)? {
-            Some(options) => format!(
-                "SELECT CAST(COALESCE(SUM(counter), 0) AS SIGNED) FROM `{}` WHERE counter_name IN ({placeholders})",
-                options.table()
-            ),
-            None => format!(
-                "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM {} WHERE id IN ({placeholders})",
-                single_row_table(case.variant)
-            ),
+            Some(options) => sum("counter", &format!("`{}`", options.table()), "counter_name"),
+            None => sum("n", single_row_table(case.variant), "id"),
         };
         let total = conn.exec_first::<Option<i64>, _, _>(sql, names.clone()).map_err(Error::Query)?.flatten();
         let total = total.unwrap_or_default();
@@ -378,6 +413,15 @@ impl Workbench {
         Ok(total)
     }
 
+    /// What `client` increments each iteration: every hot counter, or one
+    /// counter drawn from the population.
+    pub(super) fn targets(&self, case: Case, client: u32) -> Targets {
+        match self.population {
+            Some(population) => Targets::drawn(population.draw(), case.slots),
+            None => Targets::Hot(self.counter_names(case, client)),
+        }
+    }
+
     /// The names (or ids) one iteration of `client` increments, one per hot counter.
     pub(super) fn counter_names(&self, case: Case, client: u32) -> Vec<String> {
         match (case.variant, case.slots) {
@@ -385,7 +429,7 @@ impl Workbench {
                 self.hot.iter().map(u32::to_string).collect()
             }
             (Variant::OwnCounter, _) => vec![own_name(client); self.hot.len()],
-            (_, Some(slots)) => self.hot.iter().map(|&hot| hot_name(hot, slots)).collect(),
+            (_, Some(slots)) => self.hot.iter().map(|&hot| slotted_name(hot, slots)).collect(),
             (_, None) => self.hot.iter().map(|&hot| classic_name(hot)).collect(),
         }
     }
@@ -422,10 +466,6 @@ fn hot_ids(hot: u32) -> Vec<u32> {
 
 fn classic_name(id: u32) -> String {
     format!("countername{id}")
-}
-
-fn hot_name(id: u32, slots: u32) -> String {
-    format!("countername{id}_{slots}slots")
 }
 
 fn own_name(client: u32) -> String {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::bench::{DEFAULT_HOT, Variant};
+use crate::bench::{DEFAULT_HOT, Spread, Variant};
 use slotted_counters::defaults;
 use slotted_counters_core::PackageOptionsBuilder;
 use slotted_counters_core::options::{DEFAULT_MAX_SLOTS, DEFAULT_TABLE};
@@ -173,6 +173,17 @@ pub struct BenchArgs {
     /// 4 is the classic test; 1 is the worst case for the single-row counter
     #[arg(long, value_name = "N", default_value_t = DEFAULT_HOT)]
     pub hot: u32,
+
+    /// Counters each table holds instead of the hot ones (with one --slots
+    /// value, each counter's slots): each client increments one per
+    /// iteration, drawn by --spread, and the report adds each table's rows,
+    /// bytes and read costs
+    #[arg(long, value_name = "N", conflicts_with = "hot")]
+    pub counters: Option<u32>,
+
+    /// How increments spread over --counters
+    #[arg(long, value_name = "SPREAD", value_enum, default_value = "zipf", requires = "counters")]
+    pub spread: Spread,
 
     /// Flushes each coalescing handle may keep in flight, each on a connection
     /// of its own; beyond the first, one starts only when those in flight have stalled

@@ -3,7 +3,10 @@
 
 use super::args::{AdviseArgs, BenchArgs};
 use super::table;
-use crate::bench::{self, Budget, CoalescedFigures, Plan, Report, RoundResult, Variant, advise};
+use crate::bench::{
+    self, Budget, CoalescedFigures, GET_MANY, Plan, Population, Report, RoundResult, TableFigures, Variant,
+    advise,
+};
 use crate::error::Error;
 
 pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
@@ -18,6 +21,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         variants: args.variant.clone(),
         hot: args.hot,
         flushes: args.flushes,
+        population: args.counters.map(|counters| Population { counters, spread: args.spread }),
     }
     .validated()?;
     let report = bench::run(&args.nodes.urls, &plan)?;
@@ -137,7 +141,48 @@ fn report_table(report: &Report) -> String {
     let header: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
     let rows: Vec<Vec<String>> =
         report.results.iter().map(|result| columns.iter().map(|(_, cell)| cell(result)).collect()).collect();
-    format!("{}\n{}", report.floor.describe(), table::format(&header, &rows))
+    let mut text = format!("{}\n{}", report.floor.describe(), table::format(&header, &rows));
+    if let Some(population) = &report.population {
+        text.push_str(&tables_table(population, &report.tables));
+    }
+    text
+}
+
+/// A population's tables after the rounds: a line each, headed by what the
+/// population was.
+fn tables_table(population: &Population, tables: &[TableFigures]) -> String {
+    let header = [
+        "table of",
+        "rows",
+        "MB",
+        "rows/counter",
+        "bytes/counter",
+        "get_many ms",
+        "view, one ms",
+        "top 10 ms",
+    ];
+    let rows: Vec<Vec<String>> = tables
+        .iter()
+        .map(|table| {
+            vec![
+                table.variant.name().to_owned(),
+                table.rows.to_string(),
+                format!("{:.1}", table.bytes as f64 / 1_048_576.0),
+                format!("{:.2}", table.rows_per_counter),
+                format!("{:.0}", table.bytes_per_counter),
+                format!("{:.2}", table.get_many_ms),
+                table.view_one_ms.map_or_else(|| "-".to_owned(), |ms| format!("{ms:.2}")),
+                format!("{:.1}", table.top_ten_ms),
+            ]
+        })
+        .collect();
+    format!(
+        "\n{} counters, increments spread {}; reads: get_many of {GET_MANY} (median), one total \
+         through the view of totals (median), the 10 largest totals (median of 3)\n{}",
+        population.counters,
+        population.spread.name(),
+        table::format(&header, &rows)
+    )
 }
 
 /// A coalesced round's figure, as `show` writes it; `-` for another round.
@@ -158,6 +203,46 @@ mod tests {
         let lines: Vec<&str> = table.lines().skip(1).collect();
         assert!(lines[0].ends_with("exact"), "{lines:?}");
         assert!(lines[1].ends_with("yes") && lines[2].ends_with("NO"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_populations_tables_follow_its_rounds() {
+        let mut report = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
+        assert!(!report_table(&report).contains("table of"));
+        report.population = Some(Population { counters: 1_000, spread: crate::bench::Spread::Uniform });
+        let dynamic = TableFigures {
+            variant: Variant::Dynamic,
+            table: "bench_counters".into(),
+            rows: 4_000,
+            bytes: 3 * 1_048_576,
+            rows_per_counter: 4.0,
+            bytes_per_counter: 3_145.728,
+            get_many_ms: 2.5,
+            view_one_ms: Some(0.25),
+            top_ten_ms: 40.0,
+        };
+        let single_row = TableFigures {
+            variant: Variant::SingleRow,
+            table: "bench_single_row".into(),
+            rows: 1_000,
+            bytes: 65_536,
+            rows_per_counter: 1.0,
+            bytes_per_counter: 65.536,
+            view_one_ms: None,
+            ..dynamic.clone()
+        };
+        report.tables = vec![single_row, dynamic];
+        let table = report_table(&report);
+        let lines: Vec<&str> = table.lines().skip_while(|line| !line.is_empty()).skip(1).collect();
+        let [heading, header, single_row, dynamic] = lines[..] else { panic!("{table}") };
+        assert!(
+            heading.starts_with("1000 counters, increments spread uniform; reads: get_many of 100"),
+            "{table}"
+        );
+        assert!(header.starts_with("table of"), "{table}");
+        let cells = |row: &str| row.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(cells(single_row), ["single-row", "1000", "0.1", "1.00", "66", "2.50", "-", "40.0"]);
+        assert_eq!(cells(dynamic), ["dynamic", "4000", "3.0", "4.00", "3146", "2.50", "0.25", "40.0"]);
     }
 
     #[test]

@@ -5,6 +5,8 @@ use mysql::prelude::Queryable;
 use serde_json::Value;
 
 use crate::support::{self, Database, on_each_server, slotted_counters, stderr, stdout};
+use slotted_counters_cli::bench::{Population, Spread};
+use slotted_counters_core::PackageOptions;
 
 on_each_server!(
     bench_reports_exact_totals_as_table_json_and_plot,
@@ -16,6 +18,8 @@ on_each_server!(
     bench_periods_counts_every_increment_in_every_bucket,
     bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
+    bench_counters_fills_each_table_and_reports_its_rows_and_reads,
+    bench_counters_are_the_rows_counter_setup_makes,
     advise_recommends_a_slot_count_from_its_table,
     bench_refuses_bad_plans,
 );
@@ -380,6 +384,89 @@ fn advise_recommends_a_slot_count_from_its_table() {
     assert!(bench_objects(&db).is_empty());
 }
 
+/// `--counters N --slots S`: each table holds N counters of S slots made in
+/// bulk (the lazy one only the slots its increments hit), each client
+/// increments one counter per iteration drawn from `--spread`, and the
+/// report adds each table's rows, bytes and reads. A Zipf spread hits
+/// fewer counters than a uniform one, so its lazy table has fewer rows.
+fn bench_counters_fills_each_table_and_reports_its_rows_and_reads() {
+    let db = Database::new();
+    let mut lazy_rows = Vec::new();
+    for spread in ["uniform", "zipf"] {
+        let (table, report) = bench_report(
+            &db,
+            &format!(
+                "--counters 200 --spread {spread} --slots 3 --clients 4 --iterations 50 --hold-ms 0 \
+                 --variant single-row,dynamic,lazy,coalesced,coalesced-async"
+            ),
+        );
+        assert_eq!(report["population"], serde_json::json!({ "counters": 200, "spread": spread }));
+        let results = report["results"].as_array().unwrap();
+        assert_eq!(results.len(), 5, "{table}");
+        for round in results {
+            support::check_bench_round(round, 4 * 50);
+        }
+        let tables = report["tables"].as_array().unwrap();
+        let of = |variant: &str| -> &Value {
+            tables.iter().find(|figures| figures["variant"] == variant).unwrap_or_else(|| panic!("{table}"))
+        };
+        assert_eq!(tables.len(), 4, "coalesced-async counts in coalesced's table: {table}");
+        assert_eq!(of("single-row")["rows"], 200, "{table}");
+        assert_eq!(of("dynamic")["rows"], 600, "every slot of every counter: {table}");
+        assert_eq!(of("coalesced")["rows"], 600, "{table}");
+        let lazy = of("lazy")["rows"].as_u64().unwrap();
+        assert!((1..=200).contains(&lazy), "a lazy row per slot hit, at most one per increment: {table}");
+        lazy_rows.push(lazy);
+        for figures in tables {
+            let rows = figures["rows"].as_f64().unwrap();
+            assert_eq!(figures["rows_per_counter"].as_f64(), Some(rows / 200.0), "{figures}");
+            let bytes = figures["bytes"].as_f64().unwrap();
+            assert!(bytes >= rows * 8.0, "a row takes bytes: {figures}");
+            assert_eq!(figures["bytes_per_counter"].as_f64(), Some(bytes / 200.0), "{figures}");
+            for read in ["get_many_ms", "top_ten_ms"] {
+                assert!(figures[read].as_f64().unwrap() > 0.0, "{read}: {figures}");
+            }
+            let has_view = figures["variant"] != "single-row";
+            assert_eq!(figures["view_one_ms"].as_f64().is_some_and(|ms| ms > 0.0), has_view, "{figures}");
+        }
+        assert!(table.contains(&format!("200 counters, increments spread {spread}")), "{table}");
+        assert!(bench_objects(&db).is_empty());
+    }
+    let [uniform, zipf] = lazy_rows[..] else { unreachable!() };
+    assert!(zipf < uniform, "Zipf's head takes most increments: {zipf} rows against uniform's {uniform}");
+}
+
+/// The rows `--counters` makes in bulk are those `counter_setup` makes, in
+/// a dynamic package and a fixed one: a counter made either way reads the
+/// same, so the rounds measure the package as applications use it.
+fn bench_counters_are_the_rows_counter_setup_makes() {
+    let population = Population { counters: 2, spread: Spread::Uniform };
+    for (options, slots) in [
+        (PackageOptions::default(), Some(4)),
+        (PackageOptions::builder().fixed_slots(4).build().unwrap(), None),
+    ] {
+        let db = support::with_package(&options);
+        let mut conn = db.conn();
+        conn.exec_drop("CALL counter_setup('made', 'benchmark counter', ?, NULL)", (slots,)).unwrap();
+        for insert in population.inserts("counters", Some(4), |id| format!("bulk{id}")) {
+            conn.query_drop(insert).unwrap();
+        }
+        type Row = (u32, Option<String>, i64, Option<i64>, Option<i64>);
+        let mut rows = |name: &str| -> Vec<Row> {
+            conn.exec(
+                "SELECT counter_id, description, counter, lowest, highest FROM counters \
+                 WHERE counter_name = ? ORDER BY counter_id",
+                (name,),
+            )
+            .unwrap()
+        };
+        let made = rows("made");
+        assert_eq!(made.len(), 4);
+        assert_eq!(rows("bulk1"), made);
+        assert_eq!(rows("bulk2"), made);
+    }
+}
+
 /// A malformed plan is bad usage (exit 2); a plan the server cannot run
 /// is the server's limit (exit 1). Neither leaves anything behind.
 fn bench_refuses_bad_plans() {
@@ -390,6 +477,15 @@ fn bench_refuses_bad_plans() {
         (&["--hot", "0"][..], "--hot must be between 1 and 1500", 2),
         (&["--variant", "coalesced", "--hold-ms", "2"][..], "--variant coalesced runs at hold 0 only", 2),
         (&["--clients", "5000"][..], "raise max_connections", 1),
+        (&["--counters", "10"][..], "--counters needs one --slots value", 2),
+        (&["--counters", "0", "--slots", "2"][..], "--counters must be between 1 and 10000000", 2),
+        (
+            &["--counters", "10", "--slots", "2", "--variant", "periods"][..],
+            "--variant periods does not run with --counters",
+            2,
+        ),
+        (&["--counters", "10", "--slots", "2", "--hot", "2"][..], "cannot be used with", 2),
+        (&["--spread", "uniform"][..], "--counters", 2),
     ] {
         let url = db.url();
         let mut full = vec!["bench", "--url", &url];

@@ -1,0 +1,217 @@
+//! A table of many counters, as real tables are (downloads per repository,
+//! views per page): how many counters a benchmark's tables hold, how its
+//! increments spread over them, and the rows that make them.
+
+use rand::distr::{Distribution, Uniform};
+use rand::rngs::SmallRng;
+use rand_distr::Zipf;
+use serde::Serialize;
+
+/// How a population's increments spread over its counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spread {
+    /// Every counter as likely as any other: most increments hit a counter
+    /// no other client is near.
+    Uniform,
+    /// Zipf's law with exponent 1: the counter of rank k gets 1/k of the
+    /// first's increments, so a few counters at the head take most of
+    /// them, as downloads and page views do.
+    Zipf,
+}
+
+impl Spread {
+    /// The name `--spread` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spread::Uniform => "uniform",
+            Spread::Zipf => "zipf",
+        }
+    }
+}
+
+/// The counters a benchmark's tables hold, instead of its hot counters,
+/// and how increments spread over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Population {
+    pub counters: u32,
+    pub spread: Spread,
+}
+
+/// Counters a population may have.
+pub(super) const COUNTERS_LIMIT: u32 = 10_000_000;
+
+/// Rows each bulk INSERT of a population's counters carries: a few hundred
+/// kilobytes of SQL, far below any server's `max_allowed_packet`.
+const ROWS_PER_INSERT: u32 = 5_000;
+
+/// The description of every benchmark counter, as `counter_setup` is given it.
+pub(super) const DESCRIPTION: &str = "benchmark counter";
+
+impl Population {
+    /// A source of counter ids, 1 to `counters`, spread as the population
+    /// says: one per client, each seeded apart.
+    pub(super) fn draw(self) -> Draw {
+        let sampler = match self.spread {
+            Spread::Uniform => {
+                Sampler::Uniform(Uniform::new_inclusive(1, self.counters).expect("a population has counters"))
+            }
+            Spread::Zipf => {
+                Sampler::Zipf(Zipf::new(f64::from(self.counters), 1.0).expect("a population has counters"))
+            }
+        };
+        Draw { sampler, rng: rand::make_rng() }
+    }
+
+    /// The statements that make every counter of the population with
+    /// `slots` slots each, named by `name`, in `table`: the rows
+    /// `counter_setup` makes, in batches, in the order of the ids (which
+    /// is not the order of the names, so the table grows as one that
+    /// gained its counters over time does). `slots` of `None` makes the
+    /// single-row counters' rows.
+    pub fn inserts(self, table: &str, slots: Option<u32>, name: impl Fn(u32) -> String) -> Vec<String> {
+        let rows_per_counter = slots.unwrap_or(1);
+        let counters_per_insert = (ROWS_PER_INSERT / rows_per_counter).max(1);
+        let ids: Vec<u32> = (1..=self.counters).collect();
+        ids.chunks(counters_per_insert as usize)
+            .map(|chunk| {
+                let rows: Vec<String> = chunk
+                    .iter()
+                    .flat_map(|&id| {
+                        let name = name(id);
+                        (1..=rows_per_counter).map(move |slot| match slots {
+                            Some(_) => format!("('{name}', {slot}, '{DESCRIPTION}')"),
+                            None => format!("({name}, 0)"),
+                        })
+                    })
+                    .collect();
+                let columns =
+                    if slots.is_some() { "(counter_name, counter_id, description)" } else { "(id, n)" };
+                format!("INSERT INTO `{table}` {columns} VALUES {}", rows.join(", "))
+            })
+            .collect()
+    }
+}
+
+/// The name of a benchmark counter of `slots` slots: a hot one, or one
+/// of a population.
+pub(super) fn slotted_name(id: u32, slots: u32) -> String {
+    format!("countername{id}_{slots}slots")
+}
+
+/// The counters one client increments each iteration.
+pub(super) enum Targets {
+    /// The hot counters, every one every iteration.
+    Hot(Vec<String>),
+    /// One counter of a population, drawn anew each iteration: a
+    /// single-row id, or with `slots`, a package counter's name.
+    Drawn { draw: Draw, slots: Option<u32>, drawn: Vec<String> },
+}
+
+impl Targets {
+    /// A population's counters, drawn from `draw`.
+    pub(super) fn drawn(draw: Draw, slots: Option<u32>) -> Self {
+        Targets::Drawn { draw, slots, drawn: Vec::with_capacity(1) }
+    }
+
+    /// The names (or ids) of the next iteration's counters.
+    pub(super) fn next(&mut self) -> &[String] {
+        match self {
+            Targets::Hot(names) => names,
+            Targets::Drawn { draw, slots, drawn } => {
+                let id = draw.next_id();
+                drawn.clear();
+                drawn.push(slots.map_or_else(|| id.to_string(), |slots| slotted_name(id, slots)));
+                drawn
+            }
+        }
+    }
+}
+
+/// Counter ids drawn from a population.
+pub(super) struct Draw {
+    sampler: Sampler,
+    rng: SmallRng,
+}
+
+enum Sampler {
+    Uniform(Uniform<u32>),
+    Zipf(Zipf<f64>),
+}
+
+impl Draw {
+    /// The next counter's id, from 1 to the population's counters.
+    pub(super) fn next_id(&mut self) -> u32 {
+        match &self.sampler {
+            Sampler::Uniform(uniform) => uniform.sample(&mut self.rng),
+            // Zipf samples are whole numbers from 1 to n, as floats.
+            Sampler::Zipf(zipf) => zipf.sample(&mut self.rng) as u32,
+        }
+    }
+
+    /// The same draws every time, for tests.
+    #[cfg(test)]
+    fn seeded(population: Population, seed: u64) -> Self {
+        use rand::SeedableRng;
+        Draw { rng: SmallRng::seed_from_u64(seed), ..population.draw() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(spread: Spread, counters: u32, draws: u32) -> Vec<u32> {
+        let mut draw = Draw::seeded(Population { counters, spread }, 7);
+        let mut counts = vec![0; counters as usize + 1];
+        for _ in 0..draws {
+            counts[draw.next_id() as usize] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn draws_stay_within_the_population() {
+        for spread in [Spread::Uniform, Spread::Zipf] {
+            let counts = counts(spread, 10, 10_000);
+            assert_eq!(counts[0], 0, "{spread:?} drew id 0");
+            assert_eq!(counts.iter().sum::<u32>(), 10_000, "{spread:?} drew past 10");
+        }
+    }
+
+    #[test]
+    fn a_uniform_spread_hits_every_counter_alike() {
+        let counts = counts(Spread::Uniform, 10, 100_000);
+        assert!(counts[1..].iter().all(|&count| (9_000..11_000).contains(&count)), "{counts:?}");
+    }
+
+    #[test]
+    fn a_zipf_spread_gives_the_counter_of_rank_k_a_kth_of_the_first() {
+        // With s = 1 over 1,000 counters the first takes 1/H(1000) = 13.4%.
+        let counts = counts(Spread::Zipf, 1_000, 200_000);
+        let first = f64::from(counts[1]);
+        assert!((0.12..0.15).contains(&(first / 200_000.0)), "first took {first}");
+        for rank in [2, 4, 10] {
+            let ratio = first / f64::from(counts[rank]);
+            assert!((0.85 * rank as f64..1.15 * rank as f64).contains(&ratio), "rank {rank}: {ratio}");
+        }
+    }
+
+    #[test]
+    fn inserts_make_every_slot_of_every_counter_once() {
+        let population = Population { counters: 3_001, spread: Spread::Uniform };
+        let inserts = population.inserts("t", Some(4), |id| format!("c{id}"));
+        assert_eq!(inserts.len(), 3, "1,250 counters of 4 slots per insert");
+        let all = inserts.join(" ");
+        assert_eq!(all.matches("('c").count(), 3_001 * 4);
+        assert!(inserts[0].starts_with(
+            "INSERT INTO `t` (counter_name, counter_id, description) VALUES \
+             ('c1', 1, 'benchmark counter'), ('c1', 2, 'benchmark counter'), ('c1', 3, 'benchmark counter'), ('c1', 4, "
+        ));
+        assert!(all.contains("('c3001', 4, ") && !all.contains("('c3001', 5, ") && !all.contains(", 0, "));
+        let single = population.inserts("s", None, |id| id.to_string());
+        assert_eq!(single.len(), 1);
+        assert!(single[0].starts_with("INSERT INTO `s` (id, n) VALUES (1, 0), (2, 0)"));
+        assert!(single[0].ends_with("(3001, 0)"));
+    }
+}
