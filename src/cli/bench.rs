@@ -177,8 +177,8 @@ fn tables_table(population: &Population, tables: &[TableFigures]) -> String {
         })
         .collect();
     format!(
-        "\n{} counters, increments spread {}; reads: get_many of {GET_MANY} (median), one total \
-         through the view of totals (median), the 10 largest totals (median of 3)\n{}",
+        "\n{} counters, increments spread {}; reads: get_many of {GET_MANY} (median of 21), one \
+         total through the view of totals, prepared, and the 10 largest totals (medians of 3)\n{}",
         population.counters,
         population.spread.name(),
         table::format(&header, &rows)
@@ -236,7 +236,9 @@ mod tests {
         let lines: Vec<&str> = table.lines().skip_while(|line| !line.is_empty()).skip(1).collect();
         let [heading, header, single_row, dynamic] = lines[..] else { panic!("{table}") };
         assert!(
-            heading.starts_with("1000 counters, increments spread uniform; reads: get_many of 100"),
+            heading.starts_with(
+                "1000 counters, increments spread uniform; reads: get_many of 100 (median of 21)"
+            ),
             "{table}"
         );
         assert!(header.starts_with("table of"), "{table}");
