@@ -68,28 +68,31 @@ impl Population {
     /// `counter_setup` makes, in batches, in the order of the ids (which
     /// is not the order of the names, so the table grows as one that
     /// gained its counters over time does). `slots` of `None` makes the
-    /// single-row counters' rows.
-    pub fn inserts(self, table: &str, slots: Option<u32>, name: impl Fn(u32) -> String) -> Vec<String> {
+    /// single-row counters' rows. Each statement is written when it is
+    /// taken: a million counters of 8 slots are hundreds of megabytes of SQL.
+    pub fn inserts<'a>(
+        self,
+        table: &'a str,
+        slots: Option<u32>,
+        name: impl Fn(u32) -> String + 'a,
+    ) -> impl Iterator<Item = String> + 'a {
         let rows_per_counter = slots.unwrap_or(1);
         let counters_per_insert = (ROWS_PER_INSERT / rows_per_counter).max(1);
-        let ids: Vec<u32> = (1..=self.counters).collect();
-        ids.chunks(counters_per_insert as usize)
-            .map(|chunk| {
-                let rows: Vec<String> = chunk
-                    .iter()
-                    .flat_map(|&id| {
-                        let name = name(id);
-                        (1..=rows_per_counter).map(move |slot| match slots {
-                            Some(_) => format!("('{name}', {slot}, '{DESCRIPTION}')"),
-                            None => format!("({name}, 0)"),
-                        })
+        let columns = if slots.is_some() { "(counter_name, counter_id, description)" } else { "(id, n)" };
+        (0..self.counters.div_ceil(counters_per_insert)).map(move |batch| {
+            let first = batch * counters_per_insert + 1;
+            let last = self.counters.min(first + counters_per_insert - 1);
+            let rows: Vec<String> = (first..=last)
+                .flat_map(|id| {
+                    let name = name(id);
+                    (1..=rows_per_counter).map(move |slot| match slots {
+                        Some(_) => format!("('{name}', {slot}, '{DESCRIPTION}')"),
+                        None => format!("({name}, 0)"),
                     })
-                    .collect();
-                let columns =
-                    if slots.is_some() { "(counter_name, counter_id, description)" } else { "(id, n)" };
-                format!("INSERT INTO `{table}` {columns} VALUES {}", rows.join(", "))
-            })
-            .collect()
+                })
+                .collect();
+            format!("INSERT INTO `{table}` {columns} VALUES {}", rows.join(", "))
+        })
     }
 }
 
@@ -200,7 +203,7 @@ mod tests {
     #[test]
     fn inserts_make_every_slot_of_every_counter_once() {
         let population = Population { counters: 3_001, spread: Spread::Uniform };
-        let inserts = population.inserts("t", Some(4), |id| format!("c{id}"));
+        let inserts: Vec<String> = population.inserts("t", Some(4), |id| format!("c{id}")).collect();
         assert_eq!(inserts.len(), 3, "1,250 counters of 4 slots per insert");
         let all = inserts.join(" ");
         assert_eq!(all.matches("('c").count(), 3_001 * 4);
@@ -209,7 +212,7 @@ mod tests {
              ('c1', 1, 'benchmark counter'), ('c1', 2, 'benchmark counter'), ('c1', 3, 'benchmark counter'), ('c1', 4, "
         ));
         assert!(all.contains("('c3001', 4, ") && !all.contains("('c3001', 5, ") && !all.contains(", 0, "));
-        let single = population.inserts("s", None, |id| id.to_string());
+        let single: Vec<String> = population.inserts("s", None, |id| id.to_string()).collect();
         assert_eq!(single.len(), 1);
         assert!(single[0].starts_with("INSERT INTO `s` (id, n) VALUES (1, 0), (2, 0)"));
         assert!(single[0].ends_with("(3001, 0)"));

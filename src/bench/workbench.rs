@@ -334,7 +334,7 @@ impl Workbench {
     /// them); lazy counters get rows only when hit.
     fn populate(&self, conn: &mut impl Queryable, population: Population) -> Result<(), Error> {
         let mut made = Vec::new();
-        let mut inserts = Vec::new();
+        let mut run = |insert: String| conn.query_drop(insert).map_err(Error::Query);
         for &(variant, slots) in &self.kinds {
             let owner = variant.profile().counters_of;
             if owner == Variant::Lazy || made.contains(&owner) {
@@ -343,12 +343,12 @@ impl Workbench {
             made.push(owner);
             if let Some(options) = self.package(variant, slots)? {
                 let slots = slots.expect("a population's package rounds have a slot count");
-                inserts
-                    .extend(population.inserts(options.table(), Some(slots), |id| slotted_name(id, slots)));
+                population
+                    .inserts(options.table(), Some(slots), |id| slotted_name(id, slots))
+                    .try_for_each(&mut run)?;
             }
         }
-        inserts.extend(population.inserts("bench_single_row", None, |id| id.to_string()));
-        inserts.into_iter().try_for_each(|insert| conn.query_drop(insert).map_err(Error::Query))
+        population.inserts("bench_single_row", None, |id| id.to_string()).try_for_each(run)
     }
 
     /// Sets the hot counters of `case`, a bounded variant's, to their stock

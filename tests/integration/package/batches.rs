@@ -217,7 +217,7 @@ pub(super) fn add_many_locks_one_slot_per_counter(package: &Package) {
 /// by many clients at once in autocommit mode: no deadlock, exact totals.
 pub(super) fn concurrent_batches_do_not_deadlock(package: &Package) {
     const CLIENTS: usize = 16;
-    const BATCHES: usize = 60;
+    const BATCHES: usize = 30;
     let db = package.database();
     let mut conn = db.conn();
     let names: Vec<String> = (0..12).map(|i| format!("shared{i:02}")).collect();

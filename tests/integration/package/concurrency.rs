@@ -126,21 +126,23 @@ pub(super) fn off_by_one_slot_is_caught(package: &Package) {
 }
 
 pub(super) fn slots_are_used_uniformly(package: &Package) {
-    const INCREMENTS: u32 = 20_000;
-    let slots = package.slots(100);
+    let slots = package.slots(20);
+    // 200 a slot: enough for a slot with half the traffic to fall outside
+    // the bounds below.
+    let increments = 200 * slots;
     let db = package.database();
     let mut conn = db.conn();
     call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("spread", "d", slots, None::<i64>)).unwrap();
     // One transaction: the point is where increments land, not commit speed.
     conn.query_drop("START TRANSACTION").unwrap();
-    for _ in 0..INCREMENTS {
+    for _ in 0..increments {
         conn.query_drop("CALL counter_increment('spread')").unwrap();
     }
     conn.query_drop("COMMIT").unwrap();
 
     let mut counts = slots_of(&mut conn, "spread");
     assert_eq!(counts.keys().copied().collect::<Vec<_>>(), (1..=slots).collect::<Vec<_>>());
-    assert_eq!(counts.values().sum::<i64>(), i64::from(INCREMENTS));
+    assert_eq!(counts.values().sum::<i64>(), i64::from(increments));
     // Under snapshot isolation an increment in a transaction share-locks
     // slot 2 and the counter's last slot to read the slot count, and leaves
     // them alone.
@@ -154,11 +156,11 @@ pub(super) fn slots_are_used_uniformly(package: &Package) {
     };
     // Each slot's count is Binomial(n, 1/slots). Six standard deviations
     // either side: a correct package falls outside with probability about
-    // 2e-9 per slot (2e-7 for all 100), while a slot that gets half or no
+    // 2e-9 per slot (4e-8 for all 20), while a slot that gets half or no
     // traffic (rounding instead of FLOOR, an off-by-one) lands far outside.
     let p = 1.0 / f64::from(used);
-    let expected = f64::from(INCREMENTS) * p;
-    let bound = 6.0 * (f64::from(INCREMENTS) * p * (1.0 - p)).sqrt();
+    let expected = f64::from(increments) * p;
+    let bound = 6.0 * (f64::from(increments) * p * (1.0 - p)).sqrt();
     for (slot, &count) in &counts {
         assert!(
             (count as f64 - expected).abs() <= bound,
