@@ -6,7 +6,8 @@
 //! backoff, within the client's [`RetryBudget`]. A call that found a
 //! routine missing ran nothing, as during a reinstall on MySQL, which drops
 //! each routine just before creating it again: it runs again for up to
-//! [`REINSTALL_WINDOW`], inside the caller's transaction too.
+//! [`REINSTALL_WINDOW`] from the first time it found one missing, inside
+//! the caller's transaction too.
 
 use std::time::{Duration, Instant};
 
@@ -16,9 +17,11 @@ use crate::error::CounterError;
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
 const MAX_BACKOFF: Duration = Duration::from_millis(500);
 
-/// How long a call waits for a missing routine to come back. A reinstall
-/// replaces each routine within milliseconds; a package that is not
-/// installed at all fails after this.
+/// How long a call waits for a missing routine to come back, from the
+/// first time it finds one missing: a call that was slow before (queued
+/// behind the `DROP`'s metadata lock on a busy server) gets the whole
+/// window. A reinstall replaces each routine within milliseconds; a package
+/// that is not installed at all fails after this.
 pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
 
 /// The longest pause between two tries of a missing routine.
@@ -50,6 +53,8 @@ pub(crate) enum Retry {
 pub(crate) struct Tries {
     budget: RetryBudget,
     started: Instant,
+    /// When the call first found a routine missing.
+    missing_since: Option<Instant>,
     attempt: u32,
     backoff: Duration,
     reinstall_pause: Duration,
@@ -60,6 +65,7 @@ impl Tries {
         Tries {
             budget,
             started: Instant::now(),
+            missing_since: None,
             attempt: 1,
             backoff: FIRST_BACKOFF,
             reinstall_pause: FIRST_BACKOFF,
@@ -75,6 +81,15 @@ impl Tries {
         error: &CounterError,
         carries_id: bool,
     ) -> Option<(Duration, Retry)> {
+        if let CounterError::NotInstalled(_) = error {
+            let missing_since = *self.missing_since.get_or_insert_with(Instant::now);
+            if missing_since.elapsed() >= REINSTALL_WINDOW {
+                return None;
+            }
+            let pause = self.reinstall_pause;
+            self.reinstall_pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
+            return Some((pause, Retry::Reinstall));
+        }
         let lost = matches!(error, CounterError::Connection { .. } | CounterError::Connect { .. })
             || error.is_interrupted();
         let why = if error.is_retryable() {
@@ -83,21 +98,14 @@ impl Tries {
             Some(Retry::LostAnswer)
         } else {
             None
-        };
-        match (error, why) {
-            (CounterError::NotInstalled(_), _) if self.started.elapsed() < REINSTALL_WINDOW => {
-                let pause = self.reinstall_pause;
-                self.reinstall_pause = (pause * 2).min(MAX_REINSTALL_PAUSE);
-                Some((pause, Retry::Reinstall))
-            }
-            (_, Some(why)) if self.budget_allows_another() => {
-                let pause = jittered(self.backoff);
-                self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
-                self.attempt += 1;
-                Some((pause, why))
-            }
-            _ => None,
+        }?;
+        if !self.budget_allows_another() {
+            return None;
         }
+        let pause = jittered(self.backoff);
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        self.attempt += 1;
+        Some((pause, why))
     }
 
     /// How many tries the call has had, reinstall waits aside.
@@ -163,6 +171,23 @@ mod tests {
         let missing = CounterError::NotInstalled("PROCEDURE app.counter_add does not exist".to_owned());
         assert_eq!(tries.pause_after(&missing, false), Some((FIRST_BACKOFF, Retry::Reinstall)));
         assert_eq!(tries.pause_after(&missing, false), Some((FIRST_BACKOFF * 2, Retry::Reinstall)));
+    }
+
+    #[test]
+    fn the_reinstall_window_counts_from_the_first_missing_routine_not_the_calls_start() {
+        let missing = CounterError::NotInstalled("PROCEDURE app.counter_add does not exist".to_owned());
+        let mut slow = Tries::new(RetryBudget::Attempts(1));
+        slow.started -= REINSTALL_WINDOW * 2;
+        assert_eq!(
+            slow.pause_after(&missing, false),
+            Some((FIRST_BACKOFF, Retry::Reinstall)),
+            "a call queued for longer than the window before its routine went missing"
+        );
+
+        let mut waited = Tries::new(RetryBudget::Time(Duration::from_secs(60)));
+        assert!(waited.pause_after(&missing, false).is_some());
+        waited.missing_since = waited.missing_since.map(|since| since - REINSTALL_WINDOW);
+        assert_eq!(waited.pause_after(&missing, false), None, "a routine missing for the whole window");
     }
 
     #[test]
