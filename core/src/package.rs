@@ -334,6 +334,10 @@ pub mod server_errno {
     pub const LOCK_WAIT_TIMEOUT: u16 = 1_205;
     /// `ER_LOCK_DEADLOCK`: the transaction was rolled back, and may run again.
     pub const DEADLOCK: u16 = 1_213;
+    /// `ER_NOT_SUPPORTED_YET`: the engine does not run this form of
+    /// statement, as Vitess answers a query it cannot plan ("VT12001:
+    /// unsupported: ...").
+    pub const NOT_SUPPORTED_YET: u16 = 1_235;
     /// `ER_SPECIFIC_ACCESS_DENIED_ERROR`: the account lacks a privilege the
     /// statement needs, such as TRIGGER for `SHOW CREATE TRIGGER`.
     pub const SPECIFIC_ACCESS_DENIED: u16 = 1_227;

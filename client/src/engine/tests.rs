@@ -151,6 +151,57 @@ fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
 }
 
 #[test]
+fn a_plain_flush_to_a_counter_without_periods_is_one_update_of_a_slot() {
+    use Reply::{Changed, Rows};
+    let client = plain(ScriptedDriver::new([Rows(vec![vec![Some(8)]]), Changed(1), Changed(1)]));
+    let at = crate::call::Moment::Since(std::time::Instant::now());
+    ready(client.flush_add("views", 32, at)).unwrap();
+    ready(client.flush_add("views", 32, at)).unwrap();
+    let sql = statements();
+    let update = sql.add_to_untracked_slot().sql;
+    assert_eq!(
+        client.driver.sql(),
+        [sql.last_slot().sql, update.clone(), update],
+        "the slot count read once"
+    );
+}
+
+#[test]
+fn a_plain_flush_the_update_does_not_take_is_counted_as_an_add_is() {
+    use Reply::{Changed, Rows};
+    // Tracked periods, a slot short of room or removed: no row changed.
+    let script = [Rows(vec![vec![Some(8)]]), Changed(0), NO_PERIODS, Rows(vec![vec![Some(8)]]), Changed(1)];
+    let client = plain(ScriptedDriver::new(script));
+    ready(client.flush_add("views", 32, crate::call::Moment::Since(std::time::Instant::now()))).unwrap();
+    let sql = statements();
+    let expected = [
+        sql.last_slot().sql,
+        sql.add_to_untracked_slot().sql,
+        sql.periods().sql,
+        sql.last_slot().sql,
+        sql.add_to_slot().sql,
+    ];
+    assert_eq!(client.driver.sql(), expected, "the slot count read again: the slot may be gone");
+}
+
+#[test]
+fn a_plain_flush_an_engine_refuses_reads_the_periods_first_from_then_on() {
+    use Reply::{Changed, Error, Rows};
+    // Vitess refuses a subquery in an UPDATE that may go to another shard.
+    let refused = Error(server_errno::NOT_SUPPORTED_YET);
+    let script = [Rows(vec![vec![Some(8)]]), refused, NO_PERIODS, Changed(1), NO_PERIODS, Changed(1)];
+    let client = plain(ScriptedDriver::new(script));
+    let at = crate::call::Moment::Since(std::time::Instant::now());
+    ready(client.flush_add("views", 32, at)).unwrap();
+    ready(client.flush_add("views", 32, at)).unwrap();
+    let sql = statements();
+    let (periods, add) = (sql.periods().sql, sql.add_to_slot().sql);
+    let expected =
+        [sql.last_slot().sql, sql.add_to_untracked_slot().sql, periods.clone(), add.clone(), periods, add];
+    assert_eq!(client.driver.sql(), expected);
+}
+
+#[test]
 fn a_plain_add_that_finds_neither_its_slot_nor_any_slot_is_an_unknown_counter() {
     use Reply::{Changed, Rows};
     let none = Rows(vec![vec![Some(0), None, Some(0), None, None]]);

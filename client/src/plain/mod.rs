@@ -13,6 +13,7 @@ mod slot_counts;
 mod writes;
 
 use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
 
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
@@ -51,6 +52,10 @@ pub struct Plain {
     max_slots: u32,
     bound: i64,
     slot_counts: SlotCounts,
+    /// Whether the engine refused `add_to_untracked_slot` (Vitess plans no
+    /// subquery in an UPDATE that may route to another shard): flushes
+    /// then read the counter's periods first, as other writes do.
+    untracked_refused: AtomicBool,
 }
 
 fn statement<'a>(sql: &'a PlainStatement, params: Vec<Param<'a>>) -> Statement<'a> {
@@ -93,6 +98,7 @@ impl Plain {
             max_slots: options.max_slots(),
             bound: options.slot_bound(),
             slot_counts: SlotCounts::default(),
+            untracked_refused: AtomicBool::new(false),
         })
     }
 
@@ -123,9 +129,8 @@ impl Plain {
                 self.add_many(conn, entries(deltas), Some(id), NOW, owner).await?
             }
             Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
-            Call::AddAt { name, delta, at } | Call::FlushAdd { name, delta, at } => {
-                self.add_counted(conn, name, delta, at, owner).await?
-            }
+            Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
+            Call::FlushAdd { name, delta, at } => self.flush_add(conn, name, delta, at, owner).await?,
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
             Call::GetPeriod { name, period, at } => {
                 let start = period.start(at);

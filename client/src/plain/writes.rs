@@ -4,6 +4,8 @@
 //! ([`Plain::add_through_all`]); a batch, every counter's write in one
 //! transaction; each counted in the buckets of the periods it tracks.
 
+use std::sync::atomic::Ordering;
+
 use slotted_counters_core::SlotPolicy;
 use slotted_counters_core::package::server_errno;
 
@@ -157,6 +159,34 @@ impl Plain {
         }
         let params = slot_params(name, slot, delta, (lowest, highest), spread_from);
         conn.execute(&statement(&self.add_to_slot, params)).await
+    }
+
+    /// A coalesced flush's sum `delta` for counter `name`: one statement
+    /// when the counter tracks no period and the slot picked takes the sum
+    /// alone ([`Plain::add_untracked`]), else as [`Plain::add_counted`]
+    /// writes it. An engine that refuses that statement (1235, as Vitess
+    /// refuses a subquery in an UPDATE it cannot route to one shard) is
+    /// sent the other way from then on.
+    pub(super) async fn flush_add(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        delta: i64,
+        at: Moment,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        if !self.untracked_refused.load(Ordering::Relaxed) {
+            match self.add_untracked(conn, name, delta).await {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(error) if error.code() == Some(server_errno::NOT_SUPPORTED_YET) => {
+                    tracing::info!(%error, "the engine refuses a flush's one statement: flushes read the periods first");
+                    self.untracked_refused.store(true, Ordering::Relaxed);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        self.add_counted(conn, name, delta, at, owner).await
     }
 
     /// Adds `delta` to one slot of counter `name` in one statement, when

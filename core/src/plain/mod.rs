@@ -167,12 +167,14 @@ impl PlainSql {
     }
 
     /// `add_to_slot`, for a counter that tracks no period: one statement
-    /// that does all a write of such a counter does. A routine-mode
-    /// coalescing flush sends it in place of a `CALL`, which took 1.1-1.4
-    /// times as long (docs/benchmarks.md). Not among the plain mode's
-    /// statements: Vitess plans a subquery in an UPDATE only with its Gen4
-    /// planner, and only when the subquery routes to the UPDATE's shard
-    /// (vitessio/vitess#9640), and it is untested on Spider.
+    /// that does all a write of such a counter does. A coalescing flush
+    /// sends it: in routine mode in place of a `CALL`, which took 1.1-1.4
+    /// times as long (docs/benchmarks.md); in plain mode in place of the
+    /// read of the counter's periods and `add_to_slot`. Not among the
+    /// statements of other writes: Vitess plans a subquery in an UPDATE only
+    /// with its Gen4 planner, and only when the subquery routes to the
+    /// UPDATE's shard (vitessio/vitess#9640); it refuses others with 1235,
+    /// after which the client flushes as other writes write.
     pub fn add_to_untracked_slot(&self) -> PlainStatement {
         let add = self.add_to_slot();
         PlainStatement {
