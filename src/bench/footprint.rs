@@ -54,17 +54,10 @@ impl Workbench {
     /// Each table of the population's rounds: its size and the cost of its
     /// reads, measured on the first node.
     pub(super) fn footprints(&self, population: Population) -> Result<Vec<TableFigures>, Error> {
-        let mut figures = Vec::new();
-        let mut measured = Vec::new();
-        for &(variant, slots) in &self.kinds {
-            let owner = variant.profile().counters_of;
-            if measured.contains(&owner) {
-                continue;
-            }
-            measured.push(owner);
-            figures.push(self.footprint(owner, slots, population)?);
-        }
-        Ok(figures)
+        self.counter_sets()
+            .into_iter()
+            .map(|(owner, slots)| self.footprint(owner, slots, population))
+            .collect()
     }
 
     fn footprint(

@@ -2,6 +2,8 @@
 //! views per page): how many counters a benchmark's tables hold, how its
 //! increments spread over them, and the rows that make them.
 
+use std::fmt::Write;
+
 use rand::distr::{Distribution, Uniform};
 use rand::rngs::SmallRng;
 use rand_distr::Zipf;
@@ -99,7 +101,13 @@ impl Population {
 /// The name of a benchmark counter of `slots` slots: a hot one, or one
 /// of a population.
 pub(super) fn slotted_name(id: u32, slots: u32) -> String {
-    format!("countername{id}_{slots}slots")
+    let mut name = String::new();
+    write_slotted_name(&mut name, id, slots);
+    name
+}
+
+fn write_slotted_name(name: &mut String, id: u32, slots: u32) {
+    write!(name, "countername{id}_{slots}slots").expect("a String takes any write");
 }
 
 /// The counters one client increments each iteration.
@@ -107,14 +115,15 @@ pub(super) enum Targets {
     /// The hot counters, every one every iteration.
     Hot(Vec<String>),
     /// One counter of a population, drawn anew each iteration: a
-    /// single-row id, or with `slots`, a package counter's name.
-    Drawn { draw: Draw, slots: Option<u32>, drawn: Vec<String> },
+    /// single-row id, or with `slots`, a package counter's name, written
+    /// over the last one's (no allocation per increment).
+    Drawn { draw: Draw, slots: Option<u32>, drawn: [String; 1] },
 }
 
 impl Targets {
     /// A population's counters, drawn from `draw`.
     pub(super) fn drawn(draw: Draw, slots: Option<u32>) -> Self {
-        Targets::Drawn { draw, slots, drawn: Vec::with_capacity(1) }
+        Targets::Drawn { draw, slots, drawn: [String::new()] }
     }
 
     /// The names (or ids) of the next iteration's counters.
@@ -123,8 +132,12 @@ impl Targets {
             Targets::Hot(names) => names,
             Targets::Drawn { draw, slots, drawn } => {
                 let id = draw.next_id();
-                drawn.clear();
-                drawn.push(slots.map_or_else(|| id.to_string(), |slots| slotted_name(id, slots)));
+                let name = &mut drawn[0];
+                name.clear();
+                match slots {
+                    Some(slots) => write_slotted_name(name, id, *slots),
+                    None => write!(name, "{id}").expect("a String takes any write"),
+                }
                 drawn
             }
         }
@@ -197,6 +210,18 @@ mod tests {
         for rank in [2, 4, 10] {
             let ratio = first / f64::from(counts[rank]);
             assert!((0.85 * rank as f64..1.15 * rank as f64).contains(&ratio), "rank {rank}: {ratio}");
+        }
+    }
+
+    #[test]
+    fn each_iteration_targets_the_next_drawn_counter_by_its_name() {
+        let population = Population { counters: 50, spread: Spread::Uniform };
+        let (mut ids, mut names) = (Draw::seeded(population, 3), Draw::seeded(population, 3));
+        let mut slotted = Targets::drawn(Draw::seeded(population, 3), Some(4));
+        let mut single = Targets::drawn(Draw::seeded(population, 3), None);
+        for _ in 0..20 {
+            assert_eq!(slotted.next(), [slotted_name(ids.next_id(), 4)]);
+            assert_eq!(single.next(), [names.next_id().to_string()]);
         }
     }
 

@@ -266,23 +266,15 @@ impl Workbench {
 
         // One transaction: thousands of setups, one commit.
         conn.query_drop("START TRANSACTION").map_err(Error::Query)?;
-        // Variants that increment another's counters (client, plain and
-        // client-ids the dynamic package's; coalesced-ids coalesced's) find
-        // them made once.
-        let mut made = Vec::new();
-        for &(variant, slots) in &self.kinds {
-            if made.contains(&(variant.profile().counters_of, slots)) {
-                continue;
-            }
-            made.push((variant.profile().counters_of, slots));
-            let setup = match self.package(variant, slots)? {
+        for (owner, slots) in self.counter_sets() {
+            let setup = match self.package(owner, slots)? {
                 Some(options) => {
                     format!("CALL `{}`(?, '{DESCRIPTION}', ?, NULL)", Routine::Setup.name(&options))
                 }
                 None => "INSERT INTO bench_single_row (id, n) VALUES (?, 0)".to_owned(),
             };
             let mut create = |params: mysql::Params| conn.exec_drop(&setup, params).map_err(Error::Query);
-            match (variant.profile().counters_of, slots) {
+            match (owner, slots) {
                 (Variant::SingleRow, _) => (1..=CLASSIC_COUNTERS).try_for_each(|id| create((id,).into()))?,
                 (Variant::SingleRowGuarded, _) => {}
                 (Variant::OwnCounter, _) => {
@@ -333,15 +325,12 @@ impl Workbench {
     /// autocommit (the single-row counters last: other nodes wait for
     /// them); lazy counters get rows only when hit.
     fn populate(&self, conn: &mut impl Queryable, population: Population) -> Result<(), Error> {
-        let mut made = Vec::new();
         let mut run = |insert: String| conn.query_drop(insert).map_err(Error::Query);
-        for &(variant, slots) in &self.kinds {
-            let owner = variant.profile().counters_of;
-            if owner == Variant::Lazy || made.contains(&owner) {
+        for (owner, slots) in self.counter_sets() {
+            if owner == Variant::Lazy {
                 continue;
             }
-            made.push(owner);
-            if let Some(options) = self.package(variant, slots)? {
+            if let Some(options) = self.package(owner, slots)? {
                 let slots = slots.expect("a population's package rounds have a slot count");
                 population
                     .inserts(options.table(), Some(slots), |id| slotted_name(id, slots))
@@ -349,6 +338,21 @@ impl Workbench {
             }
         }
         population.inserts("bench_single_row", None, |id| id.to_string()).try_for_each(run)
+    }
+
+    /// Each set of counters the rounds increment, once, as the variant
+    /// whose counters they are and their slot count: client, plain and
+    /// client-ids increment the dynamic package's, coalesced-ids and
+    /// coalesced-async coalesced's.
+    pub(super) fn counter_sets(&self) -> Vec<(Variant, Option<u32>)> {
+        let mut sets = Vec::new();
+        for &(variant, slots) in &self.kinds {
+            let set = (variant.profile().counters_of, slots);
+            if !sets.contains(&set) {
+                sets.push(set);
+            }
+        }
+        sets
     }
 
     /// Sets the hot counters of `case`, a bounded variant's, to their stock
