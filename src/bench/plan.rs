@@ -181,6 +181,14 @@ impl Plan {
         if !(1..=COUNTERS_LIMIT).contains(&population.counters) {
             return Err(Error::InvalidOption(format!("--counters must be between 1 and {COUNTERS_LIMIT}")));
         }
+        if let Some(head) = population.slotted_head
+            && !(1..=population.counters).contains(&head)
+        {
+            return Err(Error::InvalidOption(format!(
+                "--slotted-head must be between 1 and --counters ({}), not {head}",
+                population.counters
+            )));
+        }
         if self.slots.len() != 1 {
             return Err(Error::InvalidOption(
                 "--counters needs one --slots value: the slots of every counter of the table".to_owned(),
@@ -344,7 +352,7 @@ mod tests {
             variants: vec![],
             hot: 4,
             flushes: 2,
-            population: Some(Population { counters: 1_000, spread: Spread::Zipf }),
+            population: Some(Population { counters: 1_000, spread: Spread::Zipf, slotted_head: None }),
         };
         let plan = base.clone().validated().unwrap();
         assert_eq!(plan.variants, [Variant::SingleRow, Variant::Dynamic, Variant::Lazy, Variant::Coalesced]);
@@ -354,8 +362,18 @@ mod tests {
         assert!(
             bad(Plan { slots: vec![4, 8], ..base.clone() }).contains("--counters needs one --slots value")
         );
-        let empty = Some(Population { counters: 0, spread: Spread::Zipf });
+        let empty = Some(Population { counters: 0, spread: Spread::Zipf, slotted_head: None });
         assert!(bad(Plan { population: empty, ..base.clone() }).contains("--counters must be between 1 and"));
+        for head in [0, 1_001] {
+            let population =
+                Some(Population { counters: 1_000, spread: Spread::Zipf, slotted_head: Some(head) });
+            assert_eq!(
+                bad(Plan { population, ..base.clone() }),
+                format!("--slotted-head must be between 1 and --counters (1000), not {head}")
+            );
+        }
+        let whole = Some(Population { counters: 1_000, spread: Spread::Zipf, slotted_head: Some(1_000) });
+        assert!(Plan { population: whole, ..base.clone() }.validated().is_ok());
         let periods = bad(Plan { variants: vec![Variant::Dynamic, Variant::Periods], ..base.clone() });
         assert!(
             periods.starts_with(

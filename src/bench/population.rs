@@ -38,6 +38,12 @@ impl Spread {
 pub struct Population {
     pub counters: u32,
     pub spread: Spread,
+    /// With a number, only the counters of ids 1 to it (the spread's
+    /// hottest: Zipf's rank k is id k) get the rounds' slots in a table of
+    /// dynamic slot counts, and the others one slot each, as the docs
+    /// advise for a large table; a fixed package's counters all get its slots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slotted_head: Option<u32>,
 }
 
 /// Counters a population may have.
@@ -65,8 +71,23 @@ impl Population {
         Draw { sampler, rng: rand::make_rng() }
     }
 
+    /// The slots counter `id` gets in a table of dynamic slot counts whose
+    /// rounds run on `slots`.
+    pub fn slots_of(self, id: u32, slots: u32) -> u32 {
+        match self.slotted_head {
+            Some(head) if id > head => 1,
+            _ => slots,
+        }
+    }
+
+    /// The population with every counter slotted: a fixed package's.
+    pub(super) fn all_slotted(self) -> Self {
+        Population { slotted_head: None, ..self }
+    }
+
     /// The statements that make every counter of the population with
-    /// `slots` slots each, named by `name`, in `table`: the rows
+    /// `slots` slots each ([`Population::slots_of`]), named by `name`, in
+    /// `table`: the rows
     /// `counter_setup` makes, in batches, in the order of the ids (which
     /// is not the order of the names, so the table grows as one that
     /// gained its counters over time does). `slots` of `None` makes the
@@ -87,7 +108,8 @@ impl Population {
             let rows: Vec<String> = (first..=last)
                 .flat_map(|id| {
                     let name = name(id);
-                    (1..=rows_per_counter).map(move |slot| match slots {
+                    let rows = slots.map_or(1, |slots| self.slots_of(id, slots));
+                    (1..=rows).map(move |slot| match slots {
                         Some(_) => format!("('{name}', {slot}, '{DESCRIPTION}')"),
                         None => format!("({name}, 0)"),
                     })
@@ -178,7 +200,7 @@ mod tests {
     use super::*;
 
     fn counts(spread: Spread, counters: u32, draws: u32) -> Vec<u32> {
-        let mut draw = Draw::seeded(Population { counters, spread }, 7);
+        let mut draw = Draw::seeded(Population { counters, spread, slotted_head: None }, 7);
         let mut counts = vec![0; counters as usize + 1];
         for _ in 0..draws {
             counts[draw.next_id() as usize] += 1;
@@ -215,7 +237,7 @@ mod tests {
 
     #[test]
     fn each_iteration_targets_the_next_drawn_counter_by_its_name() {
-        let population = Population { counters: 50, spread: Spread::Uniform };
+        let population = Population { counters: 50, spread: Spread::Uniform, slotted_head: None };
         let (mut ids, mut names) = (Draw::seeded(population, 3), Draw::seeded(population, 3));
         let mut slotted = Targets::drawn(Draw::seeded(population, 3), Some(4));
         let mut single = Targets::drawn(Draw::seeded(population, 3), None);
@@ -227,7 +249,7 @@ mod tests {
 
     #[test]
     fn inserts_make_every_slot_of_every_counter_once() {
-        let population = Population { counters: 3_001, spread: Spread::Uniform };
+        let population = Population { counters: 3_001, spread: Spread::Uniform, slotted_head: None };
         let inserts: Vec<String> = population.inserts("t", Some(4), |id| format!("c{id}")).collect();
         assert_eq!(inserts.len(), 3, "1,250 counters of 4 slots per insert");
         let all = inserts.join(" ");
@@ -241,5 +263,20 @@ mod tests {
         assert_eq!(single.len(), 1);
         assert!(single[0].starts_with("INSERT INTO `s` (id, n) VALUES (1, 0), (2, 0)"));
         assert!(single[0].ends_with("(3001, 0)"));
+    }
+
+    #[test]
+    fn only_a_slotted_head_gets_the_slots() {
+        let population = Population { counters: 5, spread: Spread::Zipf, slotted_head: Some(2) };
+        let inserts: Vec<String> = population.inserts("t", Some(3), |id| format!("c{id}")).collect();
+        let all = inserts.join(" ");
+        assert_eq!(all.matches("('c1', ").count(), 3);
+        assert_eq!(all.matches("('c2', ").count(), 3);
+        for tail in ["c3", "c4", "c5"] {
+            assert_eq!(all.matches(&format!("('{tail}', ")).count(), 1, "{tail} has slot 1 only: {all}");
+            assert!(all.contains(&format!("('{tail}', 1, ")), "{all}");
+        }
+        let fixed: String = population.all_slotted().inserts("t", Some(3), |id| format!("c{id}")).collect();
+        assert_eq!(fixed.matches("('c5', ").count(), 3, "a fixed package's counters have all its slots");
     }
 }

@@ -332,6 +332,7 @@ impl Workbench {
             }
             if let Some(options) = self.package(owner, slots)? {
                 let slots = slots.expect("a population's package rounds have a slot count");
+                let population = if owner == Variant::Fixed { population.all_slotted() } else { population };
                 population
                     .inserts(options.table(), Some(slots), |id| slotted_name(id, slots))
                     .try_for_each(&mut run)?;

@@ -185,6 +185,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SPREAD", value_enum, default_value = "zipf", requires = "counters")]
     pub spread: Spread,
 
+    /// Only the N hottest of --counters (the first N, which Zipf draws
+    /// most) get --slots slots in the tables of dynamic slot counts; the
+    /// others get one each
+    #[arg(long, value_name = "N", requires = "counters")]
+    pub slotted_head: Option<u32>,
+
     /// Flushes each coalescing handle may keep in flight, each on a connection
     /// of its own; beyond the first, one starts only when those in flight have stalled
     #[arg(long, value_name = "N", default_value_t = defaults::FLUSHES as u32)]

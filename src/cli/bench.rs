@@ -21,7 +21,11 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         variants: args.variant.clone(),
         hot: args.hot,
         flushes: args.flushes,
-        population: args.counters.map(|counters| Population { counters, spread: args.spread }),
+        population: args.counters.map(|counters| Population {
+            counters,
+            spread: args.spread,
+            slotted_head: args.slotted_head,
+        }),
     }
     .validated()?;
     let report = bench::run(&args.nodes.urls, &plan)?;
@@ -176,8 +180,11 @@ fn tables_table(population: &Population, tables: &[TableFigures]) -> String {
             ]
         })
         .collect();
+    let head = population
+        .slotted_head
+        .map_or_else(String::new, |head| format!(", only the {head} hottest slotted in dynamic tables"));
     format!(
-        "\n{} counters, increments spread {}; reads: get_many of {GET_MANY} (median of 21), one \
+        "\n{} counters, increments spread {}{head}; reads: get_many of {GET_MANY} (median of 21), one \
          total through the view of totals, prepared, and the 10 largest totals (medians of 3)\n{}",
         population.counters,
         population.spread.name(),
@@ -209,7 +216,8 @@ mod tests {
     fn a_populations_tables_follow_its_rounds() {
         let mut report = Report::sample(vec![RoundResult::sample(4, 100.0, 100)]);
         assert!(!report_table(&report).contains("table of"));
-        report.population = Some(Population { counters: 1_000, spread: crate::bench::Spread::Uniform });
+        report.population =
+            Some(Population { counters: 1_000, spread: crate::bench::Spread::Uniform, slotted_head: None });
         let dynamic = TableFigures {
             variant: Variant::Dynamic,
             table: "bench_counters".into(),
