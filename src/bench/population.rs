@@ -73,7 +73,7 @@ impl Population {
 
     /// The slots counter `id` gets in a table of dynamic slot counts whose
     /// rounds run on `slots`.
-    pub fn slots_of(self, id: u32, slots: u32) -> u32 {
+    fn slots_of(self, id: u32, slots: u32) -> u32 {
         match self.slotted_head {
             Some(head) if id > head => 1,
             _ => slots,

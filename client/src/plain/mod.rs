@@ -54,7 +54,7 @@ pub struct Plain {
     slot_counts: SlotCounts,
     /// Whether the engine refused `add_to_untracked_slot` (Vitess plans no
     /// subquery in an UPDATE that may route to another shard): flushes
-    /// then read the counter's periods first, as other writes do.
+    /// then write as other writes do, reading the counter's periods first.
     untracked_refused: AtomicBool,
 }
 
@@ -130,7 +130,13 @@ impl Plain {
             }
             Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
             Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
-            Call::FlushAdd { name, delta, at } => self.flush_add(conn, name, delta, at, owner).await?,
+            // One statement when the counter tracks no period and the slot
+            // takes the sum alone; the add's statements otherwise.
+            Call::FlushAdd { name, delta, at } => {
+                if !self.add_untracked(conn, name, delta).await? {
+                    self.add_counted(conn, name, delta, at, owner).await?
+                }
+            }
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
             Call::GetPeriod { name, period, at } => {
                 let start = period.start(at);

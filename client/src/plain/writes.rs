@@ -161,40 +161,14 @@ impl Plain {
         conn.execute(&statement(&self.add_to_slot, params)).await
     }
 
-    /// A coalesced flush's sum `delta` for counter `name`: one statement
-    /// when the counter tracks no period and the slot picked takes the sum
-    /// alone ([`Plain::add_untracked`]), else as [`Plain::add_counted`]
-    /// writes it. An engine that refuses that statement (1235, as Vitess
-    /// refuses a subquery in an UPDATE it cannot route to one shard) is
-    /// sent the other way from then on.
-    pub(super) async fn flush_add(
-        &self,
-        conn: &mut impl Connection,
-        name: &str,
-        delta: i64,
-        at: Moment,
-        owner: Owner,
-    ) -> Result<(), CounterError> {
-        if !self.untracked_refused.load(Ordering::Relaxed) {
-            match self.add_untracked(conn, name, delta).await {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(error) if error.code() == Some(server_errno::NOT_SUPPORTED_YET) => {
-                    tracing::info!(%error, "the engine refuses a flush's one statement: flushes read the periods first");
-                    self.untracked_refused.store(true, Ordering::Relaxed);
-                }
-                Err(error) => return Err(error),
-            }
-        }
-        self.add_counted(conn, name, delta, at, owner).await
-    }
-
     /// Adds `delta` to one slot of counter `name` in one statement, when
     /// the counter tracks no period and the slot picked takes the delta
     /// alone ([`PlainSql::add_to_untracked_slot`]): whether it did. When it
     /// did not, nothing is written, and the write is to be made another way;
     /// so also for a counter unknown, a delta of 0 or one past the bound,
-    /// which that way is refused.
+    /// which that way is refused, and on an engine that refused the
+    /// statement once (1235, as Vitess refuses a subquery in an UPDATE it
+    /// cannot route to one shard), from then on.
     ///
     /// [`PlainSql::add_to_untracked_slot`]: slotted_counters_core::plain::PlainSql::add_to_untracked_slot
     pub(crate) async fn add_untracked(
@@ -204,7 +178,7 @@ impl Plain {
         delta: i64,
     ) -> Result<bool, CounterError> {
         let Ok((lowest, highest)) = self.room_for(name, delta) else { return Ok(false) };
-        if delta == 0 || self.sql.auto_create() {
+        if delta == 0 || self.sql.auto_create() || self.untracked_refused.load(Ordering::Relaxed) {
             return Ok(false);
         }
         let slots = match self.slot_count(conn, name).await {
@@ -213,7 +187,14 @@ impl Plain {
         };
         let mut params = slot_params(name, pick(slots), delta, (lowest, highest), slots);
         params.push(Param::Text(name));
-        let changed = conn.execute(&statement(&self.add_to_untracked_slot, params)).await?;
+        let changed = match conn.execute(&statement(&self.add_to_untracked_slot, params)).await {
+            Err(error) if error.code() == Some(server_errno::NOT_SUPPORTED_YET) => {
+                tracing::info!(%error, "the engine refuses the one-statement add: writes read the periods first");
+                self.untracked_refused.store(true, Ordering::Relaxed);
+                return Ok(false);
+            }
+            changed => changed?,
+        };
         if changed == 0 {
             // The slot may be gone: a shrink removed it.
             self.slot_counts.forget(name);
