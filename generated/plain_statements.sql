@@ -124,3 +124,7 @@ SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`), CA
 -- expire (hour): for each period in turn: drops every counter's buckets beyond the last `keep` (the current one included); call it regularly, so that each run deletes little
 -- Parameters: none
 DELETE `bucket` FROM `counter_buckets` AS `bucket` JOIN `counter_periods` AS `tracked` ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` WHERE `bucket`.`period` = 'hour' AND `tracked`.`keep` IS NOT NULL AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (`tracked`.`keep` - 1) HOUR;
+
+-- add_to_untracked_slot: adds delta to one slot, as add_to_slot does, when the counter tracks no period; 0 rows changed also when it tracks one
+-- Parameters: delta (as for add_to_slot, and each up to the last), name, slot, lowest, highest, delta, the slot count - 1, delta, 1 - the slot count, name
+UPDATE `counters` SET `counter` = `counter` + ? WHERE `counter_name` = ? AND `counter_id` = ? AND `counter` BETWEEN ? AND ? AND (`lowest` IS NULL OR ? BETWEEN `lowest` - `counter` AND ?) AND (`highest` IS NULL OR ? BETWEEN ? AND `highest` - `counter`) AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = ?);

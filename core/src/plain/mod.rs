@@ -98,6 +98,9 @@ impl PlainSql {
             ("add_to_slot", self.add_to_slot())
         };
         let fill = self.auto_create.then(|| ("fill_slots (3 slots)", self.fill_slots(3)));
+        // A coalesced flush's one statement, for a counter that tracks no
+        // period; a lazy package's flushes upsert instead.
+        let untracked = (!self.auto_create).then(|| ("add_to_untracked_slot", self.add_to_untracked_slot()));
         let mut reference = vec![
             ("last_slot", self.last_slot()),
             add,
@@ -122,6 +125,7 @@ impl PlainSql {
             ("expire (hour)", self.expire(Period::Hour)),
         ];
         reference.extend(fill);
+        reference.extend(untracked);
         reference
     }
 
@@ -170,8 +174,8 @@ impl PlainSql {
     /// that does all a write of such a counter does. A coalescing flush
     /// sends it: in routine mode in place of a `CALL`, which took 1.1-1.4
     /// times as long (docs/benchmarks.md); in plain mode in place of the
-    /// read of the counter's periods and `add_to_slot`. Not among the
-    /// statements of other writes: Vitess plans a subquery in an UPDATE only
+    /// read of the counter's periods and `add_to_slot`. Not used by other
+    /// writes: Vitess plans a subquery in an UPDATE only
     /// with its Gen4 planner, and only when the subquery routes to the
     /// UPDATE's shard (vitessio/vitess#9640); it refuses others with 1235,
     /// after which the client flushes as other writes write.
