@@ -1,3 +1,4 @@
+{%- import "_pending.sql" as pending -%}
 -- The last change of each counter that rewrites more than one slot (a step
 -- of a resize, a compaction, the reset of a lazy or cluster package): the
 -- routine records the change here, and the trigger {{ p.change_trigger }}
@@ -12,6 +13,6 @@ CREATE TABLE IF NOT EXISTS `{{ p.changes_table }}` (
     `into_slot` INT NULL COMMENT 'shrink: the slot that takes the removed slot''s value',
     `value` BIGINT NULL COMMENT 'reset: the value',
     `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
-    `changed_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `changed_at` DATETIME(6) NOT NULL,{%- call pending::column(p) %}{% endcall %}
+    PRIMARY KEY (`counter_name`),{%- call pending::check(p, p.changes_table) %}{% endcall %}
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

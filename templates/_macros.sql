@@ -289,8 +289,8 @@ IF({{ value }} = TRUNCATE({{ value }}, 0), CONCAT(CAST({{ value }} AS DECIMAL(65
 {{ indent }}    END;
 {{ indent }}    SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = {{ plan }},
 {{ indent }}        @slotted_counters_write_at = {{ at }};
-{{ indent }}    INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`)
-{{ indent }}    VALUES ({{ name }}, p_write_id, NOW(6));
+{{ indent }}    INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`, `{{ p.pending_column }}`)
+{{ indent }}    VALUES ({{ name }}, p_write_id, UTC_TIMESTAMP(6), TRUE);
 {{ indent }}END;
 {% call forget_write_plan(indent) %}{% endcall %}
 {%- endmacro %}
@@ -326,7 +326,7 @@ IF({{ value }} = TRUNCATE({{ value }}, 0), CONCAT(CAST({{ value }} AS DECIMAL(65
 {{ indent }}        IF NOT v_in_transaction THEN
 {{ indent }}            BEGIN
 {{ indent }}                DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-{% call oldest_expired_writes(indent ~ "                ", p, "NOW(6) - INTERVAL " ~ p.write_id_window ~ " SECOND", p.forget_per_write) %}{% endcall %}
+{% call oldest_expired_writes(indent ~ "                ", p, "UTC_TIMESTAMP(6) - INTERVAL " ~ p.write_id_window ~ " SECOND", p.forget_per_write) %}{% endcall %}
 {{ indent }}                DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;
 {{ indent }}            END;
 {{ indent }}        END IF;

@@ -1,3 +1,4 @@
+{%- import "_pending.sql" as pending -%}
 -- The last spread of each bounded counter ({{ p.routine(Routine::Bound) }}): a write
 -- that the slot it picked could not take alone, a reset, new bounds. The
 -- routine records it here, and the trigger {{ p.spread_trigger }} locks every slot of
@@ -12,6 +13,6 @@ CREATE TABLE IF NOT EXISTS `{{ p.spreads_table }}` (
     `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
     `lowest` BIGINT NULL COMMENT 'bound: the floor (NULL: none)',
     `highest` BIGINT NULL COMMENT 'bound: the ceiling (NULL: none)',
-    `spread_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `spread_at` DATETIME(6) NOT NULL,{%- call pending::column(p) %}{% endcall %}
+    PRIMARY KEY (`counter_name`),{%- call pending::check(p, p.spreads_table) %}{% endcall %}
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "_pending.sql" as pending -%}
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_changes.sql" as change -%}
 {%- import "routines/_periods.sql" as periods -%}
@@ -28,16 +29,19 @@ BEGIN
     END IF;
 END$$
 
--- Applies a write with an id ({{ p.routine(Routine::AddOnce) }}, {{ p.routine(Routine::AddManyOnce) }}) in the
--- statement that records its id, so that the id and the write's deltas
--- commit together or not at all with no transaction opened around them.
+-- Applies a write with an id ({{ p.routine(Routine::AddOnce) }}, {{ p.routine(Routine::AddManyOnce) }}, and
+-- the batches, under an id of their own) in the statement that records its
+-- id, so that the id and the write's deltas commit together or not at all
+-- with no transaction opened around them. BEFORE INSERT, so that it marks
+-- the row applied (see {{ p.writes_table }}); an id already recorded then
+-- fails the statement (1062), which undoes what the trigger applied.
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
 -- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` AFTER INSERT ON `{{ p.writes_table }}`
+CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` BEFORE INSERT ON `{{ p.writes_table }}`
 FOR EACH ROW
 BEGIN
     DECLARE v_plan {{ p.statement_type }};
@@ -61,6 +65,7 @@ BEGIN
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
 {% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_") %}{% endcall %}
         END WHILE;
+{% call pending::clear("        ", p) %}{% endcall %}
     END IF;
 END$$
 
@@ -98,6 +103,7 @@ BEGIN
 {%- else %}
 {%- endmatch %}
     END CASE;
+{% call pending::clear("    ", p) %}{% endcall %}
 END$$
 -- Applies a write of a counter that tracks periods (see {{ p.routine(Routine::Track) }}) in the
 -- statement that records it: its delta to the slot, as {{ p.routine(Routine::Add) }} does,
@@ -117,6 +123,7 @@ BEGIN
     SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
 {%- call bounds::add_to_slot("    ", p, true) %}{% endcall %}
 {% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`", "NEW.keep_") %}{% endcall %}
+{% call pending::clear("    ", p) %}{% endcall %}
 END$$
 
 -- Makes the spread a routine records in {{ p.spreads_table }} (see
@@ -136,4 +143,5 @@ BEGIN
 {%- call bounds::declare("    ") %}{% endcall %}
     SET p_name = NEW.`counter_name`;
 {% call bounds::apply("    ", p, "NEW.`spread_kind`", "NEW.`delta`", "NEW.`reset_start_date`", "NEW.`lowest`", "NEW.`highest`") %}{% endcall %}
+{% call pending::clear("    ", p) %}{% endcall %}
 END$$

@@ -3,8 +3,6 @@
 
 {% include "_table.sql" %}
 
-{% include "_table_upgrade.sql" %}
-
 {% include "_totals_view.sql" %}
 
 {% include "_writes_table.sql" %}
@@ -16,3 +14,5 @@
 {% include "_tracked_writes_table.sql" %}
 
 {% include "_spreads_table.sql" %}
+
+{% include "_upgrades.sql" %}

@@ -7,8 +7,6 @@
 
 {% include "_table.sql" %}
 
-{% include "_table_upgrade.sql" %}
-
 {% include "_totals_view.sql" %}
 
 {% include "_writes_table.sql" %}
@@ -20,5 +18,7 @@
 {% include "_tracked_writes_table.sql" %}
 
 {% include "_spreads_table.sql" %}
+
+{% include "_upgrades.sql" %}
 
 {% include "_routines.sql" %}

@@ -5,7 +5,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
-use slotted_counters_core::package::{REFUSAL_SQLSTATE, errno, server_errno};
+use slotted_counters_core::package::{self, REFUSAL_SQLSTATE, errno, server_errno};
 use slotted_counters_core::refusals::{self, CEILING, FLOOR};
 
 /// The error a driver reported, kept as the source of a [`CounterError`]:
@@ -62,6 +62,15 @@ pub enum CounterError {
         "the counter package is not installed: {0}; install it with `slotted-counters install` (with the prefix this client uses)"
     )]
     NotInstalled(String),
+
+    /// The account may not call a routine of the package (1370), and still
+    /// might not after [`crate::defaults::REINSTALL_WINDOW`]: it was never
+    /// granted EXECUTE on it, or, on MySQL, a re-install dropped the
+    /// routine, which revokes its grants, and nobody granted them again.
+    #[error(
+        "this account may not call a routine of the counter package: {0}; grant it EXECUTE on the package's routines (`slotted-counters install --app-user`, which an upgrade on MySQL runs again)"
+    )]
+    NotGranted(String),
 
     /// The server answered with any other error: a privilege missing, a
     /// deadlock that outlasted the retries.
@@ -129,6 +138,7 @@ impl CounterError {
                 None => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
             },
             server_errno::NO_SUCH_ROUTINE => CounterError::NotInstalled(message),
+            server_errno::ROUTINE_ACCESS_DENIED => CounterError::NotGranted(message),
             code => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
         }
     }
@@ -157,6 +167,7 @@ impl CounterError {
             CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
             CounterError::PastBound { .. } => Some(errno::PAST_BOUND),
             CounterError::NotInstalled(_) => Some(server_errno::NO_SUCH_ROUTINE),
+            CounterError::NotGranted(_) => Some(server_errno::ROUTINE_ACCESS_DENIED),
             CounterError::Server { code, .. } => Some(*code),
             _ => None,
         }
@@ -170,7 +181,7 @@ impl CounterError {
             | CounterError::AlreadyExists(_)
             | CounterError::InvalidArgument(_)
             | CounterError::PastBound { .. } => Some(REFUSAL_SQLSTATE),
-            CounterError::NotInstalled(_) => Some("42000"),
+            CounterError::NotInstalled(_) | CounterError::NotGranted(_) => Some("42000"),
             CounterError::Server { sqlstate, .. } => Some(sqlstate),
             _ => None,
         }
@@ -200,6 +211,23 @@ impl CounterError {
                 server_errno::QUERY_INTERRUPTED => message.contains("code = Aborted"),
                 code => server_errno::TIDB_RETRYABLE.contains(&code),
             },
+            _ => false,
+        }
+    }
+
+    /// Whether the call met the package while a re-install replaced it, and
+    /// changed nothing: a routine missing (1305) or, on MySQL, not yet
+    /// granted again (1370) between its DROP and what follows, a write
+    /// that found the trigger that applies it missing, which the package's
+    /// CHECK refused ([`package::is_missing_trigger`]), or a prepared
+    /// statement whose tables kept changing while the server prepared it
+    /// again (1615, MySQL). Each lasts moments; the clients send the call
+    /// again for up to [`crate::defaults::REINSTALL_WINDOW`].
+    pub(crate) fn is_reinstall_gap(&self) -> bool {
+        match self {
+            CounterError::NotInstalled(_) | CounterError::NotGranted(_) => true,
+            CounterError::Server { code: server_errno::NEED_REPREPARE, .. } => true,
+            CounterError::Server { code, message, .. } => package::is_missing_trigger(*code, message),
             _ => false,
         }
     }
@@ -304,6 +332,9 @@ mod tests {
         assert!(matches!(server(9002, ""), CounterError::AlreadyExists(_)));
         assert!(matches!(server(9003, ""), CounterError::InvalidArgument(_)));
         assert!(matches!(server(1305, ""), CounterError::NotInstalled(_)));
+        let denied = server(1370, "execute command denied to user 'app'@'%' for routine 'app.counter_add'");
+        assert!(matches!(&denied, CounterError::NotGranted(message) if message.contains("counter_add")));
+        assert_eq!((denied.code(), denied.sqlstate()), (Some(1370), Some("42000")));
         let deadlock = server(1213, "Deadlock found when trying to get lock");
         assert_eq!((deadlock.code(), deadlock.sqlstate()), (Some(1213), Some("HY000")));
         assert_eq!(deadlock.to_string(), "ERROR 1213 (HY000): Deadlock found when trying to get lock");
@@ -333,6 +364,22 @@ mod tests {
         );
         let lost = CounterError::connection("broken pipe", std::io::Error::other("broken pipe"));
         assert!(!lost.is_retryable());
+    }
+
+    #[test]
+    fn a_re_install_is_told_by_a_missing_routine_grant_or_trigger_or_a_statement_to_re_prepare() {
+        let missing_trigger = [
+            server(3819, "Check constraint 'counter_writes_applied' is violated."),
+            server(4025, "CONSTRAINT `hits_spreads_applied` failed for `app`.`hits_spreads`"),
+        ];
+        let re_prepared = server(1615, "Prepared statement needs to be re-prepared");
+        for error in missing_trigger.iter().chain(&[server(1305, ""), server(1370, ""), re_prepared]) {
+            assert!(error.is_reinstall_gap(), "{error:?}");
+            assert!(!error.is_retryable() && !error.may_have_applied(), "{error:?}");
+        }
+        let other_check = server(4025, "CONSTRAINT `orders_positive` failed for `app`.`orders`");
+        assert!(!other_check.is_reinstall_gap(), "a CHECK of the application's own");
+        assert!(!server(1213, "").is_reinstall_gap());
     }
 
     #[test]

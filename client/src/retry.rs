@@ -3,11 +3,12 @@
 //!
 //! A call the server rolled back for a reason that may be gone at once
 //! ([`CounterError::is_retryable`]) runs again after a jittered exponential
-//! backoff, within the client's [`RetryBudget`]. A call that found a
-//! routine missing ran nothing, as during a reinstall on MySQL, which drops
-//! each routine just before creating it again: it runs again for up to
-//! [`REINSTALL_WINDOW`] from the first time it found one missing, inside
-//! the caller's transaction too.
+//! backoff, within the client's [`RetryBudget`]. A call that met a
+//! re-install ([`CounterError::is_reinstall_gap`]: on MySQL, which drops
+//! each routine and trigger just before creating it again, a routine
+//! missing or not granted again yet, or a trigger missing) changed nothing:
+//! it runs again for up to [`REINSTALL_WINDOW`] from the first time it met
+//! one, inside the caller's transaction too.
 
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ pub(crate) enum RetryBudget {
 /// Why a failed call runs again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Retry {
-    /// A routine was missing, as during a reinstall.
+    /// A routine, its grant or a trigger was missing, as during a reinstall.
     Reinstall,
     /// The server rolled the call back.
     Rollback,
@@ -81,7 +82,7 @@ impl Tries {
         error: &CounterError,
         carries_id: bool,
     ) -> Option<(Duration, Retry)> {
-        if let CounterError::NotInstalled(_) = error {
+        if error.is_reinstall_gap() {
             let missing_since = *self.missing_since.get_or_insert_with(Instant::now);
             if missing_since.elapsed() >= REINSTALL_WINDOW {
                 return None;

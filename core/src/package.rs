@@ -244,6 +244,40 @@ pub fn tables(options: &PackageOptions) -> [String; 7] {
     ]
 }
 
+/// The tables whose rows a trigger applies in the statement that writes
+/// them, prefix included: the write ids, the changes, the tracked writes
+/// and the spreads. Each has a [`PENDING_COLUMN`] and an
+/// [`applied_check`] on it.
+pub fn applied_tables(options: &PackageOptions) -> [String; 4] {
+    [writes_table(options), changes_table(options), tracked_writes_table(options), spreads_table(options)]
+}
+
+/// The column a routine sets to TRUE in each row a trigger must apply, and
+/// the trigger clears as it applies the row: MySQL replaces a trigger with
+/// `DROP TRIGGER` and then `CREATE TRIGGER`, and a write between the two
+/// (on a cluster, on any member) would be recorded with nothing applied.
+pub const PENDING_COLUMN: &str = "pending";
+
+/// What the name of a table's CHECK on [`PENDING_COLUMN`] adds to the
+/// table's: `counter_writes_applied` with the default prefix.
+pub const APPLIED_CHECK_SUFFIX: &str = "_applied";
+
+/// The CHECK of `table` (one of [`applied_tables`]) that refuses a row
+/// still pending: a write that found its trigger missing fails with it,
+/// and may be sent again, instead of being recorded uncounted.
+pub fn applied_check(table: &str) -> String {
+    format!("{table}{APPLIED_CHECK_SUFFIX}")
+}
+
+/// Whether a server error is a package's [`applied_check`] refusing a row
+/// whose trigger was missing, as for a moment while a re-install on MySQL
+/// replaces the trigger: the write changed nothing and may be sent again.
+/// MySQL reports it as 3819, MariaDB as 4025, each naming the check.
+pub fn is_missing_trigger(code: u16, message: &str) -> bool {
+    matches!(code, server_errno::CHECK_CONSTRAINT_VIOLATED | server_errno::CONSTRAINT_FAILED)
+        && message.contains(APPLIED_CHECK_SUFFIX)
+}
+
 /// How long a write id is kept by default: a write whose answer was lost
 /// may be sent again, and counted once, for this long. The retry budget of
 /// a client must end well within it.
@@ -347,12 +381,20 @@ pub mod server_errno {
     pub const NO_SUCH_ROUTINE: u16 = 1_305;
     /// `ER_TRG_DOES_NOT_EXIST`: no trigger of that name.
     pub const NO_SUCH_TRIGGER: u16 = 1_360;
+    /// `ER_NEED_REPREPARE`: the tables of a prepared statement changed
+    /// under it each time the server prepared it again, as while a
+    /// re-install replaces their triggers; the statement did not run.
+    pub const NEED_REPREPARE: u16 = 1_615;
     /// `ER_PROCACCESS_DENIED_ERROR`: no EXECUTE on the routine.
     pub const ROUTINE_ACCESS_DENIED: u16 = 1_370;
     /// `ER_BINLOG_CREATE_ROUTINE_NEED_SUPER`: with binary logging on, only an
     /// account with SUPER (or `log_bin_trust_function_creators=1`) may
     /// create a function.
     pub const CREATE_ROUTINE_NEEDS_SUPER: u16 = 1_419;
+    /// MySQL's `ER_CHECK_CONSTRAINT_VIOLATED`: a row failed a CHECK.
+    pub const CHECK_CONSTRAINT_VIOLATED: u16 = 3_819;
+    /// MariaDB's `ER_CONSTRAINT_FAILED`: a row failed a CHECK.
+    pub const CONSTRAINT_FAILED: u16 = 4_025;
     /// `ER_DATA_OUT_OF_RANGE`: a value left its type's range, as a slot
     /// would past BIGINT's.
     pub const OUT_OF_RANGE: u16 = 1_690;

@@ -79,11 +79,11 @@ SELECT CAST(? AS SIGNED) AS `position`, CAST(SUM(`counter`) AS SIGNED) AS `total
 
 -- record_write: with write ids, first in the write's transaction, once per counter it writes: 1062 when that counter's part of the write committed before (skip it; the transaction goes on)
 -- Parameters: name, write id (16 random bytes, the same for every counter of one write)
-INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, NOW(6));
+INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, UTC_TIMESTAMP(6));
 
 -- forget_writes: forgets the write ids older than the window; call it regularly (every minute) in autocommit mode, so that each run deletes little
 -- Parameters: window, in seconds (600; far above any writer's retry budget)
-DELETE FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL ? SECOND;
+DELETE FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL ? SECOND;
 
 -- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month) and how many buckets it keeps (NULL: all); no row: none
 -- Parameters: name

@@ -17,20 +17,6 @@ CREATE TABLE IF NOT EXISTS `counters` (
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- A table made before bounded counters gains their two columns, last, which
--- both servers add in place without copying the table. MySQL has no ADD
--- COLUMN IF NOT EXISTS: the ALTER runs only when the table lacks them.
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
-    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
-    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = NULL;
-
 -- One row per counter, for reports and for joins with application tables.
 CREATE OR REPLACE VIEW `counter_totals` AS
 SELECT `counter_name`,
@@ -51,9 +37,11 @@ GROUP BY `counter_name`;
 CREATE TABLE IF NOT EXISTS `counter_writes` (
     `counter_name` VARCHAR(50) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
-    `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
+    `written_at` DATETIME(6) NOT NULL COMMENT 'UTC: when the write recorded it',
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
     PRIMARY KEY (`counter_name`, `write_id`),
-    KEY `written_at` (`written_at`)
+    KEY `written_at` (`written_at`),
+    CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The last change of each counter that rewrites more than one slot (a step
@@ -71,7 +59,9 @@ CREATE TABLE IF NOT EXISTS `counter_changes` (
     `value` BIGINT NULL COMMENT 'reset: the value',
     `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
     `changed_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`),
+    CONSTRAINT `counter_changes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The periods each counter tracks (counter_track): one row per counter
@@ -117,7 +107,9 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `keep_hour` INT UNSIGNED NULL COMMENT 'what the hour keeps, as the write read it: NULL untracked, 4294967295 all',
     `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
     `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
-    PRIMARY KEY (`counter_name`, `counter_id`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`, `counter_id`),
+    CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The last spread of each bounded counter (counter_bound): a write
@@ -135,5 +127,61 @@ CREATE TABLE IF NOT EXISTS `counter_spreads` (
     `lowest` BIGINT NULL COMMENT 'bound: the floor (NULL: none)',
     `highest` BIGINT NULL COMMENT 'bound: the ceiling (NULL: none)',
     `spread_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`),
+    CONSTRAINT `counter_spreads_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+
+-- Tables made by earlier versions gain what this one adds, last: a slot
+-- table made before bounded counters its two columns (both servers add them
+-- in place, without copying the table), and a table whose rows a trigger
+-- applies its guard, a column and a CHECK (a copy of the table on MySQL;
+-- these tables hold one row per counter or slot, and the write ids of the
+-- last few minutes).
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
+    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
+    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_writes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_changes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_changes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_changes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_spreads`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_spreads_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_spreads' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = NULL;

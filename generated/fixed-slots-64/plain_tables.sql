@@ -41,9 +41,11 @@ CREATE TABLE IF NOT EXISTS `counters` (
 CREATE TABLE IF NOT EXISTS `counter_writes` (
     `counter_name` VARCHAR(50) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
-    `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
+    `written_at` DATETIME(6) NOT NULL COMMENT 'UTC: when the write recorded it',
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
     PRIMARY KEY (`counter_name`, `write_id`),
-    KEY `written_at` (`written_at`)
+    KEY `written_at` (`written_at`),
+    CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The periods each counter tracks (counter_track): one row per counter

@@ -26,20 +26,6 @@ CREATE TABLE IF NOT EXISTS `counters` (
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- A table made before bounded counters gains their two columns, last, which
--- both servers add in place without copying the table. MySQL has no ADD
--- COLUMN IF NOT EXISTS: the ALTER runs only when the table lacks them.
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
-    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
-    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = NULL;
-
 -- One row per counter, for reports and for joins with application tables.
 CREATE OR REPLACE VIEW `counter_totals` AS
 SELECT `counter_name`,
@@ -60,9 +46,11 @@ GROUP BY `counter_name`;
 CREATE TABLE IF NOT EXISTS `counter_writes` (
     `counter_name` VARCHAR(50) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
-    `written_at` DATETIME(6) NOT NULL COMMENT 'when the write recorded it',
+    `written_at` DATETIME(6) NOT NULL COMMENT 'UTC: when the write recorded it',
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
     PRIMARY KEY (`counter_name`, `write_id`),
-    KEY `written_at` (`written_at`)
+    KEY `written_at` (`written_at`),
+    CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The last change of each counter that rewrites more than one slot (a step
@@ -80,7 +68,9 @@ CREATE TABLE IF NOT EXISTS `counter_changes` (
     `value` BIGINT NULL COMMENT 'reset: the value',
     `reset_start_date` BOOLEAN NULL COMMENT 'reset: whether the start date became the time of the reset',
     `changed_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`),
+    CONSTRAINT `counter_changes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The periods each counter tracks (counter_track): one row per counter
@@ -126,7 +116,9 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `keep_hour` INT UNSIGNED NULL COMMENT 'what the hour keeps, as the write read it: NULL untracked, 4294967295 all',
     `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
     `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
-    PRIMARY KEY (`counter_name`, `counter_id`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`, `counter_id`),
+    CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The last spread of each bounded counter (counter_bound): a write
@@ -144,8 +136,64 @@ CREATE TABLE IF NOT EXISTS `counter_spreads` (
     `lowest` BIGINT NULL COMMENT 'bound: the floor (NULL: none)',
     `highest` BIGINT NULL COMMENT 'bound: the ceiling (NULL: none)',
     `spread_at` DATETIME(6) NOT NULL,
-    PRIMARY KEY (`counter_name`)
+    `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
+    PRIMARY KEY (`counter_name`),
+    CONSTRAINT `counter_spreads_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+
+-- Tables made by earlier versions gain what this one adds, last: a slot
+-- table made before bounded counters its two columns (both servers add them
+-- in place, without copying the table), and a table whose rows a trigger
+-- applies its guard, a column and a CHECK (a copy of the table on MySQL;
+-- these tables hold one row per counter or slot, and the write ids of the
+-- last few minutes).
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
+    ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
+    ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_writes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_changes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_changes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_changes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_spreads`
+    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
+    ADD CONSTRAINT `counter_spreads_applied` CHECK (`pending` IS NULL)', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_spreads' AND COLUMN_NAME = 'pending');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = NULL;
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists), 9003 (invalid argument) or 9004 (the
@@ -350,13 +398,14 @@ BEGIN
     END IF;
     IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
         INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month)
+            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
             `keep_minute` = v_keep_minute,
             `keep_hour` = v_keep_hour,
             `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month;
+            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -375,11 +424,12 @@ BEGIN
             IF ROW_COUNT() = 0 THEN
                 IF v_delta <> 0 THEN
                     INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                        /*!80019 AS slotted_new */
                     ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
                         `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = NOW(6);
+                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
                 ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
@@ -606,8 +656,8 @@ BEGIN
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                 @slotted_counters_write_at = NULL;
-            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-            VALUES ('', p_write_id, NOW(6));
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+            VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
             @slotted_counters_write_at = NULL;
@@ -622,7 +672,7 @@ BEGIN
                     BEGIN
                         DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                         SELECT MAX(`written_at`) INTO v_until
-                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                                  ORDER BY `written_at` LIMIT 64) AS oldest;
                         DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                     END;
@@ -783,10 +833,12 @@ BEGIN
         END;
     ELSE
         INSERT INTO `counter_changes`
-            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-        VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, NOW(6))
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+        VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, UTC_TIMESTAMP(6), TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `change_kind` = 'reset', `slots` = NULL, `into_slot` = NULL,
-            `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = NOW(6);
+            `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = UTC_TIMESTAMP(6),
+            `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     END IF;
 END$$
 
@@ -937,10 +989,12 @@ BEGIN
             END;
         ELSE
             INSERT INTO `counter_changes`
-                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-            VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, NOW(6))
+                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+            VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                /*!80019 AS slotted_new */
             ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
-                `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+                `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+                `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
         END IF;
     ELSEIF p_slots < v_slots THEN
         -- Into the slot this node increments itself, which no other node
@@ -1032,10 +1086,12 @@ BEGIN
                 END;
             ELSE
                 INSERT INTO `counter_changes`
-                    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-                VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, NOW(6))
+                    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+                VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                    /*!80019 AS slotted_new */
                 ON DUPLICATE KEY UPDATE `change_kind` = 'shrink', `slots` = v_slots, `into_slot` = v_target,
-                    `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+                    `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+                    `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
             END IF;
             -- The counter's last slot as it is now: another resize may have
             -- changed it.
@@ -1168,10 +1224,12 @@ BEGIN
         END;
     ELSE
         INSERT INTO `counter_changes`
-            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-        VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+        VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
-            `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+            `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+            `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     END IF;
 END$$
 
@@ -1461,8 +1519,8 @@ BEGIN
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';'),
             @slotted_counters_write_at = NULL;
-        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-        VALUES (p_name, p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+        VALUES (p_name, p_write_id, UTC_TIMESTAMP(6), TRUE);
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
         @slotted_counters_write_at = NULL;
@@ -1477,7 +1535,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -1684,8 +1742,8 @@ BEGIN
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
             @slotted_counters_write_at = NULL;
-        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-        VALUES ('', p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+        VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
         @slotted_counters_write_at = NULL;
@@ -1700,7 +1758,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -1731,7 +1789,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';
     END IF;
-    SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
+    SET v_before = UTC_TIMESTAMP(6) - INTERVAL p_seconds SECOND;
     WHILE v_count = 1000 DO
         SELECT COUNT(*), MAX(`written_at`) INTO v_count, v_until
           FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < v_before
@@ -1966,13 +2024,14 @@ BEGIN
     END IF;
     IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
         INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`)
-        VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month)
+            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+        VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at,
             `keep_minute` = v_keep_minute,
             `keep_hour` = v_keep_hour,
             `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month;
+            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -1991,11 +2050,12 @@ BEGIN
             IF ROW_COUNT() = 0 THEN
                 IF v_delta <> 0 THEN
                     INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                        /*!80019 AS slotted_new */
                     ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
                         `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = NOW(6);
+                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
                 ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
@@ -2206,8 +2266,8 @@ BEGIN
                 END;
                 SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                     @slotted_counters_write_at = p_at;
-                INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-                VALUES ('', p_write_id, NOW(6));
+                INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+                VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
             END;
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
                 @slotted_counters_write_at = NULL;
@@ -2227,8 +2287,8 @@ BEGIN
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                 @slotted_counters_write_at = p_at;
-            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-            VALUES ('', p_write_id, NOW(6));
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+            VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
             @slotted_counters_write_at = NULL;
@@ -2244,7 +2304,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -2608,11 +2668,12 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     INSERT INTO `counter_spreads`
-        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, NOW(6))
+        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, UTC_TIMESTAMP(6), TRUE)
+        /*!80019 AS slotted_new */
     ON DUPLICATE KEY UPDATE `spread_kind` = 'bound', `delta` = NULL,
         `reset_start_date` = NULL, `lowest` = p_lowest, `highest` = p_highest,
-        `spread_at` = NOW(6);
+        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
 
 -- A slot holds at most 9007199254740991 either way: the largest BIGINT over the
@@ -2643,16 +2704,19 @@ BEGIN
     END IF;
 END$$
 
--- Applies a write with an id (counter_add_once, counter_add_many_once) in the
--- statement that records its id, so that the id and the write's deltas
--- commit together or not at all with no transaction opened around them.
+-- Applies a write with an id (counter_add_once, counter_add_many_once, and
+-- the batches, under an id of their own) in the statement that records its
+-- id, so that the id and the write's deltas commit together or not at all
+-- with no transaction opened around them. BEFORE INSERT, so that it marks
+-- the row applied (see counter_writes); an id already recorded then
+-- fails the statement (1062), which undoes what the trigger applied.
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
 -- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` BEFORE INSERT ON `counter_writes`
 FOR EACH ROW
 BEGIN
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
@@ -2801,6 +2865,7 @@ BEGIN
                 END IF;
             END;
         END WHILE;
+        SET NEW.`pending` = NULL;
     END IF;
 END$$
 
@@ -2991,6 +3056,7 @@ BEGIN
              WHERE `counter_name` = p_name;
         END IF;
     END CASE;
+    SET NEW.`pending` = NULL;
 END$$
 -- Applies a write of a counter that tracks periods (see counter_track) in the
 -- statement that records it: its delta to the slot, as counter_add does,
@@ -3122,6 +3188,7 @@ BEGIN
             END IF;
         END IF;
     END;
+    SET NEW.`pending` = NULL;
 END$$
 
 -- Makes the spread a routine records in counter_spreads (see
@@ -3215,5 +3282,6 @@ BEGIN
              WHERE `counter_name` = p_name;
         END IF;
     END CASE;
+    SET NEW.`pending` = NULL;
 END$$
 DELIMITER ;

@@ -223,13 +223,14 @@ BEGIN
     END IF;
     IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
         INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month)
+            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
             `keep_minute` = v_keep_minute,
             `keep_hour` = v_keep_hour,
             `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month;
+            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -248,11 +249,12 @@ BEGIN
             IF ROW_COUNT() = 0 THEN
                 IF v_delta <> 0 THEN
                     INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                        /*!80019 AS slotted_new */
                     ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
                         `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = NOW(6);
+                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
                 ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
@@ -484,8 +486,8 @@ BEGIN
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                 @slotted_counters_write_at = NULL;
-            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-            VALUES ('', p_write_id, NOW(6));
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+            VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
             @slotted_counters_write_at = NULL;
@@ -500,7 +502,7 @@ BEGIN
                     BEGIN
                         DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                         SELECT MAX(`written_at`) INTO v_until
-                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                          FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                                  ORDER BY `written_at` LIMIT 64) AS oldest;
                         DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                     END;
@@ -564,10 +566,12 @@ BEGIN
     END IF;
     SET v_value = COALESCE(p_value, 0);
     INSERT INTO `counter_changes`
-        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-    VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, NOW(6))
+        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+    VALUES (p_name, 'reset', NULL, NULL, v_value, p_reset_start_date IS TRUE, UTC_TIMESTAMP(6), TRUE)
+        /*!80019 AS slotted_new */
     ON DUPLICATE KEY UPDATE `change_kind` = 'reset', `slots` = NULL, `into_slot` = NULL,
-        `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = NOW(6);
+        `value` = v_value, `reset_start_date` = p_reset_start_date IS TRUE, `changed_at` = UTC_TIMESTAMP(6),
+        `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
@@ -643,10 +647,12 @@ BEGIN
     END IF;
     IF p_slots > v_slots THEN
         INSERT INTO `counter_changes`
-            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-        VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, NOW(6))
+            (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+        VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
-            `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+            `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+            `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     ELSEIF p_slots < v_slots THEN
         -- Into the slot this node increments itself, which no other node
         -- writes: the step then meets other nodes' increments only on the
@@ -668,10 +674,12 @@ BEGIN
                 END IF;
             END;
             INSERT INTO `counter_changes`
-                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-            VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, NOW(6))
+                (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+            VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                /*!80019 AS slotted_new */
             ON DUPLICATE KEY UPDATE `change_kind` = 'shrink', `slots` = v_slots, `into_slot` = v_target,
-                `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+                `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+                `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
             -- The counter's last slot as it is now: another resize may have
             -- changed it.
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
@@ -728,10 +736,12 @@ BEGIN
         END;
     END IF;
     INSERT INTO `counter_changes`
-        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-    VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, NOW(6))
+        (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
+    VALUES (p_name, 'compact', NULL, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+        /*!80019 AS slotted_new */
     ON DUPLICATE KEY UPDATE `change_kind` = 'compact', `slots` = NULL, `into_slot` = NULL,
-        `value` = NULL, `reset_start_date` = NULL, `changed_at` = NOW(6);
+        `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
+        `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
@@ -1025,8 +1035,8 @@ BEGIN
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';'),
             @slotted_counters_write_at = NULL;
-        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-        VALUES (p_name, p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+        VALUES (p_name, p_write_id, UTC_TIMESTAMP(6), TRUE);
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
         @slotted_counters_write_at = NULL;
@@ -1041,7 +1051,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -1253,8 +1263,8 @@ BEGIN
         END;
         SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
             @slotted_counters_write_at = NULL;
-        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-        VALUES ('', p_write_id, NOW(6));
+        INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+        VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
     END;
     SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
         @slotted_counters_write_at = NULL;
@@ -1269,7 +1279,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -1300,7 +1310,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'seconds must be a whole number from 1';
     END IF;
-    SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
+    SET v_before = UTC_TIMESTAMP(6) - INTERVAL p_seconds SECOND;
     WHILE v_count = 1000 DO
         SELECT COUNT(*), MAX(`written_at`) INTO v_count, v_until
           FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < v_before
@@ -1540,13 +1550,14 @@ BEGIN
     END IF;
     IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
         INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`)
-        VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month)
+            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+        VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+            /*!80019 AS slotted_new */
         ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at,
             `keep_minute` = v_keep_minute,
             `keep_hour` = v_keep_hour,
             `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month;
+            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -1565,11 +1576,12 @@ BEGIN
             IF ROW_COUNT() = 0 THEN
                 IF v_delta <> 0 THEN
                     INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, NOW(6))
+                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                        /*!80019 AS slotted_new */
                     ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
                         `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = NOW(6);
+                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
                 ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
                     SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
@@ -1785,8 +1797,8 @@ BEGIN
                 END;
                 SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                     @slotted_counters_write_at = p_at;
-                INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-                VALUES ('', p_write_id, NOW(6));
+                INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+                VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
             END;
             SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
                 @slotted_counters_write_at = NULL;
@@ -1806,8 +1818,8 @@ BEGIN
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
                 @slotted_counters_write_at = p_at;
-            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`)
-            VALUES ('', p_write_id, NOW(6));
+            INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
+            VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
         END;
         SET @slotted_counters_write_id = NULL, @slotted_counters_write_plan = NULL,
             @slotted_counters_write_at = NULL;
@@ -1823,7 +1835,7 @@ BEGIN
                 BEGIN
                     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
                     SELECT MAX(`written_at`) INTO v_until
-                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < NOW(6) - INTERVAL 600 SECOND
+                      FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL 600 SECOND
                              ORDER BY `written_at` LIMIT 64) AS oldest;
                     DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
                 END;
@@ -2187,11 +2199,12 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     INSERT INTO `counter_spreads`
-        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, NOW(6))
+        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, UTC_TIMESTAMP(6), TRUE)
+        /*!80019 AS slotted_new */
     ON DUPLICATE KEY UPDATE `spread_kind` = 'bound', `delta` = NULL,
         `reset_start_date` = NULL, `lowest` = p_lowest, `highest` = p_highest,
-        `spread_at` = NOW(6);
+        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
 
 -- A slot holds at most 9007199254740991 either way: the largest BIGINT over the
@@ -2222,16 +2235,19 @@ BEGIN
     END IF;
 END$$
 
--- Applies a write with an id (counter_add_once, counter_add_many_once) in the
--- statement that records its id, so that the id and the write's deltas
--- commit together or not at all with no transaction opened around them.
+-- Applies a write with an id (counter_add_once, counter_add_many_once, and
+-- the batches, under an id of their own) in the statement that records its
+-- id, so that the id and the write's deltas commit together or not at all
+-- with no transaction opened around them. BEFORE INSERT, so that it marks
+-- the row applied (see counter_writes); an id already recorded then
+-- fails the statement (1062), which undoes what the trigger applied.
 -- The routine passes the write's entries, `hex(name):slot:delta;` each, in
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
 -- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
-CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` AFTER INSERT ON `counter_writes`
+CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` BEFORE INSERT ON `counter_writes`
 FOR EACH ROW
 BEGIN
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
@@ -2380,6 +2396,7 @@ BEGIN
                 END IF;
             END;
         END WHILE;
+        SET NEW.`pending` = NULL;
     END IF;
 END$$
 
@@ -2570,6 +2587,7 @@ BEGIN
              WHERE `counter_name` = p_name;
         END IF;
     END CASE;
+    SET NEW.`pending` = NULL;
 END$$
 -- Applies a write of a counter that tracks periods (see counter_track) in the
 -- statement that records it: its delta to the slot, as counter_add does,
@@ -2701,6 +2719,7 @@ BEGIN
             END IF;
         END IF;
     END;
+    SET NEW.`pending` = NULL;
 END$$
 
 -- Makes the spread a routine records in counter_spreads (see
@@ -2794,5 +2813,6 @@ BEGIN
              WHERE `counter_name` = p_name;
         END IF;
     END CASE;
+    SET NEW.`pending` = NULL;
 END$$
 DELIMITER ;

@@ -143,6 +143,12 @@ pub(super) struct Context {
     /// periods, and the trigger that applies it to the slot and its buckets.
     pub(super) tracked_writes_table: String,
     pub(super) tracked_write_trigger: String,
+    /// The tables whose rows a trigger applies, each guarded by a column
+    /// that stays TRUE until its trigger clears it and a CHECK that refuses
+    /// a row still pending (`_pending.sql`).
+    pub(super) applied_tables: [String; 4],
+    pub(super) pending_column: &'static str,
+    pub(super) pending_comment: &'static str,
     /// The table of the last spread of each bounded counter, and the
     /// trigger that makes the spread it records.
     pub(super) spreads_table: String,
@@ -298,6 +304,9 @@ impl Context {
             buckets_table: package::buckets_table(options),
             tracked_writes_table: package::tracked_writes_table(options),
             tracked_write_trigger,
+            applied_tables: package::applied_tables(options),
+            pending_column: package::PENDING_COLUMN,
+            pending_comment: "TRUE until its trigger applies the row: a CHECK refuses the row while it is",
             spreads_table: package::spreads_table(options),
             spread_trigger,
             spread_slots: fixed_slots.map_or_else(|| "v_bounded_slots".to_owned(), |slots| slots.to_string()),
@@ -314,6 +323,12 @@ impl Context {
             refusal_state: package::REFUSAL_SQLSTATE,
             options: options.clone(),
         }
+    }
+
+    /// The name of the CHECK that refuses a row of `table` its trigger did
+    /// not apply: `p.applied_check(p.writes_table)`.
+    pub(super) fn applied_check(&self, table: &str) -> String {
+        package::applied_check(table)
     }
 
     /// The name of `routine` in this package: `p.routine(Routine::Add)`.

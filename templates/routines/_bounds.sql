@@ -10,6 +10,7 @@
     bound on the whole total, and spreads the new total evenly over the
     slots, each with an even share of the room left toward each bound. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "_pending.sql" as pending -%}
 
 {#- The two columns of a slot's shares, in CREATE TABLE (`add` false) or
     in ALTER TABLE (`add` true), with `quote` around their comments. -#}
@@ -164,11 +165,12 @@
     (1422). -#}
 {% macro make(indent, p, kind, delta, reset_start_date, lowest, highest) -%}
 {{ indent }}INSERT INTO `{{ p.spreads_table }}`
-{{ indent }}    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`)
-{{ indent }}VALUES (p_name, '{{ kind }}', {{ delta }}, {{ reset_start_date }}, {{ lowest }}, {{ highest }}, NOW(6))
+{{ indent }}    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `{{ p.pending_column }}`)
+{{ indent }}VALUES (p_name, '{{ kind }}', {{ delta }}, {{ reset_start_date }}, {{ lowest }}, {{ highest }}, UTC_TIMESTAMP(6), TRUE)
+{{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `spread_kind` = '{{ kind }}', `delta` = {{ delta }},
 {{ indent }}    `reset_start_date` = {{ reset_start_date }}, `lowest` = {{ lowest }}, `highest` = {{ highest }},
-{{ indent }}    `spread_at` = NOW(6);
+{{ indent }}    `spread_at` = UTC_TIMESTAMP(6), {% call pending::update(p) %}{% endcall %};
 {%- endmacro %}
 
 {#- Makes spread `kind` (an SQL expression) of counter p_name, every slot

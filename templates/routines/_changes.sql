@@ -8,6 +8,7 @@
     trigger); p_name is its counter, and `variables` declares what the
     changes use. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "_pending.sql" as pending -%}
 {%- import "routines/_bounds.sql" as bounds -%}
 
 {#- Makes change `kind` (grow, shrink, compact or reset) of counter p_name,
@@ -38,10 +39,12 @@
     alias). -#}
 {% macro record(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
 {{ indent }}INSERT INTO `{{ p.changes_table }}`
-{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`)
-{{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, NOW(6))
+{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `{{ p.pending_column }}`)
+{{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, UTC_TIMESTAMP(6), TRUE)
+{{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `change_kind` = '{{ kind }}', `slots` = {{ slots }}, `into_slot` = {{ into_slot }},
-{{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = NOW(6);
+{{ indent }}    `value` = {{ value }}, `reset_start_date` = {{ reset_start_date }}, `changed_at` = UTC_TIMESTAMP(6),
+{{ indent }}    {% call pending::update(p) %}{% endcall %};
 {%- endmacro %}
 
 {#- The change made by the routine itself, in a transaction of its own: on

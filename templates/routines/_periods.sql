@@ -9,6 +9,7 @@
     a write with an id in the write ids' (record_write). No trigger runs on
     the slots' table, so a write of an untracked counter pays for none. -#}
 {%- import "_macros.sql" as m -%}
+{%- import "_pending.sql" as pending -%}
 
 {#- Declares what read_keeps reads into. -#}
 {% macro declare_keeps(indent, p) -%}
@@ -56,10 +57,11 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
     trigger applies it. -#}
 {% macro record_tracked_write(indent, p, at) -%}
 {{ indent }}INSERT INTO `{{ p.tracked_writes_table }}`
-{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`{% endfor %})
-{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}{% endfor %})
+{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`{% endfor %}, `{{ p.pending_column }}`)
+{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}{% endfor %}, TRUE)
+{{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }}{% for period in p.periods %},
-{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}{% endfor %};
+{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}{% endfor %}, {% call pending::update(p) %}{% endcall %};
 {%- endmacro %}
 
 {#- The invalid-argument error of a period other than the four, compared

@@ -20,7 +20,7 @@ BEGIN
     IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}seconds must be a whole number from 1{% endcall %}
     END IF;
-    SET v_before = NOW(6) - INTERVAL p_seconds SECOND;
+    SET v_before = UTC_TIMESTAMP(6) - INTERVAL p_seconds SECOND;
     WHILE v_count = {{ p.forget_batch }} DO
 {% call m::oldest_expired_writes("        ", p, "v_before", p.forget_batch, true) %}{% endcall %}
         DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;

@@ -11,10 +11,13 @@
 //! transaction, and only you can run it again.
 //!
 //! Every call, in either mode, also rides through a reinstall on MySQL, which
-//! drops each routine just before creating it again: a call that finds its
-//! routine missing (1305) ran nothing, so it is sent again for up to
-//! [`REINSTALL_WINDOW`](crate::defaults::REINSTALL_WINDOW) before it fails with
-//! [`CounterError::NotInstalled`].
+//! drops each routine and trigger just before creating it again: a call that
+//! finds its routine missing (1305) or not granted again yet (1370), or a
+//! write that finds the trigger that applies it missing (the package's CHECK
+//! refuses it), changed nothing, so it is sent again for up to
+//! [`REINSTALL_WINDOW`](crate::defaults::REINSTALL_WINDOW) before it fails,
+//! with [`CounterError::NotInstalled`] or [`CounterError::NotGranted`] for
+//! the first two.
 //!
 //! Many threads that each increment on their own can share a [`Coalescing`]
 //! handle ([`Counters::coalescing`]), which applies their deltas in one

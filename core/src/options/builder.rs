@@ -8,7 +8,10 @@ use super::{
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::ConfigError;
-use crate::package::{CHANGES_TABLE_SUFFIX, PROBE_SUFFIX, Routine, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX};
+use crate::package::{
+    APPLIED_CHECK_SUFFIX, CHANGES_TABLE_SUFFIX, PROBE_SUFFIX, Routine, TRACKED_WRITES_TABLE_SUFFIX,
+    TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
+};
 
 /// Package options as a user gives them; what is not set takes its default.
 /// [`build`](Self::build) validates them. With the feature `clap`, these
@@ -274,6 +277,7 @@ fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
         .chain([PROBE_SUFFIX, WRITES_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX])
         .chain(TRIGGER_SUFFIXES)
         .map(|suffix| format!("{prefix}{suffix}"))
+        .chain([format!("{prefix}{TRACKED_WRITES_TABLE_SUFFIX}{APPLIED_CHECK_SUFFIX}")])
         .max_by_key(String::len)
         .unwrap_or_default();
     check_identifier("--prefix", prefix, &longest)

@@ -298,7 +298,7 @@ impl PlainSql {
             purpose: "with write ids, first in the write's transaction, once per counter it writes: 1062 when \
                       that counter's part of the write committed before (skip it; the transaction goes on)",
             sql: format!(
-                "INSERT INTO `{}` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, NOW(6))",
+                "INSERT INTO `{}` (`counter_name`, `write_id`, `written_at`) VALUES (?, ?, UTC_TIMESTAMP(6))",
                 self.writes_table
             ),
             params: &["name", "write id (16 random bytes, the same for every counter of one write)"],
@@ -313,7 +313,7 @@ impl PlainSql {
             purpose: "forgets the write ids older than the window; call it regularly (every minute) in \
                       autocommit mode, so that each run deletes little",
             sql: format!(
-                "DELETE FROM `{}` WHERE `written_at` < NOW(6) - INTERVAL ? SECOND",
+                "DELETE FROM `{}` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL ? SECOND",
                 self.writes_table
             ),
             params: &["window, in seconds (600; far above any writer's retry budget)"],

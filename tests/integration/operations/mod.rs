@@ -4,5 +4,6 @@
 
 mod durability;
 mod privileges;
+mod reinstall_writes;
 mod tls;
 mod upgrades;

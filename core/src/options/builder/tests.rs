@@ -31,14 +31,17 @@ fn identifiers_must_be_plain() {
     validate(options().table("_Hits2").prefix("hit_")).unwrap();
 }
 
+/// Routines, triggers and the checks on the tables triggers apply: the
+/// longest is the tracked writes' check.
 #[test]
-fn routine_names_must_fit_in_64_characters() {
+fn every_name_the_prefix_makes_must_fit_in_64_characters() {
     let longest_suffix = Routine::ALL
         .iter()
         .map(|r| r.suffix())
         .chain([PROBE_SUFFIX])
         .chain(TRIGGER_SUFFIXES)
         .map(str::len)
+        .chain([TRACKED_WRITES_TABLE_SUFFIX.len() + APPLIED_CHECK_SUFFIX.len()])
         .max()
         .unwrap();
     let fits = "p".repeat(IDENTIFIER_LIMIT - longest_suffix);

@@ -1,0 +1,24 @@
+{%- import "routines/_bounds.sql" as bounds -%}
+{%- import "_pending.sql" as pending -%}
+{#- Runs `alter` (text for a quoted string) on `table` when it lacks
+    `column`: MySQL has no ADD COLUMN IF NOT EXISTS. -#}
+{%- macro when_missing(table, column) %}
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `{{ table }}`{{ caller() }}', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{{ table }}' AND COLUMN_NAME = '{{ column }}');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+{%- endmacro %}
+-- Tables made by earlier versions gain what this one adds, last: a slot
+-- table made before bounded counters its two columns (both servers add them
+-- in place, without copying the table), and a table whose rows a trigger
+-- applies its guard, a column and a CHECK (a copy of the table on MySQL;
+-- these tables hold one row per counter or slot, and the write ids of the
+-- last few minutes).
+{%- call when_missing(p.table, "lowest") %}{% call bounds::columns("''", true) %}{% endcall %}{% endcall %}
+{%- for table in p.applied_tables %}
+{%- call when_missing(table, p.pending_column) %}{% call pending::add(p, table) %}{% endcall %}{% endcall %}
+{%- endfor %}
+SET @slotted_counters_upgrade = NULL;

@@ -1,0 +1,366 @@
+//! Re-installing the package while applications write through every path:
+//! nothing acknowledged is lost or counted twice. On MySQL a re-install
+//! drops each trigger before creating it again, and a write between the
+//! two finds its trigger missing: the package's CHECK refuses it, and the
+//! writer sends it again, as it does a call that found its routine missing.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::{Params, PooledConn};
+use slotted_counters::{Counters, PackageOptions};
+use slotted_counters_core::package;
+
+use crate::support::{
+    Database, Flavor, StopOnDrop, committed_setup_sql, flavor, on_each_server, server_error,
+    slotted_counters, succeeded, total,
+};
+
+on_each_server!(
+    re_installs_under_writes_on_every_path_lose_and_double_nothing,
+    writes_queued_behind_a_re_install_held_by_a_reader_all_count,
+);
+
+/// The errors the writers met and sent their write again after, by kind:
+/// each changed nothing. A re-install's (a routine missing, not granted
+/// again yet, or a trigger missing), and the deadlocks (1213) a re-install
+/// makes on MySQL, whose DDL takes metadata locks on the tables a
+/// trigger's statement locks too, and the statements MySQL must prepare
+/// again (1615) while their tables change.
+#[derive(Default)]
+struct Gaps {
+    missing_routine: AtomicU64,
+    missing_grant: AtomicU64,
+    missing_trigger: AtomicU64,
+    re_prepared: AtomicU64,
+    deadlocks: AtomicU64,
+}
+
+impl Gaps {
+    /// Counts `error` when it is one to send the write again after;
+    /// `false` for any other.
+    fn met(&self, error: &mysql::Error) -> bool {
+        let mysql::Error::MySqlError(error) = error else { return false };
+        let kind = match error.code {
+            1305 => &self.missing_routine,
+            1370 => &self.missing_grant,
+            1615 => &self.re_prepared,
+            1213 => &self.deadlocks,
+            code if package::is_missing_trigger(code, &error.message) => &self.missing_trigger,
+            _ => return false,
+        };
+        kind.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    fn report(&self) -> String {
+        format!(
+            "{} calls found a routine missing, {} a grant, {} a trigger; {} were to re-prepare, {} deadlocked",
+            self.missing_routine.load(Ordering::Relaxed),
+            self.missing_grant.load(Ordering::Relaxed),
+            self.missing_trigger.load(Ordering::Relaxed),
+            self.re_prepared.load(Ordering::Relaxed),
+            self.deadlocks.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// One write through one path of the package, and what it adds to which
+/// counters once acknowledged.
+struct Write {
+    sql: &'static str,
+    params: Params,
+    deltas: &'static [(&'static str, i64)],
+}
+
+/// Sends `write` until it is acknowledged (true) or refused for its
+/// counter's bound (false), again after each error of a re-install (a
+/// write with an id under the same id). Any other error fails the test.
+fn send(conn: &mut PooledConn, write: &Write, gaps: &Gaps) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match conn.exec_drop(write.sql, write.params.clone()) {
+            Ok(()) => return true,
+            Err(error) if gaps.met(&error) && Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(2));
+            }
+            Err(error) => match server_error(error) {
+                (9004, _) => return false,
+                (code, message) => panic!("{}: {code} {message}", write.sql),
+            },
+        }
+    }
+}
+
+/// A write id in hex: sent as text, so that the server's list of sessions
+/// shows every statement as text (MySQL fails to list one whose text holds
+/// bytes that are not UTF-8, 3854).
+fn hex(id: &[u8; 16]) -> String {
+    id.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The `n`th write of a writer: every path in turn.
+fn nth_write(n: u64, id: [u8; 16]) -> Write {
+    let at = || Params::Positional(vec![]);
+    match n % 10 {
+        0 => Write { sql: "CALL counter_increment('plain')", params: at(), deltas: &[("plain", 1)] },
+        1 => Write { sql: "CALL counter_add('plain', 2)", params: at(), deltas: &[("plain", 2)] },
+        2 => Write {
+            sql: r#"CALL counter_add_many('{"batch_a": 1, "batch_b": 3, "tracked": 1}')"#,
+            params: at(),
+            deltas: &[("batch_a", 1), ("batch_b", 3), ("tracked", 1)],
+        },
+        3 => Write {
+            sql: "CALL counter_add_once(UNHEX(?), 'ids', 1)",
+            params: Params::Positional(vec![hex(&id).into()]),
+            deltas: &[("ids", 1)],
+        },
+        4 => Write {
+            sql: r#"CALL counter_add_many_once(UNHEX(?), '{"ids": 2, "tracked": 2}')"#,
+            params: Params::Positional(vec![hex(&id).into()]),
+            deltas: &[("ids", 2), ("tracked", 2)],
+        },
+        5 => Write { sql: "CALL counter_add('tracked', 1)", params: at(), deltas: &[("tracked", 1)] },
+        6 => Write {
+            sql: "CALL counter_add_at('tracked', 3, UTC_TIMESTAMP(6) - INTERVAL 1 SECOND)",
+            params: at(),
+            deltas: &[("tracked", 3)],
+        },
+        7 => Write {
+            sql: r#"CALL counter_add_many_at(NULL, '{"tracked": 1, "bounded": 1}', UTC_TIMESTAMP(6))"#,
+            params: at(),
+            deltas: &[("tracked", 1), ("bounded", 1)],
+        },
+        // A bounded counter near its floor: most takes find no room in
+        // their slot and are spread over all of them, by the spread's
+        // trigger; some are refused at the floor.
+        8 => Write { sql: "CALL counter_add('bounded', -2)", params: at(), deltas: &[("bounded", -2)] },
+        _ => Write { sql: "CALL counter_add('bounded', 3)", params: at(), deltas: &[("bounded", 3)] },
+    }
+}
+
+/// Writers through every path until stopped, on connections of their own,
+/// and the plain mode's increments through the client: what they saw
+/// acknowledged, by counter.
+struct Writers {
+    running: Arc<AtomicBool>,
+    acknowledged: Arc<Mutex<BTreeMap<&'static str, i64>>>,
+    writes: Arc<AtomicU64>,
+    gaps: Arc<Gaps>,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl Writers {
+    fn start(db: &Database, writers: usize) -> Self {
+        let running = Arc::new(AtomicBool::new(true));
+        let acknowledged = Arc::new(Mutex::new(BTreeMap::new()));
+        let writes = Arc::new(AtomicU64::new(0));
+        let gaps = Arc::new(Gaps::default());
+        let mut threads: Vec<thread::JoinHandle<()>> = (0..writers)
+            .map(|writer| {
+                let (running, acknowledged, writes, gaps) =
+                    (running.clone(), acknowledged.clone(), writes.clone(), gaps.clone());
+                let mut conn = db.conn();
+                thread::spawn(move || {
+                    let mut n = writer as u64;
+                    while running.load(Ordering::Relaxed) {
+                        let write = nth_write(n, rand::random());
+                        if send(&mut conn, &write, &gaps) {
+                            let mut acknowledged = acknowledged.lock().unwrap();
+                            for (name, delta) in write.deltas {
+                                *acknowledged.entry(*name).or_default() += delta;
+                            }
+                            writes.fetch_add(1, Ordering::Relaxed);
+                        }
+                        n += 1;
+                    }
+                })
+            })
+            .collect();
+        let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+        let (plain_running, plain_acknowledged) = (running.clone(), acknowledged.clone());
+        threads.push(thread::spawn(move || {
+            while plain_running.load(Ordering::Relaxed) {
+                plain.increment("plain_mode").expect("the plain mode rides through re-installs");
+                *plain_acknowledged.lock().unwrap().entry("plain_mode").or_default() += 1;
+            }
+        }));
+        Writers { running, acknowledged, writes, gaps, threads }
+    }
+
+    /// Runs `change` while the writers write, and checks that some writes
+    /// were acknowledged during it.
+    fn during(&self, what: &str, change: impl FnOnce()) {
+        let before = self.writes.load(Ordering::Relaxed);
+        change();
+        assert!(self.writes.load(Ordering::Relaxed) > before, "no write was acknowledged during {what}");
+    }
+
+    fn finish(self) -> (BTreeMap<&'static str, i64>, Arc<Gaps>) {
+        self.running.store(false, Ordering::Relaxed);
+        for thread in self.threads {
+            thread.join().expect("writer");
+        }
+        let acknowledged = self.acknowledged.lock().unwrap().clone();
+        (acknowledged, self.gaps)
+    }
+}
+
+/// Runs `setup.sql` through the server's own command-line client, as a DBA would.
+fn source_setup_sql(db: &Database) {
+    source_with(db.client());
+}
+
+/// Runs `setup.sql` through `client`, the server's command-line client.
+fn source_with(mut client: Command) {
+    let mut client = client.stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let setup_sql = std::fs::read(committed_setup_sql("generated")).unwrap();
+    std::io::Write::write_all(client.stdin.as_mut().unwrap(), &setup_sql).unwrap();
+    drop(client.stdin.take());
+    assert!(client.wait().unwrap().success(), "the client failed on setup.sql");
+}
+
+/// The counters the writers write: `tracked` per hour and per day, every
+/// bucket kept; `bounded` with a floor of 0, starting at 40 over 8 slots.
+fn counters_for_writers(db: &Database) {
+    let mut conn = db.conn();
+    for name in ["plain", "batch_a", "batch_b", "ids", "tracked", "bounded", "plain_mode"] {
+        conn.exec_drop("CALL counter_setup(?, 'd', 8, NULL)", (name,)).unwrap();
+    }
+    conn.query_drop("CALL counter_track('tracked', 'hour', NULL)").unwrap();
+    conn.query_drop("CALL counter_track('tracked', 'day', NULL)").unwrap();
+    conn.query_drop("CALL counter_add('bounded', 40)").unwrap();
+    conn.query_drop("CALL counter_bound('bounded', 0, NULL)").unwrap();
+}
+
+/// Every total is what was acknowledged, and each period's buckets of
+/// `tracked` add up to its total.
+fn check_counted(db: &Database, acknowledged: &BTreeMap<&'static str, i64>, starts: &BTreeMap<&str, i64>) {
+    let mut conn = db.conn();
+    for (name, start) in starts {
+        let expected = start + acknowledged.get(name).copied().unwrap_or_default();
+        assert_eq!(total(&mut conn, name), Some(expected), "counter {name}: acknowledged {acknowledged:?}");
+    }
+    let tracked = total(&mut conn, "tracked").unwrap();
+    for period in ["hour", "day"] {
+        let buckets: Option<i64> = conn
+            .exec_first(
+                "SELECT CAST(SUM(counter) AS SIGNED) FROM counter_buckets \
+                 WHERE counter_name = 'tracked' AND period = ?",
+                (period,),
+            )
+            .unwrap()
+            .flatten();
+        assert_eq!(buckets, Some(tracked), "the {period} buckets of 'tracked'");
+    }
+}
+
+/// 30 re-installs, by `install` and by the command-line client with
+/// `setup.sql` in turn, under 8 writers through every path of the routine
+/// package and the plain mode's increments.
+fn re_installs_under_writes_on_every_path_lose_and_double_nothing() {
+    let db = Database::new();
+    let url = db.url();
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    counters_for_writers(&db);
+    let starts = BTreeMap::from([
+        ("plain", 0),
+        ("batch_a", 0),
+        ("batch_b", 0),
+        ("ids", 0),
+        ("tracked", 0),
+        ("bounded", 40),
+        ("plain_mode", 0),
+    ]);
+
+    let writers = Writers::start(&db, 8);
+    let _stop = StopOnDrop(&writers.running);
+    thread::sleep(Duration::from_millis(200));
+    for round in 0..15 {
+        writers.during(&format!("install {round}"), || {
+            succeeded(slotted_counters(&["install", "--url", &url]));
+        });
+        writers.during(&format!("setup.sql {round}"), || source_setup_sql(&db));
+    }
+    drop(_stop);
+    let (acknowledged, gaps) = writers.finish();
+    eprintln!("{:?}: {}; acknowledged {acknowledged:?}", flavor(), gaps.report());
+    check_counted(&db, &acknowledged, &starts);
+}
+
+/// A report holding the write ids' table open in a transaction makes a
+/// re-install wait for it at the first statement that changes the table's
+/// trigger, and every write queued behind that statement runs right after
+/// it: on MySQL, with the trigger dropped and not yet created. Each such
+/// write is refused, sent again, and counted once.
+fn writes_queued_behind_a_re_install_held_by_a_reader_all_count() {
+    let db = Database::new();
+    succeeded(slotted_counters(&["install", "--url", &db.url()]));
+    db.conn().query_drop("CALL counter_setup('ids', 'd', 8, NULL)").unwrap();
+
+    let mut reader = db.conn();
+    reader.query_drop("START TRANSACTION").unwrap();
+    reader.query_drop("SELECT COUNT(*) FROM counter_writes").unwrap();
+    let client = db.client();
+    let re_install = thread::spawn(move || source_with(client));
+    wait_for_metadata_lock(&db, 1);
+
+    let gaps = Arc::new(Gaps::default());
+    let writers: Vec<_> = (0..16)
+        .map(|_| {
+            let (mut conn, gaps) = (db.conn(), gaps.clone());
+            thread::spawn(move || {
+                let id: [u8; 16] = rand::random();
+                let write = Write {
+                    sql: "CALL counter_add_once(UNHEX(?), 'ids', 1)",
+                    params: Params::Positional(vec![hex(&id).into()]),
+                    deltas: &[("ids", 1)],
+                };
+                send(&mut conn, &write, &gaps)
+            })
+        })
+        .collect();
+    wait_for_metadata_lock(&db, 17);
+    thread::sleep(Duration::from_secs(2));
+    reader.query_drop("COMMIT").unwrap();
+
+    let acknowledged =
+        writers.into_iter().map(|writer| writer.join().expect("writer")).filter(|&acked| acked).count();
+    re_install.join().expect("the re-install");
+    eprintln!("{:?}: {}", flavor(), gaps.report());
+    assert_eq!(acknowledged, 16);
+    assert_eq!(total(&mut db.conn(), "ids"), Some(16));
+    if flavor() == Flavor::MySql {
+        assert!(
+            gaps.missing_trigger.load(Ordering::Relaxed) > 0,
+            "on MySQL the queued writes run between DROP TRIGGER and CREATE TRIGGER: {}",
+            gaps.report()
+        );
+    }
+}
+
+/// Waits until `sessions` statements of this test's database wait for a
+/// metadata lock.
+fn wait_for_metadata_lock(db: &Database, sessions: u32) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut conn = db.conn();
+    loop {
+        let waiting: u32 = conn
+            .query_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+                 WHERE DB = DATABASE() AND STATE LIKE 'Waiting for table metadata lock%'",
+            )
+            .unwrap()
+            .unwrap_or_default();
+        if waiting >= sessions {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{waiting} of {sessions} sessions wait for the metadata lock");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
