@@ -69,6 +69,16 @@ pub enum Error {
     )]
     FunctionPrivilege { source: mysql::Error },
 
+    /// The package's probe refused to install: the server is too old, or an
+    /// object of one of the package's names is another's. Nothing was
+    /// changed.
+    #[error(
+        "install refused, nothing was changed: {message}; install the package under other names \
+         (--table for the table, --prefix for the rest), or move that object away (docs/operations.md, \
+         \"Installing beside other objects\")"
+    )]
+    InstallRefused { message: String },
+
     /// A Group Replication package's routines could not read the group's
     /// members on this server; nothing was installed.
     #[error(
@@ -90,6 +100,10 @@ pub enum Error {
     /// `--app-user` named accounts that do not exist; nothing was installed.
     #[error("no such account: {}; create it first (CREATE USER), nothing was installed", .0.join(", "))]
     UnknownAccounts(Vec<String>),
+
+    /// A statement of the tool's own, beside a script's, failed.
+    #[error("`{statement}` failed: {}", Plain(source))]
+    OwnStatement { statement: String, source: mysql::Error },
 
     /// A query of the tool's own failed.
     #[error("query failed: {}", Plain(.0))]

@@ -13,7 +13,7 @@ use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use slotted_counters_core::PackageOptions;
-use slotted_counters_core::package::{self, Routine};
+use slotted_counters_core::package::{self, Routine, server_errno};
 
 /// A MySQL account, `'user'@'host'`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +73,86 @@ pub fn application_grants(options: &PackageOptions, account: &Account) -> Vec<St
         .collect()
 }
 
+/// The REVOKE statements that take back every privilege an account holds
+/// on the package's routines and view, read from the grant tables; `None`
+/// when this account may not read them. Dropping an object leaves the
+/// grants on it (MariaDB keeps a routine's, both servers a view's), so an
+/// uninstall revokes them first.
+pub fn grants_on_package(
+    conn: &mut impl Queryable,
+    options: &PackageOptions,
+) -> Result<Option<Vec<String>>, Error> {
+    let routines: Vec<String> =
+        Routine::in_package(options).into_iter().map(|routine| routine.name(options)).collect();
+    let view = package::totals_view(options);
+    let routine_grants = conn.exec::<(String, String, String, String, String), _, _>(
+        format!(
+            "SELECT `User`, `Host`, `Routine_type`, `Routine_name`, `Proc_priv` FROM mysql.procs_priv \
+             WHERE `Db` = DATABASE() AND `Routine_name` IN ({})",
+            vec!["?"; routines.len()].join(", ")
+        ),
+        routines,
+    );
+    let view_grants = conn.exec::<(String, String, String), _, _>(
+        "SELECT `User`, `Host`, `Table_priv` FROM mysql.tables_priv WHERE `Db` = DATABASE() AND `Table_name` = ?",
+        (&view,),
+    );
+    let (routine_grants, view_grants) = match (routine_grants, view_grants) {
+        (Ok(routine_grants), Ok(view_grants)) => (routine_grants, view_grants),
+        (Err(mysql::Error::MySqlError(error)), _) | (_, Err(mysql::Error::MySqlError(error)))
+            if error.code == server_errno::TABLE_ACCESS_DENIED =>
+        {
+            return Ok(None);
+        }
+        (Err(error), _) | (_, Err(error)) => return Err(Error::Query(error)),
+    };
+    let routine_revokes = routine_grants.into_iter().filter_map(|(user, host, kind, routine, privileges)| {
+        Some(format!(
+            "REVOKE {} ON {kind} `{routine}` FROM {}",
+            privilege_names(&privileges)?,
+            Account { user, host }
+        ))
+    });
+    let view_revokes = view_grants.into_iter().filter_map(|(user, host, privileges)| {
+        Some(format!("REVOKE {} ON `{view}` FROM {}", privilege_names(&privileges)?, Account { user, host }))
+    });
+    Ok(Some(routine_revokes.chain(view_revokes).collect()))
+}
+
+/// A grant table's set of privileges (`Execute,Alter Routine,Grant`) as
+/// REVOKE names them (`EXECUTE, ALTER ROUTINE, GRANT OPTION`); `None` for
+/// an empty set.
+fn privilege_names(privileges: &str) -> Option<String> {
+    let names: Vec<String> = privileges
+        .split(',')
+        .filter(|privilege| !privilege.is_empty())
+        .map(|privilege| match privilege {
+            "Grant" => "GRANT OPTION".to_owned(),
+            other => other.to_uppercase(),
+        })
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// The events of the database whose body calls a routine of the package
+/// (such as those the docs suggest): they fail once it is uninstalled.
+/// Only the events this account may see (EVENT on the database).
+pub fn events_calling_package(
+    conn: &mut impl Queryable,
+    options: &PackageOptions,
+) -> Result<Vec<String>, Error> {
+    let events: Vec<(String, String)> = conn
+        .query("SELECT EVENT_NAME, EVENT_DEFINITION FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE()")
+        .map_err(Error::Query)?;
+    let routines: Vec<String> =
+        Routine::in_package(options).into_iter().map(|routine| routine.name(options)).collect();
+    Ok(events
+        .into_iter()
+        .filter(|(_, definition)| routines.iter().any(|routine| definition.contains(routine.as_str())))
+        .map(|(name, _)| name)
+        .collect())
+}
+
 /// Fails, naming them, when any of `accounts` does not exist: a GRANT to an
 /// unknown account would create it on some servers and fail on others.
 pub fn check_accounts_exist(conn: &mut impl Queryable, accounts: &[Account]) -> Result<(), Error> {
@@ -106,6 +186,16 @@ mod tests {
             let error = parsed(bad).unwrap_err().to_string();
             assert!(error.starts_with(&format!("--app-user {bad:?}")), "{error}");
         }
+    }
+
+    #[test]
+    fn grant_tables_privileges_read_as_revoke_names_them() {
+        assert_eq!(
+            privilege_names("Execute,Alter Routine,Grant").unwrap(),
+            "EXECUTE, ALTER ROUTINE, GRANT OPTION"
+        );
+        assert_eq!(privilege_names("Select,Show view").unwrap(), "SELECT, SHOW VIEW");
+        assert_eq!(privilege_names(""), None);
     }
 
     #[test]

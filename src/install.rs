@@ -11,7 +11,7 @@ use crate::render;
 use crate::script;
 use crate::status;
 use slotted_counters_core::PackageOptions;
-use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX};
+use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, errno};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -66,22 +66,60 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
         .map(|statement| statement.number);
     refuse_spider_tables(conn, &statements)?;
     refuse_other_collations(conn, &statements)?;
-    let probe = opening_probe(&statements);
-    if probe.is_none() {
+    if opening_probe(&statements).is_none() {
         let probe = format!("slotted_counters_probe_{}", std::process::id());
         conn.query_drop(format!("CREATE FUNCTION `{probe}`() RETURNS INT READS SQL DATA RETURN 1"))
             .map_err(|source| Error::FunctionPrivilege { source })?;
         conn.query_drop(format!("DROP FUNCTION `{probe}`")).map_err(Error::Query)?;
     }
-    script::run_statements(conn, &statements).map_err(|error| match error {
-        Error::Statement { number, source, .. } if Some(number) == probe => {
-            Error::FunctionPrivilege { source }
-        }
+    run_after_probe(conn, &statements, &[]).map_err(|error| match error {
         Error::Statement { number, source, .. } if Some(number) == members_check => {
             Error::GroupMembers { table: GROUP_MEMBERS_TABLE, source }
         }
         other => other,
     })
+}
+
+/// Takes the package out of the database `conn` is on with `script`
+/// (`uninstall.sql`, perhaps with the tables' drops), once its probe found
+/// every object of the package's names the package's, and revokes first
+/// every privilege granted on its routines and view (`revokes`): the
+/// servers keep grants on a dropped view, and MariaDB on a dropped
+/// routine. Returns how many statements ran.
+pub fn uninstall(conn: &mut impl Queryable, script: &str, revokes: &[String]) -> Result<usize, Error> {
+    run_after_probe(conn, &script::split(script)?, revokes)
+}
+
+/// Runs `statements`, with `then` after the package's probe when they open
+/// with it (first else): a refusal of the probe's is
+/// [`Error::InstallRefused`], with the function it leaves dropped, so that
+/// nothing changed; an account that may not create it is
+/// [`Error::FunctionPrivilege`].
+fn run_after_probe(
+    conn: &mut impl Queryable,
+    statements: &[script::Statement],
+    then: &[String],
+) -> Result<usize, Error> {
+    let probe = opening_probe(statements);
+    let split = probe.map_or(0, |probe| probe.dropped);
+    let (checks, rest) = statements.split_at(split);
+    match script::run_statements(conn, checks) {
+        Err(Error::Statement { number, source, .. }) if Some(number) == probe.map(|probe| probe.created) => {
+            return Err(Error::FunctionPrivilege { source });
+        }
+        Err(Error::Statement { number, source: mysql::Error::MySqlError(refusal), .. })
+            if Some(number) == probe.map(|probe| probe.called) && refusal.code == errno::INSTALL_REFUSED =>
+        {
+            conn.query_drop(&checks[split - 1].text).map_err(Error::Query)?;
+            return Err(Error::InstallRefused { message: refusal.message });
+        }
+        ran => ran?,
+    };
+    for statement in then {
+        conn.query_drop(statement)
+            .map_err(|source| Error::OwnStatement { statement: statement.clone(), source })?;
+    }
+    Ok(checks.len() + then.len() + script::run_statements(conn, rest)?)
 }
 
 /// Refuses to install routines over a table the script creates that is a
@@ -143,18 +181,35 @@ fn created_tables(statements: &[script::Statement]) -> impl Iterator<Item = (&st
     })
 }
 
-/// The number of the statement that creates the package's probe function,
-/// when the script opens with it: nothing but the probe's own statements
-/// comes before.
-fn opening_probe(statements: &[script::Statement]) -> Option<usize> {
+/// The numbers of the statements of the package's probe function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Probe {
+    /// The one that creates it: an account that may not create functions
+    /// fails there.
+    created: usize,
+    /// The one that calls it: a refusal to install fails there.
+    called: usize,
+    /// The one that drops it.
+    dropped: usize,
+}
+
+/// The package's probe function, when the script opens with it: nothing
+/// but the probe's own statements comes before its call.
+fn opening_probe(statements: &[script::Statement]) -> Option<Probe> {
     let probe_name = format!("{PROBE_SUFFIX}`");
-    let creates = statements.iter().position(|statement| {
-        statement.text.starts_with("CREATE FUNCTION") && statement.text.contains(&probe_name)
-    })?;
-    statements[..creates]
-        .iter()
-        .all(|statement| statement.text.contains(&probe_name))
-        .then(|| statements[creates].number)
+    let position = |prefix: &str| {
+        statements.iter().position(|statement| {
+            statement.text.starts_with(prefix) && statement.first_line().contains(&probe_name)
+        })
+    };
+    let (created, called, dropped) =
+        (position("CREATE FUNCTION")?, position("SET @")?, position("DROP FUNCTION `")?);
+    let opens = statements[..called].iter().all(|statement| statement.first_line().contains(&probe_name));
+    (opens && created < called && called < dropped).then(|| Probe {
+        created: statements[created].number,
+        called: statements[called].number,
+        dropped: statements[dropped].number,
+    })
 }
 
 /// What `script` would run, statement by statement, for `--dry-run`.
@@ -177,11 +232,18 @@ mod tests {
     fn only_a_script_that_opens_with_the_probe_skips_the_tools_own() {
         let probe_at = |script: &str| opening_probe(&script::split(script).unwrap());
         let setup_sql = render::setup_sql(&PackageOptions::default()).unwrap();
-        assert_eq!(probe_at(&setup_sql), Some(2), "setup.sql drops a stale probe, then creates it");
+        assert_eq!(
+            probe_at(&setup_sql),
+            Some(Probe { created: 2, called: 3, dropped: 4 }),
+            "setup.sql drops a stale probe, creates it, calls it and drops it"
+        );
         assert_eq!(probe_at("CREATE TABLE t (x INT);"), None, "no probe");
         assert_eq!(
             probe_at(
-                "DROP PROCEDURE IF EXISTS `counter_add`;\nCREATE FUNCTION `counter_install_probe`() RETURNS INT NO SQL RETURN 1;"
+                "DROP PROCEDURE IF EXISTS `counter_add`;\n\
+                 CREATE FUNCTION `counter_install_probe`() RETURNS INT NO SQL RETURN 1;\n\
+                 SET @slotted_counters_probe = `counter_install_probe`();\n\
+                 DROP FUNCTION `counter_install_probe`;"
             ),
             None,
             "a probe after a DROP protects nothing"

@@ -1,8 +1,67 @@
--- Before anything changes: an account that may not create functions (error
--- 1419 with binary logging on and no SUPER, or no CREATE ROUTINE) stops
--- here, leaving an installed package whole.
+-- Before anything changes, a function is created, called and dropped. An
+-- account that may not create functions (error 1419 with binary logging on
+-- and no SUPER, or no CREATE ROUTINE) stops at its CREATE. The call (by
+-- SET: MariaDB's DO ignores an error the function signals) refuses, with
+-- errno {{ p.install_refused }}, a server older than the package needs, or an object of one of
+-- the package's names that is not the package's: a table or view without
+-- the package's columns, a routine whose COMMENT does not begin with
+-- '{{ p.routine_mark }}', a trigger on another table. The message names the
+-- object and the option that renames the package's (--table, --prefix).
+-- Either way whatever the database holds is left whole; a refusal leaves
+-- this function, which the next install drops. On MySQL the call also
+-- returns the grants accounts hold on the routines, which the install
+-- grants again (see {{ p.grants_keeper }}).
 DROP FUNCTION IF EXISTS `{{ p.probe }}`;
-CREATE FUNCTION `{{ p.probe }}`() RETURNS INT NO SQL RETURN 1;
+DELIMITER $$
+CREATE FUNCTION `{{ p.probe }}`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
+BEGIN
+    DECLARE v_supported BOOLEAN DEFAULT FALSE;
+    DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_clash {{ p.message_type }};
+    DECLARE v_message {{ p.message_type }};
+    /*!80019 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = TRUE; */
+    IF NOT v_supported THEN
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }},
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+    END IF;
+    SELECT MIN(clash) INTO v_clash FROM (
+{%- for relation in p.relations %}
+        SELECT '{% if relation.is_view %}view{% else %}table{% endif %} `{{ relation.name }}` (--{% if loop.first %}table{% else %}prefix{% endif %})' AS clash
+          FROM information_schema.TABLES AS found
+         WHERE found.TABLE_SCHEMA = DATABASE() AND found.TABLE_NAME = '{{ relation.name }}'
+           AND (found.TABLE_TYPE <> '{% if relation.is_view %}VIEW{% else %}BASE TABLE{% endif %}' OR {{ relation.identifying_columns.len() }} > (SELECT COUNT(*) FROM information_schema.COLUMNS AS found_column
+                WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
+                  AND found_column.COLUMN_NAME IN ({% for column in relation.identifying_columns %}{% if !loop.first %}, {% endif %}'{{ column }}'{% endfor %})))
+        UNION ALL
+{%- endfor %}
+        SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
+         WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE '{{ p.routine_mark }}%'
+           AND ROUTINE_NAME IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}'{{ p.grants_keeper }}')
+        UNION ALL
+        SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
+         WHERE TRIGGER_SCHEMA = DATABASE() AND ({% for (trigger, table) in p.trigger_tables %}{% if !loop.first %}
+             OR {% endif %}(TRIGGER_NAME = '{{ trigger }}' AND EVENT_OBJECT_TABLE <> '{{ table }}'){% endfor %})
+    ) AS clashes;
+    IF v_clash IS NOT NULL THEN
+        SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `{{ p.probe }}` left'), {{ p.message_length }});
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
+    END IF;
+    -- MySQL only: what each account holds on each routine, which the
+    -- routine's DROP will revoke; NULL where this account may not read it.
+    /*!80000 BEGIN
+        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_grants = NULL;
+        SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+                                         'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
+          INTO v_grants
+          FROM mysql.procs_priv
+         WHERE `Db` = DATABASE()
+           AND `Routine_name` IN ({% for routine in p.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %});
+    END; */
+    RETURN v_grants;
+END$$
+DELIMITER ;
+SET @slotted_counters_grants = `{{ p.probe }}`();
 DROP FUNCTION `{{ p.probe }}`;
 {%- if let Some(members) = p.group_members %}
 -- The routines find their member's position in the group as their definer,

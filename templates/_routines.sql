@@ -6,7 +6,8 @@
 -- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
 -- (MariaDB skips version comments from 50700 to 99999), and a call in the
 -- moment between the two fails with 1305. A DROP also revokes the grants on
--- the routine: on MySQL, grant the application again after a reinstall.
+-- the routine: right after each CREATE, {{ p.grants_keeper }} grants again what
+-- accounts held on it (1370 meanwhile).
 -- Statements over all of one counter's slots name FORCE INDEX (PRIMARY):
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
@@ -65,6 +66,9 @@ DELIMITER $$
 {%- when Routine::Bound -%}
 {% include "routines/bound.sql" %}
 {%- endmatch %}
+/*!80000 CALL `{{ p.grants_keeper }}`('{{ routine.kind }}', '{{ routine.name }}') */$$
 {% endfor %}
 {% include "_triggers.sql" %}
+DROP PROCEDURE `{{ p.grants_keeper }}`$$
+SET @slotted_counters_grants = NULL$$
 DELIMITER ;

@@ -4,4 +4,6 @@
 
 {% include "_probe.sql" %}
 
+{% include "_grants_keeper.sql" %}
+
 {% include "_routines.sql" %}

@@ -5,6 +5,8 @@
 
 {% include "_probe.sql" %}
 
+{% include "_grants_keeper.sql" %}
+
 {% include "_table.sql" %}
 
 {% include "_totals_view.sql" %}

@@ -1,16 +1,32 @@
 -- uninstall.sql: drops the routines, the view and the triggers of the
--- slotted-counter package.
--- The `{{ p.table }}` table and its counts are kept; DROP TABLE `{{ p.table }}`
--- removes them too.
+-- slotted-counter package, after the same check as setup.sql's: nothing of
+-- the package's names that is not the package's is dropped.
 {% include "_header.sql" %}
+
+-- What it keeps, with every count in it, and what removes it:
+{%- for relation in p.relations %}{% if !relation.is_view %}
+--   DROP TABLE `{{ relation.name }}`;
+{%- endif %}{% endfor %}
+-- (`slotted-counters uninstall --drop-data` drops them all.)
+-- What it leaves that names the package's objects:
+--   grants on the view and on the routines (MySQL revokes those on a
+--   routine as it drops the routine; MariaDB keeps them):
+--     REVOKE ALL PRIVILEGES ON `{{ p.totals_view }}` FROM 'app'@'%';
+--   (`slotted-counters uninstall` revokes them itself);
+--   events that call the routines, such as those the docs suggest, which
+--   then fail each time they run:
+{%- for event in p.documented_events %}
+--     DROP EVENT IF EXISTS `{{ event }}`;
+{%- endfor %}
+
+{% include "_probe.sql" %}
+SET @slotted_counters_grants = NULL;
+DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
 
 {% for routine in p.routines -%}
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {% endfor -%}
 DROP VIEW IF EXISTS `{{ p.totals_view }}`;
-DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.update_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.change_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.tracked_write_trigger }}`;
-DROP TRIGGER IF EXISTS `{{ p.spread_trigger }}`;
+{%- for (trigger, _) in p.trigger_tables %}
+DROP TRIGGER IF EXISTS `{{ trigger }}`;
+{%- endfor %}

@@ -278,6 +278,74 @@ pub fn is_missing_trigger(code: u16, message: &str) -> bool {
         && message.contains(APPLIED_CHECK_SUFFIX)
 }
 
+/// A table or the view of the package, as an install meets it: it creates
+/// or upgrades the object of this name, and refuses to touch one without
+/// these columns (another application's), or a view where the package has
+/// a table, or the other way round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relation {
+    pub name: String,
+    /// Whether it is the view of totals, not a table.
+    pub is_view: bool,
+    /// Columns every version of the package gave it: an object of this name
+    /// that lacks one is not the package's.
+    pub identifying_columns: &'static [&'static str],
+}
+
+/// Every table of the package and its view, as [`tables`] orders the
+/// tables, the view last.
+pub fn relations(options: &PackageOptions) -> Vec<Relation> {
+    const IDENTIFYING: [&[&str]; 7] = [
+        &["counter_name", "counter_id", "counter"],
+        &["write_id", "written_at"],
+        &["counter_name", "change_kind"],
+        &["counter_name", "period", "keep"],
+        &["counter_name", "period", "bucket_start", "counter_id", "counter"],
+        &["counter_name", "counter_id", "delta", "counted_at"],
+        &["counter_name", "spread_kind"],
+    ];
+    tables(options)
+        .into_iter()
+        .zip(IDENTIFYING)
+        .map(|(name, identifying_columns)| Relation { name, is_view: false, identifying_columns })
+        .chain([Relation {
+            name: totals_view(options),
+            is_view: true,
+            identifying_columns: &["counter_name", "total"],
+        }])
+        .collect()
+}
+
+/// Each trigger of the package, as [`trigger_names`] orders them, with the
+/// table it is on: an install refuses to replace a trigger of that name on
+/// another table.
+pub fn triggers_with_tables(options: &PackageOptions) -> [(String, String); 6] {
+    let [insert, update, apply_write, apply_change, apply_tracked_write, apply_spread] =
+        trigger_names(options);
+    [
+        (insert, options.table().to_owned()),
+        (update, options.table().to_owned()),
+        (apply_write, writes_table(options)),
+        (apply_change, changes_table(options)),
+        (apply_tracked_write, tracked_writes_table(options)),
+        (apply_spread, spreads_table(options)),
+    ]
+}
+
+/// The events the docs suggest for regular work, prefix included: one that
+/// forgets old write ids every minute, one that expires buckets every hour.
+/// Uninstalling leaves them (a DBA made them) and names them.
+pub fn documented_events(options: &PackageOptions) -> [String; 2] {
+    [
+        format!("{}forget_writes_every_minute", options.prefix()),
+        format!("{}expire_periods_hourly", options.prefix()),
+    ]
+}
+
+/// What every routine's COMMENT begins with, in every version: an install
+/// replaces no routine of the package's names whose COMMENT does not.
+pub const ROUTINE_MARK: &str = "slotted-counters";
+
 /// How long a write id is kept by default: a write whose answer was lost
 /// may be sent again, and counted once, for this long. The retry budget of
 /// a client must end well within it.
@@ -292,10 +360,11 @@ pub const FORGET_BATCH: u32 = 1_000;
 /// refusals are cut the same way.
 pub const MESSAGE_LENGTH: u32 = 128;
 
-/// The COMMENT every routine carries: this version and the options, so
-/// that `status` can tell a current routine from a stale one.
+/// The COMMENT every routine carries: [`ROUTINE_MARK`], this version and
+/// the options, so that `status` can tell a current routine from a stale
+/// one.
 pub fn routine_comment(options: &PackageOptions) -> String {
-    format!("slotted-counters {} {}", env!("CARGO_PKG_VERSION"), flags(options).join(" "))
+    format!("{ROUTINE_MARK} {} {}", env!("CARGO_PKG_VERSION"), flags(options).join(" "))
 }
 
 /// The SQLSTATE of every refusal of the package: class 23, integrity
@@ -327,6 +396,10 @@ pub mod errno {
     /// A write would take a bounded counter's total past its floor or its
     /// ceiling (`counter_bound`): it changed nothing.
     pub const PAST_BOUND: u16 = 9_004;
+    /// `setup.sql` refused to install before it changed anything: the
+    /// server is older than the package needs, or an object of one of the
+    /// package's names is not the package's.
+    pub const INSTALL_REFUSED: u16 = 9_005;
 }
 
 /// The servers' own error numbers that the client and the tool act on, by
@@ -468,6 +541,17 @@ pub fn trigger_names(options: &PackageOptions) -> [String; 6] {
 /// The function `setup.sql` creates and drops before it changes anything,
 /// prefix included: an account that may not create functions fails there.
 pub const PROBE_SUFFIX: &str = "install_probe";
+
+/// The procedure `setup.sql` creates for MySQL, which revokes an account's
+/// grants on a routine as it drops the routine: called right after each
+/// routine is created again, it grants again what accounts held on it
+/// before the install, and the install drops it at its end.
+pub const GRANTS_KEEPER_SUFFIX: &str = "install_grants";
+
+/// The grants keeper of the package made with `options`, prefix included.
+pub fn grants_keeper_name(options: &PackageOptions) -> String {
+    format!("{}{GRANTS_KEEPER_SUFFIX}", options.prefix())
+}
 
 /// The throwaway function an install creates and drops first, prefix included.
 pub fn probe_name(options: &PackageOptions) -> String {

@@ -99,7 +99,8 @@ pub struct UninstallArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
 
-    /// Also drop the counter table, with every count in it
+    /// Also drop every table of the package (the slots, write ids, changes, periods, buckets,
+    /// tracked writes and spreads), with every count in them
     #[arg(long)]
     pub drop_data: bool,
 

@@ -10,6 +10,7 @@ use crate::database;
 use crate::error::Error;
 use crate::grants::{self, Account};
 use crate::{install, script};
+use slotted_counters_core::package;
 use slotted_counters_core::{PackageOptions, PackageOptionsBuilder};
 
 pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
@@ -53,14 +54,30 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
 }
 
 pub(super) fn run_uninstall(args: &UninstallArgs) -> Result<(), Error> {
-    let script = install::uninstall_script(&args.package.build()?, args.drop_data)?;
+    let options = args.package.build()?;
+    let script = install::uninstall_script(&options, args.drop_data)?;
     if args.dry_run {
         print!("{}", install::describe(&script)?);
         return Ok(());
     }
     let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
-    let statements = script::run(&mut conn, &script)?;
+    let revokes = grants::grants_on_package(&mut conn, &options)?;
+    let statements = install::uninstall(&mut conn, &script, revokes.as_deref().unwrap_or_default())?;
     eprintln!("uninstalled: {statements} statements ran on {target}");
+    match revokes {
+        Some(revokes) => revokes.iter().for_each(|revoke| eprintln!("revoked: {revoke}")),
+        None => eprintln!(
+            "left: any grants on the package's routines and view (this account may not read mysql.procs_priv \
+             and mysql.tables_priv; uninstall.sql lists the REVOKEs to run)"
+        ),
+    }
+    if !args.drop_data {
+        let tables = package::tables(&options).map(|table| format!("`{table}`")).join(", ");
+        eprintln!("kept, with every count: {tables} (--drop-data drops them)");
+    }
+    for event in grants::events_calling_package(&mut conn, &options)? {
+        eprintln!("left: event `{event}` calls the package's routines and will fail; DROP EVENT `{event}`");
+    }
     Ok(())
 }
 

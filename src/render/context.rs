@@ -126,6 +126,18 @@ pub(super) struct Context {
     pub(super) view_slots: String,
     pub(super) totals_view: String,
     pub(super) probe: String,
+    /// The procedure that grants again, on MySQL, what accounts held on a
+    /// routine the install dropped and created again.
+    pub(super) grants_keeper: String,
+    /// What the probe refuses to install over: the tables and the view,
+    /// each with the columns that tell it is the package's; the triggers
+    /// with their tables; the mark every routine's COMMENT begins with.
+    pub(super) relations: Vec<package::Relation>,
+    pub(super) trigger_tables: [(String, String); 6],
+    pub(super) routine_mark: &'static str,
+    /// The events the docs suggest, which `uninstall.sql` names.
+    pub(super) documented_events: [String; 2],
+    pub(super) install_refused: u16,
     /// The table of write ids, and how many `forget_writes` deletes at a time.
     pub(super) writes_table: String,
     pub(super) forget_batch: u32,
@@ -291,6 +303,12 @@ impl Context {
             view_slots,
             totals_view: package::totals_view(options),
             probe: package::probe_name(options),
+            grants_keeper: package::grants_keeper_name(options),
+            relations: package::relations(options),
+            trigger_tables: package::triggers_with_tables(options),
+            routine_mark: package::ROUTINE_MARK,
+            documented_events: package::documented_events(options),
+            install_refused: errno::INSTALL_REFUSED,
             writes_table: package::writes_table(options),
             forget_batch: package::FORGET_BATCH,
             write_id_window: options.write_id_window(),

@@ -44,8 +44,10 @@ fn routines_are_created_in_their_canonical_order() {
             .count();
         assert_eq!(
             creates,
-            Routine::in_package(&options).len() + 1,
-            "no routine beyond the package's and the probe"
+            Routine::in_package(&options).len() + 2,
+            "no routine beyond the package's, the probe and the grants keeper"
         );
+        let keeper = format!("CREATE PROCEDURE `{}`(", package::grants_keeper_name(&options));
+        assert!(sql.find(&keeper) < positions.first().copied(), "the grants keeper comes before any routine");
     }
 }

@@ -9,8 +9,8 @@ use super::{
 };
 use crate::error::ConfigError;
 use crate::package::{
-    APPLIED_CHECK_SUFFIX, CHANGES_TABLE_SUFFIX, PROBE_SUFFIX, Routine, TRACKED_WRITES_TABLE_SUFFIX,
-    TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
+    APPLIED_CHECK_SUFFIX, CHANGES_TABLE_SUFFIX, GRANTS_KEEPER_SUFFIX, PROBE_SUFFIX, Routine,
+    TRACKED_WRITES_TABLE_SUFFIX, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
 };
 
 /// Package options as a user gives them; what is not set takes its default.
@@ -274,7 +274,7 @@ fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
     let longest = Routine::ALL
         .iter()
         .map(|routine| routine.suffix())
-        .chain([PROBE_SUFFIX, WRITES_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX])
+        .chain([PROBE_SUFFIX, GRANTS_KEEPER_SUFFIX, WRITES_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX])
         .chain(TRIGGER_SUFFIXES)
         .map(|suffix| format!("{prefix}{suffix}"))
         .chain([format!("{prefix}{TRACKED_WRITES_TABLE_SUFFIX}{APPLIED_CHECK_SUFFIX}")])

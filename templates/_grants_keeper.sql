@@ -1,0 +1,46 @@
+-- MySQL revokes the grants on a routine when the routine is dropped, and
+-- an install drops each routine just before it creates it again: this
+-- procedure, called right after each routine is created (MySQL only),
+-- grants again what each account held on it before the install, as the
+-- probe read it from mysql.procs_priv (nothing where the installing
+-- account may not read that table: grant again by hand, or with
+-- `slotted-counters install --app-user`). A call meanwhile fails with
+-- 1370, and the Rust client sends it again. Dropped at the install's end.
+-- Its text is utf8mb4_bin throughout, whatever the database's default.
+DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
+DELIMITER $$
+CREATE PROCEDURE `{{ p.grants_keeper }}`(
+    IN p_kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE c_grants CURSOR FOR
+        SELECT saved.privileges, saved.account
+          FROM JSON_TABLE(COALESCE(@slotted_counters_grants, '[]'), '$[*]' COLUMNS (
+                   routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.routine',
+                   privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.privileges',
+                   account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.account')) AS saved
+         WHERE saved.routine = p_routine;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+    OPEN c_grants;
+    FETCH c_grants INTO v_privileges, v_account;
+    WHILE NOT v_done DO
+        SET @slotted_counters_grant = CONCAT('GRANT ',
+            COALESCE(NULLIF(CONCAT_WS(', ', IF(FIND_IN_SET('Execute', v_privileges), 'EXECUTE', NULL),
+                                      IF(FIND_IN_SET('Alter Routine', v_privileges), 'ALTER ROUTINE', NULL)), ''), 'USAGE'),
+            ' ON ', p_kind, ' `', REPLACE(DATABASE(), '`', '``'), '`.`', p_routine, '` TO ', v_account,
+            IF(FIND_IN_SET('Grant', v_privileges), ' WITH GRANT OPTION', ''));
+        PREPARE slotted_counters_grant FROM @slotted_counters_grant;
+        EXECUTE slotted_counters_grant;
+        DEALLOCATE PREPARE slotted_counters_grant;
+        FETCH c_grants INTO v_privileges, v_account;
+    END WHILE;
+    CLOSE c_grants;
+    SET @slotted_counters_grant = NULL;
+END$$
+DELIMITER ;
