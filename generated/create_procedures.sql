@@ -191,13 +191,14 @@ DELIMITER $$
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_slots DECIMAL(65, 30),
-    IN p_initial_value DECIMAL(65, 30)
+    IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_slots INT;
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_initial_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- Two setups of one name can both pass any check made before the INSERT:
@@ -245,16 +246,30 @@ BEGIN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND 1024) THEN
-        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', p_slots + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+    IF CONCAT(CAST(p_slots AS SIGNED)) = p_slots THEN
+        SET v_number = p_slots;
+    ELSEIF p_slots REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_slots AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_slots IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 1024, FALSE) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_slots, 40)), 'NULL'), LEFT(p_slots, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_slots = COALESCE(p_slots, 5);
-    IF NOT (p_initial_value = TRUNCATE(p_initial_value, 0) AND p_initial_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+    SET v_slots = COALESCE(v_number, 5);
+    IF CONCAT(CAST(p_initial_value AS SIGNED)) = p_initial_value THEN
+        SET v_number = p_initial_value;
+    ELSEIF p_initial_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_initial_value AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_initial_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_initial_value = COALESCE(p_initial_value, 0);
+    SET v_initial_value = COALESCE(v_number, 0);
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
@@ -272,7 +287,7 @@ END$$
 -- p_name. Locks exactly one row.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_delta DECIMAL(65, 30)
+    IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -281,6 +296,7 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     -- What each period the counter tracks keeps.
     DECLARE v_keep_minute BIGINT;
@@ -295,11 +311,18 @@ BEGIN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+    IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
+        SET v_number = p_delta;
+    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_delta = p_delta;
+    SET v_delta = v_number;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -380,13 +403,13 @@ BEGIN
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
         IF ROW_COUNT() = 0 THEN
             -- The slot may be gone since the lookup (a resize removed it): slot 1
             -- exists as long as the counter does, so the delta is not lost.
             UPDATE `counters` SET `counter` = `counter` + v_delta
              WHERE `counter_name` = p_name AND `counter_id` = 1
-               AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
             -- Still no row changed: the counter is bounded and neither slot could
             -- take the delta alone (short of room, or the delta a restock to
             -- spread), or there is no such counter: the spread, with every slot
@@ -494,12 +517,24 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
+    -- 100 levels, where MariaDB's answer that it is not valid.
+    DECLARE EXIT HANDLER FOR 3157
+    BEGIN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
     END IF;
-    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+    -- MySQL reads a JSON text only up to a NUL character outside its
+    -- strings: the deltas after it would be dropped unseen. JSON holds
+    -- none, but escaped (\u0000). Compared as code points: a _ci collation
+    -- ignores the character, and finds it anywhere.
+    IF LOCATE(CHAR(0 USING utf8mb4) COLLATE utf8mb4_bin, p_deltas COLLATE utf8mb4_bin) > 0
+       OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
     END IF;
@@ -660,12 +695,13 @@ END$$
 -- bound (9004), else spread over its slots with their shares of the bounds.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_value DECIMAL(65, 30),
+    IN p_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -698,11 +734,18 @@ BEGIN
             END IF;
         END;
     END IF;
-    IF NOT (p_value = TRUNCATE(p_value, 0) AND p_value BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+    IF CONCAT(CAST(p_value AS SIGNED)) = p_value THEN
+        SET v_number = p_value;
+    ELSEIF p_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_value AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_value = COALESCE(p_value, 0);
+    SET v_value = COALESCE(v_number, 0);
 
     -- One statement locks and rewrites every slot of an unbounded counter:
     -- an increment lands wholly before the reset or wholly after it.
@@ -737,13 +780,15 @@ END$$
 -- calling it again finishes it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_slots DECIMAL(65, 30)
+    IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_new_slots INT;
     -- The slot a shrink moves the removed slots' values into.
     DECLARE v_target INT DEFAULT 1;
 
@@ -776,10 +821,18 @@ BEGIN
             END IF;
         END;
     END IF;
-    IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND 1024, FALSE) THEN
-        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', COALESCE(p_slots + 0E0, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+    IF CONCAT(CAST(p_slots AS SIGNED)) = p_slots THEN
+        SET v_number = p_slots;
+    ELSEIF p_slots REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_slots AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 1024, FALSE) THEN
+        SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_slots, 40)), 'NULL'), LEFT(p_slots, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_new_slots = v_number;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
@@ -791,16 +844,16 @@ BEGIN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
-    IF p_slots > v_slots THEN
+    IF v_new_slots > v_slots THEN
         INSERT INTO `counter_changes`
             (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
-        VALUES (p_name, 'grow', p_slots, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+        VALUES (p_name, 'grow', v_new_slots, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
             /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = p_slots, `into_slot` = NULL,
+        ON DUPLICATE KEY UPDATE `change_kind` = 'grow', `slots` = v_new_slots, `into_slot` = NULL,
             `value` = NULL, `reset_start_date` = NULL, `changed_at` = UTC_TIMESTAMP(6),
             `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSEIF p_slots < v_slots THEN
-        WHILE v_slots > p_slots DO
+    ELSEIF v_new_slots < v_slots THEN
+        WHILE v_slots > v_new_slots DO
             INSERT INTO `counter_changes`
                 (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
             VALUES (p_name, 'shrink', v_slots, v_target, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
@@ -1066,7 +1119,7 @@ END$$
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_write_id VARBINARY(64),
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_delta DECIMAL(65, 30)
+    IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -1075,6 +1128,7 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     -- What each period the counter tracks keeps.
     DECLARE v_keep_minute BIGINT;
@@ -1093,11 +1147,18 @@ BEGIN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+    IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
+        SET v_number = p_delta;
+    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_delta = p_delta;
+    SET v_delta = v_number;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1251,12 +1312,24 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
+    -- 100 levels, where MariaDB's answer that it is not valid.
+    DECLARE EXIT HANDLER FOR 3157
+    BEGIN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
     END IF;
-    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+    -- MySQL reads a JSON text only up to a NUL character outside its
+    -- strings: the deltas after it would be dropped unseen. JSON holds
+    -- none, but escaped (\u0000). Compared as code points: a _ci collation
+    -- ignores the character, and finds it anywhere.
+    IF LOCATE(CHAR(0 USING utf8mb4) COLLATE utf8mb4_bin, p_deltas COLLATE utf8mb4_bin) > 0
+       OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
     END IF;
@@ -1409,14 +1482,15 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
--- from 1), 1000 at a time, oldest first: called in autocommit mode,
--- each DELETE is a short transaction of its own. Each DELETE names the
+-- from 1 to 3153600000, 100 years), 1000 at a time, oldest
+-- first: called in autocommit mode, each DELETE is a short transaction of
+-- its own. Each DELETE names the
 -- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
 -- statement-based logging (1592). A write sent again after its id is
 -- forgotten counts again: keep p_seconds well above the time a writer
 -- retries.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_forget_writes`(
-    IN p_seconds DECIMAL(65, 30)
+    IN p_seconds VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -1424,12 +1498,21 @@ BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_until DATETIME(6);
     DECLARE v_count INT DEFAULT 1000;
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'seconds must be a whole number from 1';
+    IF CONCAT(CAST(p_seconds AS SIGNED)) = p_seconds THEN
+        SET v_number = p_seconds;
+    ELSEIF p_seconds REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_seconds AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
     END IF;
-    SET v_before = UTC_TIMESTAMP(6) - INTERVAL p_seconds SECOND;
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 3153600000, FALSE) THEN
+        SET v_message = LEFT(CONCAT('seconds must be a whole number from 1 to 3153600000 (100 years), not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_seconds, 40)), 'NULL'), LEFT(p_seconds, 40))), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_before = UTC_TIMESTAMP(6) - INTERVAL v_number SECOND;
     WHILE v_count = 1000 DO
         SELECT COUNT(*), MAX(`written_at`) INTO v_count, v_until
           FROM (SELECT `written_at` FROM `counter_writes` WHERE `written_at` < v_before
@@ -1453,13 +1536,15 @@ END$$
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_keep DECIMAL(65, 30)
+    IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_keep BIGINT;
     DECLARE v_dropped INT;
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
@@ -1497,17 +1582,25 @@ BEGIN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT COALESCE(p_keep IS NULL OR (p_keep = TRUNCATE(p_keep, 0) AND p_keep BETWEEN 0 AND 4294967295), FALSE) THEN
-        SET v_message = LEFT(CONCAT('keep must be NULL or a whole number from 0 to 4294967295, not ', p_keep + 0E0, ', for counter: ', QUOTE(p_name)), 128);
+    IF CONCAT(CAST(p_keep AS SIGNED)) = p_keep THEN
+        SET v_number = p_keep;
+    ELSEIF p_keep REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_keep AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_keep IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND 4294967295, FALSE) THEN
+        SET v_message = LEFT(CONCAT('keep must be NULL or a whole number from 0 to 4294967295, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_keep, 40)), 'NULL'), LEFT(p_keep, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_keep = v_number;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     SELECT COUNT(*) INTO v_tracked FROM `counter_periods`
      WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
-    IF p_keep = 0 THEN
+    IF v_keep = 0 THEN
         DELETE FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
     ELSE
         IF v_tracked = 0 THEN
@@ -1529,10 +1622,10 @@ BEGIN
                 END IF;
             END WHILE;
         END IF;
-        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, p_keep)
-        ON DUPLICATE KEY UPDATE `keep` = p_keep;
+        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
+        ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
-    IF p_keep = 0 THEN
+    IF v_keep = 0 THEN
         SET v_dropped = 1000;
         WHILE v_dropped = 1000 DO
             SELECT COUNT(*) INTO v_dropped
@@ -1561,16 +1654,18 @@ END$$
 -- replayed from a queue, or a backfill.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_delta DECIMAL(65, 30),
-    IN p_at DATETIME(6)
+    IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
+    DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     -- What each period the counter tracks keeps.
     DECLARE v_keep_minute BIGINT;
@@ -1585,11 +1680,18 @@ BEGIN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT (p_delta = TRUNCATE(p_delta, 0) AND p_delta BETWEEN -9223372036854775808 AND 9223372036854775807) THEN
+    IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
+        SET v_number = p_delta;
+    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    SET v_delta = p_delta;
+    SET v_delta = v_number;
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1619,8 +1721,19 @@ BEGIN
             END IF;
         END;
     END IF;
-    IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
-        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', COALESCE(p_at, 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+    IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
+        SET v_moment = CAST(p_at AS DATETIME(6));
+    ELSE
+        SET v_moment = NULL;
+    END IF;
+    IF v_moment IS NULL THEN
+        SET v_message = LEFT(CONCAT('at must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_at, 40)), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF v_moment > UTC_TIMESTAMP(6) THEN
+        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', v_moment, ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
@@ -1664,9 +1777,9 @@ BEGIN
     IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
         INSERT INTO `counter_tracked_writes`
             (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+        VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
             /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at,
+        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
             `keep_minute` = v_keep_minute,
             `keep_hour` = v_keep_hour,
             `keep_day` = v_keep_day,
@@ -1674,13 +1787,13 @@ BEGIN
     ELSE
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
         IF ROW_COUNT() = 0 THEN
             -- The slot may be gone since the lookup (a resize removed it): slot 1
             -- exists as long as the counter does, so the delta is not lost.
             UPDATE `counters` SET `counter` = `counter` + v_delta
              WHERE `counter_name` = p_name AND `counter_id` = 1
-               AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
             -- Still no row changed: the counter is bounded and neither slot could
             -- take the delta alone (short of room, or the delta a restock to
             -- spread), or there is no such counter: the spread, with every slot
@@ -1715,7 +1828,7 @@ END$$
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_write_id VARBINARY(64),
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_at DATETIME(6)
+    IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -1744,6 +1857,7 @@ BEGIN
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
+    DECLARE v_moment DATETIME(6);
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- Each name beside its delta, in the order of the package's collation,
     -- then of the names' code points, so that two spellings of one name
@@ -1771,12 +1885,24 @@ BEGIN
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
+    -- 100 levels, where MariaDB's answer that it is not valid.
+    DECLARE EXIT HANDLER FOR 3157
+    BEGIN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
+    END;
 
     IF LENGTH(p_deltas) > 2719744 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
     END IF;
-    IF NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
+    -- MySQL reads a JSON text only up to a NUL character outside its
+    -- strings: the deltas after it would be dropped unseen. JSON holds
+    -- none, but escaped (\u0000). Compared as code points: a _ci collation
+    -- ignores the character, and finds it anywhere.
+    IF LOCATE(CHAR(0 USING utf8mb4) COLLATE utf8mb4_bin, p_deltas COLLATE utf8mb4_bin) > 0
+       OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
     END IF;
@@ -1887,8 +2013,19 @@ BEGIN
     END WHILE;
     CLOSE c_keys;
     SET v_plan = CONCAT(v_plan, v_plan_part);
-    IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
-        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', COALESCE(p_at, 'NULL')), 128);
+    IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
+        SET v_moment = CAST(p_at AS DATETIME(6));
+    ELSE
+        SET v_moment = NULL;
+    END IF;
+    IF v_moment IS NULL THEN
+        SET v_message = LEFT(CONCAT('at must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_at, 40)), 'NULL')), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF v_moment > UTC_TIMESTAMP(6) THEN
+        SET v_message = LEFT(CONCAT('the moment must be a UTC time no later than now, not ', v_moment), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_write_id IS NULL THEN
@@ -1902,7 +2039,7 @@ BEGIN
                     RESIGNAL;
                 END;
                 SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
-                    @slotted_counters_write_at = p_at;
+                    @slotted_counters_write_at = v_moment;
                 INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
                 VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
             END;
@@ -1923,7 +2060,7 @@ BEGIN
                 RESIGNAL;
             END;
             SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = v_plan,
-                @slotted_counters_write_at = p_at;
+                @slotted_counters_write_at = v_moment;
             INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`, `pending`)
             VALUES ('', p_write_id, UTC_TIMESTAMP(6), TRUE);
         END;
@@ -1959,7 +2096,7 @@ END$$
 CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_at DATETIME(6)
+    p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 RETURNS BIGINT
 NOT DETERMINISTIC
@@ -1967,10 +2104,24 @@ READS SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_moment DATETIME(6);
 
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
+        SET v_moment = CAST(p_at AS DATETIME(6));
+    ELSE
+        SET v_moment = NULL;
+    END IF;
+    IF p_at IS NOT NULL THEN
+        IF v_moment IS NULL THEN
+            SET v_message = LEFT(CONCAT('at must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_at, 40)), 'NULL')), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
@@ -1999,14 +2150,14 @@ IF CHAR_LENGTH(p_name) > 50 THEN
             END IF;
         END;
     END IF;
-    IF p_name IS NULL OR p_at IS NULL
+    IF p_name IS NULL OR v_moment IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
        OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(p_at, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(p_at, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(p_at, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(p_at, '%Y-%m-01 00:00:00') END AS DATETIME));
+               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(v_moment, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(v_moment, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(v_moment, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(v_moment, '%Y-%m-01 00:00:00') END AS DATETIME));
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_period') */$$
 
@@ -2019,8 +2170,8 @@ END$$
 CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_from DATETIME(6),
-    p_to DATETIME(6)
+    p_from VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 RETURNS BIGINT
 NOT DETERMINISTIC
@@ -2028,10 +2179,38 @@ READS SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_from DATETIME(6);
+    DECLARE v_to DATETIME(6);
 
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_from REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_from, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_from, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_from, 7), '-01'))) THEN
+        SET v_from = CAST(p_from AS DATETIME(6));
+    ELSE
+        SET v_from = NULL;
+    END IF;
+    IF p_to REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_to, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_to, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_to, 7), '-01'))) THEN
+        SET v_to = CAST(p_to AS DATETIME(6));
+    ELSE
+        SET v_to = NULL;
+    END IF;
+    IF p_from IS NOT NULL THEN
+        IF v_from IS NULL THEN
+            SET v_message = LEFT(CONCAT('from must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_from, 40)), 'NULL')), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
+    IF p_to IS NOT NULL THEN
+        IF v_to IS NULL THEN
+            SET v_message = LEFT(CONCAT('to must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_to, 40)), 'NULL')), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
@@ -2060,14 +2239,14 @@ IF CHAR_LENGTH(p_name) > 50 THEN
             END IF;
         END;
     END IF;
-    IF p_name IS NULL OR p_from IS NULL OR p_to IS NULL
+    IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
        OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` >= p_from AND `bucket_start` < p_to);
+               AND `bucket_start` >= v_from AND `bucket_start` < v_to);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_range') */$$
 
@@ -2080,8 +2259,8 @@ END$$
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_from DATETIME(6),
-    IN p_to DATETIME(6)
+    IN p_from VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -2090,6 +2269,8 @@ BEGIN
     -- The first bucket's start, and how many buckets the range holds.
     DECLARE v_first DATETIME;
     DECLARE v_count BIGINT;
+    DECLARE v_from DATETIME(6);
+    DECLARE v_to DATETIME(6);
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
@@ -2124,8 +2305,26 @@ BEGIN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF p_from IS NULL OR p_to IS NULL THEN
-        SET v_message = LEFT(CONCAT('from and to must be UTC times, for counter: ', QUOTE(p_name)), 128);
+    IF p_from REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_from, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_from, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_from, 7), '-01'))) THEN
+        SET v_from = CAST(p_from AS DATETIME(6));
+    ELSE
+        SET v_from = NULL;
+    END IF;
+    IF v_from IS NULL THEN
+        SET v_message = LEFT(CONCAT('from must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_from, 40)), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_to REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+       AND LEFT(p_to, 4) BETWEEN '1000' AND '9998'
+       AND SUBSTRING(p_to, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_to, 7), '-01'))) THEN
+        SET v_to = CAST(p_to AS DATETIME(6));
+    ELSE
+        SET v_to = NULL;
+    END IF;
+    IF v_to IS NULL THEN
+        SET v_message = LEFT(CONCAT('to must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_to, 40)), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
@@ -2138,39 +2337,39 @@ BEGIN
     END IF;
     CASE p_period
     WHEN 'minute' THEN
-        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d %H:%i:00');
-        IF v_first < p_from THEN
+        SET v_first = DATE_FORMAT(v_from, '%Y-%m-%d %H:%i:00');
+        IF v_first < v_from THEN
             SET v_first = v_first + INTERVAL 1 MINUTE;
         END IF;
-        SET v_count = GREATEST(TIMESTAMPDIFF(MINUTE, v_first, p_to), 0);
-        IF v_first + INTERVAL v_count MINUTE < p_to THEN
+        SET v_count = GREATEST(TIMESTAMPDIFF(MINUTE, v_first, v_to), 0);
+        IF v_first + INTERVAL v_count MINUTE < v_to THEN
             SET v_count = v_count + 1;
         END IF;
     WHEN 'hour' THEN
-        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d %H:00:00');
-        IF v_first < p_from THEN
+        SET v_first = DATE_FORMAT(v_from, '%Y-%m-%d %H:00:00');
+        IF v_first < v_from THEN
             SET v_first = v_first + INTERVAL 1 HOUR;
         END IF;
-        SET v_count = GREATEST(TIMESTAMPDIFF(HOUR, v_first, p_to), 0);
-        IF v_first + INTERVAL v_count HOUR < p_to THEN
+        SET v_count = GREATEST(TIMESTAMPDIFF(HOUR, v_first, v_to), 0);
+        IF v_first + INTERVAL v_count HOUR < v_to THEN
             SET v_count = v_count + 1;
         END IF;
     WHEN 'day' THEN
-        SET v_first = DATE_FORMAT(p_from, '%Y-%m-%d 00:00:00');
-        IF v_first < p_from THEN
+        SET v_first = DATE_FORMAT(v_from, '%Y-%m-%d 00:00:00');
+        IF v_first < v_from THEN
             SET v_first = v_first + INTERVAL 1 DAY;
         END IF;
-        SET v_count = GREATEST(TIMESTAMPDIFF(DAY, v_first, p_to), 0);
-        IF v_first + INTERVAL v_count DAY < p_to THEN
+        SET v_count = GREATEST(TIMESTAMPDIFF(DAY, v_first, v_to), 0);
+        IF v_first + INTERVAL v_count DAY < v_to THEN
             SET v_count = v_count + 1;
         END IF;
     WHEN 'month' THEN
-        SET v_first = DATE_FORMAT(p_from, '%Y-%m-01 00:00:00');
-        IF v_first < p_from THEN
+        SET v_first = DATE_FORMAT(v_from, '%Y-%m-01 00:00:00');
+        IF v_first < v_from THEN
             SET v_first = v_first + INTERVAL 1 MONTH;
         END IF;
-        SET v_count = GREATEST(TIMESTAMPDIFF(MONTH, v_first, p_to), 0);
-        IF v_first + INTERVAL v_count MONTH < p_to THEN
+        SET v_count = GREATEST(TIMESTAMPDIFF(MONTH, v_first, v_to), 0);
+        IF v_first + INTERVAL v_count MONTH < v_to THEN
             SET v_count = v_count + 1;
         END IF;
     END CASE;
@@ -2193,9 +2392,11 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_expire_periods` */$$
 -- Removes the buckets beyond what each tracked period keeps: for a period
 -- that keeps n buckets, those that start before the (n - 1)th before the
--- current one. At most 1000 rows per statement, oldest first: called in
--- autocommit mode, each is a short transaction of its own. Never changes a
--- total. Run it regularly (an EVENT or cron, every hour).
+-- current one; none when n reaches back past the year 1000, before
+-- which no moment counts. At most 1000 rows per statement, oldest
+-- first: called in autocommit mode, each is a short transaction of its
+-- own. Never changes a total. Run it regularly (an EVENT or cron, every
+-- hour).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_expire_periods`()
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
@@ -2217,13 +2418,33 @@ BEGIN
     WHILE NOT v_done DO
         CASE v_period
         WHEN 'minute' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00') - INTERVAL (v_keep - 1) MINUTE;
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00');
+            IF v_keep - 1 < TIMESTAMPDIFF(MINUTE, '1000-01-01', v_before) THEN
+                SET v_before = v_before - INTERVAL (v_keep - 1) MINUTE;
+            ELSE
+                SET v_before = '1000-01-01';
+            END IF;
         WHEN 'hour' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (v_keep - 1) HOUR;
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00');
+            IF v_keep - 1 < TIMESTAMPDIFF(HOUR, '1000-01-01', v_before) THEN
+                SET v_before = v_before - INTERVAL (v_keep - 1) HOUR;
+            ELSE
+                SET v_before = '1000-01-01';
+            END IF;
         WHEN 'day' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00') - INTERVAL (v_keep - 1) DAY;
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00');
+            IF v_keep - 1 < TIMESTAMPDIFF(DAY, '1000-01-01', v_before) THEN
+                SET v_before = v_before - INTERVAL (v_keep - 1) DAY;
+            ELSE
+                SET v_before = '1000-01-01';
+            END IF;
         WHEN 'month' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00') - INTERVAL (v_keep - 1) MONTH;
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00');
+            IF v_keep - 1 < TIMESTAMPDIFF(MONTH, '1000-01-01', v_before) THEN
+                SET v_before = v_before - INTERVAL (v_keep - 1) MONTH;
+            ELSE
+                SET v_before = '1000-01-01';
+            END IF;
         END CASE;
         SET v_dropped = 1000;
         WHILE v_dropped = 1000 DO
@@ -2260,13 +2481,15 @@ END$$
 -- statement: the trigger counter_apply_spread makes the spread it records.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_lowest DECIMAL(65, 30),
-    IN p_highest DECIMAL(65, 30)
+    IN p_lowest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
 COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_lowest DECIMAL(65, 30);
+    DECLARE v_highest DECIMAL(65, 30);
 
     IF CHAR_LENGTH(p_name) > 50 THEN
         SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
@@ -2297,24 +2520,38 @@ BEGIN
             END IF;
         END;
     END IF;
-    IF NOT COALESCE(p_lowest IS NULL OR (p_lowest = TRUNCATE(p_lowest, 0) AND p_lowest BETWEEN -9007199254740991 AND 9007199254740991), FALSE) THEN
-        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 9007199254740991 either way, not ', IF(p_lowest = TRUNCATE(p_lowest, 0), CONCAT(CAST(p_lowest AS DECIMAL(65, 0))), CONCAT(p_lowest + 0E0)), ', for counter: ', QUOTE(p_name)), 128);
+    IF CONCAT(CAST(p_lowest AS SIGNED)) = p_lowest THEN
+        SET v_lowest = p_lowest;
+    ELSEIF p_lowest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_lowest = CAST(p_lowest AS DECIMAL(65, 30));
+    ELSE
+        SET v_lowest = NULL;
+    END IF;
+    IF CONCAT(CAST(p_highest AS SIGNED)) = p_highest THEN
+        SET v_highest = p_highest;
+    ELSEIF p_highest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_highest = CAST(p_highest AS DECIMAL(65, 30));
+    ELSE
+        SET v_highest = NULL;
+    END IF;
+    IF p_lowest IS NOT NULL AND NOT COALESCE(v_lowest = TRUNCATE(v_lowest, 0) AND v_lowest BETWEEN -9007199254740991 AND 9007199254740991, FALSE) THEN
+        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 9007199254740991 either way, not ', IF(v_lowest IS NULL, COALESCE(QUOTE(LEFT(p_lowest, 40)), 'NULL'), LEFT(p_lowest, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT COALESCE(p_highest IS NULL OR (p_highest = TRUNCATE(p_highest, 0) AND p_highest BETWEEN -9007199254740991 AND 9007199254740991), FALSE) THEN
-        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 9007199254740991 either way, not ', IF(p_highest = TRUNCATE(p_highest, 0), CONCAT(CAST(p_highest AS DECIMAL(65, 0))), CONCAT(p_highest + 0E0)), ', for counter: ', QUOTE(p_name)), 128);
+    IF p_highest IS NOT NULL AND NOT COALESCE(v_highest = TRUNCATE(v_highest, 0) AND v_highest BETWEEN -9007199254740991 AND 9007199254740991, FALSE) THEN
+        SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 9007199254740991 either way, not ', IF(v_highest IS NULL, COALESCE(QUOTE(LEFT(p_highest, 40)), 'NULL'), LEFT(p_highest, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF p_lowest > p_highest THEN
-        SET v_message = LEFT(CONCAT('the floor must not be above the ceiling (', IF(p_lowest = TRUNCATE(p_lowest, 0), CONCAT(CAST(p_lowest AS DECIMAL(65, 0))), CONCAT(p_lowest + 0E0)), ' > ', IF(p_highest = TRUNCATE(p_highest, 0), CONCAT(CAST(p_highest AS DECIMAL(65, 0))), CONCAT(p_highest + 0E0)), '), for counter: ', QUOTE(p_name)), 128);
+    IF v_lowest > v_highest THEN
+        SET v_message = LEFT(CONCAT('the floor must not be above the ceiling (', IF(v_lowest IS NULL, COALESCE(QUOTE(LEFT(p_lowest, 40)), 'NULL'), LEFT(p_lowest, 40)), ' > ', IF(v_highest IS NULL, COALESCE(QUOTE(LEFT(p_highest, 40)), 'NULL'), LEFT(p_highest, 40)), '), for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     INSERT INTO `counter_spreads`
         (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-    VALUES (p_name, 'bound', NULL, NULL, p_lowest, p_highest, UTC_TIMESTAMP(6), TRUE)
+    VALUES (p_name, 'bound', NULL, NULL, v_lowest, v_highest, UTC_TIMESTAMP(6), TRUE)
         /*!80019 AS slotted_new */
     ON DUPLICATE KEY UPDATE `spread_kind` = 'bound', `delta` = NULL,
-        `reset_start_date` = NULL, `lowest` = p_lowest, `highest` = p_highest,
+        `reset_start_date` = NULL, `lowest` = v_lowest, `highest` = v_highest,
         `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_bound') */$$
@@ -2389,13 +2626,13 @@ BEGIN
             BEGIN
                 DECLARE v_found INT;
                 DECLARE v_fits BOOLEAN;
-                SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
                 IF v_found = 0 THEN
                     -- The slot may be gone since the lookup (a resize removed it): slot 1
                     -- exists as long as the counter does, so the delta is not lost.
                     SET v_slot = 1;
-                    SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                    SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
                       FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
                     IF v_found = 0 THEN
                         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
@@ -2413,7 +2650,9 @@ BEGIN
                         DECLARE v_bounded_total BIGINT;
                         DECLARE v_floor BIGINT;
                         DECLARE v_ceiling BIGINT;
-                        DECLARE v_value BIGINT;
+                        -- Wider than BIGINT: a write's new total is checked against the
+                        -- bounds before it is stored anywhere.
+                        DECLARE v_value DECIMAL(20, 0);
                         -- The spread: each slot holds v_share, plus 1 for the first
                         -- v_share_left slots, and so for the room toward each bound.
                         DECLARE v_share BIGINT;
@@ -2431,7 +2670,7 @@ BEGIN
                             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                         END IF;
                         IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
-                            SET v_value = v_bounded_total + v_delta;
+                            SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + v_delta;
                             IF v_value < v_floor THEN
                                 SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
                                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
@@ -2453,8 +2692,17 @@ BEGIN
                                    `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
                              WHERE `counter_name` = p_name;
                         ELSE
-                            UPDATE `counters` SET `counter` = `counter` + v_delta
-                             WHERE `counter_name` = p_name AND `counter_id` = 1;
+                            BEGIN
+                                DECLARE v_first BIGINT;
+                                DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
+                                SELECT `counter` INTO v_first FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                                IF NOT COALESCE(v_delta BETWEEN -9007199254740991 - v_first AND 9007199254740991 - v_first, v_delta BETWEEN -9007199254740991 AND 9007199254740991) THEN
+                                    SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+                                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                                END IF;
+                                UPDATE `counters` SET `counter` = `counter` + v_delta
+                                 WHERE `counter_name` = p_name AND `counter_id` = 1;
+                            END;
                             SET v_slot = 1;
                         END IF;
                     END;
@@ -2470,10 +2718,19 @@ BEGIN
             BEGIN
                 DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
                 DECLARE v_bucket DATETIME;
+                -- A bucket counts every write of its period, and a reset takes the
+                -- total back without taking the period's writes back: so a bucket
+                -- row has no bound of the total's, and one that would leave BIGINT
+                -- refuses the write as the package does (9003), not the server.
+                DECLARE EXIT HANDLER FOR 1690
+                BEGIN
+                    SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END;
                 IF v_keep_minute IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
                     IF v_keep_minute = 4294967295
-                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL v_keep_minute MINUTE THEN
+                       OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
                         INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                         VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2482,7 +2739,7 @@ BEGIN
                 IF v_keep_hour IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
                     IF v_keep_hour = 4294967295
-                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL v_keep_hour HOUR THEN
+                       OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
                         INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                         VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2491,7 +2748,7 @@ BEGIN
                 IF v_keep_day IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
                     IF v_keep_day = 4294967295
-                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL v_keep_day DAY THEN
+                       OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
                         INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                         VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2500,7 +2757,7 @@ BEGIN
                 IF v_keep_month IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
                     IF v_keep_month = 4294967295
-                       OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL v_keep_month MONTH THEN
+                       OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < v_keep_month THEN
                         INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                         VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                         ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2540,7 +2797,9 @@ BEGIN
     DECLARE v_bounded_total BIGINT;
     DECLARE v_floor BIGINT;
     DECLARE v_ceiling BIGINT;
-    DECLARE v_value BIGINT;
+    -- Wider than BIGINT: a write's new total is checked against the
+    -- bounds before it is stored anywhere.
+    DECLARE v_value DECIMAL(20, 0);
     -- The spread: each slot holds v_share, plus 1 for the first
     -- v_share_left slots, and so for the room toward each bound.
     DECLARE v_share BIGINT;
@@ -2670,13 +2929,13 @@ BEGIN
     BEGIN
         DECLARE v_found INT;
         DECLARE v_fits BOOLEAN;
-        SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+        SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
           FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
         IF v_found = 0 THEN
             -- The slot may be gone since the lookup (a resize removed it): slot 1
             -- exists as long as the counter does, so the delta is not lost.
             SET v_slot = 1;
-            SELECT COUNT(*), COALESCE(MAX((`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+            SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
               FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
             IF v_found = 0 THEN
                 SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
@@ -2694,7 +2953,9 @@ BEGIN
                 DECLARE v_bounded_total BIGINT;
                 DECLARE v_floor BIGINT;
                 DECLARE v_ceiling BIGINT;
-                DECLARE v_value BIGINT;
+                -- Wider than BIGINT: a write's new total is checked against the
+                -- bounds before it is stored anywhere.
+                DECLARE v_value DECIMAL(20, 0);
                 -- The spread: each slot holds v_share, plus 1 for the first
                 -- v_share_left slots, and so for the room toward each bound.
                 DECLARE v_share BIGINT;
@@ -2712,7 +2973,7 @@ BEGIN
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                 END IF;
                 IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
-                    SET v_value = v_bounded_total + v_delta;
+                    SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + v_delta;
                     IF v_value < v_floor THEN
                         SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
                         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
@@ -2734,8 +2995,17 @@ BEGIN
                            `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
                      WHERE `counter_name` = p_name;
                 ELSE
-                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                     WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    BEGIN
+                        DECLARE v_first BIGINT;
+                        DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
+                        SELECT `counter` INTO v_first FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                        IF NOT COALESCE(v_delta BETWEEN -9007199254740991 - v_first AND 9007199254740991 - v_first, v_delta BETWEEN -9007199254740991 AND 9007199254740991) THEN
+                            SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                        END IF;
+                        UPDATE `counters` SET `counter` = `counter` + v_delta
+                         WHERE `counter_name` = p_name AND `counter_id` = 1;
+                    END;
                     SET v_slot = 1;
                 END IF;
             END;
@@ -2744,10 +3014,19 @@ BEGIN
     BEGIN
         DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
         DECLARE v_bucket DATETIME;
+        -- A bucket counts every write of its period, and a reset takes the
+        -- total back without taking the period's writes back: so a bucket
+        -- row has no bound of the total's, and one that would leave BIGINT
+        -- refuses the write as the package does (9003), not the server.
+        DECLARE EXIT HANDLER FOR 1690
+        BEGIN
+            SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END;
         IF NEW.keep_minute IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
             IF NEW.keep_minute = 4294967295
-               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00') - INTERVAL NEW.keep_minute MINUTE THEN
+               OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < NEW.keep_minute THEN
                 INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                 VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                 ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2756,7 +3035,7 @@ BEGIN
         IF NEW.keep_hour IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00');
             IF NEW.keep_hour = 4294967295
-               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00') - INTERVAL NEW.keep_hour HOUR THEN
+               OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < NEW.keep_hour THEN
                 INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                 VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                 ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2765,7 +3044,7 @@ BEGIN
         IF NEW.keep_day IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00');
             IF NEW.keep_day = 4294967295
-               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00') - INTERVAL NEW.keep_day DAY THEN
+               OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < NEW.keep_day THEN
                 INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                 VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                 ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2774,7 +3053,7 @@ BEGIN
         IF NEW.keep_month IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00');
             IF NEW.keep_month = 4294967295
-               OR v_bucket > DATE_FORMAT(v_now, '%Y-%m-01 00:00:00') - INTERVAL NEW.keep_month MONTH THEN
+               OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < NEW.keep_month THEN
                 INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                 VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                 ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
@@ -2803,7 +3082,9 @@ BEGIN
     DECLARE v_bounded_total BIGINT;
     DECLARE v_floor BIGINT;
     DECLARE v_ceiling BIGINT;
-    DECLARE v_value BIGINT;
+    -- Wider than BIGINT: a write's new total is checked against the
+    -- bounds before it is stored anywhere.
+    DECLARE v_value DECIMAL(20, 0);
     -- The spread: each slot holds v_share, plus 1 for the first
     -- v_share_left slots, and so for the room toward each bound.
     DECLARE v_share BIGINT;
@@ -2824,7 +3105,7 @@ BEGIN
     CASE NEW.`spread_kind`
     WHEN 'add' THEN
         IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
-            SET v_value = v_bounded_total + NEW.`delta`;
+            SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + NEW.`delta`;
             IF v_value < v_floor THEN
                 SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
@@ -2846,10 +3127,20 @@ BEGIN
                    `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
              WHERE `counter_name` = p_name;
         ELSE
-            -- Unbounded: the slot picked is gone (a shrink removed it), and
-            -- slot 1, there as long as the counter is, takes the delta.
-            UPDATE `counters` SET `counter` = `counter` + NEW.`delta`
-             WHERE `counter_name` = p_name AND `counter_id` = 1;
+            -- Unbounded: the slot picked is gone (a shrink removed it), or
+            -- could not take the delta within the slot bound: slot 1, there
+            -- as long as the counter is, takes it.
+            BEGIN
+                DECLARE v_first BIGINT;
+                DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
+                SELECT `counter` INTO v_first FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                IF NOT COALESCE(NEW.`delta` BETWEEN -9007199254740991 - v_first AND 9007199254740991 - v_first, NEW.`delta` BETWEEN -9007199254740991 AND 9007199254740991) THEN
+                    SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
+                UPDATE `counters` SET `counter` = `counter` + NEW.`delta`
+                 WHERE `counter_name` = p_name AND `counter_id` = 1;
+            END;
         END IF;
     WHEN 'reset' THEN
         IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN

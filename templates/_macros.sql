@@ -145,19 +145,40 @@
 {%- endif %}
 {%- endmacro %}
 
-{#- Whether a numeric argument is a whole number within BIGINT; NULL for
-    NULL. Numeric parameters are DECIMAL, so that a fraction (a JavaScript
-    number reaches the server as a DOUBLE) meets this check instead of being
-    rounded on the way in. -#}
-{% macro is_bigint(value) -%}
-({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372036854775808 AND 9223372036854775807)
+{#- Reads the number a number parameter's text writes into `into`, a
+    DECIMAL(65, 30); NULL for NULL and for text that is not a number.
+    Number parameters are text: a session whose sql_mode is not strict
+    turns 'abc' passed to a numeric parameter into 0 and '5abc' into 5, with
+    only a warning, before the routine sees it; and a fraction is seen
+    before the server rounds it (a JavaScript number arrives as a DOUBLE,
+    2.0 written '2'). An integer written as clients write one ('42', '-7')
+    is read at once; other text only when it is a decimal number of at most
+    25 digits before the point and 30 after, perhaps with a positive
+    one-digit exponent ('1e15', as a DOUBLE is written): anything else, a
+    negative exponent included, is no number. No assignment here converts
+    text that is not a number: in the routines' strict mode the warning
+    would become an error of the server's. -#}
+{% macro read_number(indent, param, into) -%}
+{{ indent }}IF CONCAT(CAST({{ param }} AS SIGNED)) = {{ param }} THEN
+{{ indent }}    SET {{ into }} = {{ param }};
+{{ indent }}ELSEIF {{ param }} REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+{{ indent }}    SET {{ into }} = CAST({{ param }} AS DECIMAL(65, 30));
+{{ indent }}ELSE
+{{ indent }}    SET {{ into }} = NULL;
+{{ indent }}END IF;
 {%- endmacro %}
 
-{#- A number parameter as a refusal writes it: a whole one in all its
-    digits, as the client writes the numbers it refuses; any other as a
-    DOUBLE. -#}
-{% macro number_text(value) -%}
-IF({{ value }} = TRUNCATE({{ value }}, 0), CONCAT(CAST({{ value }} AS DECIMAL(65, 0))), CONCAT({{ value }} + 0E0))
+{#- Whether a number (a DECIMAL, as `number` gives) is a whole number
+    within BIGINT; FALSE for NULL. -#}
+{% macro is_bigint(value) -%}
+COALESCE({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE)
+{%- endmacro %}
+
+{#- A number parameter's text as a refusal writes it, cut to 40
+    characters: as it came when it is a number (`value`, as `number` read
+    it), quoted when it is not. -#}
+{% macro number_text(param, value) -%}
+IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ param }}, 40))
 {%- endmacro %}
 
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
@@ -354,15 +375,16 @@ IF({{ value }} = TRUNCATE({{ value }}, 0), CONCAT(CAST({{ value }} AS DECIMAL(65
 {%- endmacro %}
 
 {#- The invalid-argument errors of a delta: NULL, or not a whole number
-    within BIGINT. Sets v_delta. -#}
+    within BIGINT. Sets v_delta, through v_number. -#}
 {% macro check_delta(indent, p) -%}
 {{ indent }}IF p_delta IS NULL THEN
 {% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must not be NULL, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
-{{ indent }}IF NOT {% call is_bigint("p_delta") %}{% endcall %} THEN
+{% call read_number(indent, "p_delta", "v_number") %}{% endcall %}
+{{ indent }}IF NOT {% call is_bigint("v_number") %}{% endcall %} THEN
 {% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
-{{ indent }}SET v_delta = p_delta;
+{{ indent }}SET v_delta = v_number;
 {%- endmacro %}
 
 {#- Group Replication: waits, holding no lock, until the member has

@@ -351,6 +351,10 @@ pub const ROUTINE_MARK: &str = "slotted-counters";
 /// a client must end well within it.
 pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
 
+/// The longest window `counter_forget_writes` takes: 100 years, well
+/// within the dates the servers compute with.
+pub const FORGET_LIMIT: std::time::Duration = std::time::Duration::from_secs(3_153_600_000);
+
 /// The most ids `counter_forget_writes` deletes in one statement, so that
 /// each of its transactions stays short.
 pub const FORGET_BATCH: u32 = 1_000;

@@ -22,6 +22,12 @@ pub const SERIES_LIMIT: u32 = 4_096;
 /// so that each of its transactions stays short.
 pub const EXPIRE_BATCH: u32 = 1_000;
 
+/// The years a moment passed to the routines may fall in: `DATETIME`'s
+/// documented range (from 1000), less its last year, so that the start of
+/// the bucket after any moment's is a `DATETIME` too.
+pub const FIRST_YEAR: i32 = 1000;
+pub const LAST_YEAR: i32 = 9998;
+
 /// The last second a `DATETIME` holds, 9999-12-31 23:59:59 UTC, in seconds
 /// since 1970: a time before which every bucket starts.
 pub const LAST_SECOND: i64 = 253_402_300_799;

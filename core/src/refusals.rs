@@ -34,6 +34,16 @@ pub const FOR_COUNTER: &str = ", for counter";
 /// (`counter_add_at`) adds to buckets that have begun.
 pub const AT_IN_FUTURE: &str = "the moment must be a UTC time no later than now";
 
+/// A time argument that is no moment the routines read: a date and time
+/// of UTC without an offset, between the years [`crate::periods::FIRST_YEAR`]
+/// and [`crate::periods::LAST_YEAR`] (which follow it); what was passed
+/// follows.
+pub const MOMENT_FORM: &str = "must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset";
+
+/// A write that would take a bucket of a period (which counts every write
+/// of it, resets aside) past a BIGINT.
+pub const BUCKET_FULL: &str = "the write would take a bucket of its period past a BIGINT";
+
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 
@@ -179,6 +189,8 @@ mod tests {
             TRAILING_SPACE,
             FOR_COUNTER,
             AT_IN_FUTURE,
+            MOMENT_FORM,
+            BUCKET_FULL,
             UNTRACKED_PERIOD,
             WOULD_PASS_THE,
             FLOOR,

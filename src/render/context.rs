@@ -62,10 +62,15 @@ pub(super) struct Context {
     /// The most characters of a refusal's message.
     pub(super) message_length: u32,
     pub(super) description_variable_type: String,
-    /// Every numeric parameter: a BIGINT and 30 digits of fraction, so that
-    /// a fractional argument reaches the routine's own check instead of
-    /// being rounded by the server on the way in.
-    pub(super) number_type: &'static str,
+    /// Every numeric parameter: text, as wide as the others, which the
+    /// routine reads as a number itself (`number` in `_macros.sql`), so that
+    /// neither a non-strict `sql_mode` nor a rounding changes an argument
+    /// before the routine's check sees it.
+    pub(super) number_type: String,
+    /// Every time parameter: text, which the routine reads as a UTC moment
+    /// itself (`read_moment` in `routines/_periods.sql`), so that no offset
+    /// is moved into the session's time zone on the way in.
+    pub(super) moment_type: String,
     pub(super) fixed_slots: Option<u32>,
     /// Which of the three `counter_reset` bodies the package has.
     pub(super) reset_body: ResetBody,
@@ -141,6 +146,8 @@ pub(super) struct Context {
     /// The table of write ids, and how many `forget_writes` deletes at a time.
     pub(super) writes_table: String,
     pub(super) forget_batch: u32,
+    /// The longest window `forget_writes` takes, in seconds.
+    pub(super) forget_limit: u64,
     /// Seconds a write id is kept, and how writes with ids forget older
     /// ones as they go: one call in `forget_chance`, up to
     /// `forget_per_write` ids each.
@@ -175,6 +182,9 @@ pub(super) struct Context {
     /// `keep` as the counting triggers read a period that keeps every
     /// bucket: the column's largest value, which no keep check needs.
     pub(super) keep_all: u32,
+    /// The years a moment passed to the routines may fall in.
+    pub(super) first_year: i32,
+    pub(super) last_year: i32,
     /// The most buckets a series reads, and the numbers 1 to it.
     pub(super) series_limit: u32,
     pub(super) series_numbers: SlotNumbers,
@@ -271,7 +281,8 @@ impl Context {
             message_type: text_type(package::MESSAGE_LENGTH),
             message_length: package::MESSAGE_LENGTH,
             description_variable_type: text_type(package::DESCRIPTION_LENGTH),
-            number_type: "DECIMAL(65, 30)",
+            number_type: text_type(TEXT_PARAMETER_LENGTH),
+            moment_type: text_type(TEXT_PARAMETER_LENGTH),
             fixed_slots,
             reset_body: ResetBody::of(options),
             cluster_name,
@@ -311,6 +322,7 @@ impl Context {
             install_refused: errno::INSTALL_REFUSED,
             writes_table: package::writes_table(options),
             forget_batch: package::FORGET_BATCH,
+            forget_limit: package::FORGET_LIMIT.as_secs(),
             write_id_window: options.write_id_window(),
             forget_chance: FORGET_CHANCE,
             forget_per_write: FORGET_PER_WRITE,
@@ -331,6 +343,8 @@ impl Context {
             periods: Period::ALL,
             period_type: format!("ENUM({})", period_names.join(", ")),
             keep_all: u32::MAX,
+            first_year: periods::FIRST_YEAR,
+            last_year: periods::LAST_YEAR,
             series_limit: periods::SERIES_LIMIT,
             series_numbers: SlotNumbers::up_to(periods::SERIES_LIMIT),
             expire_batch: periods::EXPIRE_BATCH,

@@ -12,6 +12,7 @@
 {%- if p.fixed_slots.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     -- What each period the counter tracks keeps.
 {%- call periods::declare_keeps("    ", p) %}{% endcall %}

@@ -24,17 +24,19 @@
 {%- endif %}
 {%- endmacro %}
 
-{#- Whether a slot row takes `delta` alone: it stays within its shares.
-    With `spread_from` (an SQL expression; empty for none), a write that
-    moves the slot away from a bound by at least that much (one unit of
-    room per slot: a restock) does not, so that it is spread for the
-    writes that land on the other slots. Written as the delta against the
-    room, so that no sum leaves BIGINT. -#}
-{% macro fits(delta, spread_from) -%}
-{%- if spread_from.is_empty() -%}
-(`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
-{%- else -%}
-(`lowest` IS NULL OR {{ delta }} BETWEEN `lowest` - `counter` AND {{ spread_from }} - 1)
+{#- Whether a slot row takes `delta` alone: it stays within the slot bound
+    and within its shares. With `spread_from` (an SQL expression; empty for
+    none), a write that moves the slot away from a bound by at least that
+    much (one unit of room per slot: a restock) does not, so that it is
+    spread for the writes that land on the other slots. Written as the
+    delta against the room, so that no sum leaves BIGINT: a delta the slot
+    cannot take goes the slow way, which refuses it for the counter's bound
+    (9004) or the slot's (9003), never the server's overflow (1690). -#}
+{% macro fits(p, delta, spread_from) -%}
+{{ delta }} BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`
+{{- " " }}AND
+{%- if spread_from.is_empty() %} (`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
+{%- else %} (`lowest` IS NULL OR {{ delta }} BETWEEN `lowest` - `counter` AND {{ spread_from }} - 1)
 {{- " " }}AND (`highest` IS NULL OR {{ delta }} BETWEEN 1 - {{ spread_from }} AND `highest` - `counter`)
 {%- endif %}
 {%- endmacro %}
@@ -47,7 +49,9 @@
 {{ indent }}DECLARE v_bounded_total BIGINT;
 {{ indent }}DECLARE v_floor BIGINT;
 {{ indent }}DECLARE v_ceiling BIGINT;
-{{ indent }}DECLARE v_value BIGINT;
+{{ indent }}-- Wider than BIGINT: a write's new total is checked against the
+{{ indent }}-- bounds before it is stored anywhere.
+{{ indent }}DECLARE v_value DECIMAL(20, 0);
 {{ indent }}-- The spread: each slot holds v_share, plus 1 for the first
 {{ indent }}-- v_share_left slots, and so for the room toward each bound.
 {{ indent }}DECLARE v_share BIGINT;
@@ -129,16 +133,38 @@
 {% call m::unknown_counter(indent ~ "        ", p) %}{% endcall %}
 {{ indent }}    END IF;
 {{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
-{{ indent }}        SET v_value = v_bounded_total + {{ delta }};
+{{ indent }}        SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + {{ delta }};
 {% call check(indent ~ "        ", p) %}{% endcall %}
 {% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}    ELSE
-{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
-{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = 1;
+{% call add_to_first_slot(indent ~ "        ", p, delta) %}{% endcall %}
 {%- if !slot.is_empty() %}
 {{ indent }}        SET {{ slot }} = 1;
 {%- endif %}
 {{ indent }}    END IF;
+{{ indent }}END;
+{%- endmacro %}
+
+{#- Adds `delta` to slot 1 of counter p_name (locked, with every other, by
+    lock_all), or refuses it (9003) when it would take the slot past the
+    slot bound: checked first, so that no sum leaves BIGINT (1690). A lazy
+    counter's slot 1 is created when it was never hit. -#}
+{% macro add_to_first_slot(indent, p, delta) -%}
+{{ indent }}BEGIN
+{{ indent }}    DECLARE v_first BIGINT;
+{{ indent }}    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
+{{ indent }}    SELECT `counter` INTO v_first FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+{{ indent }}    IF NOT COALESCE({{ delta }} BETWEEN -{{ p.slot_bound }} - v_first AND {{ p.slot_bound }} - v_first, {{ delta }} BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}) THEN
+{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    END IF;
+{%- if p.auto_create %}
+{{ indent }}    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}    VALUES (p_name, 1, NULL, NOW(), {{ delta }})
+{{ indent }}    ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
+{%- else %}
+{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
+{{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1;
+{%- endif %}
 {{ indent }}END;
 {%- endmacro %}
 
@@ -183,14 +209,14 @@
 {{ indent }}CASE {{ kind }}
 {{ indent }}WHEN 'add' THEN
 {{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
-{{ indent }}        SET v_value = v_bounded_total + {{ delta }};
+{{ indent }}        SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + {{ delta }};
 {% call check(indent ~ "        ", p) %}{% endcall %}
 {% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}    ELSE
-{{ indent }}        -- Unbounded: the slot picked is gone (a shrink removed it), and
-{{ indent }}        -- slot 1, there as long as the counter is, takes the delta.
-{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
-{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = 1;
+{{ indent }}        -- Unbounded: the slot picked is gone (a shrink removed it), or
+{{ indent }}        -- could not take the delta within the slot bound: slot 1, there
+{{ indent }}        -- as long as the counter is, takes it.
+{% call add_to_first_slot(indent ~ "        ", p, delta) %}{% endcall %}
 {{ indent }}    END IF;
 {%- match p.reset_body %}
 {%- when ResetBody::Classic %}
@@ -231,7 +257,7 @@
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_found INT;
 {{ indent }}    DECLARE v_fits BOOLEAN;
-{{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits("v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
 {{ indent }}      FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
 {%- if p.auto_create %}
 {{ indent }}    IF v_found = 0 OR v_fits THEN
@@ -243,7 +269,7 @@
 {{ indent }}        -- The slot may be gone since the lookup (a resize removed it): slot 1
 {{ indent }}        -- exists as long as the counter does, so the delta is not lost.
 {{ indent }}        SET v_slot = 1;
-{{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits("v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
 {{ indent }}          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
 {{ indent }}        IF v_found = 0 THEN
 {% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
@@ -261,7 +287,7 @@
 {%- if p.auto_create %}
 {{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-{{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits("v_delta", p.slot_count) %}{% endcall %},
+{{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits(p, "v_delta", p.slot_count) %}{% endcall %},
 {{ indent }}    `counter` + v_delta, `counter`);
 {{ indent }}-- No row changed: the counter is bounded and the slot could not take
 {{ indent }}-- the delta alone (short of room, or the delta a restock to spread),
@@ -272,13 +298,13 @@
 {%- else %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
-{{ indent }}   AND {% call fits("v_delta", p.slot_count) %}{% endcall %};
+{{ indent }}   AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
 {{ indent }}IF ROW_COUNT() = 0 THEN
 {{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
 {{ indent }}    -- exists as long as the counter does, so the delta is not lost.
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1
-{{ indent }}       AND {% call fits("v_delta", p.slot_count) %}{% endcall %};
+{{ indent }}       AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
 {{ indent }}    -- Still no row changed: the counter is bounded and neither slot could
 {{ indent }}    -- take the delta alone (short of room, or the delta a restock to
 {{ indent }}    -- spread), or there is no such counter: the spread, with every slot

@@ -72,11 +72,43 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
 {{ indent }}END IF;
 {%- endmacro %}
 
-{#- The invalid-argument error of a write's moment that is NULL or later
-    than now (UTC), naming counter p_name when `of_counter`. -#}
+{#- Reads the UTC moment a time parameter's text writes into `into`, a
+    DATETIME(6); NULL for NULL and for any other text. Time parameters are
+    text: MySQL moves a time written with an offset ('... +00:00') into the
+    session's time zone on its way into a DATETIME parameter, so a UTC time
+    would count hours away from where it belongs (MariaDB refuses the
+    offset), and a session whose sql_mode is not strict turns a bad time
+    into 0000-00-00 with only a warning. So a moment is a date, perhaps
+    with a time ('YYYY-MM-DD', 'YYYY-MM-DD hh:mm', 'YYYY-MM-DD hh:mm:ss' and
+    up to 6 decimals), a real one (no month or day 0) between the years
+    {{ p.first_year }} and {{ p.last_year }}, where a bucket's start and the next one's are always
+    within what the servers compute with. -#}
+{% macro read_moment(indent, p, param, into) -%}
+{{ indent }}IF {{ param }} REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
+{{ indent }}   AND LEFT({{ param }}, 4) BETWEEN '{{ p.first_year }}' AND '{{ p.last_year }}'
+{{ indent }}   AND SUBSTRING({{ param }}, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT({{ param }}, 7), '-01'))) THEN
+{{ indent }}    SET {{ into }} = CAST({{ param }} AS DATETIME(6));
+{{ indent }}ELSE
+{{ indent }}    SET {{ into }} = NULL;
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- The invalid-argument error of a time parameter that read_moment did not
+    read (NULL included), naming `what` and counter p_name when
+    `of_counter`. -#}
+{% macro check_moment(indent, p, param, moment, what, of_counter) -%}
+{{ indent }}IF {{ moment }} IS NULL THEN
+{% call m::refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ what }} {{ refusals::MOMENT_FORM }} in the years {{ p.first_year }} to {{ p.last_year }}, not ', COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'){% if of_counter %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endif %}{% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
+{#- Reads p_at into v_moment, and refuses a write's moment that is not one
+    or is later than now (UTC), naming counter p_name when `of_counter`. -#}
 {% macro check_at(indent, p, of_counter) -%}
-{{ indent }}IF p_at IS NULL OR p_at > UTC_TIMESTAMP(6) THEN
-{% call m::refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::AT_IN_FUTURE }}, not ', COALESCE(p_at, 'NULL'){% if of_counter %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endif %}{% endcall %}
+{% call read_moment(indent, p, "p_at", "v_moment") %}{% endcall %}
+{% call check_moment(indent, p, "p_at", "v_moment", "at", of_counter) %}{% endcall %}
+{{ indent }}IF v_moment > UTC_TIMESTAMP(6) THEN
+{% call m::refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::AT_IN_FUTURE }}, not ', v_moment{% if of_counter %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endif %}{% endcall %}
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -88,7 +120,8 @@ CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.na
 
 {#- Adds `delta`, written to slot v_slot of counter p_name, to the bucket
     of each period it tracks that holds time `at`, unless the period keeps
-    no bucket so old: in the statement of the write, and to the bucket rows
+    no bucket so old (the buckets between, counted, so that no keep takes a
+    date out of the servers' range): in the statement of the write, and to the bucket rows
     of the same slot, whose lock the slot's writers hold already. What each
     period keeps is `keep` followed by the period's name (NULL: untracked;
     p.keep_all: every bucket), as read_keeps reads it. -#}
@@ -96,11 +129,19 @@ CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.na
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
+{{ indent }}    -- A bucket counts every write of its period, and a reset takes the
+{{ indent }}    -- total back without taking the period's writes back: so a bucket
+{{ indent }}    -- row has no bound of the total's, and one that would leave BIGINT
+{{ indent }}    -- refuses the write as the package does (9003), not the server.
+{{ indent }}    DECLARE EXIT HANDLER FOR 1690
+{{ indent }}    BEGIN
+{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::BUCKET_FULL }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    END;
 {%- for period in p.periods %}
 {{ indent }}    IF {{ keep }}{{ period.name() }} IS NOT NULL THEN
 {{ indent }}        SET v_bucket = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}');
 {{ indent }}        IF {{ keep }}{{ period.name() }} = {{ p.keep_all }}
-{{ indent }}           OR v_bucket > DATE_FORMAT(v_now, '{{ period.sql_start_format() }}') - INTERVAL {{ keep }}{{ period.name() }} {{ period.sql_unit() }} THEN
+{{ indent }}           OR TIMESTAMPDIFF({{ period.sql_unit() }}, v_bucket, DATE_FORMAT(v_now, '{{ period.sql_start_format() }}')) < {{ keep }}{{ period.name() }} THEN
 {{ indent }}            INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
 {{ indent }}            VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
 {{ indent }}            ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};

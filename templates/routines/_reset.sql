@@ -19,12 +19,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Reset) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message {{ p.message_type }};
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-    IF NOT {% call m::is_bigint("p_value") %}{% endcall %} THEN
+{% call m::read_number("    ", "p_value", "v_number") %}{% endcall %}
+    IF p_value IS NOT NULL AND NOT {% call m::is_bigint("v_number") %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
-    SET v_value = COALESCE(p_value, 0);
+    SET v_value = COALESCE(v_number, 0);
 {%- endmacro %}

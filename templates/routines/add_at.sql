@@ -9,13 +9,14 @@
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddAt) }}`(
     IN p_name {{ p.name_type }},
     IN p_delta {{ p.number_type }},
-    IN p_at DATETIME(6)
+    IN p_at {{ p.moment_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
+    DECLARE v_moment DATETIME(6);
 {%- call add::variables(p) %}{% endcall %}
 {% call add::check_arguments(p) %}{% endcall %}
 {% call periods::check_at("    ", p, true) %}{% endcall %}
-{%- call add::add_counted(p, "p_at") %}{% endcall %}
+{%- call add::add_counted(p, "v_moment") %}{% endcall %}
 END$$

@@ -11,22 +11,23 @@
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyAt) }}`(
     IN p_write_id VARBINARY(64),
     IN p_deltas {{ p.deltas_type }},
-    IN p_at DATETIME(6)
+    IN p_at {{ p.moment_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call batch::plan_variables(p) %}{% endcall %}
+    DECLARE v_moment DATETIME(6);
 {%- call batch::plan(p) %}{% endcall %}
 {% call periods::check_at("    ", p, false) %}{% endcall %}
     IF p_write_id IS NULL THEN
         IF v_entries > 0 THEN
             SET p_write_id = UNHEX(LEFT(SHA2(CONCAT_WS(':', UUID(), RAND(), NOW(6)), 256), 32));
-{% call m::record_write("            ", p, "''", "v_plan", false, "p_at") %}{% endcall %}
+{% call m::record_write("            ", p, "''", "v_plan", false, "v_moment") %}{% endcall %}
         END IF;
     ELSE
 {% call m::check_write_id("        ", p) %}{% endcall %}
-{% call m::record_write("        ", p, "''", "v_plan", true, "p_at") %}{% endcall %}
+{% call m::record_write("        ", p, "''", "v_plan", true, "v_moment") %}{% endcall %}
     END IF;
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

@@ -19,16 +19,20 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
+    DECLARE v_lowest DECIMAL(65, 30);
+    DECLARE v_highest DECIMAL(65, 30);
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-    IF NOT COALESCE(p_lowest IS NULL OR (p_lowest = TRUNCATE(p_lowest, 0) AND p_lowest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}), FALSE) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_lowest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::read_number("    ", "p_lowest", "v_lowest") %}{% endcall %}
+{% call m::read_number("    ", "p_highest", "v_highest") %}{% endcall %}
+    IF p_lowest IS NOT NULL AND NOT COALESCE(v_lowest = TRUNCATE(v_lowest, 0) AND v_lowest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_lowest", "v_lowest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-    IF NOT COALESCE(p_highest IS NULL OR (p_highest = TRUNCATE(p_highest, 0) AND p_highest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}), FALSE) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_highest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    IF p_highest IS NOT NULL AND NOT COALESCE(v_highest = TRUNCATE(v_highest, 0) AND v_highest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_highest", "v_highest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-    IF p_lowest > p_highest THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::FLOOR_ABOVE_CEILING }} (', {% call m::number_text("p_lowest") %}{% endcall %}, ' > ', {% call m::number_text("p_highest") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    IF v_lowest > v_highest THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::FLOOR_ABOVE_CEILING }} (', {% call m::number_text("p_lowest", "v_lowest") %}{% endcall %}, ' > ', {% call m::number_text("p_highest", "v_highest") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-{% call bounds::make("    ", p, "bound", "NULL", "NULL", "p_lowest", "p_highest") %}{% endcall %}
+{% call bounds::make("    ", p, "bound", "NULL", "NULL", "v_lowest", "v_highest") %}{% endcall %}
 END$$

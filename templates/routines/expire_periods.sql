@@ -3,9 +3,11 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ExpirePeriods) }}` */$$
 -- Removes the buckets beyond what each tracked period keeps: for a period
 -- that keeps n buckets, those that start before the (n - 1)th before the
--- current one. At most {{ p.expire_batch }} rows per statement, oldest first: called in
--- autocommit mode, each is a short transaction of its own. Never changes a
--- total. Run it regularly (an EVENT or cron, every hour).
+-- current one; none when n reaches back past the year {{ p.first_year }}, before
+-- which no moment counts. At most {{ p.expire_batch }} rows per statement, oldest
+-- first: called in autocommit mode, each is a short transaction of its
+-- own. Never changes a total. Run it regularly (an EVENT or cron, every
+-- hour).
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::ExpirePeriods) }}`()
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
@@ -26,7 +28,12 @@ BEGIN
         CASE v_period
 {%- for period in p.periods %}
         WHEN '{{ period.name() }}' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '{{ period.sql_start_format() }}') - INTERVAL (v_keep - 1) {{ period.sql_unit() }};
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '{{ period.sql_start_format() }}');
+            IF v_keep - 1 < TIMESTAMPDIFF({{ period.sql_unit() }}, '{{ p.first_year }}-01-01', v_before) THEN
+                SET v_before = v_before - INTERVAL (v_keep - 1) {{ period.sql_unit() }};
+            ELSE
+                SET v_before = '{{ p.first_year }}-01-01';
+            END IF;
 {%- endfor %}
         END CASE;
 {% call periods::drop_buckets("        ", p, "v_name", "v_period", "v_before") %}{% endcall %}

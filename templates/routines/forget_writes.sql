@@ -1,8 +1,9 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ForgetWrites) }}` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
--- from 1), {{ p.forget_batch }} at a time, oldest first: called in autocommit mode,
--- each DELETE is a short transaction of its own. Each DELETE names the
+-- from 1 to {{ p.forget_limit }}, 100 years), {{ p.forget_batch }} at a time, oldest
+-- first: called in autocommit mode, each DELETE is a short transaction of
+-- its own. Each DELETE names the
 -- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
 -- statement-based logging (1592). A write sent again after its id is
 -- forgotten counts again: keep p_seconds well above the time a writer
@@ -16,11 +17,14 @@ BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_until DATETIME(6);
     DECLARE v_count INT DEFAULT {{ p.forget_batch }};
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_message {{ p.message_type }};
 
-    IF NOT (p_seconds = TRUNCATE(p_seconds, 0) AND p_seconds >= 1) THEN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}seconds must be a whole number from 1{% endcall %}
+{% call m::read_number("    ", "p_seconds", "v_number") %}{% endcall %}
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND {{ p.forget_limit }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'seconds must be a whole number from 1 to {{ p.forget_limit }} (100 years), not ', {% call m::number_text("p_seconds", "v_number") %}{% endcall %}{% endcall %}
     END IF;
-    SET v_before = UTC_TIMESTAMP(6) - INTERVAL p_seconds SECOND;
+    SET v_before = UTC_TIMESTAMP(6) - INTERVAL v_number SECOND;
     WHILE v_count = {{ p.forget_batch }} DO
 {% call m::oldest_expired_writes("        ", p, "v_before", p.forget_batch, true) %}{% endcall %}
         DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;

@@ -8,7 +8,7 @@
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetPeriod) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }},
-    p_at DATETIME(6)
+    p_at {{ p.moment_type }}
 )
 RETURNS BIGINT
 NOT DETERMINISTIC
@@ -16,11 +16,16 @@ READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
+    DECLARE v_moment DATETIME(6);
 
 {% call periods::check_period("    ", p) %}{% endcall %}
+{% call periods::read_moment("    ", p, "p_at", "v_moment") %}{% endcall %}
+    IF p_at IS NOT NULL THEN
+{% call periods::check_moment("        ", p, "p_at", "v_moment", "at", false) %}{% endcall %}
+    END IF;
 {% call m::null_if_unusable(p) %}{% endcall %}
-{%- call periods::null_unless_tracked(p, ["p_at"]) %}{% endcall %}
+{%- call periods::null_unless_tracked(p, ["v_moment"]) %}{% endcall %}
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "p_at") %}{% endcall %});
+               AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "v_moment") %}{% endcall %});
 END$$

@@ -9,8 +9,8 @@
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetRange) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }},
-    p_from DATETIME(6),
-    p_to DATETIME(6)
+    p_from {{ p.moment_type }},
+    p_to {{ p.moment_type }}
 )
 RETURNS BIGINT
 NOT DETERMINISTIC
@@ -18,11 +18,21 @@ READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
+    DECLARE v_from DATETIME(6);
+    DECLARE v_to DATETIME(6);
 
 {% call periods::check_period("    ", p) %}{% endcall %}
+{% call periods::read_moment("    ", p, "p_from", "v_from") %}{% endcall %}
+{% call periods::read_moment("    ", p, "p_to", "v_to") %}{% endcall %}
+    IF p_from IS NOT NULL THEN
+{% call periods::check_moment("        ", p, "p_from", "v_from", "from", false) %}{% endcall %}
+    END IF;
+    IF p_to IS NOT NULL THEN
+{% call periods::check_moment("        ", p, "p_to", "v_to", "to", false) %}{% endcall %}
+    END IF;
 {% call m::null_if_unusable(p) %}{% endcall %}
-{%- call periods::null_unless_tracked(p, ["p_from", "p_to"]) %}{% endcall %}
+{%- call periods::null_unless_tracked(p, ["v_from", "v_to"]) %}{% endcall %}
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` >= p_from AND `bucket_start` < p_to);
+               AND `bucket_start` >= v_from AND `bucket_start` < v_to);
 END$$

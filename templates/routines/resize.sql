@@ -24,21 +24,25 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_slots INT;
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_new_slots INT;
     -- The slot a shrink moves the removed slots' values into.
     DECLARE v_target INT DEFAULT 1;
 {%- call m::declare_position("    ", p) %}{% endcall %}
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-    IF NOT COALESCE(p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', COALESCE(p_slots + 0E0, 'NULL'), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::read_number("    ", "p_slots", "v_number") %}{% endcall %}
+    IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', {% call m::number_text("p_slots", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
+    SET v_new_slots = v_number;
 {% call m::read_last_slot("    ", p) %}{% endcall %}
     IF v_slots = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
-    IF p_slots > v_slots THEN
-{% call change::make("        ", p, "grow", "p_slots", "NULL", "NULL", "NULL") %}{% endcall %}
-    ELSEIF p_slots < v_slots THEN
+    IF v_new_slots > v_slots THEN
+{% call change::make("        ", p, "grow", "v_new_slots", "NULL", "NULL", "NULL") %}{% endcall %}
+    ELSEIF v_new_slots < v_slots THEN
 {%- match p.slot_choice %}
 {%- when SlotChoice::Node %}
         -- Into the slot this node increments itself, which no other node
@@ -46,10 +50,10 @@ BEGIN
         -- slot it removes.
 {%- call m::find_position("        ", p) %}{% endcall %}
         SET v_target = {{ p.node_position }};
-        SET v_target = IF(v_target <= p_slots, v_target, (v_target - 1) % p_slots + 1);
+        SET v_target = IF(v_target <= v_new_slots, v_target, (v_target - 1) % v_new_slots + 1);
 {%- else %}
 {%- endmatch %}
-        WHILE v_slots > p_slots DO
+        WHILE v_slots > v_new_slots DO
 {%- if p.group_members.is_some() %}
 {% call m::wait_for_the_group("            ") %}{% endcall %}
 {%- endif %}

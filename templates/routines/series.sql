@@ -9,8 +9,8 @@
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Series) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.name_type }},
-    IN p_from DATETIME(6),
-    IN p_to DATETIME(6)
+    IN p_from {{ p.moment_type }},
+    IN p_to {{ p.moment_type }}
 )
 READS SQL DATA
 COMMENT '{{ p.comment }}'
@@ -19,12 +19,15 @@ BEGIN
     -- The first bucket's start, and how many buckets the range holds.
     DECLARE v_first DATETIME;
     DECLARE v_count BIGINT;
+    DECLARE v_from DATETIME(6);
+    DECLARE v_to DATETIME(6);
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
-    IF p_from IS NULL OR p_to IS NULL THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'from and to must be UTC times{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
-    END IF;
+{% call periods::read_moment("    ", p, "p_from", "v_from") %}{% endcall %}
+{% call periods::check_moment("    ", p, "p_from", "v_from", "from", true) %}{% endcall %}
+{% call periods::read_moment("    ", p, "p_to", "v_to") %}{% endcall %}
+{% call periods::check_moment("    ", p, "p_to", "v_to", "to", true) %}{% endcall %}
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
@@ -34,12 +37,12 @@ BEGIN
     CASE p_period
 {%- for period in p.periods %}
     WHEN '{{ period.name() }}' THEN
-        SET v_first = DATE_FORMAT(p_from, '{{ period.sql_start_format() }}');
-        IF v_first < p_from THEN
+        SET v_first = DATE_FORMAT(v_from, '{{ period.sql_start_format() }}');
+        IF v_first < v_from THEN
             SET v_first = v_first + INTERVAL 1 {{ period.sql_unit() }};
         END IF;
-        SET v_count = GREATEST(TIMESTAMPDIFF({{ period.sql_unit() }}, v_first, p_to), 0);
-        IF v_first + INTERVAL v_count {{ period.sql_unit() }} < p_to THEN
+        SET v_count = GREATEST(TIMESTAMPDIFF({{ period.sql_unit() }}, v_first, v_to), 0);
+        IF v_first + INTERVAL v_count {{ period.sql_unit() }} < v_to THEN
             SET v_count = v_count + 1;
         END IF;
 {%- endfor %}

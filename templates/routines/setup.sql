@@ -19,6 +19,7 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_slots INT;
+    DECLARE v_number DECIMAL(65, 30);
     DECLARE v_initial_value BIGINT;
     DECLARE v_message {{ p.message_type }};
     -- Two setups of one name can both pass any check made before the INSERT:
@@ -33,21 +34,23 @@ BEGIN
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::long_description(*p.description_length) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
+{% call m::read_number("    ", "p_slots", "v_number") %}{% endcall %}
 {%- if let Some(slots) = p.fixed_slots %}
-    IF p_slots <> {{ slots }} THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_not_fixed(**slots) }} ', p_slots + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    IF p_slots IS NOT NULL AND NOT COALESCE(v_number = {{ slots }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_not_fixed(**slots) }} ', {% call m::number_text("p_slots", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_slots = {{ slots }};
 {%- else %}
-    IF NOT (p_slots = TRUNCATE(p_slots, 0) AND p_slots BETWEEN 1 AND {{ p.max_slots }}) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', p_slots + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    IF p_slots IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', {% call m::number_text("p_slots", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-    SET v_slots = COALESCE(p_slots, {{ p.default_slots }});
+    SET v_slots = COALESCE(v_number, {{ p.default_slots }});
 {%- endif %}
-    IF NOT {% call m::is_bigint("p_initial_value") %}{% endcall %} THEN
+{% call m::read_number("    ", "p_initial_value", "v_number") %}{% endcall %}
+    IF p_initial_value IS NOT NULL AND NOT {% call m::is_bigint("v_number") %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'initial value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
-    SET v_initial_value = COALESCE(p_initial_value, 0);
+    SET v_initial_value = COALESCE(v_number, 0);
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make

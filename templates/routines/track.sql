@@ -21,13 +21,17 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_tracked INT;
+    DECLARE v_number DECIMAL(65, 30);
+    DECLARE v_keep BIGINT;
 {%- call periods::declare_drop("    ") %}{% endcall %}
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
-    IF NOT COALESCE(p_keep IS NULL OR (p_keep = TRUNCATE(p_keep, 0) AND p_keep BETWEEN 0 AND {{ p.keep_all }}), FALSE) THEN
-{% call m::refuse("        ", p, p.invalid_argument) %}'keep must be NULL or a whole number from 0 to {{ p.keep_all }}, not ', p_keep + 0E0, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::read_number("    ", "p_keep", "v_number") %}{% endcall %}
+    IF p_keep IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND {{ p.keep_all }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'keep must be NULL or a whole number from 0 to {{ p.keep_all }}, not ', {% call m::number_text("p_keep", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
+    SET v_keep = v_number;
 {%- if !p.auto_create %}
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
@@ -35,16 +39,16 @@ BEGIN
 {%- endif %}
     SELECT COUNT(*) INTO v_tracked FROM `{{ p.periods_table }}`
      WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
-    IF p_keep = 0 THEN
+    IF v_keep = 0 THEN
         DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
     ELSE
         IF v_tracked = 0 THEN
 {% call periods::drop_buckets("            ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
         END IF;
-        INSERT INTO `{{ p.periods_table }}` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, p_keep)
-        ON DUPLICATE KEY UPDATE `keep` = p_keep;
+        INSERT INTO `{{ p.periods_table }}` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
+        ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
-    IF p_keep = 0 THEN
+    IF v_keep = 0 THEN
 {% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
     END IF;
 END$$

@@ -131,15 +131,16 @@ fn check_prints_a_diff_and_fails_without_writing() {
     let out = dir.path().to_str().unwrap();
     assert!(slotted_counters(&["generate", "--out", out]).status.success());
     let setup = dir.path().join("setup.sql");
-    let edited = fs::read_to_string(&setup).unwrap().replace("COALESCE(p_slots, 5)", "COALESCE(p_slots, 6)");
+    let edited =
+        fs::read_to_string(&setup).unwrap().replace("COALESCE(v_number, 5)", "COALESCE(v_number, 6)");
     fs::write(&setup, &edited).unwrap();
     fs::remove_file(dir.path().join("uninstall.sql")).unwrap();
 
     let output = slotted_counters(&["generate", "--check", "--out", out]);
     assert_eq!(output.status.code(), Some(1));
     let diff = String::from_utf8_lossy(&output.stdout);
-    assert!(diff.contains("-    SET v_slots = COALESCE(p_slots, 6);"), "{diff}");
-    assert!(diff.contains("+    SET v_slots = COALESCE(p_slots, 5);"), "{diff}");
+    assert!(diff.contains("-    SET v_slots = COALESCE(v_number, 6);"), "{diff}");
+    assert!(diff.contains("+    SET v_slots = COALESCE(v_number, 5);"), "{diff}");
     assert!(diff.contains("uninstall.sql (rendered)"), "a missing file shows as a diff: {diff}");
     let message = stderr(&output);
     assert!(message.starts_with("error: ") && message.contains("is out of date"), "{message}");

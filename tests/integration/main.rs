@@ -5,6 +5,7 @@ mod support;
 
 mod application;
 mod async_client;
+mod bad_input;
 mod bench;
 mod bounds;
 mod client;
