@@ -194,6 +194,20 @@ fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
     multi_primary::check_resizes_under_remote_load_stay_exact(&*take_cluster(), "galera_resize", &galera());
 }
 
+/// MariaDB replaces a trigger in one statement, which a node applies whole:
+/// writes from the other nodes meet lost certifications, never a missing
+/// trigger, and each counts once.
+#[test]
+fn re_installs_on_one_node_lose_nothing_the_others_write() {
+    let gaps = multi_primary::check_re_installs_under_remote_writes_lose_nothing(
+        &*take_cluster(),
+        "galera_reinstall",
+        &galera(),
+    );
+    eprintln!("{} writes met a lost certification or a re-install's gap", gaps.other.into_inner());
+    assert_eq!(gaps.missing_trigger.into_inner(), 0, "no node runs a write between a DROP and a CREATE");
+}
+
 #[test]
 fn every_node_increments_only_the_slots_it_owns() {
     let cluster = take_cluster();

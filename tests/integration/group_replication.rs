@@ -326,6 +326,23 @@ fn a_reset_erases_every_increment_acknowledged_on_another_member() {
     multi_primary::check_resets_erase_remote_increments(&*take_group(), "group_reset", &group_replication());
 }
 
+/// A member applies a re-install's DROP TRIGGER and CREATE TRIGGER as the
+/// two transactions member 1 ran: a write on it between them is refused by
+/// the package's check, sent again, and counted once.
+#[test]
+fn re_installs_on_one_member_lose_nothing_the_others_write() {
+    let gaps = multi_primary::check_re_installs_under_remote_writes_lose_nothing(
+        &*take_group(),
+        "group_reinstall",
+        &group_replication(),
+    );
+    eprintln!(
+        "{} writes found a trigger missing, {} met another gap",
+        gaps.missing_trigger.into_inner(),
+        gaps.other.into_inner()
+    );
+}
+
 #[test]
 fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
     multi_primary::check_resizes_under_remote_load_stay_exact(

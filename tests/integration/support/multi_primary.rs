@@ -12,6 +12,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
 use slotted_counters::{Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
 use slotted_counters_cli::{render, script};
+use slotted_counters_core::package;
 
 use super::StopOnDrop;
 use super::server::Booted;
@@ -339,4 +340,116 @@ pub fn owned_slots(position: u32, size: u32, slots: u32) -> Vec<u32> {
 /// `(slot, count)` rows.
 pub fn slots_hit(before: &[(u32, i64)], after: &[(u32, i64)]) -> Vec<u32> {
     before.iter().zip(after).filter(|(old, new)| old != new).map(|(_, (slot, _))| *slot).collect()
+}
+
+/// The errors a write from another node met during the re-installs, each
+/// sent again: the re-install's own (a routine or a trigger missing, not
+/// granted again yet, a statement to prepare again) and lost
+/// certifications (Galera 1213, Group Replication 3101), which roll the
+/// write back.
+#[derive(Default)]
+pub struct ReInstallGaps {
+    pub missing_trigger: AtomicU64,
+    pub other: AtomicU64,
+}
+
+impl ReInstallGaps {
+    /// Counts `error` when it is one to send the write again after.
+    fn met(&self, error: &mysql::Error) -> bool {
+        let mysql::Error::MySqlError(error) = error else { return false };
+        let kind = match error.code {
+            code if package::is_missing_trigger(code, &error.message) => &self.missing_trigger,
+            1213 | 1305 | 1370 | 1615 | 3101 => &self.other,
+            _ => return false,
+        };
+        kind.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+}
+
+/// Checks that re-installing the package on node 1, ten times, loses and
+/// doubles nothing that nodes 2 and 3 write meanwhile through the paths a
+/// trigger applies (writes with ids, batches, a tracked counter's writes, a
+/// bounded counter's spreads). A node applies the DDL it receives one
+/// statement at a time, as the first node ran it: on Group Replication a
+/// write on another member may run between a trigger's DROP and its CREATE,
+/// and is refused by the package's check and sent again. Returns what the
+/// writers met.
+pub fn check_re_installs_under_remote_writes_lose_nothing<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) -> ReInstallGaps {
+    install(cluster, database, options);
+    let nodes = cluster.nodes();
+    let mut admin = conn(nodes[0], database);
+    for name in ["ids", "batch", "tracked", "bounded"] {
+        admin.exec_drop("CALL counter_setup(?, 'd', 8, NULL)", (name,)).unwrap();
+    }
+    admin.query_drop("CALL counter_track('tracked', 'hour', NULL)").unwrap();
+    admin.query_drop("CALL counter_add('bounded', 100000)").unwrap();
+    admin.query_drop("CALL counter_bound('bounded', 0, NULL)").unwrap();
+
+    let writes: [(&str, [i64; 4]); 4] = [
+        ("CALL counter_add_once(UNHEX(?), 'ids', 1)", [1, 0, 0, 0]),
+        (r#"CALL counter_add_many('{"batch": 2, "tracked": 1}')"#, [0, 2, 1, 0]),
+        ("CALL counter_add_at('tracked', 3, UTC_TIMESTAMP(6))", [0, 0, 3, 0]),
+        ("CALL counter_add('bounded', -1)", [0, 0, 0, -1]),
+    ];
+    let running = AtomicBool::new(true);
+    let gaps = ReInstallGaps::default();
+    let setup_sql = render::setup_sql(options).unwrap();
+    let acknowledged = thread::scope(|scope| {
+        let stop = StopOnDrop(&running);
+        let writers: Vec<_> = [1, 1, 2, 2]
+            .into_iter()
+            .enumerate()
+            .map(|(writer, node)| {
+                let (running, gaps, writes, node) = (&running, &gaps, &writes, nodes[node]);
+                scope.spawn(move || {
+                    let mut conn = conn(node, database);
+                    let mut counted = [0_i64; 4];
+                    let mut n = writer;
+                    while running.load(Ordering::Relaxed) {
+                        let (sql, deltas) = writes[n % writes.len()];
+                        let id: String =
+                            rand::random::<[u8; 16]>().iter().map(|byte| format!("{byte:02x}")).collect();
+                        let params: mysql::Params =
+                            if sql.contains('?') { (id,).into() } else { mysql::Params::Empty };
+                        let deadline = Instant::now() + Duration::from_secs(60);
+                        while let Err(error) = conn.exec_drop(sql, params.clone()) {
+                            assert!(gaps.met(&error) && Instant::now() < deadline, "{sql}: {error}");
+                            thread::sleep(Duration::from_millis(2));
+                        }
+                        counted.iter_mut().zip(deltas).for_each(|(counted, delta)| *counted += delta);
+                        n += 1;
+                    }
+                    counted
+                })
+            })
+            .collect();
+        for _ in 0..10 {
+            script::run(&mut admin, &setup_sql).unwrap();
+        }
+        drop(stop);
+        writers.into_iter().fold([0_i64; 4], |mut sum, writer| {
+            sum.iter_mut().zip(writer.join().unwrap()).for_each(|(sum, counted)| *sum += counted);
+            sum
+        })
+    });
+
+    let starts = [0, 0, 0, 100_000];
+    for ((name, start), counted) in
+        ["ids", "batch", "tracked", "bounded"].into_iter().zip(starts).zip(acknowledged)
+    {
+        assert_eq!(totals_on_every_node(cluster, database, name), [Some(start + counted); 3], "{name}");
+    }
+    let buckets: Option<i64> = causal_conn::<C>(nodes[2], database)
+        .query_first(
+            "SELECT CAST(SUM(counter) AS SIGNED) FROM counter_buckets WHERE counter_name = 'tracked'",
+        )
+        .unwrap()
+        .flatten();
+    assert_eq!(buckets, Some(acknowledged[2]), "the hour buckets of 'tracked'");
+    gaps
 }
