@@ -337,8 +337,9 @@ fn re_installs_on_one_member_lose_nothing_the_others_write() {
         &group_replication(),
     );
     eprintln!(
-        "{} writes found a trigger missing, {} met another gap",
+        "{} writes found a trigger missing, {} were interrupted, {} met another gap",
         gaps.missing_trigger.into_inner(),
+        gaps.interrupted.into_inner(),
         gaps.other.into_inner()
     );
 }

@@ -353,12 +353,15 @@ pub fn slots_hit(before: &[(u32, i64)], after: &[(u32, i64)]) -> Vec<u32> {
 
 /// The errors a write from another node met during the re-installs, each
 /// sent again: the re-install's own (a routine or a trigger missing, not
-/// granted again yet, a statement to prepare again) and lost
-/// certifications (Galera 1213, Group Replication 3101), which roll the
-/// write back.
+/// granted again yet, a statement to prepare again), lost certifications
+/// (Galera 1213, Group Replication 3101), which roll the write back, and on
+/// Galera the 1317 of a write that the re-install's DDL, applied on the
+/// writer's node in total order, aborted (rolled back too: were it not,
+/// its resend would count twice and the totals would show it).
 #[derive(Default)]
 pub struct ReInstallGaps {
     pub missing_trigger: AtomicU64,
+    pub interrupted: AtomicU64,
     pub other: AtomicU64,
 }
 
@@ -368,6 +371,7 @@ impl ReInstallGaps {
         let mysql::Error::MySqlError(error) = error else { return false };
         let kind = match error.code {
             code if package::is_missing_trigger(code, &error.message) => &self.missing_trigger,
+            1317 => &self.interrupted,
             1213 | 1305 | 1370 | 1615 | 3101 => &self.other,
             _ => return false,
         };
