@@ -101,8 +101,8 @@ fn run_after_probe(
     then: &[String],
 ) -> Result<usize, Error> {
     let probe = opening_probe(statements);
-    let split = probe.map_or(0, |probe| probe.dropped);
-    let (checks, rest) = statements.split_at(split);
+    // The statements up to the probe's drop, which the 1-based numbers count.
+    let (checks, rest) = statements.split_at(probe.map_or(0, |probe| probe.dropped));
     match script::run_statements(conn, checks) {
         Err(Error::Statement { number, source, .. }) if Some(number) == probe.map(|probe| probe.created) => {
             return Err(Error::FunctionPrivilege { source });
@@ -110,7 +110,8 @@ fn run_after_probe(
         Err(Error::Statement { number, source: mysql::Error::MySqlError(refusal), .. })
             if Some(number) == probe.map(|probe| probe.called) && refusal.code == errno::INSTALL_REFUSED =>
         {
-            conn.query_drop(&checks[split - 1].text).map_err(Error::Query)?;
+            let drop_probe = checks.last().expect("the checks end with the probe's drop");
+            conn.query_drop(&drop_probe.text).map_err(Error::Query)?;
             return Err(Error::InstallRefused { message: refusal.message });
         }
         ran => ran?,

@@ -63,7 +63,7 @@ pub(super) struct Context {
     pub(super) message_length: u32,
     pub(super) description_variable_type: String,
     /// Every numeric parameter: text, as wide as the others, which the
-    /// routine reads as a number itself (`number` in `_macros.sql`), so that
+    /// routine reads as a number itself (`read_number` in `_macros.sql`), so that
     /// neither a non-strict `sql_mode` nor a rounding changes an argument
     /// before the routine's check sees it.
     pub(super) number_type: String,

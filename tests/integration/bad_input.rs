@@ -8,7 +8,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters_core::package::errno;
 
-use crate::support::{Database, on_each_server, server_error};
+use crate::support::{Database, on_each_server, random_write_id_hex, server_error};
 
 on_each_server!(
     a_write_id_counts_once_whatever_the_time_zones_of_its_writer_and_its_forgetter,
@@ -84,15 +84,9 @@ fn total(conn: &mut Conn, name: &str) -> Option<i64> {
     conn.exec_first("SELECT counter_get(?)", (name,)).unwrap().flatten()
 }
 
-/// A write id no call has used.
-fn random_id() -> Vec<u8> {
-    rand::random::<[u8; 16]>().to_vec()
-}
-
 /// A write id no call has used, as an SQL literal.
 fn fresh_id() -> String {
-    let hex: String = random_id().iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("X'{hex}'")
+    format!("X'{}'", random_write_id_hex())
 }
 
 /// A database with the default package.
@@ -116,17 +110,19 @@ fn a_write_id_counts_once_whatever_the_time_zones_of_its_writer_and_its_forgette
     let mut sent = 0;
     for writer in zones {
         for forgetter in zones {
-            let id = random_id();
+            let id = random_write_id_hex();
             let mut writing = session(&db, writer);
-            writing.exec_drop("CALL counter_add_once(?, 'ids', 1)", (&id,)).unwrap();
+            writing.exec_drop("CALL counter_add_once(UNHEX(?), 'ids', 1)", (&id,)).unwrap();
             sent += 1;
             let mut forgetting = session(&db, forgetter);
             forgetting.query_drop("CALL counter_forget_writes(600)").unwrap();
             // A writer forgets up to 64 expired ids once in 16 writes.
             for _ in 0..64 {
-                forgetting.exec_drop("CALL counter_add_once(?, 'other', 1)", (random_id(),)).unwrap();
+                forgetting
+                    .exec_drop("CALL counter_add_once(UNHEX(?), 'other', 1)", (random_write_id_hex(),))
+                    .unwrap();
             }
-            writing.exec_drop("CALL counter_add_once(?, 'ids', 1)", (&id,)).unwrap();
+            writing.exec_drop("CALL counter_add_once(UNHEX(?), 'ids', 1)", (&id,)).unwrap();
             assert_eq!(
                 total(&mut admin, "ids"),
                 Some(sent),
@@ -354,9 +350,12 @@ fn a_restock_through_a_write_id_is_spread_as_counter_add_spreads_it() {
     conn.query_drop("CALL counter_bound('stock', 0, NULL)").unwrap();
     let restock = 1_i64 << 53;
     conn.exec_drop("CALL counter_add('stock', ?)", (restock,)).unwrap();
-    conn.exec_drop("CALL counter_add_once(?, 'stock', ?)", (random_id(), restock)).unwrap();
-    conn.exec_drop("CALL counter_add_many_once(?, CONCAT('{\"stock\": ', ?, '}'))", (random_id(), restock))
-        .unwrap();
+    conn.exec_drop("CALL counter_add_once(UNHEX(?), 'stock', ?)", (random_write_id_hex(), restock)).unwrap();
+    conn.exec_drop(
+        "CALL counter_add_many_once(UNHEX(?), CONCAT('{\"stock\": ', ?, '}'))",
+        (random_write_id_hex(), restock),
+    )
+    .unwrap();
     conn.exec_drop("CALL counter_add_many(CONCAT('{\"stock\": ', ?, '}'))", (restock,)).unwrap();
     assert_eq!(total(&mut conn, "stock"), Some(4 * restock));
     let largest: i64 =

@@ -17,8 +17,8 @@ use slotted_counters::{Counters, PackageOptions};
 use slotted_counters_core::package;
 
 use crate::support::{
-    Database, Flavor, StopOnDrop, committed_setup_sql, flavor, on_each_server, server_error,
-    slotted_counters, succeeded, total,
+    Database, Flavor, StopOnDrop, committed_setup_sql, flavor, on_each_server, random_write_id_hex,
+    server_error, slotted_counters, succeeded, total,
 };
 
 on_each_server!(
@@ -97,15 +97,8 @@ fn send(conn: &mut PooledConn, write: &Write, gaps: &Gaps) -> bool {
     }
 }
 
-/// A write id in hex: sent as text, so that the server's list of sessions
-/// shows every statement as text (MySQL fails to list one whose text holds
-/// bytes that are not UTF-8, 3854).
-fn hex(id: &[u8; 16]) -> String {
-    id.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 /// The `n`th write of a writer: every path in turn.
-fn nth_write(n: u64, id: [u8; 16]) -> Write {
+fn nth_write(n: u64, id: String) -> Write {
     let at = || Params::Positional(vec![]);
     match n % 10 {
         0 => Write { sql: "CALL counter_increment('plain')", params: at(), deltas: &[("plain", 1)] },
@@ -117,12 +110,12 @@ fn nth_write(n: u64, id: [u8; 16]) -> Write {
         },
         3 => Write {
             sql: "CALL counter_add_once(UNHEX(?), 'ids', 1)",
-            params: Params::Positional(vec![hex(&id).into()]),
+            params: Params::Positional(vec![id.clone().into()]),
             deltas: &[("ids", 1)],
         },
         4 => Write {
             sql: r#"CALL counter_add_many_once(UNHEX(?), '{"ids": 2, "tracked": 2}')"#,
-            params: Params::Positional(vec![hex(&id).into()]),
+            params: Params::Positional(vec![id.into()]),
             deltas: &[("ids", 2), ("tracked", 2)],
         },
         5 => Write { sql: "CALL counter_add('tracked', 1)", params: at(), deltas: &[("tracked", 1)] },
@@ -169,7 +162,7 @@ impl Writers {
                 thread::spawn(move || {
                     let mut n = writer as u64;
                     while running.load(Ordering::Relaxed) {
-                        let write = nth_write(n, rand::random());
+                        let write = nth_write(n, random_write_id_hex());
                         if send(&mut conn, &write, &gaps) {
                             let mut acknowledged = acknowledged.lock().unwrap();
                             for (name, delta) in write.deltas {
@@ -315,10 +308,9 @@ fn writes_queued_behind_a_re_install_held_by_a_reader_all_count() {
         .map(|_| {
             let (mut conn, gaps) = (db.conn(), gaps.clone());
             thread::spawn(move || {
-                let id: [u8; 16] = rand::random();
                 let write = Write {
                     sql: "CALL counter_add_once(UNHEX(?), 'ids', 1)",
-                    params: Params::Positional(vec![hex(&id).into()]),
+                    params: Params::Positional(vec![random_write_id_hex().into()]),
                     deltas: &[("ids", 1)],
                 };
                 send(&mut conn, &write, &gaps)

@@ -216,6 +216,14 @@ pub const MOST_TRIES_IN_BUDGET: u32 = 8;
 /// The retry budget [`MOST_TRIES_IN_BUDGET`] is computed for.
 pub const ROLLBACK_BUDGET: Duration = Duration::from_millis(300);
 
+/// A write id no call has used: 16 random bytes, as hex. Sent as text
+/// (`UNHEX(?)`) or as a literal (`X'...'`), it keeps each statement's text
+/// UTF-8, which MySQL's list of sessions needs (it fails to list one that
+/// is not, 3854).
+pub fn random_write_id_hex() -> String {
+    rand::random::<[u8; 16]>().iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
 /// A database with the default package, and counters `names` of one slot
 /// each, so that a test can hold a counter's only row.
 pub fn with_default_package(names: &[&str]) -> Database {

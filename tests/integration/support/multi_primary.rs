@@ -14,8 +14,8 @@ use slotted_counters::{Bound, CounterError, Counters, Keep, NewCounter, PackageO
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package;
 
-use super::StopOnDrop;
 use super::server::Booted;
+use super::{StopOnDrop, random_write_id_hex};
 
 /// A multi-primary cluster the tests boot: Galera's nodes, or Group
 /// Replication's members.
@@ -425,10 +425,11 @@ pub fn check_re_installs_under_remote_writes_lose_nothing<C: MultiPrimary>(
                     let mut n = writer;
                     while running.load(Ordering::Relaxed) {
                         let (sql, deltas) = writes[n % writes.len()];
-                        let id: String =
-                            rand::random::<[u8; 16]>().iter().map(|byte| format!("{byte:02x}")).collect();
-                        let params: mysql::Params =
-                            if sql.contains('?') { (id,).into() } else { mysql::Params::Empty };
+                        let params: mysql::Params = if sql.contains('?') {
+                            (random_write_id_hex(),).into()
+                        } else {
+                            mysql::Params::Empty
+                        };
                         let deadline = Instant::now() + Duration::from_secs(60);
                         while let Err(error) = conn.exec_drop(sql, params.clone()) {
                             assert!(gaps.met(&error) && Instant::now() < deadline, "{sql}: {error}");
