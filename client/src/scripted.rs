@@ -9,8 +9,9 @@
 //!
 //! [`ready`]: crate::driver::ready
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, PoisonError};
 use std::time::Duration;
 
 use slotted_counters_core::package::errno;
@@ -229,15 +230,17 @@ impl crate::connections::SyncConnections for ScriptedDriver {}
 #[cfg(feature = "sqlx")]
 impl crate::connections::AsyncConnections for ScriptedDriver {}
 
-/// A tracing subscriber that keeps the events it receives, each as its
-/// level and its fields.
-#[derive(Default, Clone)]
-struct Events(Arc<Mutex<Vec<String>>>);
+/// The process's tracing subscriber in the client's unit tests: each event
+/// goes to the thread that emitted it, kept while that thread runs
+/// [`seen_while`]. One global subscriber, never a scoped one per test:
+/// tracing caches each callsite's interest across threads, and a test's
+/// scoped subscriber dropped in one thread while another registered its
+/// own lost that one's events now and then (seen twice in CI).
+struct Events;
 
-impl Events {
-    fn seen(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
+thread_local! {
+    /// The events this thread emitted since [`seen_while`] started.
+    static SEEN: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
 }
 
 struct Fields(String);
@@ -262,9 +265,13 @@ impl tracing::Subscriber for Events {
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
 
     fn event(&self, event: &tracing::Event<'_>) {
-        let mut fields = Fields(event.metadata().level().to_string());
-        event.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
+        SEEN.with_borrow_mut(|seen| {
+            if let Some(seen) = seen {
+                let mut fields = Fields(event.metadata().level().to_string());
+                event.record(&mut fields);
+                seen.push(fields.0);
+            }
+        });
     }
 
     fn enter(&self, _: &tracing::span::Id) {}
@@ -272,8 +279,14 @@ impl tracing::Subscriber for Events {
     fn exit(&self, _: &tracing::span::Id) {}
 }
 
+/// The events `run` emitted on this thread, each as its level and its
+/// fields.
 pub(crate) fn seen_while(run: impl FnOnce()) -> Vec<String> {
-    let events = Events::default();
-    tracing::subscriber::with_default(events.clone(), run);
-    events.seen()
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        tracing::subscriber::set_global_default(Events).expect("the client's tests set no other subscriber");
+    });
+    SEEN.set(Some(Vec::new()));
+    run();
+    SEEN.take().unwrap_or_default()
 }
