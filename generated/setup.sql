@@ -1113,9 +1113,9 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_compact') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name, all its slots, its last change and spread, the
--- periods it tracks, their buckets (1000 rows per statement) and its
--- last tracked writes.
+-- Removes counter p_name, all its slots, its last change, its last spread, the periods it
+-- tracks, their buckets (1000 rows per statement) and its last
+-- tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )

@@ -79,6 +79,16 @@ pub enum Error {
     )]
     InstallRefused { message: String },
 
+    /// The package's probe refused to install a package that lacks features
+    /// the database has, which the DBA did not name. Nothing was changed.
+    #[error(
+        "install refused, nothing was changed: {message}. Install a package with them (--features), or \
+         name each one this install may drop, with their routines and triggers (their tables and \
+         counts stay): install --drop-features, or SET @slotted_counters_drop_features before \
+         sourcing setup.sql"
+    )]
+    FeaturesInstalled { message: String },
+
     /// A Group Replication package's routines could not read the group's
     /// members on this server; nothing was installed.
     #[error(

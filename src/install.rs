@@ -10,8 +10,8 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use crate::status;
-use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, errno};
+use slotted_counters_core::{PackageOptions, refusals};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +112,11 @@ fn run_after_probe(
         {
             let drop_probe = checks.last().expect("the checks end with the probe's drop");
             conn.query_drop(&drop_probe.text).map_err(Error::Query)?;
-            return Err(Error::InstallRefused { message: refusal.message });
+            return Err(if refusal.message.starts_with(refusals::LACKS_INSTALLED) {
+                Error::FeaturesInstalled { message: refusal.message }
+            } else {
+                Error::InstallRefused { message: refusal.message }
+            });
         }
         ran => ran?,
     };

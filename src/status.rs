@@ -155,7 +155,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         objects.push(ObjectStatus { name, kind: routine.kind(), state });
     }
     let views_and_tables = std::iter::once((package::totals_view(options), "VIEW"))
-        .chain(package::tables(options).map(|table| (table, "TABLE")));
+        .chain(package::tables_in_package(options).into_iter().map(|table| (table, "TABLE")));
     for (name, kind) in views_and_tables {
         let listed: Option<u32> = conn
             .exec_first(
@@ -214,7 +214,7 @@ pub fn names_collation(conn: &mut impl Queryable, table: &str) -> Result<Option<
 /// [`normalized`] gives it.
 fn rendered_triggers(options: &PackageOptions) -> Result<Vec<(String, String)>, Error> {
     let statements = script::split(&render::setup_sql(options)?)?;
-    package::trigger_names(options)
+    package::triggers_in_package(options)
         .into_iter()
         .map(|name| {
             let created = format!("TRIGGER `{name}` ");

@@ -181,6 +181,14 @@ COALESCE({{ value }} = TRUNCATE({{ value }}, 0) AND {{ value }} BETWEEN -9223372
 IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ param }}, 40))
 {%- endmacro %}
 
+{#- Refuses `value`, a value that goes into slot 1, past the slot bound: in
+    a package without the triggers that keep every slot within it. -#}
+{% macro check_slot_bound(indent, p, value) -%}
+{{ indent }}IF {{ value }} NOT BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }} THEN
+{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}END IF;
+{%- endmacro %}
+
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
 {% macro slot_bound_error(indent, p) -%}
 {% call refuse(indent, p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(NEW.`counter_name`){% endcall %}

@@ -18,6 +18,9 @@ BEGIN
     DECLARE v_supported BOOLEAN DEFAULT FALSE;
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash {{ p.message_type }};
+{%- if !p.lacked_features.is_empty() %}
+    DECLARE v_lacking {{ p.message_type }};
+{%- endif %}
     DECLARE v_message {{ p.message_type }};
     /*!80019 SET v_supported = TRUE; */
     /*M!100600 SET v_supported = TRUE; */
@@ -37,7 +40,7 @@ BEGIN
 {%- endfor %}
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE '{{ p.routine_mark }}%'
-           AND ROUTINE_NAME IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}'{{ p.grants_keeper }}')
+           AND ROUTINE_NAME IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}{% for lacked in p.lacked_features %}{% for routine in lacked.routines %}'{{ routine.name }}', {% endfor %}{% endfor %}'{{ p.grants_keeper }}')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ({% for (trigger, table) in p.trigger_tables %}{% if !loop.first %}
@@ -47,6 +50,20 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `{{ p.probe }}` left'), {{ p.message_length }});
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
+{%- if !p.lacked_features.is_empty() %}
+    -- A feature installed that this package lacks goes only when the DBA
+    -- names it in {{ p.drop_features_variable }} (install --drop-features).
+{%- for lacked in p.lacked_features %}
+    IF NOT FIND_IN_SET('{{ lacked.name }}', COALESCE({{ p.drop_features_variable }}, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
+        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ({% for routine in lacked.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %})) THEN
+        SET v_lacking = CONCAT_WS(',', v_lacking, '{{ lacked.name }}');
+    END IF;
+{%- endfor %}
+    IF v_lacking IS NOT NULL THEN
+        SET v_message = LEFT(CONCAT('{{ refusals::LACKS_INSTALLED }} ', v_lacking, ' (install --drop-features drops them)'), {{ p.message_length }});
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- endif %}
     -- MySQL only: what each account holds on each routine, which the
     -- routine's DROP will revoke; NULL where this account may not read it.
     /*!80000 BEGIN
@@ -63,6 +80,18 @@ END$$
 DELIMITER ;
 SET @slotted_counters_grants = `{{ p.probe }}`();
 DROP FUNCTION `{{ p.probe }}`;
+{%- if !p.lacked_features.is_empty() %}
+-- What a package with more features left and this one lacks (the probe
+-- found none, or the DBA named each of its features); their tables stay.
+{%- for lacked in p.lacked_features %}
+{%- for routine in lacked.routines %}
+DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
+{%- endfor %}
+{%- endfor %}
+{%- for trigger in p.lacked_triggers %}
+DROP TRIGGER IF EXISTS `{{ trigger }}`;
+{%- endfor %}
+{%- endif %}
 {%- if let Some(members) = p.group_members %}
 -- The routines find their member's position in the group as their definer,
 -- in {{ members }}: a server without it

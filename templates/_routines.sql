@@ -1,6 +1,11 @@
+{% if p.bounds -%}
 -- Errors are SQLSTATE '{{ p.refusal_state }}' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
 -- {{ p.already_exists }} (counter already exists), {{ p.invalid_argument }} (invalid argument) or {{ p.past_bound }} (the
 -- counter's bound: the write would take its total past its floor or ceiling).
+{%- else %}
+-- Errors are SQLSTATE '{{ p.refusal_state }}' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
+-- {{ p.already_exists }} (counter already exists) or {{ p.invalid_argument }} (invalid argument).
+{%- endif %}
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
 -- for routines: it runs the `/*!80000 DROP ... */` before each CREATE

@@ -9,6 +9,8 @@ CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
     `description` VARCHAR({{ p.description_length }}) NULL,
     `start_date` DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP COMMENT 'when counting started',
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
+{%- if p.bounds %}
 {%- call bounds::columns("'", false) %}{% endcall %}
+{%- endif %}
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

@@ -3,6 +3,7 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_changes.sql" as change -%}
 {%- import "routines/_periods.sql" as periods -%}
+{%- if p.slot_bound_triggers -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always
 -- fits the BIGINT that counter_get returns. Triggers keep every write to the
@@ -28,6 +29,8 @@ BEGIN
 {% call m::slot_bound_error("        ", p) %}{% endcall %}
     END IF;
 END$$
+{%- endif %}
+{%- if p.has_writes_table %}
 
 -- Applies a write with an id ({{ p.routine(Routine::AddOnce) }}, {{ p.routine(Routine::AddManyOnce) }}, and
 -- the batches, under an id of their own) in the statement that records its
@@ -51,23 +54,31 @@ BEGIN
     DECLARE p_name {{ p.name_type }};
     DECLARE v_slot INT;
     DECLARE v_delta BIGINT;
+{%- if p.periods_feature %}
     -- The moment whose buckets the deltas count in, and what each period
     -- of the entry's counter keeps.
     DECLARE v_at DATETIME(6);
 {%- call periods::declare_keeps("    ", p) %}{% endcall %}
+{%- endif %}
     DECLARE v_message {{ p.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
+{%- if p.periods_feature %}
         SET v_at = COALESCE(@slotted_counters_write_at, UTC_TIMESTAMP(6));
+{%- endif %}
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
 {%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
+{%- if p.periods_feature %}
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
 {% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_") %}{% endcall %}
+{%- endif %}
         END WHILE;
 {% call pending::clear("        ", p) %}{% endcall %}
     END IF;
 END$$
+{%- endif %}
+{%- if p.has_changes_table %}
 
 
 -- Makes the change a routine records in {{ p.changes_table }} (a resize step, a
@@ -85,6 +96,7 @@ BEGIN
 {% call change::variables("    ", p) %}{% endcall %}
     SET p_name = NEW.`counter_name`;
     CASE NEW.`change_kind`
+{%- if p.resize %}
 {%- if p.fixed_slots.is_none() %}
     WHEN 'grow' THEN
 {%- call change::grow("        ", p, "NEW.`slots`") %}{% endcall %}
@@ -93,6 +105,7 @@ BEGIN
 {%- endif %}
     WHEN 'compact' THEN
 {%- call change::compact("        ", p) %}{% endcall %}
+{%- endif %}
 {%- match p.reset_body %}
 {%- when ResetBody::Lazy %}
     WHEN 'reset' THEN
@@ -105,6 +118,8 @@ BEGIN
     END CASE;
 {% call pending::clear("    ", p) %}{% endcall %}
 END$$
+{%- endif %}
+{%- if p.periods_feature %}
 -- Applies a write of a counter that tracks periods (see {{ p.routine(Routine::Track) }}) in the
 -- statement that records it: its delta to the slot, as {{ p.routine(Routine::Add) }} does,
 -- and to the bucket that holds its moment of each period the write found
@@ -125,6 +140,8 @@ BEGIN
 {% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`", "NEW.keep_") %}{% endcall %}
 {% call pending::clear("    ", p) %}{% endcall %}
 END$$
+{%- endif %}
+{%- if p.bounds %}
 
 -- Makes the spread a routine records in {{ p.spreads_table }} (see
 -- {{ p.routine(Routine::Bound) }}) in the statement that records it: every slot of the
@@ -145,3 +162,4 @@ BEGIN
 {% call bounds::apply("    ", p, "NEW.`spread_kind`", "NEW.`delta`", "NEW.`reset_start_date`", "NEW.`lowest`", "NEW.`highest`") %}{% endcall %}
 {% call pending::clear("    ", p) %}{% endcall %}
 END$$
+{%- endif %}

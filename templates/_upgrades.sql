@@ -17,7 +17,9 @@ DEALLOCATE PREPARE slotted_counters_upgrade;
 -- applies its guard, a column and a CHECK (a copy of the table on MySQL;
 -- these tables hold one row per counter or slot, and the write ids of the
 -- last few minutes).
+{%- if p.bounds %}
 {%- call when_missing(p.table, "lowest") %}{% call bounds::columns("''", true) %}{% endcall %}{% endcall %}
+{%- endif %}
 {%- for table in p.applied_tables %}
 {%- call when_missing(table, p.pending_column) %}{% call pending::add(p, table) %}{% endcall %}{% endcall %}
 {%- endfor %}

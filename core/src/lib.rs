@@ -2,6 +2,7 @@
 
 pub mod bounds;
 mod error;
+pub mod features;
 pub mod names;
 pub mod options;
 pub mod package;
@@ -10,4 +11,5 @@ pub mod plain;
 pub mod refusals;
 
 pub use error::ConfigError;
+pub use features::{Feature, Features};
 pub use options::{Cluster, PackageOptions, PackageOptionsBuilder, SlotChoice, SlotPolicy};

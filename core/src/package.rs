@@ -3,6 +3,7 @@
 //! and the client all take these from here, so the SQL and the Rust side
 //! cannot drift apart.
 
+use crate::features::{Feature, Features};
 use crate::options::{PackageOptions, SlotPolicy, flags};
 
 /// One routine of the package. Its name is the package prefix plus [`Routine::suffix`].
@@ -58,15 +59,43 @@ impl Routine {
         Routine::Bound,
     ];
 
-    /// The routines the package made with `options` has: a fixed slot
-    /// count cannot be resized.
+    /// The routines the package made with `options` has: those of its
+    /// features, and no resize of a fixed slot count.
     pub fn in_package(options: &PackageOptions) -> Vec<Routine> {
         Routine::ALL
             .into_iter()
+            .filter(|routine| options.features().covers(routine.needs()))
             .filter(|&routine| {
                 routine != Routine::Resize || matches!(options.slots(), SlotPolicy::Dynamic { .. })
             })
             .collect()
+    }
+
+    /// The features a package needs to have the routine: none for the
+    /// core's.
+    pub fn needs(self) -> Features {
+        let features: &[Feature] = match self {
+            Routine::Setup
+            | Routine::Add
+            | Routine::Increment
+            | Routine::Reset
+            | Routine::Delete
+            | Routine::Get
+            | Routine::Estimate => &[],
+            Routine::Resize | Routine::Compact => &[Feature::Resize],
+            Routine::AddMany => &[Feature::Batches],
+            Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
+            Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
+            Routine::Track
+            | Routine::AddAt
+            | Routine::GetPeriod
+            | Routine::GetRange
+            | Routine::Series
+            | Routine::ExpirePeriods => &[Feature::Periods],
+            Routine::AddManyAt => &[Feature::Batches, Feature::Periods],
+            Routine::Bound => &[Feature::Bounds],
+        };
+        features.iter().copied().collect()
     }
 
     /// The routine's full name in the package made with `options`, prefix included.
@@ -244,12 +273,67 @@ pub fn tables(options: &PackageOptions) -> [String; 7] {
     ]
 }
 
+/// Whether the package made with `options` has the table of changes: for
+/// resizes and compactions, and for the reset of a lazy or a cluster's
+/// package, which its trigger makes.
+pub fn has_changes_table(options: &PackageOptions) -> bool {
+    options.features().has(Feature::Resize) || options.auto_create() || options.cluster().is_some()
+}
+
+/// Whether each of [`tables`] is in the package made with `options`, in
+/// the same order: the slots always; the write ids with batches or write
+/// ids; the changes ([`has_changes_table`]); the periods' three with
+/// periods; the spreads with bounds.
+fn tables_present(options: &PackageOptions) -> [bool; 7] {
+    let features = options.features();
+    let periods = features.has(Feature::Periods);
+    [
+        true,
+        features.has(Feature::Batches) || features.has(Feature::WriteIds),
+        has_changes_table(options),
+        periods,
+        periods,
+        periods,
+        features.has(Feature::Bounds),
+    ]
+}
+
+/// The tables the package made with `options` creates, as [`tables`]
+/// orders them: its features' and the slots.
+pub fn tables_in_package(options: &PackageOptions) -> Vec<String> {
+    tables(options)
+        .into_iter()
+        .zip(tables_present(options))
+        .filter_map(|(table, present)| present.then_some(table))
+        .collect()
+}
+
 /// The tables whose rows a trigger applies in the statement that writes
 /// them, prefix included: the write ids, the changes, the tracked writes
 /// and the spreads. Each has a [`PENDING_COLUMN`] and an
 /// [`applied_check`] on it.
 pub fn applied_tables(options: &PackageOptions) -> [String; 4] {
     [writes_table(options), changes_table(options), tracked_writes_table(options), spreads_table(options)]
+}
+
+/// The [`applied_tables`] the package made with `options` creates.
+pub fn applied_tables_in_package(options: &PackageOptions) -> Vec<String> {
+    let present = tables_in_package(options);
+    applied_tables(options).into_iter().filter(|table| present.contains(table)).collect()
+}
+
+/// The triggers the package made with `options` creates, as
+/// [`trigger_names`] orders them: each applied table's, and the slot
+/// bound's two on the slot table beside any of them. A classic package
+/// has none: its routines keep the slot bound in their own statements.
+pub fn triggers_in_package(options: &PackageOptions) -> Vec<String> {
+    let applied = applied_tables_in_package(options);
+    let [insert, update, rest @ ..] = triggers_with_tables(options);
+    let slot_bound = if applied.is_empty() { Vec::new() } else { vec![insert.0, update.0] };
+    slot_bound
+        .into_iter()
+        .chain(rest.into_iter().filter(|(_, table)| applied.contains(table)).map(|(trigger, _)| trigger))
+        .collect()
 }
 
 /// The column a routine sets to TRUE in each row a trigger must apply, and
@@ -291,6 +375,38 @@ pub struct Relation {
     /// that lacks one is not the package's.
     pub identifying_columns: &'static [&'static str],
 }
+
+/// A feature the package made with `options` lacks, with the routines it
+/// would have brought (the routines of two features under the first of
+/// them the package lacks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LackedFeature {
+    pub feature: Feature,
+    pub routines: Vec<Routine>,
+}
+
+/// The features the package made with `options` lacks, each with its
+/// routines: an install over a package that has them refuses to go on
+/// unless the DBA names them ([`DROP_FEATURES_VARIABLE`]).
+pub fn lacked_features(options: &PackageOptions) -> Vec<LackedFeature> {
+    let features = options.features();
+    Feature::ALL
+        .into_iter()
+        .filter(|&feature| !features.has(feature))
+        .map(|feature| LackedFeature {
+            feature,
+            routines: Routine::ALL
+                .into_iter()
+                .filter(|routine| routine.needs().missing_from(features).iter().next() == Some(feature))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The session variable in which a DBA names, as `--features` does, the
+/// installed features a package with fewer may drop (`install
+/// --drop-features`): their routines and triggers; their tables stay.
+pub const DROP_FEATURES_VARIABLE: &str = "@slotted_counters_drop_features";
 
 /// Every table of the package and its view, as [`tables`] orders the
 /// tables, the view last.

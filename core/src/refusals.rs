@@ -12,6 +12,9 @@ use crate::package::MESSAGE_LENGTH;
 
 /// No counter has the name (errno 9001).
 pub const UNKNOWN_COUNTER: &str = "unknown counter";
+/// How an install refuses a package that lacks features the database has
+/// (errno 9005), before it names them.
+pub const LACKS_INSTALLED: &str = "this package lacks the installed features";
 /// `setup` of a name that a counter has (errno 9002).
 pub const ALREADY_EXISTS: &str = "counter already exists";
 /// A name a counter is created for, NULL or only spaces.

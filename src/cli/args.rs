@@ -7,8 +7,8 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{DEFAULT_HOT, Spread, Variant};
 use slotted_counters::defaults;
-use slotted_counters_core::PackageOptionsBuilder;
 use slotted_counters_core::options::{DEFAULT_MAX_SLOTS, DEFAULT_TABLE};
+use slotted_counters_core::{Features, PackageOptionsBuilder};
 
 /// Slotted counters for MySQL and MariaDB: spreads each hot counter over
 /// several rows so concurrent increments stop queueing on one row lock.
@@ -85,6 +85,13 @@ pub struct InstallArgs {
     /// Repeatable; an account without @host means any host ('%')
     #[arg(long = "app-user", value_name = "USER@HOST")]
     pub app_users: Vec<String>,
+
+    /// Let a package with fewer features replace one that has these (a
+    /// list, as --features takes it): their routines and triggers are
+    /// dropped, their tables and counts kept. Without it, such an install
+    /// is refused before anything changes
+    #[arg(long, value_name = "LIST")]
+    pub drop_features: Option<Features>,
 
     /// Print the statements that would run, and run none
     #[arg(long)]

@@ -43,6 +43,14 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
     }
     let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
     grants::check_accounts_exist(&mut conn, &accounts)?;
+    if let Some(features) = args.drop_features {
+        // Each name, as the probe looks for it: `all` is no feature's.
+        let names: Vec<&str> = features.iter().map(|feature| feature.name()).collect();
+        script::run(
+            &mut conn,
+            &format!("SET {} = '{}';\n", package::DROP_FEATURES_VARIABLE, names.join(",")),
+        )?;
+    }
     let statements = install::install(&mut conn, &script)?;
     eprintln!("installed: {statements} statements ran on {target}");
     if !accounts.is_empty() {

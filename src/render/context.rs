@@ -4,7 +4,7 @@
 use slotted_counters_core::options::flags;
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
 use slotted_counters_core::periods::{self, Period};
-use slotted_counters_core::{Cluster, PackageOptions, SlotChoice, SlotPolicy};
+use slotted_counters_core::{Cluster, Feature, PackageOptions, SlotChoice, SlotPolicy};
 
 /// Width of every text parameter, in characters, whatever its column's.
 /// A session with a non-strict `sql_mode` cuts a longer argument to this
@@ -38,12 +38,30 @@ pub(super) struct RoutineRef {
     pub(super) name: String,
 }
 
+/// A feature the package lacks, as the install probe and the drops of
+/// what a package with it left name it.
+pub(super) struct LackedFeature {
+    pub(super) name: &'static str,
+    pub(super) routines: Vec<RoutineRef>,
+}
+
 /// The values the templates place.
 pub(super) struct Context {
     pub(super) version: &'static str,
     pub(super) args: String,
     /// Every routine's COMMENT: `status` compares it with what it expects.
     pub(super) comment: String,
+    /// Whether it holds each feature whose parts other templates name.
+    pub(super) resize: bool,
+    pub(super) periods_feature: bool,
+    pub(super) bounds: bool,
+    /// Whether it has the table of write ids and its trigger (batches or
+    /// write ids), the table of changes and its trigger
+    /// ([`package::has_changes_table`]), and the slot bound's triggers
+    /// ([`package::triggers_in_package`]).
+    pub(super) has_writes_table: bool,
+    pub(super) has_changes_table: bool,
+    pub(super) slot_bound_triggers: bool,
     pub(super) table: String,
     pub(super) charset: &'static str,
     pub(super) collation: String,
@@ -138,6 +156,13 @@ pub(super) struct Context {
     /// each with the columns that tell it is the package's; the triggers
     /// with their tables; the mark every routine's COMMENT begins with.
     pub(super) relations: Vec<package::Relation>,
+    /// The features the package lacks, each with its routines, which an
+    /// install drops once the DBA named the feature
+    /// ([`package::DROP_FEATURES_VARIABLE`]), and the triggers of the
+    /// package's names it lacks.
+    pub(super) lacked_features: Vec<LackedFeature>,
+    pub(super) lacked_triggers: Vec<String>,
+    pub(super) drop_features_variable: &'static str,
     pub(super) trigger_tables: [(String, String); 6],
     pub(super) routine_mark: &'static str,
     /// The events the docs suggest, which `uninstall.sql` names.
@@ -165,7 +190,7 @@ pub(super) struct Context {
     /// The tables whose rows a trigger applies, each guarded by a column
     /// that stays TRUE until its trigger clears it and a CHECK that refuses
     /// a row still pending (`_pending.sql`).
-    pub(super) applied_tables: [String; 4],
+    pub(super) applied_tables: Vec<String>,
     pub(super) pending_column: &'static str,
     pub(super) pending_comment: &'static str,
     /// The table of the last spread of each bounded counter, and the
@@ -263,6 +288,8 @@ impl Context {
         ] = package::trigger_names(options);
         let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
         // Lazily created counters have only the rows that were hit.
+        let features = options.features();
+        let triggers = package::triggers_in_package(options);
         let view_slots = match fixed_slots {
             Some(slots) if options.auto_create() => slots.to_string(),
             _ => "COUNT(*)".to_owned(),
@@ -271,6 +298,12 @@ impl Context {
             version: env!("CARGO_PKG_VERSION"),
             args: flags(options).join(" "),
             comment: package::routine_comment(options),
+            resize: features.has(Feature::Resize),
+            periods_feature: features.has(Feature::Periods),
+            bounds: features.has(Feature::Bounds),
+            has_writes_table: features.has(Feature::Batches) || features.has(Feature::WriteIds),
+            has_changes_table: package::has_changes_table(options),
+            slot_bound_triggers: triggers.contains(&insert_trigger),
             table: options.table().to_owned(),
             charset: CHARSET,
             collation: options.collation().to_owned(),
@@ -315,7 +348,32 @@ impl Context {
             totals_view: package::totals_view(options),
             probe: package::probe_name(options),
             grants_keeper: package::grants_keeper_name(options),
-            relations: package::relations(options),
+            relations: package::relations(options)
+                .into_iter()
+                .filter(|relation| {
+                    relation.is_view || package::tables_in_package(options).contains(&relation.name)
+                })
+                .collect(),
+            lacked_features: package::lacked_features(options)
+                .into_iter()
+                .map(|lacked| LackedFeature {
+                    name: lacked.feature.name(),
+                    routines: lacked
+                        .routines
+                        .into_iter()
+                        .map(|routine| RoutineRef {
+                            routine,
+                            kind: routine.kind(),
+                            name: routine.name(options),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            lacked_triggers: package::trigger_names(options)
+                .into_iter()
+                .filter(|name| !triggers.contains(name))
+                .collect(),
+            drop_features_variable: package::DROP_FEATURES_VARIABLE,
             trigger_tables: package::triggers_with_tables(options),
             routine_mark: package::ROUTINE_MARK,
             documented_events: package::documented_events(options),
@@ -334,7 +392,7 @@ impl Context {
             buckets_table: package::buckets_table(options),
             tracked_writes_table: package::tracked_writes_table(options),
             tracked_write_trigger,
-            applied_tables: package::applied_tables(options),
+            applied_tables: package::applied_tables_in_package(options),
             pending_column: package::PENDING_COLUMN,
             pending_comment: "TRUE until its trigger applies the row: a CHECK refuses the row while it is",
             spreads_table: package::spreads_table(options),

@@ -14,8 +14,10 @@
 {%- endif %}
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
+{%- if p.periods_feature %}
     -- What each period the counter tracks keeps.
 {%- call periods::declare_keeps("    ", p) %}{% endcall %}
+{%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
@@ -45,10 +47,14 @@
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
+{%- if p.periods_feature %}
 {% call periods::read_keeps("    ", p, false) %}{% endcall %}
     IF {% call periods::tracks_any(p) %}{% endcall %} THEN
 {% call periods::record_tracked_write("        ", p, at) %}{% endcall %}
     ELSE
 {%- call bounds::add_to_slot("        ", p) %}{% endcall %}
     END IF;
+{%- else %}
+{%- call bounds::add_to_slot("    ", p) %}{% endcall %}
+{%- endif %}
 {%- endmacro %}

@@ -34,10 +34,12 @@
     (9004) or the slot's (9003), never the server's overflow (1690). -#}
 {% macro fits(p, delta, spread_from) -%}
 {{ delta }} BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`
+{%- if p.bounds %}
 {{- " " }}AND
 {%- if spread_from.is_empty() %} (`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
 {%- else %} (`lowest` IS NULL OR {{ delta }} BETWEEN `lowest` - `counter` AND {{ spread_from }} - 1)
 {{- " " }}AND (`highest` IS NULL OR {{ delta }} BETWEEN 1 - {{ spread_from }} AND `highest` - `counter`)
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -126,6 +128,12 @@
     `slot` (a variable, or empty) names it. Bounded: refused past a bound,
     else the new total spread over the slots. -#}
 {% macro add(indent, p, delta, slot) -%}
+{%- if !p.bounds -%}
+{% call add_to_first_slot(indent, p, delta) %}{% endcall %}
+{%- if !slot.is_empty() %}
+{{ indent }}SET {{ slot }} = 1;
+{%- endif %}
+{%- else -%}
 {{ indent }}BEGIN
 {% call declare(indent ~ "    ") %}{% endcall %}
 {% call lock_all(indent ~ "    ", p) %}{% endcall %}
@@ -143,6 +151,7 @@
 {%- endif %}
 {{ indent }}    END IF;
 {{ indent }}END;
+{%- endif %}
 {%- endmacro %}
 
 {#- Adds `delta` to slot 1 of counter p_name (locked, with every other, by
@@ -289,6 +298,7 @@
 {{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
 {{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits(p, "v_delta", p.slot_count) %}{% endcall %},
 {{ indent }}    `counter` + v_delta, `counter`);
+{%- if p.bounds %}
 {{ indent }}-- No row changed: the counter is bounded and the slot could not take
 {{ indent }}-- the delta alone (short of room, or the delta a restock to spread),
 {{ indent }}-- which the spread, with every slot locked, settles; or the delta is 0.
@@ -296,15 +306,24 @@
 {% call make(indent ~ "    ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}
 {{ indent }}END IF;
 {%- else %}
+{{ indent }}-- No row changed: the slot could not take the delta within the slot
+{{ indent }}-- bound, and slot 1 may; or the delta is 0.
+{{ indent }}IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
+{% call add_to_first_slot(indent ~ "    ", p, "v_delta") %}{% endcall %}
+{{ indent }}END IF;
+{%- endif %}
+{%- else %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
 {{ indent }}   AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
+{%- if p.bounds || p.resize %}
 {{ indent }}IF ROW_COUNT() = 0 THEN
 {{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
 {{ indent }}    -- exists as long as the counter does, so the delta is not lost.
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1
 {{ indent }}       AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
+{%- if p.bounds %}
 {{ indent }}    -- Still no row changed: the counter is bounded and neither slot could
 {{ indent }}    -- take the delta alone (short of room, or the delta a restock to
 {{ indent }}    -- spread), or there is no such counter: the spread, with every slot
@@ -317,7 +336,26 @@
 {% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
 {{ indent }}        END IF;
 {{ indent }}    END IF;
+{%- else %}
+{% call no_slot_took(indent ~ "    ", p) %}{% endcall %}
+{%- endif %}
 {{ indent }}END IF;
+{%- else %}
+{% call no_slot_took(indent, p) %}{% endcall %}
 {%- endif %}
 {%- endif %}
+{%- endif %}
+{%- endmacro %}
+
+{#- After an UPDATE of an unbounded counter's slot that changed no row: no
+    such counter, a delta of 0, or a delta the slot cannot take within the
+    slot bound, each told apart by a look of its own. -#}
+{% macro no_slot_took(indent, p) -%}
+{{ indent }}IF ROW_COUNT() = 0 THEN
+{{ indent }}    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter(indent ~ "        ", p) %}{% endcall %}
+{{ indent }}    ELSEIF v_delta <> 0 THEN
+{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    END IF;
+{{ indent }}END IF;
 {%- endmacro %}

@@ -118,11 +118,13 @@
     (read with every slot locked: the new slots have no share yet, so the
     shares still add up to the bounds). -#}
 {% macro respread(indent, p) %}
+{%- if p.bounds %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {{ indent }}    SET v_value = v_bounded_total;
 {% call bounds::spread(indent ~ "    ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}END IF;
+{%- endif %}
 {%- endmacro %}
 
 {#- Slot `slots` moved into slot `into_slot`, as the comment says; a
@@ -134,18 +136,27 @@
 {{ indent }}-- keys, where locking every slot made Group Replication's applier
 {{ indent }}-- roll the step back for each remote increment. A bounded counter's
 {{ indent }}-- step locks every slot: its shares are spread again.
+{%- if p.bounds %}
 {{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
 {{ indent }}       COALESCE(MAX(`lowest` IS NOT NULL OR `highest` IS NOT NULL), FALSE)
 {{ indent }}  INTO v_found, v_moved, v_bounded
 {{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
+{%- else %}
+{{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
+{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
+{%- endif %}
 {{ indent }}SELECT COUNT(*) INTO v_above
 {{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} + 1 FOR UPDATE;
+{%- if p.bounds %}
 {{ indent }}IF v_found = 1 AND v_above = 0 AND v_bounded THEN
 {% call bounds::lock_all(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
 {{ indent }}    SET v_value = v_bounded_total;
 {% call bounds::spread(indent ~ "    ", p, slots ~ " - 1", "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}ELSEIF v_found = 1 AND v_above = 0 THEN
+{%- else %}
+{{ indent }}IF v_found = 1 AND v_above = 0 THEN
+{%- endif %}
 {{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = {{ into_slot }};
@@ -217,6 +228,9 @@
     slots, each with its share of the bounds; a reset past a bound is
     refused. Else `body`, the change of an unbounded counter. -#}
 {% macro compact(indent, p) %}
+{%- if !p.bounds %}
+{%- call compact_unbounded(indent, p) %}{% endcall %}
+{%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {{ indent }}    SET v_value = v_bounded_total;
@@ -224,22 +238,31 @@
 {{ indent }}ELSE
 {%- call compact_unbounded(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
+{%- endif %}
 {%- endmacro %}
 
 {% macro reset_lazy(indent, p, value, reset_start_date) %}
+{%- if !p.bounds %}
+{%- call reset_lazy_unbounded(indent, p, value, reset_start_date) %}{% endcall %}
+{%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {% call bounds::reset(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
 {{ indent }}ELSE
 {%- call reset_lazy_unbounded(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
 {{ indent }}END IF;
+{%- endif %}
 {%- endmacro %}
 
 {% macro reset_certified(indent, p, value, reset_start_date) %}
+{%- if !p.bounds %}
+{%- call reset_certified_unbounded(indent, p, value, reset_start_date) %}{% endcall %}
+{%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {% call bounds::reset(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
 {{ indent }}ELSE
 {%- call reset_certified_unbounded(indent ~ "    ", p, value, reset_start_date) %}{% endcall %}
 {{ indent }}END IF;
+{%- endif %}
 {%- endmacro %}

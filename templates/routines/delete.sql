@@ -1,9 +1,12 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
--- Removes counter p_name, all its slots, its last change and spread, the
--- periods it tracks, their buckets ({{ p.expire_batch }} rows per statement) and its
--- last tracked writes.
+-- Removes counter p_name, all its slots
+{%- if p.has_changes_table %}, its last change{% endif %}
+{%- if p.bounds %}, its last spread{% endif %}
+{%- if p.periods_feature %}, the periods it
+-- tracks, their buckets ({{ p.expire_batch }} rows per statement) and its last
+-- tracked writes{% endif %}.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
 )
@@ -11,18 +14,26 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
+{%- if p.periods_feature %}
     DECLARE v_period {{ p.period_type }};
     DECLARE v_period_index INT;
 {%- call periods::declare_drop("    ") %}{% endcall %}
+{%- endif %}
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
+{%- if p.has_changes_table %}
     DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
+{%- endif %}
+{%- if p.bounds %}
     DELETE FROM `{{ p.spreads_table }}` WHERE `counter_name` = p_name;
+{%- endif %}
+{%- if p.periods_feature %}
     DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
     DELETE FROM `{{ p.tracked_writes_table }}` WHERE `counter_name` = p_name;
 {% call periods::drop_all_buckets("    ", p, "p_name") %}{% endcall %}
+{%- endif %}
 END$$

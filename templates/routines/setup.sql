@@ -51,6 +51,9 @@ BEGIN
 {% call m::refuse("        ", p, p.invalid_argument) %}'initial value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_initial_value = COALESCE(v_number, 0);
+{%- if !p.slot_bound_triggers %}
+{% call m::check_slot_bound("    ", p, "v_initial_value") %}{% endcall %}
+{%- endif %}
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make

@@ -8,6 +8,7 @@
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Value};
+use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
 use crate::support::{
@@ -94,6 +95,7 @@ fn install_from(db: &Database, dir: &str, installer: Session) {
 fn call_every_routine(db: &Database, session: Session, flags: &[&str], context: &str) {
     let fixed = flags.contains(&"--fixed-slots");
     let lazy = flags.contains(&"--auto-create");
+    let features = support::features_of(flags);
     let name = if session.latin1 { "Zürich café" } else { "Zürich ☕ 日本" };
     let encoded = || encode(session, name);
     let mut conn = conn_in(db, session);
@@ -105,12 +107,18 @@ fn call_every_routine(db: &Database, session: Session, flags: &[&str], context: 
     call("CALL counter_setup(?, ?, ?, 7)", vec![encoded(), encode(session, "déscription"), slots.clone()]);
     call("CALL counter_increment(?)", vec![encoded()]);
     call("CALL counter_add(?, 5)", vec![encoded()]);
-    let batch = format!("{{\"{name}\": 3}}");
-    call("CALL counter_add_many(?)", vec![encode(session, &batch)]);
-    if !fixed {
-        call("CALL counter_resize(?, 2)", vec![encoded()]);
+    if features.has(Feature::Batches) {
+        let batch = format!("{{\"{name}\": 3}}");
+        call("CALL counter_add_many(?)", vec![encode(session, &batch)]);
+    } else {
+        call("CALL counter_add(?, 3)", vec![encoded()]);
     }
-    call("CALL counter_compact(?)", vec![encoded()]);
+    if features.has(Feature::Resize) {
+        if !fixed {
+            call("CALL counter_resize(?, 2)", vec![encoded()]);
+        }
+        call("CALL counter_compact(?)", vec![encoded()]);
+    }
 
     let mut conn = conn_in(db, session);
     let read: (Option<i64>, Option<i64>) = conn
@@ -136,18 +144,27 @@ fn call_every_routine(db: &Database, session: Session, flags: &[&str], context: 
     let (code, message) = refused("CALL counter_setup(?, 'd', ?, NULL)", vec![encoded(), slots]);
     assert_eq!(code, errno::ALREADY_EXISTS, "{context}: {message}");
     let unknown = if session.latin1 { "ünknown" } else { "ünknown 日本" };
-    let (code, message) = refused("CALL counter_compact(?)", vec![encode(session, unknown)]);
-    assert_eq!(code, errno::UNKNOWN_COUNTER, "{context}: {message}");
+    if features.has(Feature::Resize) {
+        let (code, message) = refused("CALL counter_compact(?)", vec![encode(session, unknown)]);
+        assert_eq!(code, errno::UNKNOWN_COUNTER, "{context}: {message}");
+    }
+    let batches = features.has(Feature::Batches);
     if !lazy {
         let (code, message) = refused("CALL counter_increment(?)", vec![encode(session, unknown)]);
         assert_eq!(code, errno::UNKNOWN_COUNTER, "{context}: {message}");
-        let batch = format!("{{\"{name}\": 1, \"{unknown}\": 1}}");
-        let (code, message) = refused("CALL counter_add_many(?)", vec![encode(session, &batch)]);
+        let (code, message) = refused("CALL counter_reset(?, 1, FALSE)", vec![encode(session, unknown)]);
         assert_eq!(code, errno::UNKNOWN_COUNTER, "{context}: {message}");
+        if batches {
+            let batch = format!("{{\"{name}\": 1, \"{unknown}\": 1}}");
+            let (code, message) = refused("CALL counter_add_many(?)", vec![encode(session, &batch)]);
+            assert_eq!(code, errno::UNKNOWN_COUNTER, "{context}: {message}");
+        }
     }
-    let batch = format!("{{\"{name}\": 1.5}}");
-    let (code, message) = refused("CALL counter_add_many(?)", vec![encode(session, &batch)]);
-    assert_eq!(code, errno::INVALID_ARGUMENT, "{context}: {message}");
+    if batches {
+        let batch = format!("{{\"{name}\": 1.5}}");
+        let (code, message) = refused("CALL counter_add_many(?)", vec![encode(session, &batch)]);
+        assert_eq!(code, errno::INVALID_ARGUMENT, "{context}: {message}");
+    }
     let (code, message) = refused("CALL counter_add(?, NULL)", vec![encoded()]);
     assert_eq!(code, errno::INVALID_ARGUMENT, "{context}: {message}");
     let too_long = "ü".repeat(51);

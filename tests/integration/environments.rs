@@ -154,7 +154,8 @@ fn no_routine_warns_under_statement_based_logging() {
         let db = support::with_committed(dir);
         let mut conn = db.conn();
         conn.query_drop("SET SESSION binlog_format = 'STATEMENT'").unwrap();
-        let resizable = routines_in(&mut conn).iter().any(|routine| routine == "counter_resize");
+        let installed = routines_in(&mut conn);
+        let resizable = installed.iter().any(|routine| routine == "counter_resize");
         let mut calls: Vec<String> = [
             "CALL counter_setup('a', 'd', NULL, 5)",
             "CALL counter_increment('a')",
@@ -192,6 +193,12 @@ fn no_routine_warns_under_statement_based_logging() {
             ]
             .map(String::from),
         );
+        // Each call of a routine the package has: the classic one has no
+        // batch, write id, resize nor compaction.
+        let calls = calls.iter().filter(|sql| {
+            let routine = sql.split(['(', ' ']).find(|word| word.starts_with("counter_"));
+            routine.is_none_or(|routine| installed.iter().any(|name| name == routine))
+        });
         for sql in calls {
             let sql = sql.as_str();
             conn.query_drop(sql).unwrap_or_else(|error| panic!("{dir}: {sql}: {error}"));

@@ -8,6 +8,7 @@ mod async_client;
 mod bad_input;
 mod bench;
 mod bounds;
+mod classic;
 mod client;
 mod coalescing;
 mod collations;

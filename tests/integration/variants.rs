@@ -8,6 +8,7 @@ use std::thread;
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
 use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
+use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
 use crate::package::escaped_batches;
@@ -29,7 +30,7 @@ on_each_server!(
 fn every_committed_package_takes_batches() {
     let unicode_ci = PackageOptions::builder().collation("utf8mb4_unicode_ci").build().unwrap();
     escaped_batches::batches_add_exactly_their_decoded_keys(&support::with_package(&unicode_ci), None, true);
-    for (dir, flags) in support::committed_here() {
+    for (dir, flags) in support::committed_with(Feature::Batches) {
         let fixed_slots =
             flags.iter().position(|flag| *flag == "--fixed-slots").map(|at| flags[at + 1].parse().unwrap());
         escaped_batches::batches_add_exactly_their_decoded_keys(&with_committed(dir), fixed_slots, false);

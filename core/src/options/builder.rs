@@ -8,6 +8,7 @@ use super::{
     DEFAULT_TABLE, IDENTIFIER_LIMIT, NAME_LENGTH_LIMIT, PackageOptions, SLOT_LIMIT, SlotChoice, SlotPolicy,
 };
 use crate::error::ConfigError;
+use crate::features::Features;
 use crate::package::{
     APPLIED_CHECK_SUFFIX, CHANGES_TABLE_SUFFIX, GRANTS_KEEPER_SUFFIX, PROBE_SUFFIX, Routine,
     TRACKED_WRITES_TABLE_SUFFIX, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
@@ -81,6 +82,13 @@ pub struct PackageOptionsBuilder {
     /// increments acknowledged on other nodes before the call
     #[cfg_attr(feature = "clap", arg(long, value_name = "CLUSTER", value_enum))]
     cluster: Option<Cluster>,
+
+    /// What the package holds beside the classic core (the table,
+    /// setup, increment, add, reset, delete, get and the view of totals):
+    /// all, none (the classic package: one table, no trigger), or a list of
+    /// resize, batches, write-ids, periods, bounds [default: all]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "LIST"))]
+    features: Option<Features>,
 }
 
 impl PackageOptionsBuilder {
@@ -137,6 +145,12 @@ impl PackageOptionsBuilder {
     /// implies node-owned slots.
     pub fn cluster(mut self, cluster: Cluster) -> Self {
         self.cluster = Some(cluster);
+        self
+    }
+
+    /// What the package holds beside the classic core (`--features`).
+    pub fn features(mut self, features: Features) -> Self {
+        self.features = Some(features);
         self
     }
 
@@ -202,6 +216,7 @@ impl PackageOptionsBuilder {
             write_id_window: self.write_id_window,
             collation,
             cluster: self.cluster,
+            features: self.features.unwrap_or_default(),
         })
     }
 

@@ -8,6 +8,7 @@ mod builder;
 
 pub use builder::PackageOptionsBuilder;
 
+use crate::features::Features;
 use crate::package::WRITE_ID_WINDOW;
 
 /// Counter table created when `--table` is not given.
@@ -118,6 +119,7 @@ pub struct PackageOptions {
     write_id_window: Option<u32>,
     collation: String,
     cluster: Option<Cluster>,
+    features: Features,
 }
 
 impl Default for PackageOptions {
@@ -134,6 +136,7 @@ impl Default for PackageOptions {
             write_id_window: None,
             collation: DEFAULT_COLLATION.to_owned(),
             cluster: None,
+            features: Features::ALL,
         }
     }
 }
@@ -191,6 +194,11 @@ impl PackageOptions {
         self.cluster
     }
 
+    /// What the package holds beside the classic core.
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
     /// Whether slot counts are chosen per counter or hard-coded.
     pub fn slots(&self) -> SlotPolicy {
         self.slots
@@ -244,6 +252,9 @@ pub fn flags(options: &PackageOptions) -> Vec<String> {
     }
     if let Some(cluster) = options.cluster {
         args.extend(["--cluster".to_owned(), cluster.name().to_owned()]);
+    }
+    if options.features != Features::ALL {
+        args.extend(["--features".to_owned(), options.features.to_string()]);
     }
     args
 }

@@ -15,6 +15,7 @@
 use std::time::Duration;
 
 use crate::error::ConfigError;
+use crate::features::Features;
 use crate::options::PackageOptions;
 use crate::periods::Period;
 
@@ -63,6 +64,14 @@ fn refusal(options: &PackageOptions) -> Option<String> {
             "a package with --max-counters {limit} counts its counters before creating one, inside a \
              routine; plain statements cannot keep that limit: use its routines, or a package generated \
              without --max-counters"
+        ));
+    }
+    if options.features() != Features::ALL {
+        return Some(format!(
+            "a package generated with --features {}: the plain mode writes the tables of every \
+             feature (it reads a counter's periods and bounds before each write): use its routines, \
+             or a package generated with every feature",
+            options.features()
         ));
     }
     None

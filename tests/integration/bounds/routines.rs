@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::Bound;
+use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
 use super::{Slot, assert_within, raw_take, sale, shares};
@@ -318,7 +319,7 @@ fn takes_in_transactions_at_each_isolation_level_sell_exactly_the_stock() {
 /// Every committed package bounds its counters: a sale of 300 under 16
 /// clients on each (a lazy counter gets every slot row when bounded).
 fn every_committed_package_bounds_its_counters() {
-    for (dir, _) in support::committed_here() {
+    for (dir, _) in support::committed_with(Feature::Bounds) {
         let db = with_committed(dir);
         let mut conn = db.conn();
         conn.query_drop("CALL counter_setup('stock', 'd', NULL, 300)").unwrap();

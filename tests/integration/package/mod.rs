@@ -3,7 +3,8 @@
 //! Every behaviour runs three times: on `generated/` (slot counts chosen per
 //! counter), on `generated/fixed-slots-64/` (64 slots hard-coded), and on
 //! `generated/` in a latin1 database, where every text variable without a
-//! character set of its own would take latin1.
+//! character set of its own would take latin1; the core's, a fourth time, on
+//! `generated/classic/`, which has no feature, no trigger and one table.
 
 mod basics;
 mod batches;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
 use slotted_counters_cli::script;
+use slotted_counters_core::{Feature, Features};
 
 use crate::support::{self, Database, server_error};
 
@@ -26,12 +28,22 @@ struct Package {
     fixed_slots: Option<u32>,
     /// The default character set of the databases it is installed into.
     charset: &'static str,
+    /// What it holds beside the core.
+    features: Features,
 }
 
-const DEFAULT: Package = Package { dir: "generated", fixed_slots: None, charset: "utf8mb4" };
-const FIXED_64: Package =
-    Package { dir: "generated/fixed-slots-64", fixed_slots: Some(64), charset: "utf8mb4" };
-const IN_LATIN1: Package = Package { dir: "generated", fixed_slots: None, charset: "latin1" };
+const DEFAULT: Package =
+    Package { dir: "generated", fixed_slots: None, charset: "utf8mb4", features: Features::ALL };
+const FIXED_64: Package = Package {
+    dir: "generated/fixed-slots-64",
+    fixed_slots: Some(64),
+    charset: "utf8mb4",
+    features: Features::ALL,
+};
+const IN_LATIN1: Package =
+    Package { dir: "generated", fixed_slots: None, charset: "latin1", features: Features::ALL };
+const CLASSIC: Package =
+    Package { dir: "generated/classic", fixed_slots: None, charset: "utf8mb4", features: Features::NONE };
 
 impl Package {
     fn setup_sql(&self) -> PathBuf {
@@ -55,6 +67,20 @@ impl Package {
         db
     }
 
+    /// The routines it has, by name: the classic package's seven, or every
+    /// routine of its slot policy.
+    fn routines(&self) -> Vec<&'static str> {
+        if self.features.is_empty() {
+            return support::CLASSIC_ROUTINES.to_vec();
+        }
+        support::routines(self.fixed_slots.is_some())
+    }
+
+    /// Whether the package holds `feature`.
+    fn has(&self, feature: Feature) -> bool {
+        self.features.has(feature)
+    }
+
     /// The slot count a setup asking for `wanted` slots gets: the fixed
     /// package only accepts its own count.
     fn slots(&self, wanted: u32) -> u32 {
@@ -63,12 +89,14 @@ impl Package {
 }
 
 /// Declares each behaviour once per committed package and server, as
-/// `<package>::<behaviour>::mariadb` and `::mysql`.
+/// `<package>::<behaviour>::mariadb` and `::mysql`: the core's on every
+/// package, the classic one included; the batches' on those with batches.
 macro_rules! for_each_package {
-    ($($area:ident::$behaviour:ident),* $(,)?) => {
-        for_each_package!(@package default_package DEFAULT $($area::$behaviour),*);
-        for_each_package!(@package fixed_slots_64 FIXED_64 $($area::$behaviour),*);
-        for_each_package!(@package default_package_in_latin1 IN_LATIN1 $($area::$behaviour),*);
+    (core: [$($core:ident::$core_behaviour:ident),* $(,)?] batches: [$($area:ident::$behaviour:ident),* $(,)?]) => {
+        for_each_package!(@package default_package DEFAULT $($core::$core_behaviour,)* $($area::$behaviour),*);
+        for_each_package!(@package fixed_slots_64 FIXED_64 $($core::$core_behaviour,)* $($area::$behaviour),*);
+        for_each_package!(@package default_package_in_latin1 IN_LATIN1 $($core::$core_behaviour,)* $($area::$behaviour),*);
+        for_each_package!(@package classic_package CLASSIC $($core::$core_behaviour),*);
     };
     (@package $module:ident $package:ident $($area:ident::$behaviour:ident),*) => {
         mod $module {
@@ -79,6 +107,7 @@ macro_rules! for_each_package {
 }
 
 for_each_package!(
+    core: [
     basics::walkthrough_gives_documented_results,
     basics::client_installs_setup_sql_from_another_folder,
     basics::sourcing_setup_twice_keeps_every_count,
@@ -95,6 +124,8 @@ for_each_package!(
     concurrency::concurrent_increments_and_adds_are_exact,
     concurrency::increment_never_recreates_a_deleted_counter,
     concurrency::reset_keeps_later_increments,
+    ]
+    batches: [
     batches::add_many_adds_each_delta_to_its_counter,
     batches::add_many_is_all_or_nothing,
     batches::add_many_locks_one_slot_per_counter,
@@ -102,6 +133,7 @@ for_each_package!(
     escaped_batches::an_escaped_key_counts,
     escaped_batches::add_many_adds_exactly_the_decoded_keys,
     escaped_batches::a_name_written_twice_never_counts_twice,
+    ]
 );
 
 pub(super) fn call(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> Result<(), (u16, String)> {

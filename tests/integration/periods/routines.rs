@@ -8,6 +8,7 @@ use std::thread;
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
+use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
 use super::{at, bucket, bucket_rows, buckets, period, tracked, with_package};
@@ -337,7 +338,7 @@ fn bad_periods_ranges_and_moments_are_refused() {
 /// before they exist, their slot rows created by the writes), fixed slots,
 /// per-connection slots, and the cluster packages on one server.
 fn every_committed_package_counts_per_period() {
-    for (dir, _) in support::committed_here() {
+    for (dir, _) in support::committed_with(Feature::Periods) {
         let db = with_committed(dir);
         let mut conn = db.conn();
         if !dir.contains("auto-create") {

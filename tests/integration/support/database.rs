@@ -130,6 +130,23 @@ impl Database {
         command.arg(format!("--database={}", self.name));
         command
     }
+
+    /// The server's own load tester (`mariadb-slap` or `mysqlslap`),
+    /// running its queries in this database, which it leaves in place.
+    pub fn slap(&self) -> Command {
+        let mut command =
+            self.server.release.command(Program::Slap).unwrap_or_else(|problem| panic!("{problem}"));
+        command
+            .arg("--no-defaults")
+            .arg("--protocol=TCP")
+            .arg(format!("--host={}", self.opts.get_ip_or_hostname()))
+            .arg(format!("--port={}", self.opts.get_tcp_port()))
+            .arg(format!("--user={}", self.opts.get_user().unwrap_or_default()))
+            .arg(format!("--create-schema={}", self.name))
+            .arg("--no-drop")
+            .env("MYSQL_PWD", self.opts.get_pass().unwrap_or_default());
+        command
+    }
 }
 
 impl Drop for Database {

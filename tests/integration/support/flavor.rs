@@ -64,6 +64,8 @@ pub enum Program {
     Client,
     /// `mariadb-dump` or `mysqldump`.
     Dump,
+    /// `mariadb-slap` or `mysqlslap`, the load test of the 2012 package.
+    Slap,
 }
 
 impl Release {
@@ -119,9 +121,11 @@ impl Release {
             (Flavor::MariaDb, Program::Server) => "mariadbd",
             (Flavor::MariaDb, Program::Client) => "mariadb",
             (Flavor::MariaDb, Program::Dump) => "mariadb-dump",
+            (Flavor::MariaDb, Program::Slap) => "mariadb-slap",
             (Flavor::MySql, Program::Server) => "mysqld",
             (Flavor::MySql, Program::Client) => "mysql",
             (Flavor::MySql, Program::Dump) => "mysqldump",
+            (Flavor::MySql, Program::Slap) => "mysqlslap",
         }
     }
 

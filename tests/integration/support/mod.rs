@@ -26,6 +26,7 @@ use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::PackageOptions;
 use slotted_counters_cli::{render, script};
+use slotted_counters_core::{Feature, Features};
 
 pub use database::Database;
 pub use flavor::{Flavor, Release};
@@ -309,8 +310,9 @@ impl Drop for StopOnDrop<'_> {
 
 /// Every package committed under generated/, with the flags it is made with
 /// (the README's regeneration commands).
-pub const COMMITTED: [(&str, &[&str]); 6] = [
+pub const COMMITTED: [(&str, &[&str]); 7] = [
     ("generated", &[]),
+    ("generated/classic", &["--features", "none"]),
     ("generated/fixed-slots-64", &["--fixed-slots", "64"]),
     ("generated/auto-create-64", &["--fixed-slots", "64", "--auto-create"]),
     ("generated/connection-slots", &["--slot-choice", "connection"]),
@@ -325,6 +327,30 @@ pub fn committed_here() -> impl Iterator<Item = (&'static str, &'static [&'stati
     let on_mariadb = flavor() == Flavor::MariaDb;
     COMMITTED.into_iter().filter(move |(_, flags)| !(on_mariadb && flags.contains(&"group-replication")))
 }
+
+/// The features of the committed package made with `flags`.
+pub fn features_of(flags: &[&str]) -> Features {
+    flags
+        .iter()
+        .position(|flag| *flag == "--features")
+        .map_or(Features::ALL, |at| flags[at + 1].parse().expect("a committed package's features parse"))
+}
+
+/// The committed packages the live test's server runs that have `feature`.
+pub fn committed_with(feature: Feature) -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
+    committed_here().filter(move |(_, flags)| features_of(flags).has(feature))
+}
+
+/// The routines of the classic package (`--features none`), by name.
+pub const CLASSIC_ROUTINES: [&str; 7] = [
+    "counter_add",
+    "counter_delete",
+    "counter_estimate",
+    "counter_get",
+    "counter_increment",
+    "counter_reset",
+    "counter_setup",
+];
 
 /// Every routine of a package with a slot count per counter, by name.
 pub const ROUTINES: [&str; 21] = [
@@ -437,7 +463,13 @@ pub fn table(conn: &mut PooledConn) -> Vec<(String, u32, Option<String>, String,
     .expect("read the table")
 }
 
-/// The names of the routines in the connection's database, sorted.
+/// The names of the tables and views in the connection's database, sorted.
+pub fn tables_in(conn: &mut impl Queryable) -> Vec<String> {
+    conn.query("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY 1")
+        .expect("list tables")
+}
+
+/// The routines of the test's database, by name, in order.
 pub fn routines_in(conn: &mut impl Queryable) -> Vec<String> {
     conn.query(
         "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1",
