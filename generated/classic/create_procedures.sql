@@ -295,7 +295,9 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks exactly one row.
+-- p_name. Locks that one row; inside a caller's transaction under
+-- MariaDB's snapshot isolation, also share-locks two others to read the
+-- slot count (read_slot_count).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin

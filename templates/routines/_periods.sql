@@ -6,8 +6,10 @@
     UPDATE). One of a counter that tracks some is recorded, in one
     statement whose trigger adds its delta to the slot and to the buckets
     of its moment: a single write in the tracked writes' table, a batch or
-    a write with an id in the write ids' (record_write). No trigger runs on
-    the slots' table, so a write of an untracked counter pays for none. -#}
+    a write with an id in the write ids' (record_write). No trigger of
+    periods runs on the slots' table, so a write of an untracked counter
+    pays for none of them (the slot bound's two run there, in a package
+    with any feature). -#}
 {%- import "_macros.sql" as m -%}
 {%- import "_pending.sql" as pending -%}
 

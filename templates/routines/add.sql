@@ -10,7 +10,9 @@
 -- callers retry, as the Rust client does.
 {%- else %}
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks exactly one row.
+-- p_name. Locks that one row; inside a caller's transaction under
+-- MariaDB's snapshot isolation, also share-locks two others to read the
+-- slot count (read_slot_count).
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Add) }}`(
     IN p_name {{ p.name_type }},

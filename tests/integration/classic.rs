@@ -12,6 +12,7 @@ on_each_server!(
     sourcing_it_makes_one_table_the_view_and_the_classic_routines,
     the_2012_load_test_counts_exactly,
     an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count,
+    each_feature_alone_installs_and_counts,
 );
 
 /// The tables, routine bodies and triggers every feature brings: none may
@@ -175,4 +176,53 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
     assert_eq!(support::routines_in(&mut conn), routines);
     conn.query_drop(r#"CALL counter_add_many('{"hits": 7}')"#).unwrap();
     assert_eq!(support::total(&mut conn, "hits"), Some(50));
+}
+
+/// Each feature alone over the core: it installs, and its own routines
+/// (and no other feature's) are there and count.
+fn each_feature_alone_installs_and_counts() {
+    for (feature, routines, calls) in [
+        (
+            "resize",
+            &["counter_compact", "counter_resize"][..],
+            &["CALL counter_resize('c', 9)", "CALL counter_compact('c')"][..],
+        ),
+        ("batches", &["counter_add_many"], &[r#"CALL counter_add_many('{"c": 1}')"#]),
+        (
+            "write-ids",
+            &["counter_add_once", "counter_forget_writes"],
+            &["CALL counter_add_once(UNHEX(REPEAT('ab', 16)), 'c', 1)", "CALL counter_forget_writes(60)"],
+        ),
+        (
+            "periods",
+            &[
+                "counter_add_at",
+                "counter_expire_periods",
+                "counter_get_period",
+                "counter_get_range",
+                "counter_series",
+                "counter_track",
+            ],
+            &["CALL counter_track('c', 'hour', NULL)", "CALL counter_add('c', 1)"],
+        ),
+        ("bounds", &["counter_bound"], &["CALL counter_bound('c', 0, 100)", "CALL counter_add('c', 1)"]),
+    ] {
+        let db = Database::new();
+        let url = db.url();
+        succeeded(slotted_counters(&["install", "--url", &url, "--features", feature]));
+        let mut conn = db.conn();
+        let mut expected: Vec<&str> = CLASSIC_ROUTINES.iter().chain(routines).copied().collect();
+        expected.sort_unstable();
+        assert_eq!(support::routines_in(&mut conn), expected, "{feature}");
+        conn.query_drop("CALL counter_setup('c', 'd', 4, 10)").unwrap();
+        conn.query_drop("CALL counter_increment('c')").unwrap();
+        for call in calls {
+            conn.query_drop(*call).unwrap_or_else(|error| panic!("{feature}: {call}: {error}"));
+        }
+        let total = support::total(&mut conn, "c");
+        let expected_total = if feature == "resize" { 11 } else { 12 };
+        assert_eq!(total, Some(expected_total), "{feature}");
+        conn.query_drop("CALL counter_delete('c')").unwrap();
+        assert_eq!(support::total(&mut conn, "c"), None, "{feature}");
+    }
 }
