@@ -12,8 +12,8 @@ use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use crate::{render, script};
-use slotted_counters_core::PackageOptions;
-use slotted_counters_core::package::{self, Routine, errno, server_errno};
+use slotted_counters_core::package::{self, ROUTINE_MARK, Routine, errno, server_errno};
+use slotted_counters_core::{Feature, PackageOptions};
 
 /// How one object of the package stands in the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +48,15 @@ pub struct ObjectStatus {
 
 /// What `status` found: every routine of the package, the view, the
 /// tables (counters, write ids, changes, periods, buckets), then the
-/// triggers.
+/// triggers; and which features the database holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub objects: Vec<ObjectStatus>,
+    /// Every feature, with the version whose routines the database holds
+    /// for it (`None`: none of its routines), whatever `options` asked.
+    pub features: Vec<(Feature, Option<String>)>,
+    /// What `counter_package()` answered, when it could be called.
+    pub package_line: Option<String>,
 }
 
 impl Status {
@@ -196,7 +201,37 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind: "TRIGGER", state });
     }
-    Ok(Status { objects })
+    let features = installed_features(options, &installed);
+    let package_line =
+        conn.query_first(format!("SELECT `{}`()", Routine::Package.name(options))).ok().flatten();
+    Ok(Status { objects, features, package_line })
+}
+
+/// Each feature, with the version its routines were installed by: a
+/// feature is there when a routine that needs it alone is, whichever
+/// options installed it (`installed` lists the routines of the prefix and
+/// their COMMENTs).
+fn installed_features(
+    options: &PackageOptions,
+    installed: &[(String, String)],
+) -> Vec<(Feature, Option<String>)> {
+    let version = |comment: &str| match comment.split_whitespace().collect::<Vec<_>>()[..] {
+        [ROUTINE_MARK, version, ..] => version.to_owned(),
+        _ => "another package's".to_owned(),
+    };
+    Feature::ALL
+        .into_iter()
+        .map(|feature| {
+            let found = Routine::ALL
+                .into_iter()
+                .filter(|routine| routine.needs() == [feature].into_iter().collect())
+                .find_map(|routine| {
+                    let name = routine.name(options);
+                    installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name))
+                });
+            (feature, found.map(|(_, comment)| version(comment)))
+        })
+        .collect()
 }
 
 /// The collation `table` holds counter names in; `None` when it has no

@@ -70,6 +70,8 @@ DELIMITER $$
 {% include "routines/expire_periods.sql" %}
 {%- when Routine::Bound -%}
 {% include "routines/bound.sql" %}
+{%- when Routine::Package -%}
+{% include "routines/package.sql" %}
 {%- endmatch %}
 /*!80000 CALL `{{ p.grants_keeper }}`('{{ routine.kind }}', '{{ routine.name }}') */$$
 {% endfor %}

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use slotted_counters_core::package::Routine;
 use slotted_counters_core::periods::Period;
 use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
@@ -220,6 +221,8 @@ pub enum Call<'a> {
         floor: Option<i64>,
         ceiling: Option<i64>,
     },
+    /// Reads which package the database holds (`counter_package()`).
+    Package,
 }
 
 impl Call<'_> {
@@ -245,6 +248,31 @@ impl Call<'_> {
             Call::Series { .. } => "series",
             Call::ExpirePeriods => "expire_periods",
             Call::Bound { .. } => "bound",
+            Call::Package => "package",
+        }
+    }
+
+    /// The routine the call runs in routine mode, whose features it needs.
+    pub(crate) fn routine(&self) -> Routine {
+        match self {
+            Call::Setup { .. } => Routine::Setup,
+            Call::Increment { .. } => Routine::Increment,
+            Call::Add { .. } => Routine::Add,
+            Call::AddMany { .. } => Routine::AddMany,
+            Call::AddOnce { .. } => Routine::AddOnce,
+            Call::AddManyOnce { .. } => Routine::AddManyOnce,
+            Call::ForgetWrites { .. } => Routine::ForgetWrites,
+            Call::Reset { .. } => Routine::Reset,
+            Call::Delete { .. } => Routine::Delete,
+            Call::GetMany { .. } => Routine::Get,
+            Call::Track { .. } => Routine::Track,
+            Call::AddAt { .. } | Call::FlushAdd { .. } => Routine::AddAt,
+            Call::AddManyAt { .. } => Routine::AddManyAt,
+            Call::GetPeriod { .. } | Call::Series { .. } => Routine::GetPeriod,
+            Call::GetRange { .. } => Routine::GetRange,
+            Call::ExpirePeriods => Routine::ExpirePeriods,
+            Call::Bound { .. } => Routine::Bound,
+            Call::Package => Routine::Package,
         }
     }
 
@@ -255,11 +283,13 @@ impl Call<'_> {
     }
 }
 
-/// What a call answers: nothing for a write, one value per name for a read.
+/// What a call answers: nothing for a write, one value per name for a
+/// read, the package's line for [`Call::Package`].
 #[derive(Debug)]
 pub enum Answer {
     Done,
     Values(Vec<Option<i64>>),
+    Package(Option<String>),
 }
 
 impl Answer {
@@ -267,7 +297,7 @@ impl Answer {
     pub(crate) fn values(self) -> Vec<Option<i64>> {
         match self {
             Answer::Values(values) => values,
-            Answer::Done => Vec::new(),
+            Answer::Done | Answer::Package(_) => Vec::new(),
         }
     }
 }

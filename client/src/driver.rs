@@ -53,6 +53,9 @@ pub trait Connection {
     /// Runs `statement` and reads its rows, each column as a nullable
     /// BIGINT.
     async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError>;
+
+    /// Runs `statement`, a `SELECT` of one text, and reads it.
+    async fn text(&mut self, statement: &Statement<'_>) -> Result<Option<String>, CounterError>;
 }
 
 /// The output of `future`, which must be ready when first polled: a call

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use slotted_counters_core::names::NameRule;
+use slotted_counters_core::package;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
@@ -178,7 +179,16 @@ impl<D: Driver> Engine<D> {
         let mut tries = Tries::new(self.budget);
         loop {
             let attempt = Attempt { mode: &self.package.mode, call };
-            match self.driver.attempt(attempt).await {
+            let outcome = self.driver.attempt(attempt).await;
+            // A routine's first miss: a feature the package lacks fails the
+            // call at once; any other miss is a re-install's, waited for.
+            if matches!(outcome, Err(CounterError::NotInstalled(_)))
+                && !tries.met_missing()
+                && let Some(lacked) = self.lacked_feature(call).await
+            {
+                return Err(lacked);
+            }
+            match outcome {
                 Err(error) => match tries.pause_after(&error, call.carries_id()) {
                     Some((pause, why)) => {
                         report_retry(call, &error, pause, why);
@@ -194,6 +204,26 @@ impl<D: Driver> Engine<D> {
                 Ok(Outcome(answer)) => return Ok(answer),
             }
         }
+    }
+
+    /// The error a call whose routine is missing fails with at once: the
+    /// database's package lacks a feature the call needs, as
+    /// `counter_package()` says. `None` when it has them all (a re-install
+    /// is replacing the routine) or cannot say (the package predates the
+    /// function, or the function is being replaced too).
+    async fn lacked_feature(&self, call: Call<'_>) -> Option<CounterError> {
+        let attempt = Attempt { mode: &self.package.mode, call: Call::Package };
+        let Ok(Outcome(Answer::Package(Some(line)))) = self.driver.attempt(attempt).await else {
+            return None;
+        };
+        let installed = package::features_in_line(&line)?;
+        let feature = call.routine().needs().missing_from(installed).iter().next()?;
+        Some(CounterError::FeatureMissing {
+            feature: feature.name(),
+            call: call.kind(),
+            with_it: installed.with(feature).to_string(),
+            package: line,
+        })
     }
 
     async fn write(&self, call: Call<'_>) -> Result<(), CounterError> {

@@ -72,6 +72,24 @@ pub enum CounterError {
     )]
     NotGranted(String),
 
+    /// The call's routine is missing (1305) because the database's package
+    /// was generated without a feature the call needs, as
+    /// `counter_package()` says: it fails at once, where a routine a
+    /// re-install is replacing is waited for.
+    #[error(
+        "the counter package in this database lacks the feature {feature}, which {call} needs (it is `{package}`); install one with it: `slotted-counters install --features {with_it}`"
+    )]
+    FeatureMissing {
+        /// The feature's name, as `--features` takes it.
+        feature: &'static str,
+        /// The call that needs it.
+        call: &'static str,
+        /// What `counter_package()` answered.
+        package: String,
+        /// The features installed, and this one.
+        with_it: String,
+    },
+
     /// The server answered with any other error: a privilege missing, a
     /// deadlock that outlasted the retries.
     #[error("ERROR {code} ({sqlstate}): {message}")]
@@ -166,7 +184,9 @@ impl CounterError {
             CounterError::AlreadyExists(_) => Some(errno::ALREADY_EXISTS),
             CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
             CounterError::PastBound { .. } => Some(errno::PAST_BOUND),
-            CounterError::NotInstalled(_) => Some(server_errno::NO_SUCH_ROUTINE),
+            CounterError::NotInstalled(_) | CounterError::FeatureMissing { .. } => {
+                Some(server_errno::NO_SUCH_ROUTINE)
+            }
             CounterError::NotGranted(_) => Some(server_errno::ROUTINE_ACCESS_DENIED),
             CounterError::Server { code, .. } => Some(*code),
             _ => None,
@@ -181,7 +201,9 @@ impl CounterError {
             | CounterError::AlreadyExists(_)
             | CounterError::InvalidArgument(_)
             | CounterError::PastBound { .. } => Some(REFUSAL_SQLSTATE),
-            CounterError::NotInstalled(_) | CounterError::NotGranted(_) => Some("42000"),
+            CounterError::NotInstalled(_)
+            | CounterError::NotGranted(_)
+            | CounterError::FeatureMissing { .. } => Some("42000"),
             CounterError::Server { sqlstate, .. } => Some(sqlstate),
             _ => None,
         }

@@ -109,6 +109,11 @@ impl Tries {
         Some((pause, why))
     }
 
+    /// Whether the call has found a routine missing before.
+    pub(crate) fn met_missing(&self) -> bool {
+        self.missing_since.is_some()
+    }
+
     /// How many tries the call has had, reinstall waits aside.
     pub(crate) fn attempts(&self) -> u32 {
         self.attempt

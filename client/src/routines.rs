@@ -45,6 +45,7 @@ pub struct Routines {
     get_range: String,
     expire_periods: String,
     bound: String,
+    package: String,
 }
 
 /// A moment in SQL, from the seconds since 1970 UTC ([`Moment::At`]) or
@@ -92,6 +93,7 @@ impl Routines {
             get_range: Routine::GetRange.name(options),
             expire_periods: call(Routine::ExpirePeriods),
             bound: call(Routine::Bound),
+            package: format!("SELECT `{}`()", Routine::Package.name(options)),
         }
     }
 
@@ -158,6 +160,9 @@ impl Routines {
             Call::ExpirePeriods => statement(&self.expire_periods, Vec::new()),
             Call::Bound { name, floor, ceiling } => {
                 statement(&self.bound, vec![Param::Text(name), Param::Number(floor), Param::Number(ceiling)])
+            }
+            Call::Package => {
+                return conn.text(&statement(&self.package, Vec::new())).await.map(Answer::Package);
             }
             Call::GetPeriod { name, period, at } => {
                 let read = Statement {

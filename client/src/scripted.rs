@@ -28,6 +28,8 @@ pub(crate) enum Reply {
     Changed(u64),
     /// Success, with these rows, each column a nullable BIGINT.
     Rows(Vec<Vec<Option<i64>>>),
+    /// Success, with one row of one text.
+    Text(Option<String>),
     /// The server's error with this number.
     Error(u16),
     /// A bounded counter's refusal (9004) of a write past its floor of 0,
@@ -156,7 +158,7 @@ impl Connection for ScriptedConnection {
     async fn execute(&mut self, statement: &Statement<'_>) -> Result<u64, CounterError> {
         match self.reply(statement).await {
             Reply::Changed(rows) => Ok(rows),
-            Reply::Rows(_) => {
+            Reply::Rows(_) | Reply::Text(_) => {
                 panic!("a script's mistake: rows for {}, whose rows are dropped", statement.sql)
             }
             failed => Err(failure(failed)),
@@ -166,8 +168,18 @@ impl Connection for ScriptedConnection {
     async fn rows(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
         match self.reply(statement).await {
             Reply::Rows(rows) => Ok(rows),
-            Reply::Changed(_) => {
-                panic!("a script's mistake: a count of rows for {}, which reads rows", statement.sql)
+            Reply::Changed(_) | Reply::Text(_) => {
+                panic!("a script's mistake: no rows of numbers for {}, which reads them", statement.sql)
+            }
+            failed => Err(failure(failed)),
+        }
+    }
+
+    async fn text(&mut self, statement: &Statement<'_>) -> Result<Option<String>, CounterError> {
+        match self.reply(statement).await {
+            Reply::Text(text) => Ok(text),
+            Reply::Changed(_) | Reply::Rows(_) => {
+                panic!("a script's mistake: no text for {}, which reads one", statement.sql)
             }
             failed => Err(failure(failed)),
         }

@@ -30,12 +30,15 @@ pub enum Routine {
     Series,
     ExpirePeriods,
     Bound,
+    /// `counter_package()`: the package's version and the options it was
+    /// generated with, features included ([`package_line`]).
+    Package,
 }
 
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 21] = [
+    pub const ALL: [Routine; 22] = [
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
@@ -57,6 +60,7 @@ impl Routine {
         Routine::Series,
         Routine::ExpirePeriods,
         Routine::Bound,
+        Routine::Package,
     ];
 
     /// The routines the package made with `options` has: those of its
@@ -81,7 +85,8 @@ impl Routine {
             | Routine::Reset
             | Routine::Delete
             | Routine::Get
-            | Routine::Estimate => &[],
+            | Routine::Estimate
+            | Routine::Package => &[],
             Routine::Resize | Routine::Compact => &[Feature::Resize],
             Routine::AddMany => &[Feature::Batches],
             Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
@@ -127,6 +132,7 @@ impl Routine {
             Routine::Series => "series",
             Routine::ExpirePeriods => "expire_periods",
             Routine::Bound => "bound",
+            Routine::Package => "package",
         }
     }
 
@@ -152,6 +158,7 @@ impl Routine {
                 | Routine::GetRange
                 | Routine::Series
                 | Routine::ExpirePeriods
+                | Routine::Package
         )
     }
 
@@ -167,7 +174,7 @@ impl Routine {
             | Routine::AddManyAt
             | Routine::GetPeriod => 3,
             Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
-            Routine::ExpirePeriods => 0,
+            Routine::ExpirePeriods | Routine::Package => 0,
             Routine::ForgetWrites
             | Routine::Increment
             | Routine::AddMany
@@ -181,7 +188,10 @@ impl Routine {
     /// Whether it is a function, read with `SELECT`, rather than a
     /// procedure, run with `CALL`.
     pub fn is_function(self) -> bool {
-        matches!(self, Routine::Get | Routine::Estimate | Routine::GetPeriod | Routine::GetRange)
+        matches!(
+            self,
+            Routine::Get | Routine::Estimate | Routine::GetPeriod | Routine::GetRange | Routine::Package
+        )
     }
 
     /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
@@ -484,7 +494,27 @@ pub const MESSAGE_LENGTH: u32 = 128;
 /// the options, so that `status` can tell a current routine from a stale
 /// one.
 pub fn routine_comment(options: &PackageOptions) -> String {
+    package_line(options)
+}
+
+/// What `counter_package()` answers: [`ROUTINE_MARK`], this version and the
+/// flags of `generate` that made the package, `--features` among them
+/// unless it has them all.
+pub fn package_line(options: &PackageOptions) -> String {
     format!("{ROUTINE_MARK} {} {}", env!("CARGO_PKG_VERSION"), flags(options).join(" "))
+}
+
+/// The features a [`package_line`] names: all of them when it has no
+/// `--features`. `None` for a line this package does not write.
+pub fn features_in_line(line: &str) -> Option<Features> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some(ROUTINE_MARK) {
+        return None;
+    }
+    match words.skip_while(|&word| word != "--features").nth(1) {
+        Some(features) => features.parse().ok(),
+        None => Some(Features::ALL),
+    }
 }
 
 /// The SQLSTATE of every refusal of the package: class 23, integrity
@@ -676,4 +706,28 @@ pub fn grants_keeper_name(options: &PackageOptions) -> String {
 /// The throwaway function an install creates and drops first, prefix included.
 pub fn probe_name(options: &PackageOptions) -> String {
     format!("{}{PROBE_SUFFIX}", options.prefix())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::Feature;
+
+    #[test]
+    fn a_package_line_names_the_features_its_package_has() {
+        for features in ["all", "none", "periods", "batches,write-ids", "resize,bounds"] {
+            let features: Features = features.parse().unwrap();
+            let options = PackageOptions::builder().features(features).build().unwrap();
+            assert_eq!(features_in_line(&package_line(&options)), Some(features), "{features}");
+        }
+        let periods = features_in_line("slotted-counters 0.2.0 --table t --features periods").unwrap();
+        assert!(periods.has(Feature::Periods) && !periods.has(Feature::Bounds));
+    }
+
+    #[test]
+    fn a_line_of_another_making_names_no_features() {
+        for line in ["", "counters 0.1.0", "slotted-counters 0.1.0 --features nonsense"] {
+            assert_eq!(features_in_line(line), None, "{line}");
+        }
+    }
 }

@@ -49,7 +49,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_resize', 'counter_compact', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -98,7 +98,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate');
+           AND `Routine_name` IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -656,6 +656,19 @@ IF CHAR_LENGTH(p_name) > 50 THEN
     RETURN COALESCE(v_value, 0) * v_slots;
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_estimate') */$$
+
+/*!80000 DROP FUNCTION IF EXISTS `counter_package` */$$
+-- Which package this is, in one line: 'slotted-counters', its version and the
+-- options of `generate` that made it, --features among them unless it has
+-- every feature. `status` and the clients read it to tell a feature the
+-- database lacks from a routine a re-install is replacing.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_package`()
+RETURNS VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+DETERMINISTIC
+NO SQL
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --features none'
+RETURN 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --features none'$$
+/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_package') */$$
 
 
 DROP PROCEDURE `counter_install_grants`$$

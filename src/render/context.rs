@@ -51,6 +51,8 @@ pub(super) struct Context {
     pub(super) args: String,
     /// Every routine's COMMENT: `status` compares it with what it expects.
     pub(super) comment: String,
+    /// What `counter_package()` answers.
+    pub(super) package_line: String,
     /// Whether it holds each feature whose parts other templates name.
     pub(super) resize: bool,
     pub(super) periods_feature: bool,
@@ -298,6 +300,7 @@ impl Context {
             version: env!("CARGO_PKG_VERSION"),
             args: flags(options).join(" "),
             comment: package::routine_comment(options),
+            package_line: package::package_line(options),
             resize: features.has(Feature::Resize),
             periods_feature: features.has(Feature::Periods),
             bounds: features.has(Feature::Bounds),

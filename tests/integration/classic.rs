@@ -3,16 +3,28 @@
 
 use std::io::Write;
 use std::process::Stdio;
+use std::time::Instant;
 
 use mysql::prelude::Queryable;
+use slotted_counters::defaults::REINSTALL_WINDOW;
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, Period};
 
 use crate::support::{self, CLASSIC_ROUTINES, Database, on_each_server, slotted_counters, succeeded};
+
+/// The features line of `status` for `url`.
+fn status_features(url: &str) -> String {
+    let report = support::stdout(&slotted_counters(&["status", "--url", url]));
+    let line = report.lines().find(|line| line.starts_with("features: "));
+    line.unwrap_or_else(|| panic!("no features line in {report}")).to_owned()
+}
 
 on_each_server!(
     sourcing_it_makes_one_table_the_view_and_the_classic_routines,
     the_2012_load_test_counts_exactly,
     an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count,
     each_feature_alone_installs_and_counts,
+    both_clients_fail_at_once_naming_a_feature_the_package_lacks,
 );
 
 /// The tables, routine bodies and triggers every feature brings: none may
@@ -164,6 +176,7 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
 
     succeeded(slotted_counters(&["install", "--url", &url, "--features", "none", "--drop-features", "all"]));
     assert_eq!(support::routines_in(&mut conn), CLASSIC_ROUTINES);
+    assert_eq!(status_features(&url), "features: none (the classic package)");
     let triggers: Vec<String> = conn
         .query("SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()")
         .unwrap();
@@ -174,6 +187,14 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
 
     succeeded(slotted_counters(&["install", "--url", &url]));
     assert_eq!(support::routines_in(&mut conn), routines);
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        status_features(&url),
+        format!(
+            "features: resize ({version}), batches ({version}), write-ids ({version}), periods ({version}), \
+             bounds ({version})"
+        )
+    );
     conn.query_drop(r#"CALL counter_add_many('{"hits": 7}')"#).unwrap();
     assert_eq!(support::total(&mut conn, "hits"), Some(50));
 }
@@ -214,6 +235,7 @@ fn each_feature_alone_installs_and_counts() {
         let mut expected: Vec<&str> = CLASSIC_ROUTINES.iter().chain(routines).copied().collect();
         expected.sort_unstable();
         assert_eq!(support::routines_in(&mut conn), expected, "{feature}");
+        assert_eq!(status_features(&url), format!("features: {feature} ({})", env!("CARGO_PKG_VERSION")));
         conn.query_drop("CALL counter_setup('c', 'd', 4, 10)").unwrap();
         conn.query_drop("CALL counter_increment('c')").unwrap();
         for call in calls {
@@ -225,4 +247,46 @@ fn each_feature_alone_installs_and_counts() {
         conn.query_drop("CALL counter_delete('c')").unwrap();
         assert_eq!(support::total(&mut conn, "c"), None, "{feature}");
     }
+}
+
+/// Clients made for the complete package, on a database that holds the
+/// classic one: a call needing a feature fails at once (well within the
+/// wait for a re-install) with an error naming the feature and the
+/// `--features` to install; the core's calls count.
+fn both_clients_fail_at_once_naming_a_feature_the_package_lacks() {
+    let db = Database::new();
+    succeeded(slotted_counters(&["install", "--url", &db.url(), "--features", "none"]));
+    db.conn().query_drop("CALL counter_setup('c', 'd', 4, 0)").unwrap();
+    let lacked = |outcome: Result<(), CounterError>, started: Instant| {
+        let error = outcome.unwrap_err();
+        assert!(started.elapsed() < REINSTALL_WINDOW / 2, "{error} after {:?}", started.elapsed());
+        match error {
+            CounterError::FeatureMissing { feature, ref with_it, .. } => {
+                assert_eq!(with_it, feature, "{error}");
+                assert!(error.to_string().contains(&format!("--features {feature}")), "{error}");
+                feature
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+
+    let counters = Counters::new(db.pool().clone());
+    counters.increment("c").unwrap();
+    let started = Instant::now();
+    assert_eq!(lacked(counters.add_many([("c", 1)]), started), "batches");
+    let started = Instant::now();
+    assert_eq!(lacked(counters.bound("c", 0..), started), "bounds");
+
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(2).connect(&db.url()).await.unwrap();
+        let counters = AsyncCounters::new(pool).unwrap();
+        counters.increment("c").await.unwrap();
+        let started = Instant::now();
+        let write_id = counters.clone().with_write_ids().add("c", 1).await;
+        assert_eq!(lacked(write_id, started), "write-ids");
+        let started = Instant::now();
+        assert_eq!(lacked(counters.track("c", Period::Hour, Keep::All).await, started), "periods");
+    });
+    assert_eq!(support::total(&mut db.conn(), "c"), Some(2), "only the core's increments counted");
 }

@@ -27,6 +27,14 @@ impl Connection for MySqlConnection {
         };
         Ok(rows.iter().map(values).collect::<Result<_, _>>()?)
     }
+
+    async fn text(&mut self, statement: &Statement<'_>) -> Result<Option<String>, CounterError> {
+        // Read as bytes: sqlx takes a text in a binary collation
+        // (utf8mb4_bin, the package's) for VARBINARY, which no String decodes.
+        let row = bind(statement).fetch_optional(self).await?;
+        let bytes = row.map(|row| row.try_get::<Option<Vec<u8>>, _>(0)).transpose()?.flatten();
+        Ok(bytes.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+    }
 }
 
 fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {

@@ -14,6 +14,13 @@ use crate::scripted::{Reply, ScriptedDriver, seen_while};
 
 const INCREMENT: &str = "CALL `counter_increment`(?)";
 const ADD_ONCE: &str = "CALL `counter_add_once`(?, ?, ?)";
+const PACKAGE: &str = "SELECT `counter_package`()";
+
+/// What `counter_package()` answers for a package with `features`.
+fn package_line(features: &str) -> Reply {
+    let options = PackageOptions::builder().features(features.parse().unwrap()).build().unwrap();
+    Reply::Text(Some(package::package_line(&options)))
+}
 
 fn routines(driver: ScriptedDriver) -> Engine<ScriptedDriver> {
     Engine::new(driver, &PackageOptions::default())
@@ -74,10 +81,40 @@ fn a_missing_routine_is_tried_again_through_a_reinstall_even_on_the_callers_conn
     use Reply::{Changed, Error};
     let missing = Error(server_errno::NO_SUCH_ROUTINE);
     let caller = routines(ScriptedDriver::default());
-    let client = caller.on(ScriptedDriver::new([missing.clone(), missing, Changed(1)]));
+    let client = caller.on(ScriptedDriver::new([missing.clone(), package_line("all"), missing, Changed(1)]));
     ready(client.increment("likes")).unwrap();
-    assert_eq!(client.driver.sql(), [INCREMENT; 3]);
+    assert_eq!(client.driver.sql(), [INCREMENT, PACKAGE, INCREMENT, INCREMENT], "the package asked once");
     assert_eq!(client.driver.pauses(), [Duration::from_millis(5), Duration::from_millis(10)]);
+}
+
+#[test]
+fn a_call_needing_a_feature_the_package_lacks_fails_at_once_naming_it() {
+    let missing = Reply::Error(server_errno::NO_SUCH_ROUTINE);
+    let client = routines(ScriptedDriver::new([missing, package_line("batches,bounds")]));
+    let error = ready(client.track("likes", Period::Day, crate::call::Keep::Last(7))).unwrap_err();
+    let CounterError::FeatureMissing { feature, call, ref with_it, .. } = error else {
+        panic!("{error:?}");
+    };
+    assert_eq!((feature, call, with_it.as_str()), ("periods", "track", "batches,periods,bounds"));
+    assert!(error.to_string().contains("install --features batches,periods,bounds"), "{error}");
+    assert_eq!(error.code(), Some(server_errno::NO_SUCH_ROUTINE));
+    assert_eq!(client.driver.sql(), ["CALL `counter_track`(?, ?, ?)", PACKAGE]);
+    assert!(client.driver.pauses().is_empty(), "no wait for a re-install");
+}
+
+#[test]
+fn a_missing_routine_of_a_package_that_cannot_say_what_it_holds_is_waited_for() {
+    use Reply::{Changed, Error};
+    let missing = Error(server_errno::NO_SUCH_ROUTINE);
+    // A package from before counter_package(), or one whose function a
+    // re-install is replacing too.
+    let client = routines(ScriptedDriver::new([missing.clone(), missing, Changed(1)]));
+    ready(client.track("likes", Period::Day, crate::call::Keep::Last(7))).unwrap();
+    assert_eq!(
+        client.driver.sql(),
+        ["CALL `counter_track`(?, ?, ?)", PACKAGE, "CALL `counter_track`(?, ?, ?)"]
+    );
+    assert_eq!(client.driver.pauses().len(), 1);
 }
 
 #[test]
@@ -104,8 +141,8 @@ fn without_write_ids_a_lost_answer_is_not_sent_again() {
 #[test]
 fn a_retried_call_tells_a_subscriber_why_it_runs_again() {
     use Reply::{Changed, Error, Lost};
-    let script =
-        [Error(server_errno::NO_SUCH_ROUTINE), Error(server_errno::DEADLOCK), Changed(0), Lost, Changed(1)];
+    let missing = Error(server_errno::NO_SUCH_ROUTINE);
+    let script = [missing.clone(), missing, Error(server_errno::DEADLOCK), Changed(0), Lost, Changed(1)];
     let client = routines(ScriptedDriver::new(script)).with_write_ids();
     let events = seen_while(|| ready(client.increment("likes")).unwrap());
     assert_eq!(events.len(), 3, "{events:#?}");

@@ -151,6 +151,8 @@ impl Plain {
             }
             Call::ExpirePeriods => self.expire(conn).await?,
             Call::Bound { name, floor, ceiling } => self.bound(conn, name, floor, ceiling, owner).await?,
+            // The plain mode runs no routine, and needs every feature's tables.
+            Call::Package => return Ok(Answer::Package(None)),
         }
         Ok(Answer::Done)
     }

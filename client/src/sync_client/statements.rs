@@ -26,6 +26,11 @@ impl<Q: Queryable> Connection for Blocking<'_, Q> {
         let rows: Vec<mysql::Row> = self.0.exec(&*statement.sql, params(statement))?;
         rows.into_iter().map(values).collect()
     }
+
+    async fn text(&mut self, statement: &Statement<'_>) -> Result<Option<String>, CounterError> {
+        let text: Option<Option<String>> = self.0.exec_first(&*statement.sql, params(statement))?;
+        Ok(text.flatten())
+    }
 }
 
 /// The rows a statement's results say it changed, once every row of them

@@ -150,7 +150,7 @@ fn an_install_or_uninstall_beside_a_routine_or_trigger_of_the_packages_names_cha
 /// The application routines as an application account calls them, each
 /// refusing its NULL arguments with one of the package's errors or
 /// answering NULL: the call ran, so the account may call it.
-const APPLICATION_CALLS: [&str; 14] = [
+const APPLICATION_CALLS: [&str; 15] = [
     "CALL counter_add(NULL, NULL)",
     "CALL counter_increment(NULL)",
     "CALL counter_add_many(NULL)",
@@ -165,6 +165,7 @@ const APPLICATION_CALLS: [&str; 14] = [
     "SELECT counter_get_range(NULL, NULL, NULL, NULL)",
     "CALL counter_series(NULL, NULL, NULL, NULL)",
     "CALL counter_expire_periods()",
+    "SELECT counter_package()",
 ];
 
 /// Each of [`APPLICATION_CALLS`] as the account `url` names: Ok, or the

@@ -342,18 +342,19 @@ pub fn committed_with(feature: Feature) -> impl Iterator<Item = (&'static str, &
 }
 
 /// The routines of the classic package (`--features none`), by name.
-pub const CLASSIC_ROUTINES: [&str; 7] = [
+pub const CLASSIC_ROUTINES: [&str; 8] = [
     "counter_add",
     "counter_delete",
     "counter_estimate",
     "counter_get",
     "counter_increment",
+    "counter_package",
     "counter_reset",
     "counter_setup",
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 21] = [
+pub const ROUTINES: [&str; 22] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
@@ -370,6 +371,7 @@ pub const ROUTINES: [&str; 21] = [
     "counter_get_period",
     "counter_get_range",
     "counter_increment",
+    "counter_package",
     "counter_reset",
     "counter_resize",
     "counter_series",
