@@ -70,7 +70,7 @@ impl Features {
     /// The classic package: the core alone.
     pub const NONE: Features = Features(0);
     /// Every feature: the default package.
-    pub const ALL: Features = Features(0b1_1111);
+    pub const ALL: Features = Features((1 << Feature::ALL.len()) - 1);
 
     /// Whether the set holds `feature`.
     pub fn has(self, feature: Feature) -> bool {

@@ -290,16 +290,23 @@ pub fn has_changes_table(options: &PackageOptions) -> bool {
     options.features().has(Feature::Resize) || options.auto_create() || options.cluster().is_some()
 }
 
+/// Whether the package made with `options` has the table of write ids:
+/// for writes with ids, and for batches, which record one of their own.
+pub fn has_writes_table(options: &PackageOptions) -> bool {
+    let features = options.features();
+    features.has(Feature::Batches) || features.has(Feature::WriteIds)
+}
+
 /// Whether each of [`tables`] is in the package made with `options`, in
-/// the same order: the slots always; the write ids with batches or write
-/// ids; the changes ([`has_changes_table`]); the periods' three with
+/// the same order: the slots always; the write ids ([`has_writes_table`]);
+/// the changes ([`has_changes_table`]); the periods' three with
 /// periods; the spreads with bounds.
 fn tables_present(options: &PackageOptions) -> [bool; 7] {
     let features = options.features();
     let periods = features.has(Feature::Periods);
     [
         true,
-        features.has(Feature::Batches) || features.has(Feature::WriteIds),
+        has_writes_table(options),
         has_changes_table(options),
         periods,
         periods,

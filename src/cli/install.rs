@@ -37,19 +37,21 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
         .flat_map(|options| accounts.iter().flat_map(|account| grants::application_grants(options, account)))
         .map(|grant| format!("{grant};\n"))
         .collect();
+    // Each name, as the probe looks for it: `all` is no feature's.
+    let drop_features = args.drop_features.map_or_else(String::new, |features| {
+        let names: Vec<&str> = features.iter().map(|feature| feature.name()).collect();
+        format!("SET {} = '{}';\n", package::DROP_FEATURES_VARIABLE, names.join(","))
+    });
     if args.dry_run {
-        print!("{}{}", install::describe(&script)?, install::describe(&grants)?);
+        let [drop_features, script, grants] =
+            [&drop_features, &script, &grants].map(|sql| install::describe(sql));
+        print!("{}{}{}", drop_features?, script?, grants?);
         return Ok(());
     }
     let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
     grants::check_accounts_exist(&mut conn, &accounts)?;
-    if let Some(features) = args.drop_features {
-        // Each name, as the probe looks for it: `all` is no feature's.
-        let names: Vec<&str> = features.iter().map(|feature| feature.name()).collect();
-        script::run(
-            &mut conn,
-            &format!("SET {} = '{}';\n", package::DROP_FEATURES_VARIABLE, names.join(",")),
-        )?;
+    if !drop_features.is_empty() {
+        script::run(&mut conn, &drop_features)?;
     }
     let statements = install::install(&mut conn, &script)?;
     eprintln!("installed: {statements} statements ran on {target}");

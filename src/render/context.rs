@@ -289,6 +289,7 @@ impl Context {
             spread_trigger,
         ] = package::trigger_names(options);
         let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
+        let tables = package::tables_in_package(options);
         // Lazily created counters have only the rows that were hit.
         let features = options.features();
         let triggers = package::triggers_in_package(options);
@@ -304,7 +305,7 @@ impl Context {
             resize: features.has(Feature::Resize),
             periods_feature: features.has(Feature::Periods),
             bounds: features.has(Feature::Bounds),
-            has_writes_table: features.has(Feature::Batches) || features.has(Feature::WriteIds),
+            has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),
             slot_bound_triggers: triggers.contains(&insert_trigger),
             table: options.table().to_owned(),
@@ -353,9 +354,7 @@ impl Context {
             grants_keeper: package::grants_keeper_name(options),
             relations: package::relations(options)
                 .into_iter()
-                .filter(|relation| {
-                    relation.is_view || package::tables_in_package(options).contains(&relation.name)
-                })
+                .filter(|relation| relation.is_view || tables.contains(&relation.name))
                 .collect(),
             lacked_features: package::lacked_features(options)
                 .into_iter()

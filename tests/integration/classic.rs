@@ -174,6 +174,24 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
     assert!(message.contains("lacks the installed features resize,write-ids,periods,bounds"), "{message}");
     assert_eq!(support::routines_in(&mut conn), routines, "only every feature named lets it go on");
 
+    let dry_run = support::stdout(&succeeded(slotted_counters(&[
+        "install",
+        "--url",
+        &url,
+        "--features",
+        "none",
+        "--drop-features",
+        "all",
+        "--dry-run",
+    ])));
+    assert!(
+        dry_run.starts_with(
+            "-- statement 1 (line 1)\nSET @slotted_counters_drop_features = 'resize,batches,write-ids,periods,bounds';"
+        ),
+        "{dry_run}"
+    );
+    assert_eq!(support::routines_in(&mut conn), routines, "a dry run changes nothing");
+
     succeeded(slotted_counters(&["install", "--url", &url, "--features", "none", "--drop-features", "all"]));
     assert_eq!(support::routines_in(&mut conn), CLASSIC_ROUTINES);
     assert_eq!(status_features(&url), "features: none (the classic package)");
