@@ -39,42 +39,24 @@
 {%- endmacro %}
 
 {#- Refuses (`refuse`: the invalid-argument error; else RETURN NULL, in a
-    function) a name holding a control character, a character the
-    collation ignores (its weight is empty: "a" and "a" followed by U+200B
-    would be one counter to the table and two names to everyone else), or
-    ending with a space (or a character the collation takes for one), which
-    a PAD SPACE collation ignores too. A name of printable ASCII needs no
-    look at each character: no collation ignores any of them. The test is
-    for a character outside that range, not for a name of them alone:
-    `$` in a pattern also matches before a final newline. -#}
+    function) a name the name check finds a problem in. Only a name with a
+    character outside printable ASCII, or ending with a space, is checked:
+    no collation ignores a printable ASCII character. The test is for a
+    character outside that range, not for a name of them alone: `$` in a
+    pattern also matches before a final newline. -#}
 {% macro check_name_characters(indent, p, refuse) -%}
 {{ indent }}IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-{{ indent }}    BEGIN
-{{ indent }}        DECLARE v_at INT DEFAULT 0;
-{{ indent }}        DECLARE v_character VARCHAR(1) CHARACTER SET {{ p.charset }} COLLATE {{ p.collation }};
-{{ indent }}        DECLARE v_code INT;
-{{ indent }}        DECLARE v_unusable VARCHAR(64) CHARACTER SET {{ p.charset }} COLLATE {{ p.collation }};
-{{ indent }}        WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-{{ indent }}            SET v_at = v_at + 1;
-{{ indent }}            SET v_character = SUBSTRING(p_name, v_at, 1);
-{{ indent }}            SET v_code = ORD(CONVERT(v_character USING utf32));
-{{ indent }}            IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-{{ indent }}                SET v_unusable = CONCAT('{{ refusals::CONTROL_CHARACTER }} (U+', LPAD(HEX(v_code), 4, '0'), ')');
-{{ indent }}            ELSEIF WEIGHT_STRING(v_character) = '' THEN
-{{ indent }}                SET v_unusable = CONCAT('{{ refusals::IGNORED_CHARACTER }} (U+', LPAD(HEX(v_code), 4, '0'), ')');
-{{ indent }}            END IF;
-{{ indent }}        END WHILE;
-{{ indent }}        IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-{{ indent }}            SET v_unusable = '{{ refusals::TRAILING_SPACE }}';
-{{ indent }}        END IF;
-{{ indent }}        IF v_unusable IS NOT NULL THEN
 {%- if refuse %}
-{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'{{ refusals::NAME_HAS }} ', v_unusable, ': ', QUOTE(p_name){% endcall %}
+{{ indent }}    -- NULL, and no refusal, for a name without a problem.
+{{ indent }}    SET v_message = LEFT(CONCAT('{{ refusals::NAME_HAS }} ', `{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
+{{ indent }}    IF v_message IS NOT NULL THEN
+{{ indent }}        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}    END IF;
 {%- else %}
-{{ indent }}            RETURN NULL;
+{{ indent }}    IF `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
+{{ indent }}        RETURN NULL;
+{{ indent }}    END IF;
 {%- endif %}
-{{ indent }}        END IF;
-{{ indent }}    END;
 {{ indent }}END IF;
 {%- endmacro %}
 

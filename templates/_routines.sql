@@ -21,7 +21,9 @@
 DELIMITER $$
 {% for routine in p.routines %}
 {% match routine.routine -%}
-{% when Routine::Setup -%}
+{% when Routine::NameProblem -%}
+{% include "routines/name_problem.sql" %}
+{%- when Routine::Setup -%}
 {% include "routines/setup.sql" %}
 {%- when Routine::Add -%}
 {% include "routines/add.sql" %}

@@ -9,6 +9,12 @@ use crate::options::{PackageOptions, SlotPolicy, flags};
 /// One routine of the package. Its name is the package prefix plus [`Routine::suffix`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Routine {
+    /// `counter_name_problem(name)`: what makes a name no counter may have
+    /// unusable (a control character, a character the collation ignores, a
+    /// trailing space), or NULL. The routines call it only for a name
+    /// outside printable ASCII or ending in a space, so the check is
+    /// written once and an ASCII name pays nothing for it.
+    NameProblem,
     Setup,
     Add,
     Increment,
@@ -38,7 +44,8 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 22] = [
+    pub const ALL: [Routine; 23] = [
+        Routine::NameProblem,
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
@@ -79,7 +86,8 @@ impl Routine {
     /// core's.
     pub fn needs(self) -> Features {
         let features: &[Feature] = match self {
-            Routine::Setup
+            Routine::NameProblem
+            | Routine::Setup
             | Routine::Add
             | Routine::Increment
             | Routine::Reset
@@ -111,6 +119,7 @@ impl Routine {
     /// The part of the routine's name after the prefix.
     pub fn suffix(self) -> &'static str {
         match self {
+            Routine::NameProblem => "name_problem",
             Routine::Setup => "setup",
             Routine::Add => "add",
             Routine::Increment => "increment",
@@ -141,6 +150,8 @@ impl Routine {
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
+    /// The name check is the other routines' own: they call it with their
+    /// definer's rights.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
@@ -175,7 +186,8 @@ impl Routine {
             | Routine::GetPeriod => 3,
             Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
             Routine::ExpirePeriods | Routine::Package => 0,
-            Routine::ForgetWrites
+            Routine::NameProblem
+            | Routine::ForgetWrites
             | Routine::Increment
             | Routine::AddMany
             | Routine::Compact
@@ -190,7 +202,12 @@ impl Routine {
     pub fn is_function(self) -> bool {
         matches!(
             self,
-            Routine::Get | Routine::Estimate | Routine::GetPeriod | Routine::GetRange | Routine::Package
+            Routine::NameProblem
+                | Routine::Get
+                | Routine::Estimate
+                | Routine::GetPeriod
+                | Routine::GetRange
+                | Routine::Package
         )
     }
 

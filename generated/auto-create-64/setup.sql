@@ -90,7 +90,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -113,7 +113,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package');
+           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -369,6 +369,39 @@ SET @slotted_counters_upgrade = NULL;
 -- isolation a plain read opens a view that fails the write (1020).
 DELIMITER $$
 
+/*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
+-- What makes p_name a name no counter may have, or NULL: a control
+-- character, a character the collation ignores (its weight is empty: "a"
+-- and "a" followed by U+200B would be one counter to the table and two
+-- names to everyone else), or a trailing space (or a character the
+-- collation takes for one), which a PAD SPACE collation ignores too. The
+-- routines ask it only of a name outside printable ASCII or ending in a
+-- space: no collation ignores a printable ASCII character.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
+    p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+RETURNS VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+DETERMINISTIC
+NO SQL
+COMMENT 'slotted-counters 0.1.0 --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 50 --slot-choice random --collation utf8mb4_bin --auto-create'
+BEGIN
+    DECLARE v_at INT DEFAULT 0;
+    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_code INT;
+    WHILE v_at < CHAR_LENGTH(p_name) DO
+        SET v_at = v_at + 1;
+        SET v_character = SUBSTRING(p_name, v_at, 1);
+        SET v_code = ORD(CONVERT(v_character USING utf32));
+        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
+            RETURN CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+        ELSEIF WEIGHT_STRING(v_character) = '' THEN
+            RETURN CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+        END IF;
+    END WHILE;
+    RETURN IF(p_name LIKE '% ', 'a trailing space', NULL);
+END$$
+/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with its 64 slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or 64). p_initial_value (NULL: 0, else a
@@ -403,29 +436,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF CHAR_LENGTH(p_description) > 255 THEN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
@@ -516,29 +531,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
@@ -736,29 +733,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
             IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-                BEGIN
-                    DECLARE v_at INT DEFAULT 0;
-                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    DECLARE v_code INT;
-                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                        SET v_at = v_at + 1;
-                        SET v_character = SUBSTRING(p_name, v_at, 1);
-                        SET v_code = ORD(CONVERT(v_character USING utf32));
-                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        END IF;
-                    END WHILE;
-                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                        SET v_unusable = 'a trailing space';
-                    END IF;
-                    IF v_unusable IS NOT NULL THEN
-                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                    END IF;
-                END;
+                -- NULL, and no refusal, for a name without a problem.
+                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+                IF v_message IS NOT NULL THEN
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
             END IF;
             IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
@@ -847,29 +826,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF CONCAT(CAST(p_value AS SIGNED)) = p_value THEN
         SET v_number = p_value;
@@ -909,29 +870,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     INSERT INTO `counter_changes`
         (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `pending`)
@@ -965,29 +908,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
     IF ROW_COUNT() = 0 THEN
@@ -1040,28 +965,9 @@ IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                RETURN NULL;
-            END IF;
-        END;
+        IF `counter_name_problem`(p_name) IS NOT NULL THEN
+            RETURN NULL;
+        END IF;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
@@ -1088,28 +994,9 @@ IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                RETURN NULL;
-            END IF;
-        END;
+        IF `counter_name_problem`(p_name) IS NOT NULL THEN
+            RETURN NULL;
+        END IF;
     END IF;
     SET v_slots = 64;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
@@ -1177,29 +1064,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     SET v_slot = FLOOR(RAND() * 64) + 1;
     BEGIN
@@ -1364,29 +1233,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
             IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-                BEGIN
-                    DECLARE v_at INT DEFAULT 0;
-                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    DECLARE v_code INT;
-                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                        SET v_at = v_at + 1;
-                        SET v_character = SUBSTRING(p_name, v_at, 1);
-                        SET v_code = ORD(CONVERT(v_character USING utf32));
-                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        END IF;
-                    END WHILE;
-                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                        SET v_unusable = 'a trailing space';
-                    END IF;
-                    IF v_unusable IS NOT NULL THEN
-                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                    END IF;
-                END;
+                -- NULL, and no refusal, for a name without a problem.
+                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+                IF v_message IS NOT NULL THEN
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
             END IF;
             IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
@@ -1521,29 +1372,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
@@ -1659,29 +1492,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
        AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
@@ -1877,29 +1692,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
             IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-                BEGIN
-                    DECLARE v_at INT DEFAULT 0;
-                    DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    DECLARE v_code INT;
-                    DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-                    WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                        SET v_at = v_at + 1;
-                        SET v_character = SUBSTRING(p_name, v_at, 1);
-                        SET v_code = ORD(CONVERT(v_character USING utf32));
-                        IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                            SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                            SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                        END IF;
-                    END WHILE;
-                    IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                        SET v_unusable = 'a trailing space';
-                    END IF;
-                    IF v_unusable IS NOT NULL THEN
-                        SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                    END IF;
-                END;
+                -- NULL, and no refusal, for a name without a problem.
+                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+                IF v_message IS NOT NULL THEN
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
             END IF;
             IF v_key_delta IS NULL THEN
                 SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
@@ -2034,28 +1831,9 @@ IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                RETURN NULL;
-            END IF;
-        END;
+        IF `counter_name_problem`(p_name) IS NOT NULL THEN
+            RETURN NULL;
+        END IF;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -2123,28 +1901,9 @@ IF CHAR_LENGTH(p_name) > 50 THEN
         RETURN NULL;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                RETURN NULL;
-            END IF;
-        END;
+        IF `counter_name_problem`(p_name) IS NOT NULL THEN
+            RETURN NULL;
+        END IF;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -2184,29 +1943,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
@@ -2403,29 +2144,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        BEGIN
-            DECLARE v_at INT DEFAULT 0;
-            DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            DECLARE v_code INT;
-            DECLARE v_unusable VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-            WHILE v_unusable IS NULL AND v_at < CHAR_LENGTH(p_name) DO
-                SET v_at = v_at + 1;
-                SET v_character = SUBSTRING(p_name, v_at, 1);
-                SET v_code = ORD(CONVERT(v_character USING utf32));
-                IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-                    SET v_unusable = CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                ELSEIF WEIGHT_STRING(v_character) = '' THEN
-                    SET v_unusable = CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
-                END IF;
-            END WHILE;
-            IF v_unusable IS NULL AND p_name LIKE '% ' THEN
-                SET v_unusable = 'a trailing space';
-            END IF;
-            IF v_unusable IS NOT NULL THEN
-                SET v_message = LEFT(CONCAT('counter name has ', v_unusable, ': ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
     IF CONCAT(CAST(p_lowest AS SIGNED)) = p_lowest THEN
         SET v_lowest = p_lowest;

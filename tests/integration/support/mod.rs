@@ -342,19 +342,20 @@ pub fn committed_with(feature: Feature) -> impl Iterator<Item = (&'static str, &
 }
 
 /// The routines of the classic package (`--features none`), by name.
-pub const CLASSIC_ROUTINES: [&str; 8] = [
+pub const CLASSIC_ROUTINES: [&str; 9] = [
     "counter_add",
     "counter_delete",
     "counter_estimate",
     "counter_get",
     "counter_increment",
+    "counter_name_problem",
     "counter_package",
     "counter_reset",
     "counter_setup",
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 22] = [
+pub const ROUTINES: [&str; 23] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
@@ -371,6 +372,7 @@ pub const ROUTINES: [&str; 22] = [
     "counter_get_period",
     "counter_get_range",
     "counter_increment",
+    "counter_name_problem",
     "counter_package",
     "counter_reset",
     "counter_resize",
