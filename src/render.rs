@@ -4,6 +4,7 @@
 //! [`PackageOptions`], in `render/context.rs`; the templates themselves stay
 //! SQL-shaped. Here: which template makes which file.
 
+mod comments;
 mod context;
 
 use askama::Template;
@@ -120,11 +121,12 @@ pub fn uninstall_sql(options: &PackageOptions) -> Result<String, Error> {
     Ok(file(UNINSTALL_SQL, Uninstall { p: &Context::new(options) }.render())?.contents)
 }
 
-/// Names a rendered file; askama drops a template's trailing newlines, so
+/// Names a rendered file and seals its routines' COMMENTs
+/// ([`comments::seal`]); askama drops a template's trailing newlines, so
 /// every file gets exactly one back here.
 fn file(name: &'static str, rendered: askama::Result<String>) -> Result<GeneratedFile, Error> {
     let rendered = rendered.map_err(|source| Error::Render { file: name, source })?;
-    Ok(GeneratedFile { name, contents: format!("{}\n", rendered.trim_end()) })
+    Ok(GeneratedFile { name, contents: format!("{}\n", comments::seal(rendered.trim_end())) })
 }
 
 #[derive(Template)]

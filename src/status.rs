@@ -12,7 +12,7 @@ use mysql::prelude::Queryable;
 
 use crate::error::Error;
 use crate::{render, script};
-use slotted_counters_core::package::{self, ROUTINE_MARK, Routine, errno, server_errno};
+use slotted_counters_core::package::{self, Routine, errno, server_errno};
 use slotted_counters_core::{Feature, PackageOptions};
 
 /// How one object of the package stands in the database.
@@ -52,9 +52,9 @@ pub struct ObjectStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub objects: Vec<ObjectStatus>,
-    /// Every feature, with the version whose routines the database holds
-    /// for it (`None`: none of its routines), whatever `options` asked.
-    pub features: Vec<(Feature, Option<String>)>,
+    /// The features whose routines the database holds, whatever `options`
+    /// asked.
+    pub features: Vec<Feature>,
     /// What `counter_package()` answered, when it could be called.
     pub package_line: Option<String>,
 }
@@ -144,13 +144,16 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             (options.prefix(),),
         )
         .map_err(Error::Query)?;
-    let expected = package::routine_comment(options);
+    let rendered = script::split(&render::setup_sql(options)?)?;
     let mut objects = Vec::new();
     for routine in Routine::in_package(options) {
         let name = routine.name(options);
         let call = harmless_call(options, routine);
+        let expected = rendered_comment(&rendered, routine.kind(), &name);
         let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
-            Some((_, comment)) if *comment != expected => State::Stale { installed: comment.clone() },
+            Some((_, comment)) if Some(comment.as_str()) != expected => {
+                State::Stale { installed: comment.clone() }
+            }
             Some(_) => match probe_routine(conn, routine, &call)? {
                 Probe::Fails(problem) => State::Broken { problem },
                 _ => State::Current,
@@ -186,7 +189,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind, state });
     }
-    for (name, body) in rendered_triggers(options)? {
+    for (name, body) in rendered_triggers(&rendered, options)? {
         let installed: Option<String> = conn
             .exec_first(
                 "SELECT ACTION_STATEMENT FROM information_schema.TRIGGERS \
@@ -207,29 +210,19 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
     Ok(Status { objects, features, package_line })
 }
 
-/// Each feature, with the version its routines were installed by: a
-/// feature is there when a routine that needs it alone is, whichever
-/// options installed it (`installed` lists the routines of the prefix and
-/// their COMMENTs).
-fn installed_features(
-    options: &PackageOptions,
-    installed: &[(String, String)],
-) -> Vec<(Feature, Option<String>)> {
-    let version = |comment: &str| match comment.split_whitespace().collect::<Vec<_>>()[..] {
-        [ROUTINE_MARK, version, ..] => version.to_owned(),
-        _ => "another package's".to_owned(),
-    };
+/// The features the database holds: a feature is there when a routine
+/// that needs it alone is, whichever options installed it (`installed`
+/// lists the routines of the prefix).
+fn installed_features(options: &PackageOptions, installed: &[(String, String)]) -> Vec<Feature> {
     Feature::ALL
         .into_iter()
-        .map(|feature| {
-            let found = Routine::ALL
-                .into_iter()
-                .filter(|routine| routine.needs() == [feature].into_iter().collect())
-                .find_map(|routine| {
+        .filter(|&feature| {
+            Routine::ALL.into_iter().filter(|routine| routine.needs() == [feature].into_iter().collect()).any(
+                |routine| {
                     let name = routine.name(options);
-                    installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name))
-                });
-            (feature, found.map(|(_, comment)| version(comment)))
+                    installed.iter().any(|(installed, _)| installed.eq_ignore_ascii_case(&name))
+                },
+            )
         })
         .collect()
 }
@@ -245,10 +238,24 @@ pub fn names_collation(conn: &mut impl Queryable, table: &str) -> Result<Option<
     .map_err(Error::Query)
 }
 
-/// Each trigger `setup.sql` creates for `options`, with its body as
-/// [`normalized`] gives it.
-fn rendered_triggers(options: &PackageOptions) -> Result<Vec<(String, String)>, Error> {
-    let statements = script::split(&render::setup_sql(options)?)?;
+/// The COMMENT `setup.sql` (split into `statements`) gives routine `name`
+/// of `kind`: the mark and the digest of its CREATE statement.
+fn rendered_comment<'a>(statements: &'a [script::Statement], kind: &str, name: &str) -> Option<&'a str> {
+    let created = format!("{kind} `{name}`(");
+    statements
+        .iter()
+        .filter(|statement| statement.text.starts_with("CREATE") && statement.first_line().contains(&created))
+        .find_map(|statement| statement.text.split_once("COMMENT '"))
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(comment, _)| comment)
+}
+
+/// Each trigger `setup.sql` (split into `statements`) creates for
+/// `options`, with its body as [`normalized`] gives it.
+fn rendered_triggers(
+    statements: &[script::Statement],
+    options: &PackageOptions,
+) -> Result<Vec<(String, String)>, Error> {
     package::triggers_in_package(options)
         .into_iter()
         .map(|name| {

@@ -6,6 +6,9 @@
 -- Errors are SQLSTATE '{{ p.refusal_state }}' with MYSQL_ERRNO {{ p.unknown_counter }} (unknown counter),
 -- {{ p.already_exists }} (counter already exists) or {{ p.invalid_argument }} (invalid argument).
 {%- endif %}
+-- Each routine's COMMENT is '{{ p.routine_mark }}' and a digest of its CREATE
+-- statement: `status` tells this package's routines from others' by it.
+-- {{ p.routine(Routine::Package) }}() says which version and options made the package.
 -- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
 -- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
 -- for routines: it runs the `/*!80000 DROP ... */` before each CREATE

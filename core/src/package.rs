@@ -514,13 +514,6 @@ pub const FORGET_BATCH: u32 = 1_000;
 /// refusals are cut the same way.
 pub const MESSAGE_LENGTH: u32 = 128;
 
-/// The COMMENT every routine carries: [`ROUTINE_MARK`], this version and
-/// the options, so that `status` can tell a current routine from a stale
-/// one.
-pub fn routine_comment(options: &PackageOptions) -> String {
-    package_line(options)
-}
-
 /// What `counter_package()` answers: [`ROUTINE_MARK`], this version and the
 /// flags of `generate` that made the package, `--features` among them
 /// unless it has them all.

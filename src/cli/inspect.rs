@@ -80,18 +80,14 @@ fn status_report(status: &Status) -> String {
     format!("{}{}", features_report(status), table::format(&["name", "kind", "state"], &rows))
 }
 
-/// The package `counter_package()` names, and each feature the database
-/// holds, with the version that installed it.
+/// The package `counter_package()` names (its version among its words),
+/// and each feature the database holds.
 fn features_report(status: &Status) -> String {
     let package = match &status.package_line {
         Some(line) => format!("package: {line}\n"),
         None => String::new(),
     };
-    let installed: Vec<String> = status
-        .features
-        .iter()
-        .filter_map(|(feature, version)| version.as_ref().map(|version| format!("{feature} ({version})")))
-        .collect();
+    let installed: Vec<String> = status.features.iter().map(ToString::to_string).collect();
     let features =
         if installed.is_empty() { "none (the classic package)".to_owned() } else { installed.join(", ") };
     format!("{package}features: {features}\n\n")

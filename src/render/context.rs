@@ -47,10 +47,10 @@ pub(super) struct LackedFeature {
 
 /// The values the templates place.
 pub(super) struct Context {
-    pub(super) version: &'static str,
     pub(super) args: String,
-    /// Every routine's COMMENT: `status` compares it with what it expects.
-    pub(super) comment: String,
+    /// Every routine's COMMENT until [`super::comments::seal`] puts each
+    /// routine's digest in it.
+    pub(super) comment: &'static str,
     /// What `counter_package()` answers.
     pub(super) package_line: String,
     /// Whether it holds each feature whose parts other templates name.
@@ -298,9 +298,8 @@ impl Context {
             _ => "COUNT(*)".to_owned(),
         };
         Self {
-            version: env!("CARGO_PKG_VERSION"),
             args: flags(options).join(" "),
-            comment: package::routine_comment(options),
+            comment: super::comments::UNSEALED,
             package_line: package::package_line(options),
             resize: features.has(Feature::Resize),
             periods_feature: features.has(Feature::Periods),

@@ -205,14 +205,7 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
 
     succeeded(slotted_counters(&["install", "--url", &url]));
     assert_eq!(support::routines_in(&mut conn), routines);
-    let version = env!("CARGO_PKG_VERSION");
-    assert_eq!(
-        status_features(&url),
-        format!(
-            "features: resize ({version}), batches ({version}), write-ids ({version}), periods ({version}), \
-             bounds ({version})"
-        )
-    );
+    assert_eq!(status_features(&url), "features: resize, batches, write-ids, periods, bounds");
     conn.query_drop(r#"CALL counter_add_many('{"hits": 7}')"#).unwrap();
     assert_eq!(support::total(&mut conn, "hits"), Some(50));
 }
@@ -253,7 +246,7 @@ fn each_feature_alone_installs_and_counts() {
         let mut expected: Vec<&str> = CLASSIC_ROUTINES.iter().chain(routines).copied().collect();
         expected.sort_unstable();
         assert_eq!(support::routines_in(&mut conn), expected, "{feature}");
-        assert_eq!(status_features(&url), format!("features: {feature} ({})", env!("CARGO_PKG_VERSION")));
+        assert_eq!(status_features(&url), format!("features: {feature}"));
         conn.query_drop("CALL counter_setup('c', 'd', 4, 10)").unwrap();
         conn.query_drop("CALL counter_increment('c')").unwrap();
         for call in calls {
