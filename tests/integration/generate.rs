@@ -93,7 +93,11 @@ fn the_version_is_written_once_and_each_comment_digests_its_routine() {
         let setup = render::setup_sql(&options).unwrap();
         assert_eq!(setup.matches(&version).count(), 1, "{version}in setup.sql");
         assert!(setup.contains(&format!("RETURN '{version}")), "counter_package() returns it");
-        setup.lines().filter(|line| line.starts_with("COMMENT 'slotted-counters")).map(str::to_owned).collect()
+        setup
+            .lines()
+            .filter(|line| line.starts_with("COMMENT 'slotted-counters"))
+            .map(str::to_owned)
+            .collect()
     };
     let default = comments(PackageOptions::default());
     let fewer_slots = comments(PackageOptions::builder().default_slots(7).build().unwrap());
@@ -103,7 +107,11 @@ fn the_version_is_written_once_and_each_comment_digests_its_routine() {
     unique.dedup();
     assert_eq!(unique.len(), default.len(), "every routine has its own digest");
     let changed: Vec<usize> = (0..default.len()).filter(|&at| default[at] != fewer_slots[at]).collect();
-    assert_eq!(changed.len(), 2, "--default-slots reaches counter_setup and counter_package alone: {changed:?}");
+    assert_eq!(
+        changed.len(),
+        2,
+        "--default-slots reaches counter_setup and counter_package alone: {changed:?}"
+    );
 }
 
 #[test]

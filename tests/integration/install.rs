@@ -206,7 +206,9 @@ fn status_names_missing_and_stale_routines_and_triggers() {
     let creates = |dir: &str| std::fs::read_to_string(support::committed_setup_sql(dir)).unwrap();
     let (installed, asked) = (creates("generated"), creates("generated/fixed-slots-64"));
     let mut current = Vec::new();
-    for name in support::ROUTINES.into_iter().filter(|name| !["counter_reset", "counter_resize"].contains(name)) {
+    for name in
+        support::ROUTINES.into_iter().filter(|name| !["counter_reset", "counter_resize"].contains(name))
+    {
         let line = report.lines().find(|line| line.starts_with(&format!("{name} "))).unwrap();
         let same = routine_statement(&installed, name) == routine_statement(&asked, name);
         assert_eq!(line.contains("stale"), !same, "{line}");
@@ -224,7 +226,8 @@ fn routine_statement(setup: &str, name: &str) -> String {
     let created = format!("`{name}`(");
     let lines: Vec<&str> =
         setup.lines().skip_while(|line| !(line.starts_with("CREATE") && line.contains(&created))).collect();
-    let end = lines.iter().position(|line| line.contains("$$")).unwrap_or_else(|| panic!("{name} is created"));
+    let end =
+        lines.iter().position(|line| line.contains("$$")).unwrap_or_else(|| panic!("{name} is created"));
     lines[..=end].iter().filter(|line| !line.starts_with("COMMENT '")).copied().collect::<Vec<_>>().join("\n")
 }
 
