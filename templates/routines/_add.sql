@@ -4,7 +4,8 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_periods.sql" as periods -%}
 
-{% macro variables(p) %}
+{#- `parses_delta`: the delta comes as text, parsed through v_number. -#}
+{% macro variables(p, parses_delta) %}
 {%- if p.fixed_slots.is_none() %}
     DECLARE v_slots INT;
 {%- endif %}
@@ -12,7 +13,9 @@
 {%- if p.fixed_slots.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
+{%- if parses_delta %}
     DECLARE v_number DECIMAL(65, 30);
+{%- endif %}
     DECLARE v_delta BIGINT;
 {%- if p.periods_feature %}
     -- What each period the counter tracks keeps.
@@ -28,6 +31,12 @@
 
 {% macro check_arguments(p) %}
 {% call m::check_delta("    ", p) %}{% endcall %}
+{% call check_name(p) %}{% endcall %}
+{%- endmacro %}
+
+{#- The name a write may count for: with --auto-create it makes the
+    counter, so it must be one a counter may have. -#}
+{% macro check_name(p) %}
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- else %}

@@ -21,7 +21,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Add) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call add::variables(p) %}{% endcall %}
+{%- call add::variables(p, true) %}{% endcall %}
 {% call add::check_arguments(p) %}{% endcall %}
 {%- call add::add_counted(p, "UTC_TIMESTAMP(6)") %}{% endcall %}
 END$$

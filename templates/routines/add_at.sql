@@ -15,7 +15,7 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_moment DATETIME(6);
-{%- call add::variables(p) %}{% endcall %}
+{%- call add::variables(p, true) %}{% endcall %}
 {% call add::check_arguments(p) %}{% endcall %}
 {% call periods::check_at("    ", p, true) %}{% endcall %}
 {%- call add::add_counted(p, "v_moment") %}{% endcall %}

@@ -17,7 +17,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddOnce) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call add::variables(p) %}{% endcall %}
+{%- call add::variables(p, true) %}{% endcall %}
 
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {%- call add::check_arguments(p) %}{% endcall %}
