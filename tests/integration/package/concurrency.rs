@@ -48,10 +48,11 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
         Some(slots) => format!("FLOOR(RAND() * {slots}) + 1"),
         None => "FLOOR(RAND() * v_slots) + 1".to_owned(),
     };
-    // The UPDATE of counter_add, and of counter_add_at, which shares it,
-    // inside its branch for counters that track no period.
+    // The UPDATE of counter_add and counter_increment, and of
+    // counter_add_at, which shares it, inside its branch for counters that
+    // track no period.
     let (updates, indent) =
-        if package.has(Feature::Periods) { (2, " ".repeat(9)) } else { (1, " ".repeat(5)) };
+        if package.has(Feature::Periods) { (3, " ".repeat(9)) } else { (2, " ".repeat(5)) };
     let correct = format!(
         "SET `counter` = `counter` + v_delta\n{indent}WHERE `counter_name` = p_name AND `counter_id` = v_slot\n"
     );
