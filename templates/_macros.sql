@@ -23,10 +23,16 @@
     another counter), or holding a character that would make two different
     names one counter. -#}
 {% macro check_name_form(indent, p) -%}
-{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
-{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::long_name(*p.name_length) }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} OR {% call unusual_characters() %}{% endcall %} THEN
+{{ indent }}    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
+{% call refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::long_name(*p.name_length) }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    END IF;
+{{ indent }}    -- NULL, and no refusal, for a name without a problem.
+{{ indent }}    SET v_message = LEFT(CONCAT('{{ refusals::NAME_HAS }} ', `{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
+{{ indent }}    IF v_message IS NOT NULL THEN
+{{ indent }}        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}    END IF;
 {{ indent }}END IF;
-{% call check_name_characters(indent, p, true) %}{% endcall %}
 {%- endmacro %}
 
 {#- The invalid-argument errors of a name a row is created for: NULL, blank,
@@ -38,42 +44,41 @@
 {% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
 
-{#- Refuses (`refuse`: the invalid-argument error; else RETURN NULL, in a
-    function) a name the name check finds a problem in. Only a name with a
-    character outside printable ASCII, or ending with a space, is checked:
-    no collation ignores a printable ASCII character. The test is for a
-    character outside that range, not for a name of them alone: `$` in a
-    pattern also matches before a final newline. -#}
-{% macro check_name_characters(indent, p, refuse) -%}
-{{ indent }}IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-{%- if refuse %}
-{{ indent }}    -- NULL, and no refusal, for a name without a problem.
-{{ indent }}    SET v_message = LEFT(CONCAT('{{ refusals::NAME_HAS }} ', `{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
-{{ indent }}    IF v_message IS NOT NULL THEN
-{{ indent }}        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
-{{ indent }}    END IF;
-{%- else %}
-{{ indent }}    IF `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
-{{ indent }}        RETURN NULL;
-{{ indent }}    END IF;
-{%- endif %}
-{{ indent }}END IF;
+{#- Whether p_name may have a problem the name check finds: only a name
+    with a character outside printable ASCII, or ending with a space, is
+    checked, as no collation ignores a printable ASCII character. The test
+    is for a character outside that range, not for a name of them alone:
+    `$` in a pattern also matches before a final newline. One test, so that
+    a usable name costs one condition. -#}
+{% macro unusual_characters() -%}
+p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% '
 {%- endmacro %}
 
 {#- A function's answer for a name no counter may have: NULL. -#}
 {% macro null_if_unusable(p) -%}
-    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
+    IF CHAR_LENGTH(p_name) > {{ p.name_length }}
+       OR ({% call unusual_characters() %}{% endcall %}) AND `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
-{% call check_name_characters("    ", p, false) %}{% endcall %}
+{%- endmacro %}
+
+{#- Whether counter `name` tracks no period, as a slot row's `untracked`
+    is set from: a share-locked look, evaluated for each row the statement
+    has locked. A period track starts (an insert into the periods' table)
+    either before the look, which then sees it, or after it, and then sets
+    the rows again once the look's statement has ended. -#}
+{% macro tracks_none(p, name) -%}
+NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.`counter_name` = {{ name }} LOCK IN SHARE MODE)
 {%- endmacro %}
 
 {#- Inserts `count` slot rows of counter p_name in one statement, numbered
-    `id` (from slot.id = 1), with `values` for the other columns. -#}
-{% macro slot_rows(indent, p, id, values, count) -%}
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    `id` (from slot.id = 1), with `values` for the description, start date
+    and count, and in a package with periods `untracked` for the column of
+    that name (empty: whether the counter tracks none). -#}
+{% macro slot_rows(indent, p, id, values, count, untracked) -%}
+{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`{% if p.periods_feature %}, `untracked`{% endif %})
 {{ indent }}WITH digit (d) AS ({{ p.slot_numbers.digits }})
-{{ indent }}SELECT p_name, {{ id }}, {{ values }}
+{{ indent }}SELECT p_name, {{ id }}, {{ values }}{% if p.periods_feature %}, {% if untracked.is_empty() %}{% call tracks_none(p, "p_name") %}{% endcall %}{% else %}{{ untracked }}{% endif %}{% endif %}
 {{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
 {{ indent }}WHERE slot.id <= {{ count }};
 {%- endmacro %}

@@ -1,4 +1,5 @@
 {%- import "routines/_bounds.sql" as bounds -%}
+{%- import "routines/_periods.sql" as periods -%}
 -- One row per slot. A counter's value is the sum of its slots; an increment
 -- adds to one slot picked at random, so concurrent increments of one counter
 -- rarely wait for the same row lock. IF NOT EXISTS: running the package again
@@ -11,6 +12,9 @@ CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
 {%- if p.bounds %}
 {%- call bounds::columns("'", false) %}{% endcall %}
+{%- endif %}
+{%- if p.periods_feature %}
+    {% call periods::untracked_column("'", false) %}{% endcall %}
 {%- endif %}
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

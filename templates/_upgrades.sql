@@ -1,5 +1,7 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "_pending.sql" as pending -%}
+{%- import "routines/_periods.sql" as periods -%}
+{%- import "_macros.sql" as m -%}
 {#- Runs `alter` (text for a quoted string) on `table` when it lacks
     `column`: MySQL has no ADD COLUMN IF NOT EXISTS. -#}
 {%- macro when_missing(table, column) %}
@@ -19,6 +21,17 @@ DEALLOCATE PREPARE slotted_counters_upgrade;
 -- last few minutes).
 {%- if p.bounds %}
 {%- call when_missing(p.table, "lowest") %}{% call bounds::columns("''", true) %}{% endcall %}{% endcall %}
+{%- endif %}
+{%- if p.periods_feature %}
+-- A slot table made before `untracked` marks, once, the slots of each counter
+-- that tracks no period then, for its writes to skip the look at periods.
+SET @slotted_counters_untracked = (
+    SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{{ p.table }}' AND COLUMN_NAME = 'untracked');
+{%- call when_missing(p.table, "untracked") %}{% call periods::untracked_column("''", true) %}{% endcall %}{% endcall %}
+UPDATE `{{ p.table }}` SET `untracked` = TRUE
+ WHERE @slotted_counters_untracked AND {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %};
+SET @slotted_counters_untracked = NULL;
 {%- endif %}
 {%- for table in p.applied_tables %}
 {%- call when_missing(table, p.pending_column) %}{% call pending::add(p, table) %}{% endcall %}{% endcall %}

@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
     `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
     `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
+    `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the counter tracks no period, and its writes skip counter_periods',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -148,6 +149,21 @@ SET @slotted_counters_upgrade = (
 PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
 EXECUTE slotted_counters_upgrade;
 DEALLOCATE PREPARE slotted_counters_upgrade;
+-- A slot table made before `untracked` marks, once, the slots of each counter
+-- that tracks no period then, for its writes to skip the look at periods.
+SET @slotted_counters_untracked = (
+    SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+UPDATE `counters` SET `untracked` = TRUE
+ WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
+SET @slotted_counters_untracked = NULL;
 SET @slotted_counters_upgrade = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
     ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',

@@ -180,6 +180,7 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
     `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
     `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
+    `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the counter tracks no period, and its writes skip counter_periods',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -314,6 +315,21 @@ SET @slotted_counters_upgrade = (
 PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
 EXECUTE slotted_counters_upgrade;
 DEALLOCATE PREPARE slotted_counters_upgrade;
+-- A slot table made before `untracked` marks, once, the slots of each counter
+-- that tracks no period then, for its writes to skip the look at periods.
+SET @slotted_counters_untracked = (
+    SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+UPDATE `counters` SET `untracked` = TRUE
+ WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
+SET @slotted_counters_untracked = NULL;
 SET @slotted_counters_upgrade = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
     ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
@@ -416,7 +432,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:063ceb3424197fe8'
+COMMENT 'slotted-counters sha256:0281e610623383a8'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -434,11 +450,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -477,9 +493,9 @@ BEGIN
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
     -- the statement unsafe for statement-based logging (warning 1592).
-    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)
+    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0), NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = p_name LOCK IN SHARE MODE)
     FROM (SELECT d0.d + 16 * d1.d + 1 AS id FROM digit AS d0, digit AS d1) AS slot
     WHERE slot.id <= v_slots;
 END$$
@@ -497,16 +513,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:afb5045c0f07c2f7'
+COMMENT 'slotted-counters sha256:5f94ca42d85b5dc6'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF p_delta IS NULL THEN
@@ -530,11 +541,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -545,50 +556,56 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-        ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
-            `counter` + v_delta, `counter`);
-        -- No row changed: the counter is bounded and the slot could not take
-        -- the delta alone (short of room, or the delta a restock to spread),
-        -- which the spread, with every slot locked, settles; or the delta is 0.
-        IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
-            INSERT INTO `counter_spreads`
-                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                /*!80019 AS slotted_new */
-            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+    BEGIN
+        -- What each period the counter tracks keeps.
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_keep_month BIGINT;
+        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        ELSE
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
-    END IF;
+        IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            INSERT INTO `counter_tracked_writes`
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                /*!80019 AS slotted_new */
+            ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
+                `keep_minute` = v_keep_minute,
+                `keep_hour` = v_keep_hour,
+                `keep_day` = v_keep_day,
+                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+        ELSE
+            INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+            VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+            ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
+                `counter` + v_delta, `counter`);
+            -- No row changed: the counter is bounded and the slot could not take
+            -- the delta alone (short of room, or the delta a restock to spread),
+            -- which the spread, with every slot locked, settles; or the delta is 0.
+            IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
+                INSERT INTO `counter_spreads`
+                    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                    `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                    `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            END IF;
+        END IF;
+    END;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add') */$$
 
@@ -599,27 +616,22 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:18a0b6130665fbc8'
+COMMENT 'slotted-counters sha256:45051e850daadeb5'
 BEGIN
     DECLARE v_slot INT;
-    DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
+    -- An increment's.
+    DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    SET v_delta = 1;
 
     IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -630,50 +642,56 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-        ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
-            `counter` + v_delta, `counter`);
-        -- No row changed: the counter is bounded and the slot could not take
-        -- the delta alone (short of room, or the delta a restock to spread),
-        -- which the spread, with every slot locked, settles; or the delta is 0.
-        IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
-            INSERT INTO `counter_spreads`
-                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                /*!80019 AS slotted_new */
-            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+    BEGIN
+        -- What each period the counter tracks keeps.
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_keep_month BIGINT;
+        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        ELSE
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
-    END IF;
+        IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            INSERT INTO `counter_tracked_writes`
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                /*!80019 AS slotted_new */
+            ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
+                `keep_minute` = v_keep_minute,
+                `keep_hour` = v_keep_hour,
+                `keep_day` = v_keep_day,
+                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+        ELSE
+            INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+            VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+            ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
+                `counter` + v_delta, `counter`);
+            -- No row changed: the counter is bounded and the slot could not take
+            -- the delta alone (short of room, or the delta a restock to spread),
+            -- which the spread, with every slot locked, settles; or the delta is 0.
+            IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
+                INSERT INTO `counter_spreads`
+                    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                    `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                    `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            END IF;
+        END IF;
+    END;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
 
@@ -694,7 +712,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:58e553e4bc1d44ba'
+COMMENT 'slotted-counters sha256:d1a9b9ee0713c172'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -805,11 +823,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -892,17 +910,17 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b0880fdbc0f3e9fb'
+COMMENT 'slotted-counters sha256:c873af6d708ac522'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -938,15 +956,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3034cb0587186dcc'
+COMMENT 'slotted-counters sha256:baca7eb4bc5714be'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -971,7 +989,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:78ccd03fef391cc1'
+COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -980,11 +998,11 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1036,15 +1054,11 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:52b0251d21f2f5b1'
+COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
 BEGIN
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
@@ -1062,18 +1076,14 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:ae48e660befae969'
+COMMENT 'slotted-counters sha256:c15e3666cc4a2985'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     SET v_slots = 64;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
@@ -1100,16 +1110,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3aa9ed66fee212e6'
+COMMENT 'slotted-counters sha256:ace96db70320b681'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
@@ -1137,11 +1142,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1197,7 +1202,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a920101b1bce1f15'
+COMMENT 'slotted-counters sha256:72d63b2f56c9072d'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1306,11 +1311,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -1435,7 +1440,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0e2fe8a00c91be2e'
+COMMENT 'slotted-counters sha256:99ecccafa23d820a'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1445,11 +1450,11 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1499,6 +1504,10 @@ BEGIN
         INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
+    -- The slots tell the writes whether to look at the periods: after the
+    -- change, so that no write skips a period tracked from now on.
+    UPDATE `counters` SET `untracked` = NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE)
+     WHERE `counter_name` = p_name;
     IF v_keep = 0 THEN
         SET v_dropped = 1000;
         WHILE v_dropped = 1000 DO
@@ -1532,17 +1541,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:dbe13a390a4d76fe'
+COMMENT 'slotted-counters sha256:8b46a05b59259d4c'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF p_delta IS NULL THEN
@@ -1566,11 +1570,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1596,50 +1600,56 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-        ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
-            `counter` + v_delta, `counter`);
-        -- No row changed: the counter is bounded and the slot could not take
-        -- the delta alone (short of room, or the delta a restock to spread),
-        -- which the spread, with every slot locked, settles; or the delta is 0.
-        IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
-            INSERT INTO `counter_spreads`
-                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                /*!80019 AS slotted_new */
-            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+    BEGIN
+        -- What each period the counter tracks keeps.
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_keep_month BIGINT;
+        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        ELSE
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+              FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
-    END IF;
+        IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            INSERT INTO `counter_tracked_writes`
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+            VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                /*!80019 AS slotted_new */
+            ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
+                `keep_minute` = v_keep_minute,
+                `keep_hour` = v_keep_hour,
+                `keep_day` = v_keep_day,
+                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+        ELSE
+            INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+            VALUES (p_name, v_slot, NULL, NOW(), v_delta)
+            ON DUPLICATE KEY UPDATE `counter` = IF(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - 64 AND `highest` - `counter`),
+                `counter` + v_delta, `counter`);
+            -- No row changed: the counter is bounded and the slot could not take
+            -- the delta alone (short of room, or the delta a restock to spread),
+            -- which the spread, with every slot locked, settles; or the delta is 0.
+            IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
+                INSERT INTO `counter_spreads`
+                    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                    `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                    `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            END IF;
+        END IF;
+    END;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_at') */$$
 
@@ -1656,7 +1666,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b1afdecccd01c356'
+COMMENT 'slotted-counters sha256:ba73d9f088e44e26'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1766,11 +1776,11 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -1884,7 +1894,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:7efff2521ef041d3'
+COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -1906,13 +1916,9 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -1940,7 +1946,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:244ec39757745183'
+COMMENT 'slotted-counters sha256:dca9605d659a7097'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -1976,13 +1982,9 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -2008,7 +2010,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:bbf1d9b4f72e654a'
+COMMENT 'slotted-counters sha256:a855962eb51093c3'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2017,11 +2019,11 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -2212,17 +2214,17 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:758e7a2a32fd37c6'
+COMMENT 'slotted-counters sha256:9817b1cc0f1ceb55'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -2507,6 +2509,8 @@ BEGIN
     DECLARE v_total BIGINT;
     DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start_date DATETIME;
+    -- Whether every slot tracks no period: the new slots follow them.
+    DECLARE v_untracked BOOLEAN;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The counter's slots, total and bounds (the sums of the shares), read
     -- under lock, and its total after the write.

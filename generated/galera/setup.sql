@@ -180,6 +180,7 @@ CREATE TABLE IF NOT EXISTS `counters` (
     `counter` BIGINT NOT NULL DEFAULT 0 COMMENT 'signed: a decrement may take one slot below 0',
     `lowest` BIGINT NULL COMMENT 'a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)',
     `highest` BIGINT NULL COMMENT 'a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)',
+    `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the counter tracks no period, and its writes skip counter_periods',
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -314,6 +315,21 @@ SET @slotted_counters_upgrade = (
 PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
 EXECUTE slotted_counters_upgrade;
 DEALLOCATE PREPARE slotted_counters_upgrade;
+-- A slot table made before `untracked` marks, once, the slots of each counter
+-- that tracks no period then, for its writes to skip the look at periods.
+SET @slotted_counters_untracked = (
+    SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+UPDATE `counters` SET `untracked` = TRUE
+ WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
+SET @slotted_counters_untracked = NULL;
 SET @slotted_counters_upgrade = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
     ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
@@ -416,7 +432,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:980f52dfe3f84c22'
+COMMENT 'slotted-counters sha256:7bb1c7894a41aaec'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -434,11 +450,11 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -477,9 +493,9 @@ BEGIN
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
     -- the statement unsafe for statement-based logging (warning 1592).
-    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)
+    SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0), NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = p_name LOCK IN SHARE MODE)
     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
     WHERE slot.id <= v_slots;
 END$$
@@ -495,7 +511,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9d0978647e5bf656'
+COMMENT 'slotted-counters sha256:1e948f26553c10cd'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -503,11 +519,6 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
@@ -529,11 +540,11 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -565,62 +576,77 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-        IF ROW_COUNT() = 0 THEN
-            -- The slot may be gone since the lookup (a resize removed it): slot 1
-            -- exists as long as the counter does, so the delta is not lost.
-            UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = 1
-               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-            -- Still no row changed: the counter is bounded and neither slot could
-            -- take the delta alone (short of room, or the delta a restock to
-            -- spread), or there is no such counter: the spread, with every slot
-            -- locked, tells them apart. A delta of 0 changes no row either, and
-            -- needs a look of its own.
-            IF ROW_COUNT() = 0 THEN
-                IF v_delta <> 0 THEN
-                    INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                        /*!80019 AS slotted_new */
-                    ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                        `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    -- A counter that tracks no period and has no bound takes the write as
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
+    -- changed here tells.
+    UPDATE `counters` SET `counter` = `counter` + v_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    IF ROW_COUNT() = 0 THEN
+        BEGIN
+            -- What each period the counter tracks keeps.
+            DECLARE v_keep_minute BIGINT;
+            DECLARE v_keep_hour BIGINT;
+            DECLARE v_keep_day BIGINT;
+            DECLARE v_keep_month BIGINT;
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+            ELSE
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name;
+            END IF;
+            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+                INSERT INTO `counter_tracked_writes`
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
+                    `keep_minute` = v_keep_minute,
+                    `keep_hour` = v_keep_hour,
+                    `keep_day` = v_keep_day,
+                    `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            ELSE
+                UPDATE `counters` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                IF ROW_COUNT() = 0 THEN
+                    -- The slot may be gone since the lookup (a resize removed it): slot 1
+                    -- exists as long as the counter does, so the delta is not lost.
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = 1
+                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                    -- Still no row changed: the counter is bounded and neither slot could
+                    -- take the delta alone (short of room, or the delta a restock to
+                    -- spread), or there is no such counter: the spread, with every slot
+                    -- locked, tells them apart. A delta of 0 changes no row either, and
+                    -- needs a look of its own.
+                    IF ROW_COUNT() = 0 THEN
+                        IF v_delta <> 0 THEN
+                            INSERT INTO `counter_spreads`
+                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                                /*!80019 AS slotted_new */
+                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                        END IF;
+                    END IF;
                 END IF;
             END IF;
-        END IF;
+        END;
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add') */$$
@@ -632,28 +658,23 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:13c4da9ef7e465c4'
+COMMENT 'slotted-counters sha256:e1734f3181ff238c'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
+    -- An increment's.
+    DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-    SET v_delta = 1;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -685,62 +706,77 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-        IF ROW_COUNT() = 0 THEN
-            -- The slot may be gone since the lookup (a resize removed it): slot 1
-            -- exists as long as the counter does, so the delta is not lost.
-            UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = 1
-               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-            -- Still no row changed: the counter is bounded and neither slot could
-            -- take the delta alone (short of room, or the delta a restock to
-            -- spread), or there is no such counter: the spread, with every slot
-            -- locked, tells them apart. A delta of 0 changes no row either, and
-            -- needs a look of its own.
-            IF ROW_COUNT() = 0 THEN
-                IF v_delta <> 0 THEN
-                    INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                        /*!80019 AS slotted_new */
-                    ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                        `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    -- A counter that tracks no period and has no bound takes the write as
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
+    -- changed here tells.
+    UPDATE `counters` SET `counter` = `counter` + v_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    IF ROW_COUNT() = 0 THEN
+        BEGIN
+            -- What each period the counter tracks keeps.
+            DECLARE v_keep_minute BIGINT;
+            DECLARE v_keep_hour BIGINT;
+            DECLARE v_keep_day BIGINT;
+            DECLARE v_keep_month BIGINT;
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+            ELSE
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name;
+            END IF;
+            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+                INSERT INTO `counter_tracked_writes`
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
+                    `keep_minute` = v_keep_minute,
+                    `keep_hour` = v_keep_hour,
+                    `keep_day` = v_keep_day,
+                    `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            ELSE
+                UPDATE `counters` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                IF ROW_COUNT() = 0 THEN
+                    -- The slot may be gone since the lookup (a resize removed it): slot 1
+                    -- exists as long as the counter does, so the delta is not lost.
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = 1
+                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                    -- Still no row changed: the counter is bounded and neither slot could
+                    -- take the delta alone (short of room, or the delta a restock to
+                    -- spread), or there is no such counter: the spread, with every slot
+                    -- locked, tells them apart. A delta of 0 changes no row either, and
+                    -- needs a look of its own.
+                    IF ROW_COUNT() = 0 THEN
+                        IF v_delta <> 0 THEN
+                            INSERT INTO `counter_spreads`
+                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                                /*!80019 AS slotted_new */
+                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                        END IF;
+                    END IF;
                 END IF;
             END IF;
-        END IF;
+        END;
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
@@ -761,7 +797,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cfb29ce97c5f88bf'
+COMMENT 'slotted-counters sha256:6c57af4b89601dc7'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -869,11 +905,11 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -988,17 +1024,17 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9388a65a921ae9c1'
+COMMENT 'slotted-counters sha256:b840dbeed1b0dc32'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1033,6 +1069,8 @@ BEGIN
                 DECLARE v_total BIGINT;
                 DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
                 DECLARE v_start_date DATETIME;
+                -- Whether every slot tracks no period: the new slots follow them.
+                DECLARE v_untracked BOOLEAN;
                 DECLARE v_found INT;
                 DECLARE v_bounded BOOLEAN;
                 DECLARE v_above INT;
@@ -1143,7 +1181,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c9b38bc381a72867'
+COMMENT 'slotted-counters sha256:400dab29bcc1ebb3'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -1152,11 +1190,11 @@ BEGIN
     -- The slot a shrink moves the removed slots' values into.
     DECLARE v_target INT DEFAULT 1;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1203,6 +1241,8 @@ BEGIN
                     DECLARE v_total BIGINT;
                     DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
                     DECLARE v_start_date DATETIME;
+                    -- Whether every slot tracks no period: the new slots follow them.
+                    DECLARE v_untracked BOOLEAN;
                     DECLARE v_found INT;
                     DECLARE v_bounded BOOLEAN;
                     DECLARE v_above INT;
@@ -1231,15 +1271,16 @@ BEGIN
                         RESIGNAL;
                     END;
                     START TRANSACTION;
-                    SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+                    SELECT COUNT(*), MAX(`description`), MIN(`start_date`), MIN(`untracked`)
+                      INTO v_slots, v_description, v_start_date, v_untracked
                       FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                     IF v_slots = 0 THEN
                         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
                         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
                     END IF;
-                    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+                    INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
                     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-                    SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
+                    SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0, v_untracked
                     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
                     WHERE slot.id <= v_change_slots - v_slots;
                     SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
@@ -1296,6 +1337,8 @@ BEGIN
                         DECLARE v_total BIGINT;
                         DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
                         DECLARE v_start_date DATETIME;
+                        -- Whether every slot tracks no period: the new slots follow them.
+                        DECLARE v_untracked BOOLEAN;
                         DECLARE v_found INT;
                         DECLARE v_bounded BOOLEAN;
                         DECLARE v_above INT;
@@ -1396,15 +1439,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:db1f67bdcc2374f7'
+COMMENT 'slotted-counters sha256:6dba7be42dee3133'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1427,6 +1470,8 @@ BEGIN
                 DECLARE v_total BIGINT;
                 DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
                 DECLARE v_start_date DATETIME;
+                -- Whether every slot tracks no period: the new slots follow them.
+                DECLARE v_untracked BOOLEAN;
                 DECLARE v_found INT;
                 DECLARE v_bounded BOOLEAN;
                 DECLARE v_above INT;
@@ -1506,7 +1551,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:78ccd03fef391cc1'
+COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -1515,11 +1560,11 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1571,15 +1616,11 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:52b0251d21f2f5b1'
+COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
 BEGIN
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
@@ -1597,19 +1638,15 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:bef77f1f73b48e15'
+COMMENT 'slotted-counters sha256:30edcde94ef8f6d8'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
      ORDER BY `counter_id` DESC LIMIT 1;
@@ -1637,7 +1674,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:51c4faf3a3be9960'
+COMMENT 'slotted-counters sha256:e1d9cc0a1908c6ba'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1645,11 +1682,6 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
@@ -1675,11 +1707,11 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -1760,7 +1792,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2bfed0c2b2f29840'
+COMMENT 'slotted-counters sha256:511e15580be48f7a'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1866,11 +1898,11 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -2025,7 +2057,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:000180a473a7f817'
+COMMENT 'slotted-counters sha256:5ca11799c35e0a3f'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -2035,11 +2067,11 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -2093,6 +2125,10 @@ BEGIN
         INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
+    -- The slots tell the writes whether to look at the periods: after the
+    -- change, so that no write skips a period tracked from now on.
+    UPDATE `counters` SET `untracked` = NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE)
+     WHERE `counter_name` = p_name;
     IF v_keep = 0 THEN
         SET v_dropped = 1000;
         WHILE v_dropped = 1000 DO
@@ -2126,7 +2162,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e11fb01330e276da'
+COMMENT 'slotted-counters sha256:3a72b19e27c36022'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -2135,11 +2171,6 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
-    -- What each period the counter tracks keeps.
-    DECLARE v_keep_minute BIGINT;
-    DECLARE v_keep_hour BIGINT;
-    DECLARE v_keep_day BIGINT;
-    DECLARE v_keep_month BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
@@ -2161,11 +2192,11 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -2212,62 +2243,77 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-    ELSE
-        SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-               MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-          INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
-          FROM `counter_periods` WHERE `counter_name` = p_name;
-    END IF;
-    IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-        INSERT INTO `counter_tracked_writes`
-            (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-        VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
-            /*!80019 AS slotted_new */
-        ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
-            `keep_minute` = v_keep_minute,
-            `keep_hour` = v_keep_hour,
-            `keep_day` = v_keep_day,
-            `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-    ELSE
-        UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-        IF ROW_COUNT() = 0 THEN
-            -- The slot may be gone since the lookup (a resize removed it): slot 1
-            -- exists as long as the counter does, so the delta is not lost.
-            UPDATE `counters` SET `counter` = `counter` + v_delta
-             WHERE `counter_name` = p_name AND `counter_id` = 1
-               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-            -- Still no row changed: the counter is bounded and neither slot could
-            -- take the delta alone (short of room, or the delta a restock to
-            -- spread), or there is no such counter: the spread, with every slot
-            -- locked, tells them apart. A delta of 0 changes no row either, and
-            -- needs a look of its own.
-            IF ROW_COUNT() = 0 THEN
-                IF v_delta <> 0 THEN
-                    INSERT INTO `counter_spreads`
-                        (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                    VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                        /*!80019 AS slotted_new */
-                    ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                        `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                        `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                    SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    -- A counter that tracks no period and has no bound takes the write as
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
+    -- changed here tells.
+    UPDATE `counters` SET `counter` = `counter` + v_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    IF ROW_COUNT() = 0 THEN
+        BEGIN
+            -- What each period the counter tracks keeps.
+            DECLARE v_keep_minute BIGINT;
+            DECLARE v_keep_hour BIGINT;
+            DECLARE v_keep_day BIGINT;
+            DECLARE v_keep_month BIGINT;
+            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+            ELSE
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
+                  INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name;
+            END IF;
+            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+                INSERT INTO `counter_tracked_writes`
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
+                VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                    /*!80019 AS slotted_new */
+                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
+                    `keep_minute` = v_keep_minute,
+                    `keep_hour` = v_keep_hour,
+                    `keep_day` = v_keep_day,
+                    `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+            ELSE
+                UPDATE `counters` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                IF ROW_COUNT() = 0 THEN
+                    -- The slot may be gone since the lookup (a resize removed it): slot 1
+                    -- exists as long as the counter does, so the delta is not lost.
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = 1
+                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                    -- Still no row changed: the counter is bounded and neither slot could
+                    -- take the delta alone (short of room, or the delta a restock to
+                    -- spread), or there is no such counter: the spread, with every slot
+                    -- locked, tells them apart. A delta of 0 changes no row either, and
+                    -- needs a look of its own.
+                    IF ROW_COUNT() = 0 THEN
+                        IF v_delta <> 0 THEN
+                            INSERT INTO `counter_spreads`
+                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                                /*!80019 AS slotted_new */
+                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                        END IF;
+                    END IF;
                 END IF;
             END IF;
-        END IF;
+        END;
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_at') */$$
@@ -2285,7 +2331,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3a95aeb4f45db215'
+COMMENT 'slotted-counters sha256:fdd633a5c49c8856'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -2392,11 +2438,11 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+                IF CHAR_LENGTH(p_name) > 50 THEN
+                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END IF;
                 -- NULL, and no refusal, for a name without a problem.
                 SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
@@ -2540,7 +2586,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:7efff2521ef041d3'
+COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -2562,13 +2608,9 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -2596,7 +2638,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:244ec39757745183'
+COMMENT 'slotted-counters sha256:dca9605d659a7097'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -2632,13 +2674,9 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-IF CHAR_LENGTH(p_name) > 50 THEN
+IF CHAR_LENGTH(p_name) > 50
+       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-        IF `counter_name_problem`(p_name) IS NOT NULL THEN
-            RETURN NULL;
-        END IF;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
        OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
@@ -2664,7 +2702,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:bbf1d9b4f72e654a'
+COMMENT 'slotted-counters sha256:a855962eb51093c3'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2673,11 +2711,11 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -2868,17 +2906,17 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:886c43625b9a2065'
+COMMENT 'slotted-counters sha256:9ec337a82bfda4f8'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 THEN
-        SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-    END IF;
-    IF p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         -- NULL, and no refusal, for a name without a problem.
         SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
@@ -3164,6 +3202,8 @@ BEGIN
     DECLARE v_total BIGINT;
     DECLARE v_description VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start_date DATETIME;
+    -- Whether every slot tracks no period: the new slots follow them.
+    DECLARE v_untracked BOOLEAN;
     DECLARE v_found INT;
     DECLARE v_bounded BOOLEAN;
     DECLARE v_above INT;
@@ -3189,15 +3229,16 @@ BEGIN
     SET p_name = NEW.`counter_name`;
     CASE NEW.`change_kind`
     WHEN 'grow' THEN
-        SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+        SELECT COUNT(*), MAX(`description`), MIN(`start_date`), MIN(`untracked`)
+          INTO v_slots, v_description, v_start_date, v_untracked
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF v_slots = 0 THEN
             SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
         END IF;
-        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+        INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
         WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
-        SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0
+        SELECT p_name, v_slots + slot.id, v_description, v_start_date, 0, v_untracked
         FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
         WHERE slot.id <= NEW.`slots` - v_slots;
         SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),

@@ -4,7 +4,8 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_periods.sql" as periods -%}
 
-{#- `parses_delta`: the delta comes as text, parsed through v_number. -#}
+{#- `parses_delta`: the delta comes as text, parsed through v_number;
+    else it is 1. -#}
 {% macro variables(p, parses_delta) %}
 {%- if p.fixed_slots.is_none() %}
     DECLARE v_slots INT;
@@ -16,10 +17,11 @@
 {%- if parses_delta %}
     DECLARE v_number DECIMAL(65, 30);
 {%- endif %}
+{%- if parses_delta %}
     DECLARE v_delta BIGINT;
-{%- if p.periods_feature %}
-    -- What each period the counter tracks keeps.
-{%- call periods::declare_keeps("    ", p) %}{% endcall %}
+{%- else %}
+    -- An increment's.
+    DECLARE v_delta BIGINT DEFAULT 1;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
@@ -56,14 +58,39 @@
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{%- if p.periods_feature %}
-{% call periods::read_keeps("    ", p, false) %}{% endcall %}
-    IF {% call periods::tracks_any(p) %}{% endcall %} THEN
-{% call periods::record_tracked_write("        ", p, at) %}{% endcall %}
-    ELSE
-{%- call bounds::add_to_slot("        ", p) %}{% endcall %}
+{%- if (p.periods_feature || p.bounds) && !p.auto_create %}
+    -- A counter that tracks no period and has no bound takes the write as
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
+    -- changed here tells.
+    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{%- if p.periods_feature %} AND `untracked`{% endif %}
+{%- if p.bounds %} AND `lowest` IS NULL AND `highest` IS NULL{% endif %}
+       AND v_delta BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`;
+    IF ROW_COUNT() = 0 THEN
+{%- call featured(p, at, "        ") %}{% endcall %}
     END IF;
 {%- else %}
-{%- call bounds::add_to_slot("    ", p) %}{% endcall %}
+{%- call featured(p, at, "    ") %}{% endcall %}
+{%- endif %}
+{%- endmacro %}
+
+{#- Adds v_delta to slot v_slot of counter p_name, or to the counter as
+    its bound or its periods ask, at `indent`. -#}
+{% macro featured(p, at, indent) %}
+{%- if p.periods_feature %}
+{{ indent }}BEGIN
+{{ indent }}    -- What each period the counter tracks keeps.
+{%- call periods::declare_keeps(indent ~ "    ", p) %}{% endcall %}
+{%- call periods::read_keeps(indent ~ "    ", p, false) %}{% endcall %}
+{{ indent }}    IF {% call periods::tracks_any(p) %}{% endcall %} THEN
+{% call periods::record_tracked_write(indent ~ "        ", p, at) %}{% endcall %}
+{{ indent }}    ELSE
+{%- call bounds::add_to_slot(indent ~ "        ", p) %}{% endcall %}
+{{ indent }}    END IF;
+{{ indent }}END;
+{%- else %}
+{%- call bounds::add_to_slot(indent, p) %}{% endcall %}
 {%- endif %}
 {%- endmacro %}

@@ -92,6 +92,10 @@
 {{ indent }}DECLARE v_total BIGINT;
 {{ indent }}DECLARE v_description {{ p.description_variable_type }};
 {{ indent }}DECLARE v_start_date DATETIME;
+{%- if p.periods_feature %}
+{{ indent }}-- Whether every slot tracks no period: the new slots follow them.
+{{ indent }}DECLARE v_untracked BOOLEAN;
+{%- endif %}
 {%- if p.fixed_slots.is_none() %}
 {{ indent }}DECLARE v_found INT;
 {{ indent }}DECLARE v_bounded BOOLEAN;
@@ -105,12 +109,13 @@
 {#- Every slot locked, then the slots up to `slots` added after them; a
     bounded counter's total and shares spread again over all of them. -#}
 {% macro grow(indent, p, slots) %}
-{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
+{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`){% if p.periods_feature %}, MIN(`untracked`){% endif %}
+{{ indent }}  INTO v_slots, v_description, v_start_date{% if p.periods_feature %}, v_untracked{% endif %}
 {{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
-{% call m::slot_rows(indent, p, "v_slots + slot.id", "v_description, v_start_date, 0", slots ~ " - v_slots") %}{% endcall %}
+{% call m::slot_rows(indent, p, "v_slots + slot.id", "v_description, v_start_date, 0", slots ~ " - v_slots", "v_untracked") %}{% endcall %}
 {%- call respread(indent, p) %}{% endcall %}
 {%- endmacro %}
 

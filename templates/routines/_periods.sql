@@ -13,6 +13,16 @@
 {%- import "_macros.sql" as m -%}
 {%- import "_pending.sql" as pending -%}
 
+{#- The slots' column that lets a write of a counter that tracks no period
+    skip the look at its periods: TRUE only while the counter is known to
+    track none. FALSE, the default of a row written by anything else (a
+    lazy slot, an upgrade's), only sends the write the slower way, which
+    looks. In CREATE TABLE (`add` false) or ALTER TABLE (`add` true), with
+    `quote` around its comment. -#}
+{% macro untracked_column(quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip counter_periods{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
 {#- Declares what read_keeps reads into. -#}
 {% macro declare_keeps(indent, p) -%}
 {%- for period in p.periods %}

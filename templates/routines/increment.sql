@@ -9,7 +9,6 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p, false) %}{% endcall %}
-    SET v_delta = 1;
 {% call add::check_name(p) %}{% endcall %}
 {%- call add::add_counted(p, "UTC_TIMESTAMP(6)") %}{% endcall %}
 END$$

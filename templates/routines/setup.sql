@@ -58,5 +58,5 @@ BEGIN
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
     -- the statement unsafe for statement-based logging (warning 1592).
-{% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)", "v_slots") %}{% endcall %}
+{% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)", "v_slots", "") %}{% endcall %}
 END$$

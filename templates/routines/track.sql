@@ -48,6 +48,10 @@ BEGIN
         INSERT INTO `{{ p.periods_table }}` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
+    -- The slots tell the writes whether to look at the periods: after the
+    -- change, so that no write skips a period tracked from now on.
+    UPDATE `{{ p.table }}` SET `untracked` = {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %}
+     WHERE `counter_name` = p_name;
     IF v_keep = 0 THEN
 {% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
     END IF;

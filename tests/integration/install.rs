@@ -50,8 +50,9 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
 }
 
 /// A table made by a version before bounded counters, with counts in it:
-/// `install` adds the two columns of the slots' shares, last, keeps every
-/// count, and the counter can be bounded; a second install changes nothing.
+/// `install` adds the two columns of the slots' shares and `untracked`
+/// (set: the counter tracks no period), last, keeps every count, and the
+/// counter can be bounded; a second install changes nothing.
 fn install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts() {
     let db = Database::new();
     let mut conn = db.conn();
@@ -78,9 +79,21 @@ fn install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts()
         succeeded(slotted_counters(&["install", "--url", &db.url()]));
         assert_eq!(
             columns(&mut conn),
-            ["counter_name", "counter_id", "description", "start_date", "counter", "lowest", "highest"]
+            [
+                "counter_name",
+                "counter_id",
+                "description",
+                "start_date",
+                "counter",
+                "lowest",
+                "highest",
+                "untracked"
+            ]
         );
         assert_eq!(support::total(&mut conn, "stock"), Some(10));
+        let untracked: Option<bool> =
+            conn.query_first("SELECT MIN(untracked) FROM counters WHERE counter_name = 'stock'").unwrap();
+        assert_eq!(untracked, Some(true), "a counter that tracks no period skips the look at them");
     }
     conn.query_drop("CALL counter_bound('stock', 0, NULL)").unwrap();
     let (code, _) = support::server_error(conn.query_drop("CALL counter_add('stock', -11)").unwrap_err());

@@ -8,8 +8,9 @@ use std::thread;
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, TxOpts};
+use slotted_counters::PackageOptions;
 use slotted_counters_core::Feature;
-use slotted_counters_core::package::errno;
+use slotted_counters_core::package::{errno, server_errno};
 
 use super::{at, bucket, bucket_rows, buckets, period, tracked, with_package};
 use crate::support::{self, on_each_server, server_error, total, with_committed};
@@ -24,6 +25,8 @@ on_each_server!(
     a_series_has_every_bucket_of_its_range_and_no_more,
     bad_periods_ranges_and_moments_are_refused,
     every_committed_package_counts_per_period,
+    only_the_writes_of_a_tracked_counter_look_at_the_periods,
+    an_upgrade_marks_untracked_only_the_counters_that_track_no_period,
 );
 
 fn range(conn: &mut PooledConn, name: &str, period: &str, from: &str, to: &str) -> Option<i64> {
@@ -366,4 +369,76 @@ fn every_committed_package_counts_per_period() {
             "{dir}: a reset keeps history"
         );
     }
+}
+
+/// A write of a counter that tracks no period is one UPDATE of its slot:
+/// with `counter_periods` locked by another session, it still goes
+/// through, where a tracked counter's write waits for the lock (and here
+/// gives up after a second). The slots learn of a track and of its end,
+/// and slots a resize adds follow the others.
+fn only_the_writes_of_a_tracked_counter_look_at_the_periods() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
+    conn.query_drop("CALL counter_setup('plain', 'd', 4, NULL)").unwrap();
+    tracked(&mut conn, "views", 4, &[("minute", None)]);
+    let mut holder = db.conn();
+    let periods_locked = |conn: &mut PooledConn, holder: &mut PooledConn, name: &str, writes: u32| {
+        holder.query_drop("LOCK TABLES counter_periods WRITE").unwrap();
+        let outcome = (0..writes).try_for_each(|_| conn.exec_drop("CALL counter_increment(?)", (name,)));
+        holder.query_drop("UNLOCK TABLES").unwrap();
+        outcome.map_err(|error| support::server_error(error).0)
+    };
+
+    assert_eq!(periods_locked(&mut conn, &mut holder, "plain", 40), Ok(()));
+    assert_eq!(periods_locked(&mut conn, &mut holder, "views", 1), Err(server_errno::LOCK_WAIT_TIMEOUT));
+
+    conn.query_drop("CALL counter_resize('plain', 16)").unwrap();
+    assert_eq!(
+        periods_locked(&mut conn, &mut holder, "plain", 60),
+        Ok(()),
+        "the new slots skip the look too"
+    );
+    conn.query_drop("CALL counter_track('views', 'minute', 0)").unwrap();
+    assert_eq!(periods_locked(&mut conn, &mut holder, "views", 20), Ok(()), "no period tracked any more");
+    conn.query_drop("CALL counter_track('plain', 'hour', NULL)").unwrap();
+    assert_eq!(periods_locked(&mut conn, &mut holder, "plain", 1), Err(server_errno::LOCK_WAIT_TIMEOUT));
+
+    // A tracked counter grown: its new slots count in its buckets too.
+    conn.query_drop("CALL counter_resize('plain', 32)").unwrap();
+    at(&mut conn, "2026-11-24 10:15:30");
+    for _ in 0..64 {
+        conn.query_drop("CALL counter_increment('plain')").unwrap();
+    }
+    assert_eq!(period(&mut conn, "plain", "hour", "2026-11-24 10:00:00"), Some(64));
+    assert_eq!(total(&mut conn, "plain"), Some(40 + 60 + 64));
+    assert_eq!(total(&mut conn, "views"), Some(20));
+}
+
+/// A slot table made before `untracked` gains it on install, set for the
+/// counters that track no period and for no other: a tracked counter's
+/// writes still count in its buckets, and the others' skip the periods.
+fn an_upgrade_marks_untracked_only_the_counters_that_track_no_period() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('plain', 'd', 4, NULL)").unwrap();
+    tracked(&mut conn, "views", 4, &[("day", Some(7))]);
+    conn.query_drop("ALTER TABLE counters DROP COLUMN untracked").unwrap();
+
+    support::install_package(&db, &PackageOptions::default());
+    let untracked: Vec<(String, bool)> = conn
+        .query(
+            "SELECT counter_name, MIN(untracked) FROM counters GROUP BY counter_name ORDER BY counter_name",
+        )
+        .unwrap();
+    assert_eq!(untracked, [("plain".to_owned(), true), ("views".to_owned(), false)]);
+    at(&mut conn, "2026-11-24 10:15:30");
+    conn.query_drop("CALL counter_increment('views')").unwrap();
+    assert_eq!(period(&mut conn, "views", "day", "2026-11-24"), Some(1));
+
+    conn.query_drop("CALL counter_track('views', 'day', 0)").unwrap();
+    support::install_package(&db, &PackageOptions::default());
+    let untracked: Vec<bool> =
+        conn.query("SELECT untracked FROM counters WHERE counter_name = 'views'").unwrap();
+    assert_eq!(untracked, [true; 4], "the track's end set them; a second install kept them");
 }

@@ -240,8 +240,13 @@ pub fn with_default_package(names: &[&str]) -> Database {
 /// A database with the package `options` describe, rendered now.
 pub fn with_package(options: &PackageOptions) -> Database {
     let db = Database::new();
-    script::run(&mut db.conn(), &render::setup_sql(options).unwrap()).unwrap();
+    install_package(&db, options);
     db
+}
+
+/// Installs the package made with `options` in `db`, again or not.
+pub fn install_package(db: &Database, options: &PackageOptions) {
+    script::run(&mut db.conn(), &render::setup_sql(options).unwrap()).unwrap();
 }
 
 /// A database holding only the tables of `plain_tables.sql` for a package
