@@ -67,7 +67,7 @@
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
 {%- if p.periods_feature %} AND `untracked`{% endif %}
 {%- if p.bounds %} AND `lowest` IS NULL AND `highest` IS NULL{% endif %}
-       AND v_delta BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`;
+       AND {% call bounds::within_slot_bound(p, "v_delta") %}{% endcall %};
     IF ROW_COUNT() = 0 THEN
 {%- call featured(p, at, "        ") %}{% endcall %}
     END IF;

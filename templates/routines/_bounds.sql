@@ -33,7 +33,7 @@
     cannot take goes the slow way, which refuses it for the counter's bound
     (9004) or the slot's (9003), never the server's overflow (1690). -#}
 {% macro fits(p, delta, spread_from) -%}
-{{ delta }} BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`
+{% call within_slot_bound(p, delta) %}{% endcall %}
 {%- if p.bounds %}
 {{- " " }}AND
 {%- if spread_from.is_empty() %} (`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
@@ -41,6 +41,12 @@
 {{- " " }}AND (`highest` IS NULL OR {{ delta }} BETWEEN 1 - {{ spread_from }} AND `highest` - `counter`)
 {%- endif %}
 {%- endif %}
+{%- endmacro %}
+
+{#- Whether a slot row takes `delta` within the slot bound, written as the
+    delta against the room (see fits). -#}
+{% macro within_slot_bound(p, delta) -%}
+{{ delta }} BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`
 {%- endmacro %}
 
 {#- What lock_all reads into, and spread computes with. -#}
