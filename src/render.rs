@@ -6,16 +6,17 @@
 
 mod comments;
 mod context;
+mod routines;
 
 use askama::Template;
 use slotted_counters_core::names;
 use slotted_counters_core::package::{self, Routine};
 use slotted_counters_core::plain::{self, PlainSql};
 use slotted_counters_core::refusals;
-use slotted_counters_core::{PackageOptions, SlotChoice};
+use slotted_counters_core::PackageOptions;
 
 use crate::error::Error;
-use context::{Context, ResetBody};
+use context::Context;
 
 /// One file of the rendered package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,10 +40,11 @@ pub const PLAIN_TABLES_SQL: &str = "plain_tables.sql";
 /// statements and a Vitess VSchema.
 pub fn render(options: &PackageOptions) -> Result<Vec<GeneratedFile>, Error> {
     let p = Context::new(options);
+    let routines = routines(&p)?;
     let mut files = vec![
         file("create_tables.sql", CreateTables { p: &p }.render())?,
-        file("create_procedures.sql", CreateProcedures { p: &p }.render())?,
-        file(SETUP_SQL, Setup { p: &p }.render())?,
+        file("create_procedures.sql", CreateProcedures { p: &p, routines: &routines }.render())?,
+        file(SETUP_SQL, Setup { p: &p, routines: &routines }.render())?,
         file(UNINSTALL_SQL, Uninstall { p: &p }.render())?,
     ];
     if let Ok(plain) = PlainSql::new(options) {
@@ -113,7 +115,24 @@ fn vschema(options: &PackageOptions) -> String {
 
 /// Renders `setup.sql` alone.
 pub fn setup_sql(options: &PackageOptions) -> Result<String, Error> {
-    Ok(file(SETUP_SQL, Setup { p: &Context::new(options) }.render())?.contents)
+    let p = Context::new(options);
+    let routines = routines(&p)?;
+    Ok(file(SETUP_SQL, Setup { p: &p, routines: &routines }.render())?.contents)
+}
+
+/// The routines and triggers, as `setup.sql` and `create_procedures.sql`
+/// both place them: rendered once, each routine by its own template, so
+/// that each is compiled once and in a function of its own
+/// (`render/routines.rs`).
+fn routines(p: &Context) -> Result<String, Error> {
+    let failed = |source| Error::Render { file: "_routines.sql", source };
+    let bodies = p
+        .routines
+        .iter()
+        .map(|routine| Ok((routine, routines::routine(p, routine.routine).map_err(failed)?)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let triggers = routines::triggers(p).map_err(failed)?;
+    Routines { p, bodies, triggers }.render().map_err(failed)
 }
 
 /// Renders `uninstall.sql` alone.
@@ -136,15 +155,26 @@ struct CreateTables<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "_routines.sql", escape = "none")]
+struct Routines<'a> {
+    p: &'a Context,
+    /// Each routine, with the statements that create it.
+    bodies: Vec<(&'a context::RoutineRef, String)>,
+    triggers: String,
+}
+
+#[derive(Template)]
 #[template(path = "create_procedures.sql", escape = "none")]
 struct CreateProcedures<'a> {
     p: &'a Context,
+    routines: &'a str,
 }
 
 #[derive(Template)]
 #[template(path = "setup.sql", escape = "none")]
 struct Setup<'a> {
     p: &'a Context,
+    routines: &'a str,
 }
 
 #[derive(Template)]

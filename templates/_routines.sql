@@ -22,65 +22,11 @@
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
 -- isolation a plain read opens a view that fails the write (1020).
 DELIMITER $$
-{% for routine in p.routines %}
-{% match routine.routine -%}
-{% when Routine::NameProblem -%}
-{% include "routines/name_problem.sql" %}
-{%- when Routine::Setup -%}
-{% include "routines/setup.sql" %}
-{%- when Routine::Add -%}
-{% include "routines/add.sql" %}
-{%- when Routine::Increment -%}
-{% include "routines/increment.sql" %}
-{%- when Routine::AddMany -%}
-{% include "routines/add_many.sql" %}
-{%- when Routine::Reset -%}
-{% match p.reset_body -%}
-{% when ResetBody::Lazy -%}
-{% include "routines/reset_lazy.sql" %}
-{%- when ResetBody::Certified -%}
-{% include "routines/reset_certified.sql" %}
-{%- when ResetBody::Classic -%}
-{% include "routines/reset.sql" %}
-{%- endmatch %}
-{%- when Routine::Resize -%}
-{% include "routines/resize.sql" %}
-{%- when Routine::Compact -%}
-{% include "routines/compact.sql" %}
-{%- when Routine::Delete -%}
-{% include "routines/delete.sql" %}
-{%- when Routine::Get -%}
-{% include "routines/get.sql" %}
-{%- when Routine::Estimate -%}
-{% include "routines/estimate.sql" %}
-{%- when Routine::AddOnce -%}
-{% include "routines/add_once.sql" %}
-{%- when Routine::AddManyOnce -%}
-{% include "routines/add_many_once.sql" %}
-{%- when Routine::ForgetWrites -%}
-{% include "routines/forget_writes.sql" %}
-{%- when Routine::Track -%}
-{% include "routines/track.sql" %}
-{%- when Routine::AddAt -%}
-{% include "routines/add_at.sql" %}
-{%- when Routine::AddManyAt -%}
-{% include "routines/add_many_at.sql" %}
-{%- when Routine::GetPeriod -%}
-{% include "routines/get_period.sql" %}
-{%- when Routine::GetRange -%}
-{% include "routines/get_range.sql" %}
-{%- when Routine::Series -%}
-{% include "routines/series.sql" %}
-{%- when Routine::ExpirePeriods -%}
-{% include "routines/expire_periods.sql" %}
-{%- when Routine::Bound -%}
-{% include "routines/bound.sql" %}
-{%- when Routine::Package -%}
-{% include "routines/package.sql" %}
-{%- endmatch %}
+{% for (routine, body) in bodies %}
+{{ body }}
 /*!80000 CALL `{{ p.grants_keeper }}`('{{ routine.kind }}', '{{ routine.name }}') */$$
 {% endfor %}
-{% include "_triggers.sql" %}
+{{ triggers }}
 DROP PROCEDURE `{{ p.grants_keeper }}`$$
 SET @slotted_counters_grants = NULL$$
 DELIMITER ;

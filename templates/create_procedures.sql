@@ -6,4 +6,4 @@
 
 {% include "_grants_keeper.sql" %}
 
-{% include "_routines.sql" %}
+{{ routines }}

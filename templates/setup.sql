@@ -34,4 +34,4 @@
 {% include "_upgrades.sql" %}
 {%- endif %}
 
-{% include "_routines.sql" %}
+{{ routines }}
