@@ -16,6 +16,9 @@
 -- last (both servers add them in place, without copying the table), as
 -- setup.sql does:
 --   ALTER TABLE `{{ p.table }}` ADD COLUMN `lowest` BIGINT NULL, ADD COLUMN `highest` BIGINT NULL;
+-- And one made before `untracked` lacks it, which the plain mode's track clears
+-- (FALSE: the routines' writes of the counter look at its periods):
+--   ALTER TABLE `{{ p.table }}` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE;
 
 {% include "_writes_table.sql" %}
 

@@ -593,6 +593,8 @@ pub mod server_errno {
     /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`: a write inside a
     /// transaction started `READ ONLY`.
     pub const READ_ONLY_TRANSACTION: u16 = 1_792;
+    /// `ER_BAD_FIELD_ERROR`: no such column.
+    pub const NO_SUCH_COLUMN: u16 = 1_054;
     /// `ER_NO_SUCH_TABLE`.
     pub const NO_SUCH_TABLE: u16 = 1_146;
     /// `ER_UNKNOWN_SYSTEM_VARIABLE`: the server has no such variable, as

@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS `counters` (
 -- last (both servers add them in place, without copying the table), as
 -- setup.sql does:
 --   ALTER TABLE `counters` ADD COLUMN `lowest` BIGINT NULL, ADD COLUMN `highest` BIGINT NULL;
+-- And one made before `untracked` lacks it, which the plain mode's track clears
+-- (FALSE: the routines' writes of the counter look at its periods):
+--   ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per write that carries an id (counter_add_once, counter_add_many_once,
 -- or the client's plain mode), committed in the write's own transaction: a

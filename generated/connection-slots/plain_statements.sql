@@ -101,6 +101,10 @@ INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counte
 -- Parameters: name, period ('minute', 'hour', 'day' or 'month'), keep (NULL: all), keep
 INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE `keep` = ?;
 
+-- mark_tracked: after track: the routines' writes of the counter look at its periods (they skip them while its slots are marked untracked, as counter_setup marks a counter that tracks none)
+-- Parameters: name
+UPDATE `counters` SET `untracked` = FALSE WHERE `counter_name` = ? AND `untracked`;
+
 -- untrack: stops counting per a period (then drop_buckets of all its buckets)
 -- Parameters: name, period
 DELETE FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ?;

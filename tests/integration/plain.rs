@@ -7,14 +7,15 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use mysql::prelude::Queryable;
 use mysql::{Pool, TxOpts};
 use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
-    AsyncCounters, Cluster, ConfigError, CounterError, Counters, NewCounter, PackageOptions, StartDate,
+    AsyncCounters, Cluster, ConfigError, CounterError, Counters, Keep, NewCounter, PackageOptions, Period,
+    StartDate,
 };
 use slotted_counters_cli::{render, script};
 
@@ -26,6 +27,7 @@ on_each_server!(
     increments_spread_over_every_slot_and_no_other,
     a_shrink_loses_no_delta_and_a_growth_is_used_within_the_lifetime,
     plain_and_routine_clients_share_a_table_exactly,
+    a_period_the_plain_mode_tracks_counts_the_routines_writes,
     threads_count_exactly_through_calls_and_coalescing,
     tasks_count_exactly_through_the_async_client,
     calls_on_the_callers_connection_commit_or_roll_back_with_it,
@@ -234,6 +236,30 @@ fn plain_and_routine_clients_share_a_table_exactly() {
     });
     let batches = 8 * per_thread / 10;
     assert_eq!(routines.get_many(["hot", "other"]).unwrap(), [Some(8 * per_thread), Some(2 * batches)]);
+}
+
+/// A counter made by `counter_setup` tracks no period, and its slots say
+/// so for the routines' writes to skip the periods: once the plain mode
+/// tracks one for it, the routines' writes count in it too.
+fn a_period_the_plain_mode_tracks_counts_the_routines_writes() {
+    let db = support::with_default_package(&[]);
+    let routines = Counters::new(db.pool().clone());
+    let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    routines.setup("views", NewCounter::new("d").slots(4)).unwrap();
+    routines.increment("views").unwrap();
+    plain.track("views", Period::Hour, Keep::All).unwrap();
+    for _ in 0..5 {
+        routines.increment("views").unwrap();
+    }
+    plain.add("views", 2).unwrap();
+    let now = SystemTime::now();
+    let hours = (now - Duration::from_secs(3_600), now + Duration::from_secs(3_600));
+    assert_eq!(routines.get("views").unwrap(), Some(8));
+    assert_eq!(
+        routines.get_range("views", Period::Hour, hours.0, hours.1).unwrap(),
+        Some(7),
+        "every write made once the period was tracked"
+    );
 }
 
 /// 64 threads on two hot counters: single calls and a coalescing handle,

@@ -174,17 +174,36 @@ fn a_call_that_fails_after_retries_says_so_once_and_a_first_refusal_says_nothing
 #[test]
 fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
     use Reply::{Changed, Rows};
-    let client = plain(ScriptedDriver::new([NO_PERIODS, Rows(vec![vec![Some(4)]]), Changed(0), Changed(1)]));
+    let four = || Rows(vec![vec![Some(4)]]);
+    let client = plain(ScriptedDriver::new([four(), Changed(0), NO_PERIODS, four(), Changed(0), Changed(1)]));
     ready(client.increment("likes")).unwrap();
     let sql = statements();
     let sent = client.driver.sent();
     let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
+    let (last_slot, add) = (&*sql.last_slot().sql, &*sql.add_to_slot().sql);
     assert_eq!(
         texts,
-        [&*sql.periods().sql, &*sql.last_slot().sql, &*sql.add_to_slot().sql, &*sql.add_to_slot().sql]
+        [last_slot, &*sql.add_to_untracked_slot().sql, &*sql.periods().sql, last_slot, add, add],
+        "the slot count read again after the one statement missed: the slot may be gone"
     );
     // add_to_slot's parameters: delta, name, slot, lowest, highest, ...
-    assert_eq!(sent[3].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
+    assert_eq!(sent[5].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
+}
+
+#[test]
+fn a_plain_increment_of_a_counter_without_periods_is_one_update_of_a_slot() {
+    use Reply::{Changed, Rows};
+    let client = plain(ScriptedDriver::new([Rows(vec![vec![Some(8)]]), Changed(1), Changed(1), Changed(1)]));
+    ready(client.increment("views")).unwrap();
+    ready(client.increment("views")).unwrap();
+    ready(client.add("views", 5)).unwrap();
+    let sql = statements();
+    let update = sql.add_to_untracked_slot().sql;
+    assert_eq!(
+        client.driver.sql(),
+        [sql.last_slot().sql, update.clone(), update.clone(), update],
+        "the slot count read once, then one statement a write"
+    );
 }
 
 #[test]
@@ -243,6 +262,8 @@ fn a_plain_add_that_finds_neither_its_slot_nor_any_slot_is_an_unknown_counter() 
     use Reply::{Changed, Rows};
     let none = Rows(vec![vec![Some(0), None, Some(0), None, None]]);
     let client = plain(ScriptedDriver::new([
+        Rows(vec![vec![Some(2)]]),
+        Changed(0),
         NO_PERIODS,
         Rows(vec![vec![Some(2)]]),
         Changed(0),
@@ -263,6 +284,8 @@ fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
     // 4 slots, 10 in all, a floor of 0: a take of 1 leaves 9.
     let locked = Rows(vec![vec![Some(4), Some(1), Some(10), Some(0), None]]);
     let script = [
+        Rows(vec![vec![Some(4)]]),
+        Changed(0),
         NO_PERIODS,
         Rows(vec![vec![Some(4)]]),
         Changed(0),
@@ -274,7 +297,7 @@ fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
     ];
     let client = plain(ScriptedDriver::new(script));
     ready(client.add("stock", -1)).unwrap();
-    let sent = client.driver.sent();
+    let sent = &client.driver.sent()[2..];
     assert_eq!(sent[6].sql, statements().spread().sql);
     // 9 over 4 slots: 2 each and 1 more in the first; the room above the
     // floor the same; no ceiling.
@@ -300,8 +323,8 @@ fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
 fn a_plain_take_past_the_floor_is_refused_with_the_room_left_and_changes_nothing() {
     use Reply::{Changed, Rows};
     let locked = Rows(vec![vec![Some(4), Some(1), Some(2), Some(0), None]]);
-    let script =
-        [NO_PERIODS, Rows(vec![vec![Some(4)]]), Changed(0), Changed(0), Changed(0), locked, Changed(0)];
+    let four = || Rows(vec![vec![Some(4)]]);
+    let script = [four(), Changed(0), NO_PERIODS, four(), Changed(0), Changed(0), Changed(0), locked, Changed(0)];
     let client = plain(ScriptedDriver::new(script));
     let error = ready(client.add("stock", -3)).unwrap_err();
     assert!(matches!(error, CounterError::PastBound { bound: Bound::Floor, room: 2, .. }), "{error:?}");
@@ -430,25 +453,29 @@ fn a_plain_write_with_an_id_skips_the_counters_an_earlier_send_counted() {
 fn a_plain_write_of_a_tracked_counter_adds_to_its_slot_and_buckets_in_one_transaction() {
     use Reply::{Changed, Rows};
     // Hours (2) kept for 48, days (3) all.
-    let periods = Rows(vec![vec![Some(2), Some(48)], vec![Some(3), None]]);
-    let script = [periods, Changed(0), Rows(vec![vec![Some(4)]]), Changed(1), Changed(2), Changed(0)];
-    let client = plain(ScriptedDriver::new(script));
+    let periods = || Rows(vec![vec![Some(2), Some(48)], vec![Some(3), None]]);
+    let four = || Rows(vec![vec![Some(4)]]);
+    let first = [four(), Changed(0), periods(), Changed(0), four(), Changed(1), Changed(2), Changed(0)];
+    let second = [periods(), Changed(0), Changed(1), Changed(2), Changed(0)];
+    let client = plain(ScriptedDriver::new(first.into_iter().chain(second)));
+    ready(client.add("views", 5)).unwrap();
     ready(client.add("views", 5)).unwrap();
     let sql = statements();
     let sent = client.driver.sent();
     let texts: Vec<&str> = sent.iter().map(|sent| sent.sql.as_str()).collect();
     let buckets = sql.add_to_buckets(&[Period::Hour, Period::Day]).sql;
+    let in_transaction = ["START TRANSACTION", &*sql.add_to_slot().sql, &*buckets, "COMMIT"];
     assert_eq!(
-        texts,
-        [
-            &*sql.periods().sql,
-            "START TRANSACTION",
-            &*sql.last_slot().sql,
-            &*sql.add_to_slot().sql,
-            &*buckets,
-            "COMMIT"
-        ]
+        texts[..2],
+        [&*sql.last_slot().sql, &*sql.add_to_untracked_slot().sql],
+        "first the one statement a counter tracking no period takes"
     );
+    assert_eq!(texts[2..4], [&*sql.periods().sql, "START TRANSACTION"]);
+    assert_eq!(texts[4], sql.last_slot().sql, "read again: the slot may be gone");
+    assert_eq!(texts[5..8], in_transaction[1..]);
+    assert_eq!(texts[8], sql.periods().sql, "a counter seen tracking a period is not tried in one statement");
+    assert_eq!(texts[9..], in_transaction);
+    let sent = &sent[2..];
     // Each bucket row: name, moment (NULL: now), age, slot, delta; then delta.
     let slot = &sent[3].params[2];
     assert_eq!(sent[4].params[3], *slot, "the bucket rows of the slot written");

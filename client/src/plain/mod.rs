@@ -10,6 +10,7 @@
 mod bounds;
 mod periods;
 mod slot_counts;
+mod tracking;
 mod writes;
 
 use std::borrow::Cow;
@@ -26,6 +27,7 @@ use crate::error::CounterError;
 use crate::transaction::atomically;
 use periods::PeriodStatements;
 use slot_counts::SlotCounts;
+use tracking::Tracking;
 
 /// A write made now: it counts in the buckets of the server's clock.
 const NOW: Moment = Moment::Now;
@@ -52,6 +54,7 @@ pub struct Plain {
     max_slots: u32,
     bound: i64,
     slot_counts: SlotCounts,
+    tracking: Tracking,
     /// Whether the engine refused `add_to_untracked_slot` (Vitess plans no
     /// subquery in an UPDATE that may route to another shard): flushes
     /// then write as other writes do, reading the counter's periods first.
@@ -98,6 +101,7 @@ impl Plain {
             max_slots: options.max_slots(),
             bound: options.slot_bound(),
             slot_counts: SlotCounts::default(),
+            tracking: Tracking::default(),
             untracked_refused: AtomicBool::new(false),
         })
     }
@@ -111,8 +115,8 @@ impl Plain {
     ) -> Result<Answer, CounterError> {
         match call {
             Call::Setup { name, counter } => self.setup(conn, name, counter).await?,
-            Call::Increment { name } => self.add_counted(conn, name, 1, NOW, owner).await?,
-            Call::Add { name, delta } => self.add_counted(conn, name, delta, NOW, owner).await?,
+            Call::Increment { name } => self.add(conn, name, 1, NOW, owner).await?,
+            Call::Add { name, delta } => self.add(conn, name, delta, NOW, owner).await?,
             Call::AddMany { deltas } => self.add_many(conn, entries(deltas), None, NOW, owner).await?,
             Call::Reset { name, value, start_date } => {
                 self.reset(conn, name, value, start_date, owner).await?
@@ -130,13 +134,7 @@ impl Plain {
             }
             Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
             Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
-            // One statement when the counter tracks no period and the slot
-            // takes the sum alone; the add's statements otherwise.
-            Call::FlushAdd { name, delta, at } => {
-                if !self.add_untracked(conn, name, delta).await? {
-                    self.add_counted(conn, name, delta, at, owner).await?
-                }
-            }
+            Call::FlushAdd { name, delta, at } => self.add(conn, name, delta, at, owner).await?,
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
             Call::GetPeriod { name, period, at } => {
                 let start = period.start(at);

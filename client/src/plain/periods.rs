@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use slotted_counters_core::package::server_errno;
 use slotted_counters_core::periods::{self, LAST_SECOND, Period};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, AT_IN_FUTURE, FOR_COUNTER};
@@ -25,6 +26,7 @@ pub(super) struct PeriodStatements {
     /// [`Period::ALL`]'s positions.
     add_to_buckets: Vec<PlainStatement>,
     track: PlainStatement,
+    mark_tracked: PlainStatement,
     untrack: PlainStatement,
     oldest_buckets: PlainStatement,
     drop_buckets: PlainStatement,
@@ -41,6 +43,7 @@ impl PeriodStatements {
             server_now: sql.server_now(),
             add_to_buckets: (0..sets).map(|set| sql.add_to_buckets(&in_set(set))).collect(),
             track: sql.track(),
+            mark_tracked: sql.mark_tracked(),
             untrack: sql.untrack(),
             oldest_buckets: sql.oldest_buckets(),
             drop_buckets: sql.drop_buckets(),
@@ -179,7 +182,15 @@ impl Plain {
         }
         let keep = Param::Number(keep.map(i64::from));
         let start = statement(&self.periods.track, vec![Param::Text(name), period_param(period), keep, keep]);
-        conn.execute(&start).await.map(drop)
+        conn.execute(&start).await?;
+        self.tracking.note(name, true);
+        // After the period is in, so that no routine's write skips it. A
+        // table made before the column (by an older plain_tables.sql) has
+        // no routine that reads it.
+        match conn.execute(&statement(&self.periods.mark_tracked, vec![Param::Text(name)])).await {
+            Err(error) if error.code() == Some(server_errno::NO_SUCH_COLUMN) => Ok(()),
+            marked => marked.map(drop),
+        }
     }
 
     /// Drops counter `name`'s buckets of `period` that start before

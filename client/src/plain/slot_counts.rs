@@ -8,7 +8,7 @@ use std::time::Instant;
 use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 
 /// The most slot counts kept; past it, all are forgotten and read again.
-const SLOT_COUNTS_KEPT: usize = 10_000;
+pub(super) const SLOT_COUNTS_KEPT: usize = 10_000;
 
 /// Slot counts read, by name as the caller wrote it, with when.
 #[derive(Debug, Default)]

@@ -51,6 +51,26 @@ fn slot_params(name: &str, slot: u32, delta: i64, room: (i64, i64), spread_from:
 }
 
 impl Plain {
+    /// Adds `delta` to counter `name` as [`Plain::add_counted`] does, first
+    /// in one statement that writes it when it tracks no period and the
+    /// slot picked takes the delta alone ([`Plain::add_untracked`]), unless
+    /// it was last seen tracking one: such a write is one round trip, as
+    /// the classic package's. Not for a late write, whose moment is checked
+    /// first.
+    pub(super) async fn add(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        delta: i64,
+        at: Moment,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        if !self.tracking.tracks(name) && self.add_untracked(conn, name, delta).await? {
+            return Ok(());
+        }
+        self.add_counted(conn, name, delta, at, owner).await
+    }
+
     /// Adds `delta` to counter `name`, counted in the buckets of `at` of
     /// the periods it tracks: one UPDATE when it tracks none and the slot
     /// picked takes the delta alone, else in one transaction the UPDATE or
@@ -65,6 +85,7 @@ impl Plain {
     ) -> Result<(), CounterError> {
         self.room_for(name, delta)?;
         let counted = self.counted_periods(conn, name, at).await?;
+        self.tracking.note(name, !counted.is_empty());
         if counted.is_empty() {
             if let Alone::Missed = self.add_alone(conn, name, delta).await? {
                 atomically(conn, owner, async |conn| self.add_through_all(conn, name, delta).await.map(drop))

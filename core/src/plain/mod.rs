@@ -126,6 +126,7 @@ impl PlainSql {
             ("server_now", self.server_now()),
             ("add_to_buckets (hour and day)", self.add_to_buckets(&[Period::Hour, Period::Day])),
             ("track", self.track()),
+            ("mark_tracked", self.mark_tracked()),
             ("untrack", self.untrack()),
             ("oldest_buckets", self.oldest_buckets()),
             ("drop_buckets", self.drop_buckets()),

@@ -79,6 +79,22 @@ impl PlainSql {
         }
     }
 
+    /// Sends the routines' writes of a counter that now tracks a period the
+    /// way that looks at its periods: `counter_setup` marks the slots of a
+    /// counter that tracks none `untracked`, and its writes then skip the
+    /// periods' table.
+    pub fn mark_tracked(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "after track: the routines' writes of the counter look at its periods (they skip them while \
+                      its slots are marked untracked, as counter_setup marks a counter that tracks none)",
+            sql: format!(
+                "UPDATE `{}` SET `untracked` = FALSE WHERE `counter_name` = ? AND `untracked`",
+                self.table
+            ),
+            params: &["name"],
+        }
+    }
+
     /// Stops counting a counter per a period.
     pub fn untrack(&self) -> PlainStatement {
         PlainStatement {
