@@ -45,6 +45,25 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
     Ok(script)
 }
 
+/// Of every table a package with `options`' names may have made, those the
+/// database holds: what an uninstall without `--drop-data` leaves, with
+/// every count in them.
+pub fn tables_held(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Vec<String>, Error> {
+    let mut held = Vec::new();
+    for table in package::tables(options) {
+        let listed: Option<u32> = conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                (&table,),
+            )
+            .map_err(Error::Query)?;
+        if listed.unwrap_or(0) > 0 {
+            held.push(table);
+        }
+    }
+    Ok(held)
+}
+
 /// Installs `script` on `conn` and returns how many statements ran.
 ///
 /// The package's DDL is not transactional, and its reinstall drops each

@@ -81,9 +81,10 @@ pub(super) fn run_uninstall(args: &UninstallArgs) -> Result<(), Error> {
              and mysql.tables_priv; uninstall.sql lists the REVOKEs to run)"
         ),
     }
-    if !args.drop_data {
-        let tables = package::tables(&options).map(|table| format!("`{table}`")).join(", ");
-        eprintln!("kept, with every count: {tables} (--drop-data drops them)");
+    let kept = if args.drop_data { Vec::new() } else { install::tables_held(&mut conn, &options)? };
+    if !kept.is_empty() {
+        let tables: Vec<String> = kept.iter().map(|table| format!("`{table}`")).collect();
+        eprintln!("kept, with every count: {} (--drop-data drops them)", tables.join(", "));
     }
     for event in grants::events_calling_package(&mut conn, &options)? {
         eprintln!("left: event `{event}` calls the package's routines and will fail; DROP EVENT `{event}`");

@@ -21,6 +21,7 @@ fn status_features(url: &str) -> String {
 
 on_each_server!(
     sourcing_it_makes_one_table_the_view_and_the_classic_routines,
+    its_uninstall_keeps_the_one_table_and_names_it,
     the_2012_load_test_counts_exactly,
     an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count,
     each_feature_alone_installs_and_counts,
@@ -89,6 +90,22 @@ fn sourcing_it_makes_one_table_the_view_and_the_classic_routines() {
     assert_eq!(support::total(&mut conn, "test2"), Some(1000));
     conn.query_drop("CALL counter_delete('test2')").unwrap();
     assert_eq!(support::total(&mut conn, "test2"), None);
+}
+
+/// An uninstall without `--drop-data` names the tables it keeps: the one
+/// the classic package made, not the features' it never had.
+fn its_uninstall_keeps_the_one_table_and_names_it() {
+    let db = support::with_committed("generated/classic");
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('kept', 'd', 4, 9)").unwrap();
+    let uninstalled = slotted_counters(&["uninstall", "--url", &db.url(), "--features", "none"]);
+    let report = support::stderr(&succeeded(uninstalled));
+    assert!(report.contains("kept, with every count: `counters` (--drop-data drops them)"), "{report}");
+    assert_eq!(support::routines_in(&mut conn), Vec::<String>::new());
+    assert_eq!(support::tables_in(&mut conn), ["counters"]);
+    let total: Option<i64> =
+        conn.query_first("SELECT SUM(counter) FROM counters WHERE counter_name = 'kept'").unwrap();
+    assert_eq!(total, Some(9));
 }
 
 /// The 2012 package's load test: 1,500 counters of 1 to 50 slots, then 250
