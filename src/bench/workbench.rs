@@ -311,6 +311,10 @@ impl Workbench {
                 )
                 .map_err(Error::Query)?;
             }
+            // As counter_track does after a change: the slots of a counter
+            // marked untracked would take their writes past its periods.
+            conn.query_drop(format!("UPDATE `{}` SET `untracked` = FALSE", options.table()))
+                .map_err(Error::Query)?;
         }
         for &(variant, slots) in &self.kinds {
             if matches!(variant, Variant::Bounded | Variant::Sale) {
