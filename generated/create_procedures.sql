@@ -310,7 +310,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5f6fd3a214457a33'
+COMMENT 'slotted-counters sha256:bceb64588f3ee95b'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -339,6 +339,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -362,28 +373,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -458,7 +456,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:03e7b3bb1ccdf3b4'
+COMMENT 'slotted-counters sha256:8c1b5b92dfec9812'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -470,6 +468,17 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -493,28 +502,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -1122,7 +1118,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8654fe77bcf86931'
+COMMENT 'slotted-counters sha256:fa612835c6a5c835'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1155,6 +1151,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
@@ -1593,7 +1600,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:25fb6f7468b48409'
+COMMENT 'slotted-counters sha256:a6929da4bc5e0a5d'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1623,6 +1630,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
        AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
        AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
@@ -1661,28 +1679,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

@@ -345,7 +345,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8b57ec0c19d8aae0'
+COMMENT 'slotted-counters sha256:c0382552f9cfa608'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -374,6 +374,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -396,40 +407,16 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
-    -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY)
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
-        UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-        IF ROW_COUNT() = 0 THEN
-            IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-            ELSEIF v_delta <> 0 THEN
-                SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
+        IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        ELSEIF v_delta <> 0 THEN
+            SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
 END$$
@@ -442,7 +429,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f2b7c53f3cd3a033'
+COMMENT 'slotted-counters sha256:4e096f5756dc652b'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -454,6 +441,17 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -476,40 +474,16 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
-    -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY)
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
-        UPDATE `counters` SET `counter` = `counter` + v_delta
-         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-        IF ROW_COUNT() = 0 THEN
-            IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-            ELSEIF v_delta <> 0 THEN
-                SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
+        IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+        ELSEIF v_delta <> 0 THEN
+            SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
 END$$

@@ -310,7 +310,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:4e2e08617dea200f'
+COMMENT 'slotted-counters sha256:1453ca47581b3d34'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -334,33 +334,31 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -435,40 +433,38 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e4b28332f12b158b'
+COMMENT 'slotted-counters sha256:1cb3cc7fddc19106'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -978,7 +974,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7bbbf625ba904ad8'
+COMMENT 'slotted-counters sha256:6223d0efc8f3e5bc'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1006,6 +1002,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     SET v_slot = FLOOR(RAND() * 64) + 1;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
@@ -1417,7 +1424,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:de2a6e46efc20890'
+COMMENT 'slotted-counters sha256:1b1b1cb682616894'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1442,6 +1449,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
        AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
        AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
@@ -1462,28 +1480,15 @@ BEGIN
     -- gives every slot the same chance.
     SET v_slot = FLOOR(RAND() * 64) + 1;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

@@ -516,7 +516,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:62b1053d823dbeeb'
+COMMENT 'slotted-counters sha256:08367aa0532dd53c'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -547,6 +547,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -576,28 +587,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -672,7 +670,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:77be7f24dff5f20d'
+COMMENT 'slotted-counters sha256:30c6407e6af00efb'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -686,6 +684,17 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
@@ -715,28 +724,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -1366,7 +1362,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:d2fb7231ff1e8555'
+COMMENT 'slotted-counters sha256:766686dac7cfc601'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1401,6 +1397,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
@@ -1853,7 +1860,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cf910300da611f4c'
+COMMENT 'slotted-counters sha256:4c7a452b46e2227a'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1885,6 +1892,17 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
+    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+        IF CHAR_LENGTH(p_name) > 50 THEN
+            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+        -- NULL, and no refusal, for a name without a problem.
+        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
     IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
        AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
        AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN
@@ -1929,28 +1947,15 @@ BEGIN
         SET v_slot = v_slot + 1;
     END IF;
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY) AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked`
+       AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
-            IF CHAR_LENGTH(p_name) > 50 THEN
-                SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            -- NULL, and no refusal, for a name without a problem.
-            SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-            IF v_message IS NOT NULL THEN
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

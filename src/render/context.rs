@@ -57,13 +57,6 @@ pub(super) struct Context {
     pub(super) resize: bool,
     pub(super) periods_feature: bool,
     pub(super) bounds: bool,
-    /// Whether a write first tries one UPDATE of the picked slot of the
-    /// counter whose name has the caller's very bytes (a name that passed
-    /// the name check when the counter was made), and checks the name and
-    /// looks at the features only when no row changed: not in a lazy
-    /// package, whose write creates the row, nor under a counter limit,
-    /// checked before anything is written.
-    pub(super) slot_first: bool,
     /// Whether it has the table of write ids and its trigger (batches or
     /// write ids), the table of changes and its trigger
     /// ([`package::has_changes_table`]), and the slot bound's triggers
@@ -311,7 +304,6 @@ impl Context {
             resize: features.has(Feature::Resize),
             periods_feature: features.has(Feature::Periods),
             bounds: features.has(Feature::Bounds),
-            slot_first: !options.auto_create() && options.max_counters().is_none(),
             has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),
             slot_bound_triggers: triggers.contains(&insert_trigger),

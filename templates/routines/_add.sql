@@ -36,14 +36,12 @@
 {% call check_name(p) %}{% endcall %}
 {%- endmacro %}
 
-{#- The name a write may count for, checked here unless the write checks
-    it only when its first try changed no row (p.slot_first): with
-    --auto-create it makes the counter, so it must be one a counter may
-    have. -#}
+{#- The name a write may count for: with --auto-create it makes the
+    counter, so it must be one a counter may have. -#}
 {% macro check_name(p) %}
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
-{%- else if !p.slot_first %}
+{%- else %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {%- endif %}
 {%- endmacro %}
@@ -60,22 +58,21 @@
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{%- if p.slot_first %}
+{%- if (p.periods_feature || p.bounds) && !p.auto_create %}
     -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot. The name is the
-    -- very bytes of a counter's, made with a name that passed the name
-    -- check, so here it needs none. Any other write (a counter tracking a
-    -- period or bounded, a slot gone or past the slot bound, a name not
-    -- quite a counter's, or no counter) goes the way below, which no row
+    -- the classic package did, in one UPDATE of its slot; any other, or a
+    -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
     UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND CAST(`counter_name` AS BINARY) = CAST(p_name AS BINARY)
-{%- if p.periods_feature %} AND `untracked`{% endif %}
-{%- if p.bounds %} AND `lowest` IS NULL AND `highest` IS NULL{% endif %}
+{%- if p.periods_feature %}
+       AND `untracked`
+{%- endif %}
+{%- if p.bounds %}
+       AND `lowest` IS NULL AND `highest` IS NULL
+{%- endif %}
        AND {% call bounds::within_slot_bound(p, "v_delta") %}{% endcall %};
     IF ROW_COUNT() = 0 THEN
-{% call m::check_name_form("        ", p) %}{% endcall %}
 {%- call featured(p, at, "        ") %}{% endcall %}
     END IF;
 {%- else %}

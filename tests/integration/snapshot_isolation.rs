@@ -48,7 +48,8 @@ fn an_increment_in_a_transaction_outlives_a_lock_wait() {
 
 /// Inside a transaction an increment locks rows of its own counter only:
 /// every slot of the counters before and after it stays free (a one-second
-/// lock wait timeout would fail a write that waited).
+/// lock wait timeout would fail a write that waited), also after a refused
+/// write of a name that the collation takes for theirs (a trailing space).
 fn an_increment_in_a_transaction_locks_no_other_counter() {
     let db = with_committed("generated");
     let mut conn = db.conn();
@@ -58,6 +59,10 @@ fn an_increment_in_a_transaction_locks_no_other_counter() {
     conn.query_drop("START TRANSACTION").unwrap();
     for _ in 0..8 {
         conn.query_drop("CALL counter_increment('b')").unwrap();
+    }
+    for call in ["CALL counter_increment('a ')", "CALL counter_add('c ', 2)"] {
+        let (code, message) = support::server_error(conn.query_drop(call).unwrap_err());
+        assert_eq!(code, 9003, "{call}: {message}");
     }
     let mut other = db.conn();
     other.query_drop("SET SESSION innodb_lock_wait_timeout = 1").unwrap();
