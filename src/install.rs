@@ -51,13 +51,7 @@ pub fn uninstall_script(options: &PackageOptions, drop_data: bool) -> Result<Str
 pub fn tables_held(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Vec<String>, Error> {
     let mut held = Vec::new();
     for table in package::tables(options) {
-        let listed: Option<u32> = conn
-            .exec_first(
-                "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                (&table,),
-            )
-            .map_err(Error::Query)?;
-        if listed.unwrap_or(0) > 0 {
+        if status::is_listed(conn, &table)? {
             held.push(table);
         }
     }

@@ -165,12 +165,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
     let views_and_tables = std::iter::once((package::totals_view(options), "VIEW"))
         .chain(package::tables_in_package(options).into_iter().map(|table| (table, "TABLE")));
     for (name, kind) in views_and_tables {
-        let listed: Option<u32> = conn
-            .exec_first(
-                "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
-                (&name,),
-            )
-            .map_err(Error::Query)?;
+        let listed = is_listed(conn, &name)?;
         let read = probe(conn, &format!("SELECT 1 FROM `{name}` LIMIT 0"))?;
         // A table compares names in its own collation, which the routines'
         // must match (see install's refusal).
@@ -184,7 +179,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             }
             (Probe::Fails(problem), _) => State::Broken { problem },
             (Probe::Works, _) => State::Present,
-            _ if listed.unwrap_or(0) > 0 => State::Present,
+            _ if listed => State::Present,
             (unseen_read, _) => unseen(unseen_read, "SELECT"),
         };
         objects.push(ObjectStatus { name, kind, state });
@@ -225,6 +220,18 @@ fn installed_features(options: &PackageOptions, installed: &[(String, String)]) 
             )
         })
         .collect()
+}
+
+/// Whether the database lists a table or view named `name`, which this
+/// account may see even where it may not read it.
+pub fn is_listed(conn: &mut impl Queryable, name: &str) -> Result<bool, Error> {
+    let listed: Option<u32> = conn
+        .exec_first(
+            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+            (name,),
+        )
+        .map_err(Error::Query)?;
+    Ok(listed.unwrap_or(0) > 0)
 }
 
 /// The collation `table` holds counter names in; `None` when it has no
