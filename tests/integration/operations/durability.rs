@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
@@ -57,15 +57,21 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
     conn.query_drop("CALL counter_setup('resized', 'd', 8, 1000)").unwrap();
 
     let running = Arc::new(AtomicBool::new(true));
+    let acknowledged_so_far = Arc::new(AtomicU64::new(0));
+    let resizes_so_far = Arc::new(AtomicU32::new(0));
     let incrementing: Vec<thread::JoinHandle<Seen>> = (0..32)
         .map(|_| {
             let mut conn = connect(&server, "app");
             let running = running.clone();
+            let acknowledged_so_far = acknowledged_so_far.clone();
             thread::spawn(move || {
                 let mut seen = Seen { acknowledged: 0, unanswered: 0 };
                 while running.load(Ordering::Relaxed) {
                     match conn.query_drop("CALL counter_add('hot', 1)") {
-                        Ok(()) => seen.acknowledged += 1,
+                        Ok(()) => {
+                            seen.acknowledged += 1;
+                            acknowledged_so_far.fetch_add(1, Ordering::Relaxed);
+                        }
                         Err(_) => {
                             seen.unanswered += 1;
                             break;
@@ -79,6 +85,7 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
     let resizing = {
         let mut conn = connect(&server, "app");
         let running = running.clone();
+        let resizes_so_far = resizes_so_far.clone();
         thread::spawn(move || {
             let mut resizes = 0_u32;
             while running.load(Ordering::Relaxed) {
@@ -87,12 +94,20 @@ fn a_crash_loses_no_acknowledged_increment_and_applies_none_by_half() {
                     break;
                 }
                 resizes += 1;
+                resizes_so_far.fetch_add(1, Ordering::Relaxed);
             }
             resizes
         })
     };
 
-    thread::sleep(Duration::from_millis(1500));
+    // The crash comes once the load is under way, however slow the machine:
+    // a fixed sleep met only 499 increments on a loaded CI runner.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while (acknowledged_so_far.load(Ordering::Relaxed) <= 1000 || resizes_so_far.load(Ordering::Relaxed) <= 2)
+        && Instant::now() < deadline
+    {
+        thread::sleep(Duration::from_millis(20));
+    }
     server.kill9();
     running.store(false, Ordering::Relaxed);
     let seen: Vec<Seen> = incrementing.into_iter().map(|client| client.join().unwrap()).collect();
