@@ -11,9 +11,10 @@ use crate::options::{PackageOptions, SlotPolicy, flags};
 pub enum Routine {
     /// `counter_name_problem(name)`: what makes a name no counter may have
     /// unusable (a control character, a character the collation ignores, a
-    /// trailing space), or NULL. The routines call it only for a name
-    /// outside printable ASCII or ending in a space, so the check is
-    /// written once and an ASCII name pays nothing for it.
+    /// trailing space), or NULL. The routines call it only for a name with
+    /// a character outside printable ASCII, a quote or a backslash, or
+    /// ending in a space, so the check is written once and a usual name
+    /// pays nothing for it.
     NameProblem,
     Setup,
     Add,

@@ -394,8 +394,9 @@ DELIMITER $$
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -432,7 +433,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0281e610623383a8'
+COMMENT 'slotted-counters sha256:e734470174287e74'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -450,7 +451,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -513,7 +514,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5f94ca42d85b5dc6'
+COMMENT 'slotted-counters sha256:800372430f04510e'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -541,7 +542,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -616,7 +617,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:45051e850daadeb5'
+COMMENT 'slotted-counters sha256:f971c8b15d782c62'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -627,7 +628,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -712,7 +713,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:d1a9b9ee0713c172'
+COMMENT 'slotted-counters sha256:99f36d06405cc96a'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -823,7 +824,7 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -910,13 +911,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c873af6d708ac522'
+COMMENT 'slotted-counters sha256:689e2af61fb3efe5'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -956,11 +957,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:baca7eb4bc5714be'
+COMMENT 'slotted-counters sha256:ddc63226bc8901a4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -989,7 +990,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
+COMMENT 'slotted-counters sha256:e11219293df3683c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -998,7 +999,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1054,10 +1055,10 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
+COMMENT 'slotted-counters sha256:79a87688bb7c838a'
 BEGIN
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
@@ -1076,13 +1077,13 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:c15e3666cc4a2985'
+COMMENT 'slotted-counters sha256:37a4047c50215fea'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     SET v_slots = 64;
@@ -1110,7 +1111,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ace96db70320b681'
+COMMENT 'slotted-counters sha256:61f188504ea1b2ab'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1142,7 +1143,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1202,7 +1203,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:72d63b2f56c9072d'
+COMMENT 'slotted-counters sha256:eb6726ebd3bdb356'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1311,7 +1312,7 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1440,7 +1441,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:99ecccafa23d820a'
+COMMENT 'slotted-counters sha256:76313df3fa2b8496'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1450,7 +1451,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1541,7 +1542,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8b46a05b59259d4c'
+COMMENT 'slotted-counters sha256:bab9e47426e5e4af'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1570,7 +1571,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1666,7 +1667,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ba73d9f088e44e26'
+COMMENT 'slotted-counters sha256:e8efd8a8c76f519e'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1776,7 +1777,7 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1894,7 +1895,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
+COMMENT 'slotted-counters sha256:4cfb1327f6d78996'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -1917,7 +1918,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
@@ -1946,7 +1947,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dca9605d659a7097'
+COMMENT 'slotted-counters sha256:6552aa1be4dcaaaf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -1983,7 +1984,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
@@ -2010,7 +2011,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a855962eb51093c3'
+COMMENT 'slotted-counters sha256:b64d3893a03c96c0'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2019,7 +2020,7 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2214,13 +2215,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9817b1cc0f1ceb55'
+COMMENT 'slotted-counters sha256:24f857603d9e61b1'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

@@ -193,8 +193,9 @@ DELIMITER $$
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -231,7 +232,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0281e610623383a8'
+COMMENT 'slotted-counters sha256:e734470174287e74'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -249,7 +250,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -310,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1453ca47581b3d34'
+COMMENT 'slotted-counters sha256:ffbc29875a651e04'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -334,7 +335,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -433,14 +434,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1cb3cc7fddc19106'
+COMMENT 'slotted-counters sha256:9179cad0f47e290e'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -548,7 +549,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:56dc7914624db1ef'
+COMMENT 'slotted-counters sha256:febfdee3c4134904'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -655,7 +656,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -762,13 +763,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a247306905a7b557'
+COMMENT 'slotted-counters sha256:da3dcdcd30821ab1'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -820,11 +821,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:baca7eb4bc5714be'
+COMMENT 'slotted-counters sha256:ddc63226bc8901a4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -853,7 +854,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
+COMMENT 'slotted-counters sha256:e11219293df3683c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -862,7 +863,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -918,10 +919,10 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
+COMMENT 'slotted-counters sha256:79a87688bb7c838a'
 BEGIN
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
@@ -940,13 +941,13 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:c15e3666cc4a2985'
+COMMENT 'slotted-counters sha256:37a4047c50215fea'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     SET v_slots = 64;
@@ -974,7 +975,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6223d0efc8f3e5bc'
+COMMENT 'slotted-counters sha256:d07c1e37c18c3a43'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1002,7 +1003,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1062,7 +1063,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8a4436b8aa1d46ad'
+COMMENT 'slotted-counters sha256:0085274c4ee3f268'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1167,7 +1168,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1319,7 +1320,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ca11799c35e0a3f'
+COMMENT 'slotted-counters sha256:8756646e643e84d2'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1329,7 +1330,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1424,7 +1425,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1b1b1cb682616894'
+COMMENT 'slotted-counters sha256:fb2fb46e4b7212f7'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1449,7 +1450,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1569,7 +1570,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:43e4604fb7367193'
+COMMENT 'slotted-counters sha256:b0fb235cd8526689'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1675,7 +1676,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1816,7 +1817,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
+COMMENT 'slotted-counters sha256:4cfb1327f6d78996'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -1839,7 +1840,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
@@ -1868,7 +1869,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dca9605d659a7097'
+COMMENT 'slotted-counters sha256:6552aa1be4dcaaaf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -1905,7 +1906,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
@@ -1932,7 +1933,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a855962eb51093c3'
+COMMENT 'slotted-counters sha256:b64d3893a03c96c0'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -1941,7 +1942,7 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2136,13 +2137,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9817b1cc0f1ceb55'
+COMMENT 'slotted-counters sha256:24f857603d9e61b1'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

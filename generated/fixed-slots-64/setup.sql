@@ -394,8 +394,9 @@ DELIMITER $$
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -432,7 +433,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0281e610623383a8'
+COMMENT 'slotted-counters sha256:e734470174287e74'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -450,7 +451,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -511,7 +512,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1453ca47581b3d34'
+COMMENT 'slotted-counters sha256:ffbc29875a651e04'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -535,7 +536,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -634,14 +635,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1cb3cc7fddc19106'
+COMMENT 'slotted-counters sha256:9179cad0f47e290e'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -749,7 +750,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:56dc7914624db1ef'
+COMMENT 'slotted-counters sha256:febfdee3c4134904'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -856,7 +857,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -963,13 +964,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a247306905a7b557'
+COMMENT 'slotted-counters sha256:da3dcdcd30821ab1'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1021,11 +1022,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:baca7eb4bc5714be'
+COMMENT 'slotted-counters sha256:ddc63226bc8901a4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1054,7 +1055,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
+COMMENT 'slotted-counters sha256:e11219293df3683c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -1063,7 +1064,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1119,10 +1120,10 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
+COMMENT 'slotted-counters sha256:79a87688bb7c838a'
 BEGIN
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
@@ -1141,13 +1142,13 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:c15e3666cc4a2985'
+COMMENT 'slotted-counters sha256:37a4047c50215fea'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     SET v_slots = 64;
@@ -1175,7 +1176,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6223d0efc8f3e5bc'
+COMMENT 'slotted-counters sha256:d07c1e37c18c3a43'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1203,7 +1204,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1263,7 +1264,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8a4436b8aa1d46ad'
+COMMENT 'slotted-counters sha256:0085274c4ee3f268'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1368,7 +1369,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1520,7 +1521,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ca11799c35e0a3f'
+COMMENT 'slotted-counters sha256:8756646e643e84d2'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1530,7 +1531,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1625,7 +1626,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1b1b1cb682616894'
+COMMENT 'slotted-counters sha256:fb2fb46e4b7212f7'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1650,7 +1651,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1770,7 +1771,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:43e4604fb7367193'
+COMMENT 'slotted-counters sha256:b0fb235cd8526689'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1876,7 +1877,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2017,7 +2018,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
+COMMENT 'slotted-counters sha256:4cfb1327f6d78996'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -2040,7 +2041,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
@@ -2069,7 +2070,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dca9605d659a7097'
+COMMENT 'slotted-counters sha256:6552aa1be4dcaaaf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -2106,7 +2107,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
@@ -2133,7 +2134,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a855962eb51093c3'
+COMMENT 'slotted-counters sha256:b64d3893a03c96c0'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2142,7 +2143,7 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2337,13 +2338,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9817b1cc0f1ceb55'
+COMMENT 'slotted-counters sha256:24f857603d9e61b1'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

@@ -394,8 +394,9 @@ DELIMITER $$
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -432,7 +433,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7bb1c7894a41aaec'
+COMMENT 'slotted-counters sha256:80a9646f6e508f6c'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -450,7 +451,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -511,7 +512,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:49d6da13f05cf278'
+COMMENT 'slotted-counters sha256:efb5bb6301935816'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -540,7 +541,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -660,7 +661,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b01cca1788054503'
+COMMENT 'slotted-counters sha256:2647650efea60616'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -672,7 +673,7 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -801,7 +802,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6c57af4b89601dc7'
+COMMENT 'slotted-counters sha256:f9bd8474a7b205e9'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -909,7 +910,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1028,13 +1029,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b840dbeed1b0dc32'
+COMMENT 'slotted-counters sha256:52636fd87ee1934b'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1185,7 +1186,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:400dab29bcc1ebb3'
+COMMENT 'slotted-counters sha256:1e0a09398e436a08'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -1194,7 +1195,7 @@ BEGIN
     -- The slot a shrink moves the removed slots' values into.
     DECLARE v_target INT DEFAULT 1;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1443,11 +1444,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6dba7be42dee3133'
+COMMENT 'slotted-counters sha256:392bc51401bd89cf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1555,7 +1556,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
+COMMENT 'slotted-counters sha256:e11219293df3683c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -1564,7 +1565,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1620,10 +1621,10 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
+COMMENT 'slotted-counters sha256:79a87688bb7c838a'
 BEGIN
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
@@ -1642,14 +1643,14 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:30edcde94ef8f6d8'
+COMMENT 'slotted-counters sha256:27dc474cb24d9919'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
@@ -1678,7 +1679,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e1d9cc0a1908c6ba'
+COMMENT 'slotted-counters sha256:ac9471d48f296834'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1711,7 +1712,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1796,7 +1797,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:511e15580be48f7a'
+COMMENT 'slotted-counters sha256:bacda71e56833fa4'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1902,7 +1903,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2061,7 +2062,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ca11799c35e0a3f'
+COMMENT 'slotted-counters sha256:8756646e643e84d2'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -2071,7 +2072,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2166,7 +2167,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c3fc591d4fbea1bd'
+COMMENT 'slotted-counters sha256:74c95695c38d668c'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -2196,7 +2197,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2337,7 +2338,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:fdd633a5c49c8856'
+COMMENT 'slotted-counters sha256:9daebac27acee533'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -2444,7 +2445,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2592,7 +2593,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
+COMMENT 'slotted-counters sha256:4cfb1327f6d78996'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -2615,7 +2616,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
@@ -2644,7 +2645,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dca9605d659a7097'
+COMMENT 'slotted-counters sha256:6552aa1be4dcaaaf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -2681,7 +2682,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
@@ -2708,7 +2709,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a855962eb51093c3'
+COMMENT 'slotted-counters sha256:b64d3893a03c96c0'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2717,7 +2718,7 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2912,13 +2913,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9ec337a82bfda4f8'
+COMMENT 'slotted-counters sha256:024930ce6a1c6a76'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

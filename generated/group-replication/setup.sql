@@ -399,8 +399,9 @@ DELIMITER $$
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -437,7 +438,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7bb1c7894a41aaec'
+COMMENT 'slotted-counters sha256:80a9646f6e508f6c'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -455,7 +456,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -516,7 +517,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:08367aa0532dd53c'
+COMMENT 'slotted-counters sha256:9e247bfcd3f0e305'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -547,7 +548,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -670,7 +671,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:30c6407e6af00efb'
+COMMENT 'slotted-counters sha256:82d911f66678e4b9'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -684,7 +685,7 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -816,7 +817,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2cd5f94be8fea58e'
+COMMENT 'slotted-counters sha256:8fbc90420733bc50'
 BEGIN
     -- The batch's write id, named like counter_add_many_once's parameter.
     DECLARE p_write_id BINARY(16);
@@ -929,7 +930,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1046,13 +1047,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c873af6d708ac522'
+COMMENT 'slotted-counters sha256:689e2af61fb3efe5'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1103,7 +1104,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a8391d876cd988ab'
+COMMENT 'slotted-counters sha256:0716287c572e2d53'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -1114,7 +1115,7 @@ BEGIN
     DECLARE v_position INT;
     DECLARE v_members INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1206,11 +1207,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:baca7eb4bc5714be'
+COMMENT 'slotted-counters sha256:ddc63226bc8901a4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1239,7 +1240,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:71870c36dbd2d4af'
+COMMENT 'slotted-counters sha256:e11219293df3683c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -1248,7 +1249,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1304,10 +1305,10 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dfbfdb5af590135e'
+COMMENT 'slotted-counters sha256:79a87688bb7c838a'
 BEGIN
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
@@ -1326,14 +1327,14 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:30edcde94ef8f6d8'
+COMMENT 'slotted-counters sha256:27dc474cb24d9919'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     DECLARE v_value BIGINT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
@@ -1362,7 +1363,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:766686dac7cfc601'
+COMMENT 'slotted-counters sha256:858c02c4ab533258'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1397,7 +1398,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1485,7 +1486,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:580d4962f3c413bb'
+COMMENT 'slotted-counters sha256:25282693d5886a02'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -1596,7 +1597,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1755,7 +1756,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ca11799c35e0a3f'
+COMMENT 'slotted-counters sha256:8756646e643e84d2'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1765,7 +1766,7 @@ BEGIN
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1860,7 +1861,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:4c7a452b46e2227a'
+COMMENT 'slotted-counters sha256:07f03ca2dd647158'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1892,7 +1893,7 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2036,7 +2037,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:4d7d020d7ea65792'
+COMMENT 'slotted-counters sha256:c0104c9378d5d0f0'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -2148,7 +2149,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
                 IF CHAR_LENGTH(p_name) > 50 THEN
                     SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2296,7 +2297,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:24ec38b967f5ff5a'
+COMMENT 'slotted-counters sha256:4cfb1327f6d78996'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -2319,7 +2320,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_moment IS NULL
@@ -2348,7 +2349,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:dca9605d659a7097'
+COMMENT 'slotted-counters sha256:6552aa1be4dcaaaf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
@@ -2385,7 +2386,7 @@ BEGIN
         END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
-       OR (p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
+       OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
     IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
@@ -2412,7 +2413,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a855962eb51093c3'
+COMMENT 'slotted-counters sha256:b64d3893a03c96c0'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2421,7 +2422,7 @@ BEGIN
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2616,13 +2617,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9ec337a82bfda4f8'
+COMMENT 'slotted-counters sha256:024930ce6a1c6a76'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
-    IF CHAR_LENGTH(p_name) > 50 OR p_name COLLATE utf8mb4_bin REGEXP '[^ -~]' OR p_name LIKE '% ' THEN
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
         IF CHAR_LENGTH(p_name) > 50 THEN
             SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

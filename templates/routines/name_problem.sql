@@ -4,8 +4,9 @@
 -- and "a" followed by U+200B would be one counter to the table and two
 -- names to everyone else), or a trailing space (or a character the
 -- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name outside printable ASCII or ending in a
--- space: no collation ignores a printable ASCII character.
+-- routines ask it only of a name with a character outside printable ASCII,
+-- a quote or a backslash, or ending in a space: no collation ignores a
+-- printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::NameProblem) }}`(
     p_name {{ p.name_type }}
 )
