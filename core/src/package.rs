@@ -19,6 +19,11 @@ pub enum Routine {
     Setup,
     Add,
     Increment,
+    /// `counter_plan_batch(deltas, OUT entries, OUT plan)`: the batch
+    /// routines' checks of every name and delta, and each counter's slot,
+    /// written once for the three of them. It writes nothing; they call it
+    /// with their definer's rights.
+    PlanBatch,
     AddMany,
     Reset,
     Resize,
@@ -45,11 +50,12 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 23] = [
+    pub const ALL: [Routine; 24] = [
         Routine::NameProblem,
         Routine::Setup,
         Routine::Add,
         Routine::Increment,
+        Routine::PlanBatch,
         Routine::AddMany,
         Routine::Reset,
         Routine::Resize,
@@ -97,7 +103,7 @@ impl Routine {
             | Routine::Estimate
             | Routine::Package => &[],
             Routine::Resize | Routine::Compact => &[Feature::Resize],
-            Routine::AddMany => &[Feature::Batches],
+            Routine::PlanBatch | Routine::AddMany => &[Feature::Batches],
             Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
             Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
             Routine::Track
@@ -124,6 +130,7 @@ impl Routine {
             Routine::Setup => "setup",
             Routine::Add => "add",
             Routine::Increment => "increment",
+            Routine::PlanBatch => "plan_batch",
             Routine::AddMany => "add_many",
             Routine::Reset => "reset",
             Routine::Resize => "resize",
@@ -151,8 +158,8 @@ impl Routine {
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
-    /// The name check is the other routines' own: they call it with their
-    /// definer's rights.
+    /// The name check and the batches' plan are the other routines' own:
+    /// they call them with their definer's rights.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
@@ -178,7 +185,8 @@ impl Routine {
     pub fn arity(self) -> usize {
         match self {
             Routine::Setup | Routine::GetRange | Routine::Series => 4,
-            Routine::Reset
+            Routine::PlanBatch
+            | Routine::Reset
             | Routine::AddOnce
             | Routine::Track
             | Routine::Bound

@@ -49,7 +49,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -70,7 +70,7 @@ BEGIN
         SET v_lacking = CONCAT_WS(',', v_lacking, 'resize');
     END IF;
     IF NOT FIND_IN_SET('batches', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_add_many', 'counter_add_many_once', 'counter_add_many_at')) THEN
+        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at')) THEN
         SET v_lacking = CONCAT_WS(',', v_lacking, 'batches');
     END IF;
     IF NOT FIND_IN_SET('write-ids', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
@@ -109,6 +109,7 @@ DROP FUNCTION `counter_install_probe`;
 -- found none, or the DBA named each of its features); their tables stay.
 DROP PROCEDURE IF EXISTS `counter_resize`;
 DROP PROCEDURE IF EXISTS `counter_compact`;
+DROP PROCEDURE IF EXISTS `counter_plan_batch`;
 DROP PROCEDURE IF EXISTS `counter_add_many`;
 DROP PROCEDURE IF EXISTS `counter_add_many_once`;
 DROP PROCEDURE IF EXISTS `counter_add_many_at`;

@@ -90,7 +90,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -113,7 +113,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package');
+           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -786,26 +786,23 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
 
-/*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
--- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- 4096 counters and 2719744 bytes, to one slot of its counter. Names that collate
--- equal are one counter: their deltas are summed. Every name and delta is
--- checked first; then one statement applies all of them: on any error none
--- is, in autocommit mode and inside the caller's transaction alike. It is
--- counter_add_many_once under a write id of the call's own: the INSERT of
--- the id, whose trigger adds each delta to its slot, counter by counter in
--- the order of their names, so that two batches cannot deadlock on each
--- other. It opens no transaction: a call the server kills, which on MySQL
--- runs no handler, leaves nothing open on the connection. Its id is
--- forgotten with the others.
-CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
-    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+/*!80000 DROP PROCEDURE IF EXISTS `counter_plan_batch` */$$
+-- The first step of counter_add_many, counter_add_many_once and counter_add_many_at:
+-- checks every name and delta of p_deltas, a JSON object {"name": delta, ...}
+-- of at most 4096 counters and 2719744 bytes, and picks one slot of each
+-- counter. Names that collate equal are one counter:
+-- their deltas are summed. Writes nothing: it returns the write's slots in
+-- p_plan (`hex(name):slot:delta;` each, in the order of the names), p_entries
+-- of them, for the write-id trigger to apply in one statement. The batch
+-- routines call it with their definer's rights; no application is granted it.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    OUT p_entries INT,
+    OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
-MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f9bd8474a7b205e9'
+READS SQL DATA
+COMMENT 'slotted-counters sha256:4c97144971478b6e'
 BEGIN
-    -- The batch's write id, named like counter_add_many_once's parameter.
-    DECLARE p_write_id BINARY(16);
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
     DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -970,6 +967,33 @@ BEGIN
     END WHILE;
     CLOSE c_keys;
     SET v_plan = CONCAT(v_plan, v_plan_part);
+    SET p_entries = v_entries, p_plan = v_plan;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_plan_batch') */$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
+-- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
+-- 4096 counters and 2719744 bytes, to one slot of its counter. Names that collate
+-- equal are one counter: their deltas are summed. Every name and delta is
+-- checked first; then one statement applies all of them: on any error none
+-- is, in autocommit mode and inside the caller's transaction alike. It is
+-- counter_add_many_once under a write id of the call's own: the INSERT of
+-- the id, whose trigger adds each delta to its slot, counter by counter in
+-- the order of their names, so that two batches cannot deadlock on each
+-- other. It opens no transaction: a call the server kills, which on MySQL
+-- runs no handler, leaves nothing open on the connection. Its id is
+-- forgotten with the others.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many`(
+    IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:9a33576a4ca02ecd'
+BEGIN
+    -- The batch's write id, named like counter_add_many_once's parameter.
+    DECLARE p_write_id BINARY(16);
+    DECLARE v_entries INT;
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
+    CALL `counter_plan_batch`(p_deltas, v_entries, v_plan);
     IF v_entries > 0 THEN
         -- An id no other write has, on this server or another one of a
         -- cluster: UUID() is unique on its server, and the hash of it with
@@ -1797,172 +1821,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:bacda71e56833fa4'
+COMMENT 'slotted-counters sha256:7ccbc98653d588df'
 BEGIN
-    DECLARE v_length INT;
-    -- The batch's names and its deltas, each a JSON array in the batch's order.
-    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_values LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The name fetched before v_key, to find a name given twice.
-    DECLARE v_previous VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The counter being summed: the first of the keys that collate equal.
-    DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The name being checked; named like counter_add's parameter, so the
-    -- shared checks and messages apply.
-    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
-    DECLARE v_key_delta BIGINT;
-    DECLARE v_delta BIGINT;
-    DECLARE v_done BOOLEAN DEFAULT FALSE;
-    DECLARE v_slots INT;
-    DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
-    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    DECLARE v_entries INT DEFAULT 0;
-    -- The write's slots, `hex(name):slot:delta;` each.
-    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
-    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- Each name beside its delta, in the order of the package's collation,
-    -- then of the names' code points, so that two spellings of one name
-    -- meet. One pass over each array: JSON_TABLE numbers the names and the
-    -- deltas, and the join pairs them by number. The deltas are
-    -- materialized (DISTINCT) so that the join looks each one up by its
-    -- number instead of reading them all again for every name. A name is
-    -- cut one character past the longest allowed, so that the length check
-    -- refuses it whatever its length. A delta is NULL unless it is a JSON
-    -- integer within BIGINT: any NULL along the way (a missing value, JSON
-    -- null) reads as "not an integer", never as a delta to skip. The range
-    -- is checked on the delta's text, exact on both servers (MySQL converts
-    -- a JSON integer above BIGINT to a negative DECIMAL).
-    DECLARE c_keys CURSOR FOR
-        SELECT LEFT(JSON_UNQUOTE(entry.json), 51) AS name, number.delta
-          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
-          LEFT JOIN (
-                SELECT DISTINCT value.position,
-                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
-                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
-                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
-                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
-                          CAST(value.json AS SIGNED), NULL) AS delta
-                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
-               ) AS number ON number.position = entry.position
-         ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
-    -- 100 levels, where MariaDB's answer that it is not valid.
-    DECLARE EXIT HANDLER FOR 3157
-    BEGIN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-    END;
-
-    IF LENGTH(p_deltas) > 2719744 THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
-    END IF;
-    -- MySQL reads a JSON text only up to a NUL character outside its
-    -- strings: the deltas after it would be dropped unseen. JSON holds
-    -- none, but escaped (\u0000). Compared as code points: a _ci collation
-    -- ignores the character, and finds it anywhere.
-    IF LOCATE(CHAR(0 USING utf8mb4) COLLATE utf8mb4_bin, p_deltas COLLATE utf8mb4_bin) > 0
-       OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-    END IF;
-    SET v_length = JSON_LENGTH(p_deltas);
-    IF v_length > 4096 THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas name more than 4096 counters';
-    END IF;
-    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
-    -- The names and the deltas pair up by position only when there are as
-    -- many of each. MySQL's parser keeps the last of a name written twice;
-    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
-    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas name a counter twice';
-    END IF;
-
-    -- Checks every name and delta, picks each counter's slot, and writes the
-    -- statement's parts; nothing is written to the table yet.
-    OPEN c_keys;
-    FETCH c_keys INTO v_key, v_key_delta;
-    WHILE NOT v_done DO
-        IF v_key IS NULL THEN
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-        END IF;
-        SET v_counter = v_key, v_delta = 0;
-        WHILE NOT v_done AND v_key = v_counter DO
-            SET p_name = v_key;
-            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
-            -- both on; MySQL's parser has kept the last.
-            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
-                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
-                IF CHAR_LENGTH(p_name) > 50 THEN
-                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-                -- NULL, and no refusal, for a name without a problem.
-                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-                IF v_message IS NOT NULL THEN
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-            END IF;
-            IF v_key_delta IS NULL THEN
-                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
-            FETCH c_keys INTO v_key, v_key_delta;
-        END WHILE;
-        SET p_name = v_counter;
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
-            SET v_slot = NULL;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
-                 LOCK IN SHARE MODE;
-                IF v_second_locked THEN
-                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
-                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                    SET v_slot = COALESCE(v_slot, 1);
-                ELSE
-                    SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     FOR UPDATE;
-                END IF;
-            ELSE
-                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
-                 ORDER BY `counter_id` DESC LIMIT 1;
-            END IF;
-        END;
-        IF v_slot IS NULL THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        SET v_slots = v_slot;
-        IF v_delta <> 0 THEN
-            SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
-            SET v_slot = IF(v_slot <= v_slots,
-                v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
-                (v_slot - 1) % v_slots + 1);
-            IF v_second_locked AND v_slot >= 2 THEN
-                SET v_slot = v_slot + 1;
-            END IF;
-            SET v_entries = v_entries + 1;
-            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
-            IF v_entries % 64 = 0 THEN
-                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
-            END IF;
-        END IF;
-    END WHILE;
-    CLOSE c_keys;
-    SET v_plan = CONCAT(v_plan, v_plan_part);
+    DECLARE v_entries INT;
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
+    CALL `counter_plan_batch`(p_deltas, v_entries, v_plan);
     IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'write id must be 16 bytes';
@@ -2338,173 +2202,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9daebac27acee533'
+COMMENT 'slotted-counters sha256:fed7f175ba54fe5c'
 BEGIN
-    DECLARE v_length INT;
-    -- The batch's names and its deltas, each a JSON array in the batch's order.
-    DECLARE v_keys LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_values LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_key VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The name fetched before v_key, to find a name given twice.
-    DECLARE v_previous VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The counter being summed: the first of the keys that collate equal.
-    DECLARE v_counter VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- The name being checked; named like counter_add's parameter, so the
-    -- shared checks and messages apply.
-    DECLARE p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
-    DECLARE v_key_delta BIGINT;
-    DECLARE v_delta BIGINT;
-    DECLARE v_done BOOLEAN DEFAULT FALSE;
-    DECLARE v_slots INT;
-    DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
-    DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    DECLARE v_entries INT DEFAULT 0;
-    -- The write's slots, `hex(name):slot:delta;` each.
-    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
-    DECLARE v_plan_part LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
     DECLARE v_moment DATETIME(6);
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- Each name beside its delta, in the order of the package's collation,
-    -- then of the names' code points, so that two spellings of one name
-    -- meet. One pass over each array: JSON_TABLE numbers the names and the
-    -- deltas, and the join pairs them by number. The deltas are
-    -- materialized (DISTINCT) so that the join looks each one up by its
-    -- number instead of reading them all again for every name. A name is
-    -- cut one character past the longest allowed, so that the length check
-    -- refuses it whatever its length. A delta is NULL unless it is a JSON
-    -- integer within BIGINT: any NULL along the way (a missing value, JSON
-    -- null) reads as "not an integer", never as a delta to skip. The range
-    -- is checked on the delta's text, exact on both servers (MySQL converts
-    -- a JSON integer above BIGINT to a negative DECIMAL).
-    DECLARE c_keys CURSOR FOR
-        SELECT LEFT(JSON_UNQUOTE(entry.json), 51) AS name, number.delta
-          FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
-          LEFT JOIN (
-                SELECT DISTINCT value.position,
-                       IF(COALESCE(JSON_TYPE(value.json) IN ('INTEGER', 'UNSIGNED INTEGER')
-                                   AND value.json REGEXP '^-?[0-9]{1,19}$'
-                                   AND CAST(CAST(value.json AS CHAR) AS DECIMAL(20))
-                                       BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE),
-                          CAST(value.json AS SIGNED), NULL) AS delta
-                  FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
-               ) AS number ON number.position = entry.position
-         ORDER BY name COLLATE utf8mb4_bin, CAST(name AS BINARY);
-    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
-    -- 100 levels, where MariaDB's answer that it is not valid.
-    DECLARE EXIT HANDLER FOR 3157
-    BEGIN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-    END;
-
-    IF LENGTH(p_deltas) > 2719744 THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas are longer than 2719744 bytes';
-    END IF;
-    -- MySQL reads a JSON text only up to a NUL character outside its
-    -- strings: the deltas after it would be dropped unseen. JSON holds
-    -- none, but escaped (\u0000). Compared as code points: a _ci collation
-    -- ignores the character, and finds it anywhere.
-    IF LOCATE(CHAR(0 USING utf8mb4) COLLATE utf8mb4_bin, p_deltas COLLATE utf8mb4_bin) > 0
-       OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-    END IF;
-    SET v_length = JSON_LENGTH(p_deltas);
-    IF v_length > 4096 THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas name more than 4096 counters';
-    END IF;
-    SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
-    -- The names and the deltas pair up by position only when there are as
-    -- many of each. MySQL's parser keeps the last of a name written twice;
-    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
-    IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
-        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-            MESSAGE_TEXT = 'deltas name a counter twice';
-    END IF;
-
-    -- Checks every name and delta, picks each counter's slot, and writes the
-    -- statement's parts; nothing is written to the table yet.
-    OPEN c_keys;
-    FETCH c_keys INTO v_key, v_key_delta;
-    WHILE NOT v_done DO
-        IF v_key IS NULL THEN
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
-                MESSAGE_TEXT = 'deltas must be a JSON object of counter names and integers';
-        END IF;
-        SET v_counter = v_key, v_delta = 0;
-        WHILE NOT v_done AND v_key = v_counter DO
-            SET p_name = v_key;
-            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
-            -- both on; MySQL's parser has kept the last.
-            IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
-                SET v_message = LEFT(CONCAT('deltas name a counter twice: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% ' THEN
-                IF CHAR_LENGTH(p_name) > 50 THEN
-                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-                -- NULL, and no refusal, for a name without a problem.
-                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-                IF v_message IS NOT NULL THEN
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-            END IF;
-            IF v_key_delta IS NULL THEN
-                SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(v_key)), 128);
-                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-            END IF;
-            SET v_delta = v_delta + v_key_delta, v_previous = v_key;
-            FETCH c_keys INTO v_key, v_key_delta;
-        END WHILE;
-        SET p_name = v_counter;
-        BEGIN
-            DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
-            SET v_slot = NULL;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
-                 LOCK IN SHARE MODE;
-                IF v_second_locked THEN
-                    SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
-                     ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
-                    SET v_slot = COALESCE(v_slot, 1);
-                ELSE
-                    SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
-                     FOR UPDATE;
-                END IF;
-            ELSE
-                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
-                 ORDER BY `counter_id` DESC LIMIT 1;
-            END IF;
-        END;
-        IF v_slot IS NULL THEN
-            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-        END IF;
-        SET v_slots = v_slot;
-        IF v_delta <> 0 THEN
-            SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
-            SET v_slot = IF(v_slot <= v_slots,
-                v_slot + @@GLOBAL.auto_increment_increment * FLOOR(RAND() * (FLOOR((v_slots - v_slot) / @@GLOBAL.auto_increment_increment) + 1)),
-                (v_slot - 1) % v_slots + 1);
-            IF v_second_locked AND v_slot >= 2 THEN
-                SET v_slot = v_slot + 1;
-            END IF;
-            SET v_entries = v_entries + 1;
-            SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
-            IF v_entries % 64 = 0 THEN
-                SET v_plan = CONCAT(v_plan, v_plan_part), v_plan_part = '';
-            END IF;
-        END IF;
-    END WHILE;
-    CLOSE c_keys;
-    SET v_plan = CONCAT(v_plan, v_plan_part);
+    DECLARE v_entries INT;
+    DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
+    CALL `counter_plan_batch`(p_deltas, v_entries, v_plan);
     IF p_at REGEXP '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]{1,6})?)?)?$'
        AND LEFT(p_at, 4) BETWEEN '1000' AND '9998'
        AND SUBSTRING(p_at, 9, 2) <= DAYOFMONTH(LAST_DAY(CONCAT(LEFT(p_at, 7), '-01'))) THEN

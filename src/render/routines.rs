@@ -29,6 +29,7 @@ routine_templates! {
     Setup => "routines/setup.sql",
     Add => "routines/add.sql",
     Increment => "routines/increment.sql",
+    PlanBatch => "routines/plan_batch.sql",
     AddMany => "routines/add_many.sql",
     ResetLazy => "routines/reset_lazy.sql",
     ResetCertified => "routines/reset_certified.sql",
@@ -61,6 +62,7 @@ pub(super) fn routine(p: &Context, routine: Routine) -> askama::Result<String> {
         Routine::Setup => Setup { p }.render(),
         Routine::Add => Add { p }.render(),
         Routine::Increment => Increment { p }.render(),
+        Routine::PlanBatch => PlanBatch { p }.render(),
         Routine::AddMany => AddMany { p }.render(),
         Routine::Reset => match p.reset_body {
             ResetBody::Lazy => ResetLazy { p }.render(),

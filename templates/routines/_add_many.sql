@@ -192,9 +192,17 @@
 
 {#- Checks every name and delta of p_deltas and picks each counter's slot,
     into v_plan (v_entries entries) for the write-id trigger to apply;
-    nothing is written yet. -#}
+    nothing is written yet. The body of the plan routine. -#}
 {% macro plan(p) %}
 {%- call each_counter(p, ["v_plan"]) %}
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
 {%- endcall %}
+{%- endmacro %}
+
+{#- A batch routine's plan, after its own variables: v_entries and v_plan
+    from the plan routine, which checks the whole batch first. -#}
+{% macro planned(p) %}
+    DECLARE v_entries INT;
+    DECLARE v_plan {{ p.statement_type }};
+    CALL `{{ p.routine(Routine::PlanBatch) }}`(p_deltas, v_entries, v_plan);
 {%- endmacro %}

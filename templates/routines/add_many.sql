@@ -21,8 +21,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     -- The batch's write id, named like {{ p.routine(Routine::AddManyOnce) }}'s parameter.
     DECLARE p_write_id BINARY(16);
-{%- call batch::plan_variables(p) %}{% endcall %}
-{%- call batch::plan(p) %}{% endcall %}
+{%- call batch::planned(p) %}{% endcall %}
     IF v_entries > 0 THEN
         -- An id no other write has, on this server or another one of a
         -- cluster: UUID() is unique on its server, and the hash of it with

@@ -16,9 +16,9 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyAt) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call batch::plan_variables(p) %}{% endcall %}
     DECLARE v_moment DATETIME(6);
-{%- call batch::plan(p) %}{% endcall %}
+    DECLARE v_message {{ p.message_type }};
+{%- call batch::planned(p) %}{% endcall %}
 {% call periods::check_at("    ", p, false) %}{% endcall %}
     IF p_write_id IS NULL THEN
         IF v_entries > 0 THEN

@@ -14,8 +14,8 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyOnce) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call batch::plan_variables(p) %}{% endcall %}
-{%- call batch::plan(p) %}{% endcall %}
+    DECLARE v_message {{ p.message_type }};
+{%- call batch::planned(p) %}{% endcall %}
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {% call m::record_write("    ", p, "''", "v_plan", true, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
