@@ -122,10 +122,14 @@ fn probe_routine(conn: &mut impl Queryable, routine: Routine, call: &str) -> Res
 
 /// A call of `routine` that changes nothing: NULL for every argument, which
 /// every routine refuses (or, for a function, answers NULL) before it
-/// touches a row. `counter_expire_periods` takes none: [`probe_routine`]
-/// runs it in a read-only transaction, where its first DELETE fails.
+/// touches a row; the batches' plan takes its OUT parameters in user
+/// variables. `counter_expire_periods` takes none: [`probe_routine`] runs it
+/// in a read-only transaction, where its first DELETE fails.
 fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
-    let arguments = vec!["NULL"; routine.arity()].join(", ");
+    let arguments = match routine {
+        Routine::PlanBatch => "NULL, @slotted_counters_entries, @slotted_counters_plan".to_owned(),
+        _ => vec!["NULL"; routine.arity()].join(", "),
+    };
     let name = routine.name(options);
     if routine.is_function() {
         format!("SELECT `{name}`({arguments})")

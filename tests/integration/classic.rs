@@ -236,7 +236,7 @@ fn each_feature_alone_installs_and_counts() {
             &["counter_compact", "counter_resize"][..],
             &["CALL counter_resize('c', 9)", "CALL counter_compact('c')"][..],
         ),
-        ("batches", &["counter_add_many"], &[r#"CALL counter_add_many('{"c": 1}')"#]),
+        ("batches", &["counter_add_many", "counter_plan_batch"], &[r#"CALL counter_add_many('{"c": 1}')"#]),
         (
             "write-ids",
             &["counter_add_once", "counter_forget_writes"],

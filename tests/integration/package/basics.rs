@@ -161,6 +161,14 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
             errno::INVALID_ARGUMENT,
             format!("counter name is longer than 50 characters: '{long_name}'"),
         ),
+        // A refusal is cut to 128 characters, counted as characters: the
+        // 44 of its words and quote, and 84 of the name.
+        (
+            "CALL counter_add(?, ?)",
+            ("é".repeat(200), 1).into(),
+            errno::INVALID_ARGUMENT,
+            format!("counter name is longer than 50 characters: '{}", "é".repeat(84)),
+        ),
         (
             setup,
             ("wordy", "x".repeat(256), None::<u32>, None::<i64>).into(),

@@ -360,7 +360,7 @@ pub const CLASSIC_ROUTINES: [&str; 9] = [
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 23] = [
+pub const ROUTINES: [&str; 24] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
@@ -379,6 +379,7 @@ pub const ROUTINES: [&str; 23] = [
     "counter_increment",
     "counter_name_problem",
     "counter_package",
+    "counter_plan_batch",
     "counter_reset",
     "counter_resize",
     "counter_series",
