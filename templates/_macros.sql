@@ -23,7 +23,7 @@
     another counter), or holding a character that would make two different
     names one counter. -#}
 {% macro check_name_form(indent, p) -%}
-{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} OR {% call unusual_characters() %}{% endcall %} THEN
+{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} OR {% call unusual_characters(p) %}{% endcall %} THEN
 {{ indent }}    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
 {% call refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::long_name(*p.name_length) }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END IF;
@@ -51,16 +51,18 @@
     (benchmarks.md): JSON_QUOTE escapes every control character below
     U+0020 (and `"` and `\`, which the check then passes), and keeps the
     others' bytes, so its quoted name is two bytes longer than the name's
-    characters only for a name of printable ASCII and DEL; LOCATE finds DEL.
-    A name with either runs the check, which alone decides. -#}
-{% macro unusual_characters() -%}
-OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name) OR p_name LIKE '% '
+    characters only for a name of printable ASCII and DEL; LOCATE finds DEL,
+    comparing code points: a collation that ignores DEL (MySQL's
+    utf8mb4_unicode_ci) finds it in every name. A name with either runs the
+    check, which alone decides. -#}
+{% macro unusual_characters(p) -%}
+OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING {{ p.charset }}), p_name COLLATE {{ p.charset }}_bin) OR p_name LIKE '% '
 {%- endmacro %}
 
 {#- A function's answer for a name no counter may have: NULL. -#}
 {% macro null_if_unusable(p) -%}
     IF CHAR_LENGTH(p_name) > {{ p.name_length }}
-       OR ({% call unusual_characters() %}{% endcall %}) AND `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
+       OR ({% call unusual_characters(p) %}{% endcall %}) AND `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
 {%- endmacro %}

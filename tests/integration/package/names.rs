@@ -60,7 +60,43 @@ pub(super) fn names_that_look_like_sql_stay_data(package: &Package) {
 support::on_each_server!(
     the_client_knows_what_each_collation_ignores,
     names_with_unusable_characters_are_refused_by_every_routine_and_the_client,
+    a_usual_name_never_runs_the_name_check_in_any_collation,
 );
+
+/// The routines ask `counter_name_problem` only of a name outside printable
+/// ASCII (or with a quote, a backslash or a trailing space), so a usual
+/// name pays nothing for the check: with the function dropped, a usual
+/// name's writes still work, and an unusual one's meet 1305. In
+/// a collation that ignores DEL (MySQL's `utf8mb4_unicode_ci` and
+/// `utf8mb4_0900_ai_ci`), a search for DEL matches any name unless it
+/// compares code points.
+fn a_usual_name_never_runs_the_name_check_in_any_collation() {
+    let mut collations = vec!["utf8mb4_bin", "utf8mb4_general_ci", "utf8mb4_unicode_ci"];
+    if support::flavor() == support::Flavor::MySql {
+        collations.push("utf8mb4_0900_ai_ci");
+    }
+    for collation in collations {
+        let options = PackageOptions::builder().collation(collation).build().unwrap();
+        let db = support::with_package(&options);
+        let mut conn = db.conn();
+        conn.query_drop("DROP FUNCTION counter_name_problem").unwrap();
+        let usual = "page:42/a-b_c.d~e";
+        for sql in ["CALL counter_setup(?, 'd', 4, 1)", "CALL counter_increment(?)", "CALL counter_add(?, 5)"] {
+            call(&mut conn, sql, (usual,)).unwrap_or_else(|error| panic!("{collation}: {sql}: {error:?}"));
+        }
+        // Read from the table: a function's call loads every routine it
+        // names, so counter_get fails without the check, whatever the name.
+        let counted: Option<i64> = conn
+            .exec_first("SELECT CAST(SUM(counter) AS SIGNED) FROM counters WHERE counter_name = ?", (usual,))
+            .unwrap()
+            .flatten();
+        assert_eq!(counted, Some(7), "{collation}");
+        for unusual in ["quote\"d", "caf\u{e9}", "del\u{7f}"] {
+            let (code, message) = call(&mut conn, "CALL counter_increment(?)", (unusual,)).unwrap_err();
+            assert_eq!(code, 1305, "{collation}: {unusual:?} runs the check: {message}");
+        }
+    }
+}
 
 /// The code points `collation` ignores on the test's server: those whose
 /// weight is empty, from all of Unicode but the surrogates.
