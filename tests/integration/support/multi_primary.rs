@@ -402,6 +402,16 @@ pub fn check_re_installs_under_remote_writes_lose_nothing<C: MultiPrimary>(
     admin.query_drop("CALL counter_track('tracked', 'hour', NULL)").unwrap();
     admin.query_drop("CALL counter_add('bounded', 100000)").unwrap();
     admin.query_drop("CALL counter_bound('bounded', 0, NULL)").unwrap();
+    // The writers' connections read what their node has applied: each node
+    // has applied the counters before any writer starts (a write on a node
+    // still applying them met "unknown counter" once in CI).
+    for node in &nodes {
+        let bounded: Option<i64> = causal_conn::<C>(node, database)
+            .query_first("SELECT CAST(SUM(`highest` IS NULL) AS SIGNED) FROM counters WHERE counter_name = 'bounded'")
+            .unwrap()
+            .flatten();
+        assert_eq!(bounded, Some(8), "node {} has applied the setup", node.port);
+    }
 
     let writes: [(&str, [i64; 4]); 4] = [
         ("CALL counter_add_once(UNHEX(?), 'ids', 1)", [1, 0, 0, 0]),
