@@ -1227,9 +1227,8 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_many_once`(
     IN p_deltas LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7ccbc98653d588df'
+COMMENT 'slotted-counters sha256:46f01459e5aeab7b'
 BEGIN
-    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_entries INT;
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin;
     CALL `counter_plan_batch`(p_deltas, v_entries, v_plan);

@@ -14,7 +14,6 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyOnce) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    DECLARE v_message {{ p.message_type }};
 {%- call batch::planned(p) %}{% endcall %}
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {% call m::record_write("    ", p, "''", "v_plan", true, "NULL") %}{% endcall %}
