@@ -188,36 +188,41 @@ DELIMITER ;
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
--- What makes p_name a name no counter may have, or NULL: a control
--- character, a character the collation ignores (its weight is empty: "a"
--- and "a" followed by U+200B would be one counter to the table and two
--- names to everyone else), or a trailing space (or a character the
--- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name with a character outside printable ASCII,
--- a quote or a backslash, or ending in a space: no collation ignores a
--- printable ASCII character.
+-- What makes p_name a name no counter may have, worded as the routines
+-- refuse it, or NULL: more than 50 characters (a non-strict
+-- session may have cut a longer one, which must not reach another
+-- counter), a control character, a character the collation ignores (its
+-- weight is empty: "a" and "a" followed by U+200B would be one counter to
+-- the table and two names to everyone else), or a trailing space (or a
+-- character the collation takes for one), which a PAD SPACE collation
+-- ignores too. The routines ask it only of a name longer than that, with
+-- a character outside printable ASCII, a quote or a backslash, or ending
+-- in a space: no collation ignores a printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
-RETURNS VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+RETURNS VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 DETERMINISTIC
 NO SQL
-COMMENT 'slotted-counters sha256:e1f1a61b094f9704'
+COMMENT 'slotted-counters sha256:0197b0a03b22e20b'
 BEGIN
     DECLARE v_at INT DEFAULT 0;
     DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_code INT;
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        RETURN 'counter name is longer than 50 characters';
+    END IF;
     WHILE v_at < CHAR_LENGTH(p_name) DO
         SET v_at = v_at + 1;
         SET v_character = SUBSTRING(p_name, v_at, 1);
         SET v_code = ORD(CONVERT(v_character USING utf32));
         IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-            RETURN CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
         ELSEIF WEIGHT_STRING(v_character) = '' THEN
-            RETURN CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
         END IF;
     END WHILE;
-    RETURN IF(p_name LIKE '% ', 'a trailing space', NULL);
+    RETURN IF(p_name LIKE '% ', 'counter name has a trailing space', NULL);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
 
@@ -232,7 +237,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:db2d5edf09118d51'
+COMMENT 'slotted-counters sha256:55d6ff839c54a54e'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -251,12 +256,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:30c71baea77e2061'
+COMMENT 'slotted-counters sha256:ad56c72d37a2e7ec'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -341,12 +341,7 @@ BEGIN
     SET v_delta = v_number;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -457,7 +452,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:336db034fa43f1b3'
+COMMENT 'slotted-counters sha256:a6446fad02c1f61a'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -470,12 +465,7 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -594,7 +584,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:0e16a4e188701a5c'
+COMMENT 'slotted-counters sha256:0859a0df2768270e'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -701,12 +691,7 @@ BEGIN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
             IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-                IF CHAR_LENGTH(p_name) > 50 THEN
-                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-                -- NULL, and no refusal, for a name without a problem.
-                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+                SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
                 END IF;
@@ -838,19 +823,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3daf5af8bb227848'
+COMMENT 'slotted-counters sha256:8d3c7d8752a7788b'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -904,7 +884,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:d71b829edf177a1a'
+COMMENT 'slotted-counters sha256:8d941434148404c1'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -914,12 +894,7 @@ BEGIN
     DECLARE v_target INT DEFAULT 1;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -987,17 +962,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:355a1b1bfb5df4df'
+COMMENT 'slotted-counters sha256:8f805f6d6a0fe4c6'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1020,7 +990,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:edbd72017d0cac38'
+COMMENT 'slotted-counters sha256:28a5931c9ee4ffd4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -1030,12 +1000,7 @@ BEGIN
     DECLARE v_until_slot INT;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1143,7 +1108,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ee314cd9cf1c92be'
+COMMENT 'slotted-counters sha256:694d1d5501993399'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1177,12 +1142,7 @@ BEGIN
     SET v_delta = v_number;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1362,7 +1322,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7f0477b42b47291a'
+COMMENT 'slotted-counters sha256:3cce754df96f3d64'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1373,12 +1333,7 @@ BEGIN
     DECLARE v_until_slot INT;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1467,7 +1422,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9f8950ba22dcd6e2'
+COMMENT 'slotted-counters sha256:5027c9b28e1e8ad8'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1498,12 +1453,7 @@ BEGIN
     SET v_delta = v_number;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1846,7 +1796,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:23dba814bad32548'
+COMMENT 'slotted-counters sha256:e438f76510df1437'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -1856,12 +1806,7 @@ BEGIN
     DECLARE v_to DATETIME(6);
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -2050,19 +1995,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f8ed198da96eb921'
+COMMENT 'slotted-counters sha256:01fd99f8021b8347'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;

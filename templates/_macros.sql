@@ -18,17 +18,11 @@
 {% call refuse(indent, p, p.unknown_counter) %}'{{ refusals::UNKNOWN_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {%- endmacro %}
 
-{#- The invalid-argument errors of a name no counter may have: longer than
-    the column (a non-strict session may have cut it, and it must not reach
-    another counter), or holding a character that would make two different
-    names one counter. -#}
+{#- The invalid-argument error of a name no counter may have, in the
+    name check's words: asked only of a name that may have a problem. -#}
 {% macro check_name_form(indent, p) -%}
 {{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} OR {% call unusual_characters(p) %}{% endcall %} THEN
-{{ indent }}    IF CHAR_LENGTH(p_name) > {{ p.name_length }} THEN
-{% call refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::long_name(*p.name_length) }}: ', QUOTE(p_name){% endcall %}
-{{ indent }}    END IF;
-{{ indent }}    -- NULL, and no refusal, for a name without a problem.
-{{ indent }}    SET v_message = LEFT(CONCAT('{{ refusals::NAME_HAS }} ', `{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
+{{ indent }}    SET v_message = LEFT(CONCAT(`{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
 {{ indent }}    IF v_message IS NOT NULL THEN
 {{ indent }}        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
 {{ indent }}    END IF;

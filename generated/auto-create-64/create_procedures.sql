@@ -188,36 +188,41 @@ DELIMITER ;
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
--- What makes p_name a name no counter may have, or NULL: a control
--- character, a character the collation ignores (its weight is empty: "a"
--- and "a" followed by U+200B would be one counter to the table and two
--- names to everyone else), or a trailing space (or a character the
--- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name with a character outside printable ASCII,
--- a quote or a backslash, or ending in a space: no collation ignores a
--- printable ASCII character.
+-- What makes p_name a name no counter may have, worded as the routines
+-- refuse it, or NULL: more than 50 characters (a non-strict
+-- session may have cut a longer one, which must not reach another
+-- counter), a control character, a character the collation ignores (its
+-- weight is empty: "a" and "a" followed by U+200B would be one counter to
+-- the table and two names to everyone else), or a trailing space (or a
+-- character the collation takes for one), which a PAD SPACE collation
+-- ignores too. The routines ask it only of a name longer than that, with
+-- a character outside printable ASCII, a quote or a backslash, or ending
+-- in a space: no collation ignores a printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
-RETURNS VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+RETURNS VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 DETERMINISTIC
 NO SQL
-COMMENT 'slotted-counters sha256:e1f1a61b094f9704'
+COMMENT 'slotted-counters sha256:0197b0a03b22e20b'
 BEGIN
     DECLARE v_at INT DEFAULT 0;
     DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_code INT;
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        RETURN 'counter name is longer than 50 characters';
+    END IF;
     WHILE v_at < CHAR_LENGTH(p_name) DO
         SET v_at = v_at + 1;
         SET v_character = SUBSTRING(p_name, v_at, 1);
         SET v_code = ORD(CONVERT(v_character USING utf32));
         IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-            RETURN CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
         ELSEIF WEIGHT_STRING(v_character) = '' THEN
-            RETURN CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
         END IF;
     END WHILE;
-    RETURN IF(p_name LIKE '% ', 'a trailing space', NULL);
+    RETURN IF(p_name LIKE '% ', 'counter name has a trailing space', NULL);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
 
@@ -232,7 +237,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f5fca16c4be45a39'
+COMMENT 'slotted-counters sha256:f85a8d0f01c803e8'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -251,12 +256,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -313,7 +313,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:acf9b03cc687193b'
+COMMENT 'slotted-counters sha256:8a586c53fd6af306'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -342,12 +342,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -416,7 +411,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:d7bedcb8ef3d48b3'
+COMMENT 'slotted-counters sha256:bcb0b8c2131875b8'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -428,12 +423,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -510,7 +500,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:509126335e419e6b'
+COMMENT 'slotted-counters sha256:d21d788b396192a7'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -620,12 +610,7 @@ BEGIN
                     MESSAGE_TEXT = 'counter name must not be NULL or empty';
             END IF;
             IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-                IF CHAR_LENGTH(p_name) > 50 THEN
-                    SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                END IF;
-                -- NULL, and no refusal, for a name without a problem.
-                SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+                SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
                 IF v_message IS NOT NULL THEN
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
                 END IF;
@@ -734,19 +719,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ec4948a4006ed58c'
+COMMENT 'slotted-counters sha256:499f9fed950c2b47'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -780,17 +760,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:355a1b1bfb5df4df'
+COMMENT 'slotted-counters sha256:8f805f6d6a0fe4c6'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -813,7 +788,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:edbd72017d0cac38'
+COMMENT 'slotted-counters sha256:28a5931c9ee4ffd4'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
@@ -823,12 +798,7 @@ BEGIN
     DECLARE v_until_slot INT;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -934,7 +904,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:90bb9709e73ad630'
+COMMENT 'slotted-counters sha256:a24acb3bdc29f9aa'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -967,12 +937,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1130,7 +1095,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:979baa8f1f8453e5'
+COMMENT 'slotted-counters sha256:fd658f5af38260b7'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1141,12 +1106,7 @@ BEGIN
     DECLARE v_until_slot INT;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1231,7 +1191,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:01d337d93a5a9f86'
+COMMENT 'slotted-counters sha256:1bf6492f63825d66'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1261,12 +1221,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1567,7 +1522,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:23dba814bad32548'
+COMMENT 'slotted-counters sha256:e438f76510df1437'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -1577,12 +1532,7 @@ BEGIN
     DECLARE v_to DATETIME(6);
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -1771,19 +1721,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:777ecdae74768adf'
+COMMENT 'slotted-counters sha256:fdb82d3303e5bbeb'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
     DECLARE v_highest DECIMAL(65, 30);
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;

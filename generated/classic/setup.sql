@@ -220,36 +220,41 @@ GROUP BY `counter_name`;
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
--- What makes p_name a name no counter may have, or NULL: a control
--- character, a character the collation ignores (its weight is empty: "a"
--- and "a" followed by U+200B would be one counter to the table and two
--- names to everyone else), or a trailing space (or a character the
--- collation takes for one), which a PAD SPACE collation ignores too. The
--- routines ask it only of a name with a character outside printable ASCII,
--- a quote or a backslash, or ending in a space: no collation ignores a
--- printable ASCII character.
+-- What makes p_name a name no counter may have, worded as the routines
+-- refuse it, or NULL: more than 50 characters (a non-strict
+-- session may have cut a longer one, which must not reach another
+-- counter), a control character, a character the collation ignores (its
+-- weight is empty: "a" and "a" followed by U+200B would be one counter to
+-- the table and two names to everyone else), or a trailing space (or a
+-- character the collation takes for one), which a PAD SPACE collation
+-- ignores too. The routines ask it only of a name longer than that, with
+-- a character outside printable ASCII, a quote or a backslash, or ending
+-- in a space: no collation ignores a printable ASCII character.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
-RETURNS VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+RETURNS VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 DETERMINISTIC
 NO SQL
-COMMENT 'slotted-counters sha256:e1f1a61b094f9704'
+COMMENT 'slotted-counters sha256:0197b0a03b22e20b'
 BEGIN
     DECLARE v_at INT DEFAULT 0;
     DECLARE v_character VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_code INT;
+    IF CHAR_LENGTH(p_name) > 50 THEN
+        RETURN 'counter name is longer than 50 characters';
+    END IF;
     WHILE v_at < CHAR_LENGTH(p_name) DO
         SET v_at = v_at + 1;
         SET v_character = SUBSTRING(p_name, v_at, 1);
         SET v_code = ORD(CONVERT(v_character USING utf32));
         IF v_code < 32 OR v_code BETWEEN 127 AND 159 THEN
-            RETURN CONCAT('a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a control character (U+', LPAD(HEX(v_code), 4, '0'), ')');
         ELSEIF WEIGHT_STRING(v_character) = '' THEN
-            RETURN CONCAT('a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
+            RETURN CONCAT('counter name has a character the collation ignores (U+', LPAD(HEX(v_code), 4, '0'), ')');
         END IF;
     END WHILE;
-    RETURN IF(p_name LIKE '% ', 'a trailing space', NULL);
+    RETURN IF(p_name LIKE '% ', 'counter name has a trailing space', NULL);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
 
@@ -264,7 +269,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a8f68b74e0c2650e'
+COMMENT 'slotted-counters sha256:16e65754d71bea95'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -283,12 +288,7 @@ BEGIN
             MESSAGE_TEXT = 'counter name must not be NULL or empty';
     END IF;
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -347,7 +347,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:46a42eb3be62db40'
+COMMENT 'slotted-counters sha256:8e5323c9811ae8e9'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -377,12 +377,7 @@ BEGIN
     SET v_delta = v_number;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -431,7 +426,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c1f03ff25d6bafb0'
+COMMENT 'slotted-counters sha256:015e8040388c7833'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -444,12 +439,7 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -502,19 +492,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:656cc99794e24801'
+COMMENT 'slotted-counters sha256:6fb3bc5c9d687941'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
@@ -556,17 +541,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:09859f578547ff6b'
+COMMENT 'slotted-counters sha256:47409c8b4d3932e6'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        IF CHAR_LENGTH(p_name) > 50 THEN
-            SET v_message = LEFT(CONCAT('counter name is longer than 50 characters: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        -- NULL, and no refusal, for a name without a problem.
-        SET v_message = LEFT(CONCAT('counter name has ', `counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
         IF v_message IS NOT NULL THEN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
