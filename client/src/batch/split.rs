@@ -36,8 +36,14 @@ pub(super) async fn settle<D: Driver>(
         let refusal = match refused {
             Some(refusal) => refusal,
             None => {
-                match engine.add_counted_at(name, group.iter().map(|&caller| deltas[caller]).sum(), at).await
-                {
+                let Some(sum) = group.iter().try_fold(0_i64, |sum, &caller| sum.checked_add(deltas[caller]))
+                else {
+                    // The flush's sum fits BIGINT, in its order, and this
+                    // part of it does not: halves, each tried anew.
+                    halve(&mut groups, &group);
+                    continue;
+                };
+                match engine.add_counted_at(name, sum, at).await {
                     Ok(()) => {
                         group.iter().for_each(|&caller| outcomes[caller] = Some(Ok(())));
                         continue;
@@ -63,6 +69,7 @@ pub(super) async fn settle<D: Driver>(
         }
         let (fitting, too_large): (Vec<usize>, Vec<usize>) =
             toward.into_iter().partition(|&caller| deltas[caller].unsigned_abs() <= room);
+        let refused_alone = !too_large.is_empty();
         for caller in too_large {
             outcomes[caller] = Some(Err(refusal.clone()));
         }
@@ -70,19 +77,17 @@ pub(super) async fn settle<D: Driver>(
         let run = fitting
             .iter()
             .take_while(|&&caller| {
-                taken += deltas[caller].unsigned_abs();
+                taken = taken.saturating_add(deltas[caller].unsigned_abs());
                 taken <= room
             })
             .count();
         match run {
             0 => {}
+            // The rest fits the room once the larger ones are out.
+            run if run == fitting.len() && refused_alone => groups.push_front((fitting, None)),
             // Nothing above its room, yet refused: the room is another
             // moment's. Halves, each tried anew.
-            run if run == fitting.len() => {
-                let (first, second) = fitting.split_at(fitting.len() / 2);
-                groups.push_front((second.to_vec(), None));
-                groups.push_front((first.to_vec(), None));
-            }
+            run if run == fitting.len() => halve(&mut groups, &fitting),
             run => {
                 groups.push_front((fitting[run..].to_vec(), None));
                 groups.push_front((fitting[..run].to_vec(), None));
@@ -90,6 +95,15 @@ pub(super) async fn settle<D: Driver>(
         }
     }
     outcomes.into_iter().map(|outcome| outcome.unwrap_or(Err(CounterError::FlushPanicked))).collect()
+}
+
+/// Puts the two halves of `group`, each to be written anew, first in
+/// `groups`, in the callers' order. Only a group of two callers or more is
+/// halved: one caller's delta is written, or refused, alone.
+fn halve(groups: &mut VecDeque<(Vec<usize>, Option<CounterError>)>, group: &[usize]) {
+    let (first, second) = group.split_at(group.len() / 2);
+    groups.push_front((second.to_vec(), None));
+    groups.push_front((first.to_vec(), None));
 }
 
 #[cfg(test)]
@@ -154,5 +168,22 @@ mod tests {
     fn another_failure_of_a_group_fails_its_callers_alone() {
         let (outcomes, _) = settled(2, &[-1, -1, -1], vec![Reply::Changed(1), Reply::Error(1142)]);
         assert_eq!(outcomes, [true, true, false]);
+    }
+
+    #[test]
+    fn takes_that_together_pass_bigint_are_written_apart() {
+        // The flush's sum fits, in its order; the takes alone (the restock
+        // of 5 applied first) do not.
+        let replies = vec![Reply::Changed(1), Reply::PastFloor(3), Reply::Changed(1)];
+        let (outcomes, written) = settled(3, &[i64::MIN, 5, -5], replies);
+        assert_eq!(outcomes, [false, true, true]);
+        assert_eq!(written, ["Number(Some(5))", "Number(Some(-9223372036854775808))", "Number(Some(-5))"]);
+    }
+
+    #[test]
+    fn the_takes_that_fit_once_a_larger_one_is_out_are_written_together() {
+        let (outcomes, written) = settled(5, &[-3, -7, -2], vec![Reply::Changed(1)]);
+        assert_eq!(outcomes, [true, false, true]);
+        assert_eq!(written, ["Number(Some(-5))"]);
     }
 }
