@@ -23,7 +23,8 @@ type DriverError = Arc<dyn StdError + Send + Sync>;
 /// [`InvalidArgument`](CounterError::InvalidArgument),
 /// [`PastBound`](CounterError::PastBound)), a package that is
 /// not there, any other server error, a connection that failed or could not
-/// be opened, a pool with no connection to give. [`CounterError::is_retryable`] and
+/// be opened, an answer the call cannot read, a pool with no connection to
+/// give. [`CounterError::is_retryable`] and
 /// [`CounterError::may_have_applied`] say what a caller may do next;
 /// [`CounterError::code`] and [`CounterError::sqlstate`] give the numbers a
 /// server sent or the package would have sent.
@@ -112,6 +113,18 @@ pub enum CounterError {
         source: DriverError,
     },
 
+    /// The server answered, but not as the call expects: no row, or too
+    /// few or too many values, where a read returns one row of its
+    /// values; a value that is no BIGINT. Something between the client and
+    /// the database (a proxy) or another server answered for it. The call
+    /// ran to its end, so it is not sent again.
+    #[error("the answer is not the call's: {message}")]
+    UnexpectedAnswer {
+        message: String,
+        #[source]
+        source: Option<DriverError>,
+    },
+
     /// No connection could be opened for the call (the server unreachable,
     /// TLS refused): the call was never sent.
     #[error("cannot connect: {message}")]
@@ -167,6 +180,14 @@ impl CounterError {
         source: impl StdError + Send + Sync + 'static,
     ) -> Self {
         CounterError::Connection { message: message.to_string(), source: Arc::new(source) }
+    }
+
+    /// An answer of the server the call cannot read, described by `message`.
+    pub(crate) fn unexpected_answer(
+        message: impl fmt::Display,
+        source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    ) -> Self {
+        CounterError::UnexpectedAnswer { message: message.to_string(), source: source.map(Arc::from) }
     }
 
     /// A failure to open a connection for a call, described by `message`.
@@ -258,11 +279,15 @@ impl CounterError {
     /// connection failed after it was sent, the server interrupted it
     /// (`KILL QUERY`, 1317: a routine's statements in autocommit mode
     /// commit one by one, and `counter_add`'s write may have committed
-    /// before the kill stopped the routine), or the flush carrying it
-    /// panicked. Sending it again may then count it twice. Every other
-    /// error means the call changed nothing.
+    /// before the kill stopped the routine), the flush carrying it
+    /// panicked, or its answer could not be read (the call ran). Sending it
+    /// again may then count it twice. Every other error means the call
+    /// changed nothing.
     pub fn may_have_applied(&self) -> bool {
-        matches!(self, CounterError::Connection { .. } | CounterError::FlushPanicked) || self.is_interrupted()
+        matches!(
+            self,
+            CounterError::Connection { .. } | CounterError::UnexpectedAnswer { .. } | CounterError::FlushPanicked
+        ) || self.is_interrupted()
     }
 
     /// Whether the server interrupted the call (`KILL QUERY`, sent by query

@@ -169,7 +169,7 @@ impl Routines {
                     sql: Cow::Owned(format!("SELECT `{}`(?, ?, {})", self.get_period, time())),
                     params: vec![Param::Text(name), Param::Text(period.name()), Param::Number(Some(at))],
                 };
-                return one_row(conn, &read).await;
+                return one_row(conn, &read, 1).await;
             }
             Call::GetRange { name, period, from, to } => {
                 let read = Statement {
@@ -181,7 +181,7 @@ impl Routines {
                         Param::Number(Some(to)),
                     ],
                 };
-                return one_row(conn, &read).await;
+                return one_row(conn, &read, 1).await;
             }
             Call::Series { name, period, from, to, starts } => {
                 let buckets = vec![format!("`{}`(?, ?, {})", self.get_period, time()); starts.len()];
@@ -212,7 +212,7 @@ impl Routines {
                     ),
                     params,
                 };
-                return one_row(conn, &read).await;
+                return one_row(conn, &read, 2 + starts.len()).await;
             }
         };
         match conn.execute(&write).await {
@@ -238,14 +238,28 @@ impl Routines {
             sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
             params: names.iter().map(|name| Param::Text(name)).collect(),
         };
-        one_row(conn, &read).await
+        one_row(conn, &read, names.len()).await
     }
 }
 
-/// The values of `read`, a `SELECT` without `FROM`, which returns one row.
-async fn one_row(conn: &mut impl Connection, read: &Statement<'_>) -> Result<Answer, CounterError> {
-    let row = conn.rows(read).await?.into_iter().next();
-    Ok(Answer::Values(row.expect("a SELECT without FROM returns one row")))
+/// The values of `read`, a `SELECT` of `columns` values without `FROM`,
+/// which returns one row of them: any other answer is not the server's.
+async fn one_row(
+    conn: &mut impl Connection,
+    read: &Statement<'_>,
+    columns: usize,
+) -> Result<Answer, CounterError> {
+    match &mut conn.rows(read).await?[..] {
+        [row] if row.len() == columns => Ok(Answer::Values(std::mem::take(row))),
+        rows => Err(CounterError::unexpected_answer(
+            format!(
+                "{} rows of {:?} values, where a read of {columns} values answers one row",
+                rows.len(),
+                rows.iter().map(Vec::len).collect::<Vec<_>>()
+            ),
+            None,
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ pub(crate) enum Reply {
     PastFloor(u64),
     /// The connection broke before an answer arrived.
     Lost,
+    /// An answer the driver could not read as the type asked for.
+    Undecodable,
     /// The reply, once the test opens the gate: the thread that sent the
     /// statement blocks until then (for the sync client).
     Held(Gate, Box<Reply>),
@@ -150,6 +152,7 @@ fn failure(reply: Reply) -> CounterError {
         Reply::Lost => {
             CounterError::connection("the scripted connection broke", std::io::Error::other("lost"))
         }
+        Reply::Undecodable => CounterError::unexpected_answer("a scripted value of another type", None),
         reply => panic!("a script's mistake: {reply:?} is no failure"),
     }
 }

@@ -47,11 +47,20 @@ fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {
 }
 
 /// An error of sqlx: a server's keeps its number, SQLSTATE and message,
-/// and the package's refusals become their variants; any other is a failed
+/// and the package's refusals become their variants; an answer not of the
+/// shape or type asked for is an unexpected answer; any other is a failed
 /// connection.
 impl From<sqlx::Error> for CounterError {
     fn from(error: sqlx::Error) -> Self {
-        server_error(error).unwrap_or_else(|error| CounterError::connection(error.to_string(), error))
+        server_error(error).unwrap_or_else(|error| match error {
+            sqlx::Error::ColumnDecode { .. }
+            | sqlx::Error::Decode(_)
+            | sqlx::Error::ColumnIndexOutOfBounds { .. }
+            | sqlx::Error::ColumnNotFound(_)
+            | sqlx::Error::TypeNotFound { .. }
+            | sqlx::Error::RowNotFound => CounterError::unexpected_answer(error.to_string(), Some(Box::new(error))),
+            error => CounterError::connection(error.to_string(), error),
+        })
     }
 }
 
@@ -95,5 +104,12 @@ mod tests {
         let error = CounterError::from(sqlx::Error::Io(std::io::ErrorKind::ConnectionReset.into()));
         assert!(matches!(error, CounterError::Connection { .. }), "{error:?}");
         assert!(error.may_have_applied());
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_an_unexpected_answer_not_a_lost_connection() {
+        let decode = sqlx::Error::ColumnDecode { index: "0".to_owned(), source: "not a BIGINT".into() };
+        let error = CounterError::from(decode);
+        assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
     }
 }

@@ -131,6 +131,36 @@ fn a_lost_answer_is_sent_again_under_the_same_write_id() {
 }
 
 #[test]
+fn an_undecodable_answer_under_a_write_id_is_an_error_not_a_resend() {
+    let client = routines(ScriptedDriver::new([Reply::Undecodable])).with_write_ids();
+    let error = ready(client.add("likes", 3)).unwrap_err();
+    assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
+    assert!(error.may_have_applied(), "the call ran");
+    assert_eq!(client.driver.sql(), [ADD_ONCE]);
+}
+
+#[test]
+fn an_empty_answer_to_a_read_is_an_error_not_a_panic() {
+    let client = routines(ScriptedDriver::new([Reply::Rows(Vec::new())]));
+    let error = ready(client.get("likes")).unwrap_err();
+    assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
+    assert_eq!(client.driver.sql().len(), 1, "not sent again");
+}
+
+#[test]
+fn a_read_answered_with_too_few_or_too_many_values_is_an_error() {
+    for row in [vec![Some(1)], vec![Some(1), Some(2), Some(3)]] {
+        let client = routines(ScriptedDriver::new([Reply::Rows(vec![row])]));
+        let error = ready(client.get_many(["a", "b"])).unwrap_err();
+        assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
+    }
+    let two_rows = vec![vec![Some(1), Some(2)], vec![Some(1), Some(2)]];
+    let client = routines(ScriptedDriver::new([Reply::Rows(two_rows)]));
+    let error = ready(client.get_many(["a", "b"])).unwrap_err();
+    assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
+}
+
+#[test]
 fn without_write_ids_a_lost_answer_is_not_sent_again() {
     let client = routines(ScriptedDriver::new([Reply::Lost]));
     let error = ready(client.add("likes", 3)).unwrap_err();
@@ -507,8 +537,8 @@ fn a_series_tells_an_unknown_counter_from_an_untracked_period_and_reads_each_buc
     let day = Duration::from_secs(86_400);
     let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 3 * day);
     for (row, outcome) in [
-        (vec![None, None], Err(errno::UNKNOWN_COUNTER)),
-        (vec![Some(9), None], Err(errno::INVALID_ARGUMENT)),
+        (vec![None; 5], Err(errno::UNKNOWN_COUNTER)),
+        (vec![Some(9), None, None, None, None], Err(errno::INVALID_ARGUMENT)),
         (
             vec![Some(9), Some(7), Some(2), Some(0), Some(5)],
             Ok(vec![(from, 2), (from + day, 0), (from + 2 * day, 5)]),

@@ -69,12 +69,16 @@ fn params(statement: &Statement<'_>) -> Params {
 }
 
 /// An error of the `mysql` crate: a server's keeps its number, SQLSTATE
-/// and message, and the package's refusals become their variants; any
-/// other is a failed connection.
+/// and message, and the package's refusals become their variants; a value
+/// that is not the type asked for is an unexpected answer; any other is a
+/// failed connection.
 impl From<mysql::Error> for CounterError {
     fn from(error: mysql::Error) -> Self {
         match error {
             mysql::Error::MySqlError(server) => server_error(server),
+            error @ (mysql::Error::FromValueError(_) | mysql::Error::FromRowError(_)) => {
+                CounterError::unexpected_answer(sentence(&error), Some(Box::new(error)))
+            }
             error => CounterError::connection(sentence(&error), error),
         }
     }
@@ -119,6 +123,12 @@ mod tests {
         let timeout = connect_error(mysql::Error::DriverError(mysql::DriverError::ConnectTimeout));
         assert_eq!(timeout.to_string(), "cannot connect: Could not connect: connection timeout");
         assert!(!timeout.may_have_applied());
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_an_unexpected_answer_not_a_lost_connection() {
+        let error = CounterError::from(mysql::Error::FromValueError(mysql::Value::Bytes(b"many".to_vec())));
+        assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{error:?}");
     }
 
     #[test]
