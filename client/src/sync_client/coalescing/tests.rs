@@ -137,8 +137,11 @@ fn one_flush_at_a_time_waits_out_a_stall() {
     let first = add(&group, "views");
     until("the first flush is sent", || driver.sent().len() == 1);
     let second = add(&group, "likes");
+    until("the second call is queued", || waiting(&group) == 1);
+    // Long past the stall after which a second flush would start.
     thread::sleep(SHORTEST_STALL * 4);
     assert_eq!(driver.sent().len(), 1, "no second flush beside the first");
+    assert_eq!(waiting(&group), 1, "the second call still waits");
     gate.open();
     answer(&first).unwrap();
     answer(&second).unwrap();
