@@ -9,11 +9,11 @@ mod context;
 mod routines;
 
 use askama::Template;
+use slotted_counters_core::PackageOptions;
 use slotted_counters_core::names;
 use slotted_counters_core::package::{self, Routine};
 use slotted_counters_core::plain::{self, PlainSql};
 use slotted_counters_core::refusals;
-use slotted_counters_core::PackageOptions;
 
 use crate::error::Error;
 use context::Context;

@@ -286,7 +286,9 @@ impl CounterError {
     pub fn may_have_applied(&self) -> bool {
         matches!(
             self,
-            CounterError::Connection { .. } | CounterError::UnexpectedAnswer { .. } | CounterError::FlushPanicked
+            CounterError::Connection { .. }
+                | CounterError::UnexpectedAnswer { .. }
+                | CounterError::FlushPanicked
         ) || self.is_interrupted()
     }
 

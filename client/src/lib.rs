@@ -63,7 +63,7 @@ pub mod defaults {
     pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
     pub use crate::kept::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use crate::retry::REINSTALL_WINDOW;
-    pub use slotted_counters_core::package::WRITE_ID_WINDOW;
+    pub use slotted_counters_core::options::WRITE_ID_WINDOW;
     pub use slotted_counters_core::periods::SERIES_LIMIT;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;
 }

@@ -4,6 +4,7 @@ pub mod bounds;
 mod error;
 pub mod features;
 pub mod names;
+mod objects;
 pub mod options;
 pub mod package;
 pub mod periods;

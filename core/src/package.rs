@@ -4,79 +4,14 @@
 //! cannot drift apart.
 
 use crate::features::{Feature, Features};
+pub use crate::objects::{
+    APPLIED_CHECK_SUFFIX, BUCKETS_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX, GRANTS_KEEPER_SUFFIX,
+    PERIODS_TABLE_SUFFIX, PROBE_SUFFIX, Routine, SPREADS_TABLE_SUFFIX, TOTALS_VIEW_SUFFIX,
+    TRACKED_WRITES_TABLE_SUFFIX, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
+};
 use crate::options::{PackageOptions, SlotPolicy, flags};
 
-/// One routine of the package. Its name is the package prefix plus [`Routine::suffix`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Routine {
-    /// `counter_name_problem(name)`: what makes a name no counter may have
-    /// unusable (a control character, a character the collation ignores, a
-    /// trailing space), or NULL. The routines call it only for a name with
-    /// a character outside printable ASCII, a quote or a backslash, or
-    /// ending in a space, so the check is written once and a usual name
-    /// pays nothing for it.
-    NameProblem,
-    Setup,
-    Add,
-    Increment,
-    /// `counter_plan_batch(deltas, OUT entries, OUT plan)`: the batch
-    /// routines' checks of every name and delta, and each counter's slot,
-    /// written once for the three of them. It writes nothing; they call it
-    /// with their definer's rights.
-    PlanBatch,
-    AddMany,
-    Reset,
-    Resize,
-    Compact,
-    Delete,
-    Get,
-    Estimate,
-    AddOnce,
-    AddManyOnce,
-    ForgetWrites,
-    Track,
-    AddAt,
-    AddManyAt,
-    GetPeriod,
-    GetRange,
-    Series,
-    ExpirePeriods,
-    Bound,
-    /// `counter_package()`: the package's version and the options it was
-    /// generated with, features included ([`package_line`]).
-    Package,
-}
-
 impl Routine {
-    /// Every routine any package has, in the order a package creates them.
-    /// [`crate::PackageOptions::routines`] tells which a given package has.
-    pub const ALL: [Routine; 24] = [
-        Routine::NameProblem,
-        Routine::Setup,
-        Routine::Add,
-        Routine::Increment,
-        Routine::PlanBatch,
-        Routine::AddMany,
-        Routine::Reset,
-        Routine::Resize,
-        Routine::Compact,
-        Routine::Delete,
-        Routine::Get,
-        Routine::Estimate,
-        Routine::AddOnce,
-        Routine::AddManyOnce,
-        Routine::ForgetWrites,
-        Routine::Track,
-        Routine::AddAt,
-        Routine::AddManyAt,
-        Routine::GetPeriod,
-        Routine::GetRange,
-        Routine::Series,
-        Routine::ExpirePeriods,
-        Routine::Bound,
-        Routine::Package,
-    ];
-
     /// The routines the package made with `options` has: those of its
     /// features, and no resize of a fixed slot count.
     pub fn in_package(options: &PackageOptions) -> Vec<Routine> {
@@ -89,162 +24,21 @@ impl Routine {
             .collect()
     }
 
-    /// The features a package needs to have the routine: none for the
-    /// core's.
-    pub fn needs(self) -> Features {
-        let features: &[Feature] = match self {
-            Routine::NameProblem
-            | Routine::Setup
-            | Routine::Add
-            | Routine::Increment
-            | Routine::Reset
-            | Routine::Delete
-            | Routine::Get
-            | Routine::Estimate
-            | Routine::Package => &[],
-            Routine::Resize | Routine::Compact => &[Feature::Resize],
-            Routine::PlanBatch | Routine::AddMany => &[Feature::Batches],
-            Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
-            Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
-            Routine::Track
-            | Routine::AddAt
-            | Routine::GetPeriod
-            | Routine::GetRange
-            | Routine::Series
-            | Routine::ExpirePeriods => &[Feature::Periods],
-            Routine::AddManyAt => &[Feature::Batches, Feature::Periods],
-            Routine::Bound => &[Feature::Bounds],
-        };
-        features.iter().copied().collect()
-    }
-
     /// The routine's full name in the package made with `options`, prefix included.
     pub fn name(self, options: &PackageOptions) -> String {
         format!("{}{}", options.prefix(), self.suffix())
     }
-
-    /// The part of the routine's name after the prefix.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Routine::NameProblem => "name_problem",
-            Routine::Setup => "setup",
-            Routine::Add => "add",
-            Routine::Increment => "increment",
-            Routine::PlanBatch => "plan_batch",
-            Routine::AddMany => "add_many",
-            Routine::Reset => "reset",
-            Routine::Resize => "resize",
-            Routine::Compact => "compact",
-            Routine::Delete => "delete",
-            Routine::Get => "get",
-            Routine::Estimate => "estimate",
-            Routine::AddOnce => "add_once",
-            Routine::AddManyOnce => "add_many_once",
-            Routine::ForgetWrites => "forget_writes",
-            Routine::Track => "track",
-            Routine::AddAt => "add_at",
-            Routine::AddManyAt => "add_many_at",
-            Routine::GetPeriod => "get_period",
-            Routine::GetRange => "get_range",
-            Routine::Series => "series",
-            Routine::ExpirePeriods => "expire_periods",
-            Routine::Bound => "bound",
-            Routine::Package => "package",
-        }
-    }
-
-    /// Whether an application that counts and reads calls it. Setup, reset,
-    /// resize, compact, delete, track and bound change or destroy counts, or
-    /// what a count may be: they are for administrators, and `install
-    /// --app-user` grants none of them. An application forgets its own old
-    /// write ids, and expires the buckets beyond what each period keeps.
-    /// The name check and the batches' plan are the other routines' own:
-    /// they call them with their definer's rights.
-    pub fn for_applications(self) -> bool {
-        matches!(
-            self,
-            Routine::Add
-                | Routine::Increment
-                | Routine::AddMany
-                | Routine::Get
-                | Routine::Estimate
-                | Routine::AddOnce
-                | Routine::AddManyOnce
-                | Routine::ForgetWrites
-                | Routine::AddAt
-                | Routine::AddManyAt
-                | Routine::GetPeriod
-                | Routine::GetRange
-                | Routine::Series
-                | Routine::ExpirePeriods
-                | Routine::Package
-        )
-    }
-
-    /// How many parameters it takes, in every package.
-    pub fn arity(self) -> usize {
-        match self {
-            Routine::Setup | Routine::GetRange | Routine::Series => 4,
-            Routine::PlanBatch
-            | Routine::Reset
-            | Routine::AddOnce
-            | Routine::Track
-            | Routine::Bound
-            | Routine::AddAt
-            | Routine::AddManyAt
-            | Routine::GetPeriod => 3,
-            Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
-            Routine::ExpirePeriods | Routine::Package => 0,
-            Routine::NameProblem
-            | Routine::ForgetWrites
-            | Routine::Increment
-            | Routine::AddMany
-            | Routine::Compact
-            | Routine::Delete
-            | Routine::Get
-            | Routine::Estimate => 1,
-        }
-    }
-
-    /// Whether it is a function, read with `SELECT`, rather than a
-    /// procedure, run with `CALL`.
-    pub fn is_function(self) -> bool {
-        matches!(
-            self,
-            Routine::NameProblem
-                | Routine::Get
-                | Routine::Estimate
-                | Routine::GetPeriod
-                | Routine::GetRange
-                | Routine::Package
-        )
-    }
-
-    /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
-    pub fn kind(self) -> &'static str {
-        if self.is_function() { "FUNCTION" } else { "PROCEDURE" }
-    }
 }
-
-/// Suffix of the view of totals: `counter_totals` with the default prefix.
-pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
 /// The name of the view of totals, prefix included.
 pub fn totals_view(options: &PackageOptions) -> String {
     format!("{}{TOTALS_VIEW_SUFFIX}", options.prefix())
 }
 
-/// Suffix of the table of write ids: `counter_writes` with the default prefix.
-pub const WRITES_TABLE_SUFFIX: &str = "writes";
-
 /// The name of the table of write ids, prefix included.
 pub fn writes_table(options: &PackageOptions) -> String {
     format!("{}{WRITES_TABLE_SUFFIX}", options.prefix())
 }
-
-/// Suffix of the table of changes that rewrite more than one slot:
-/// `counter_changes` with the default prefix.
-pub const CHANGES_TABLE_SUFFIX: &str = "changes";
 
 /// The name of the table of changes, prefix included: a routine records a
 /// change there, and the change trigger makes it, in one statement.
@@ -252,27 +46,15 @@ pub fn changes_table(options: &PackageOptions) -> String {
     format!("{}{CHANGES_TABLE_SUFFIX}", options.prefix())
 }
 
-/// Suffix of the table of the periods each counter tracks:
-/// `counter_periods` with the default prefix.
-pub const PERIODS_TABLE_SUFFIX: &str = "periods";
-
 /// The name of the table of tracked periods, prefix included.
 pub fn periods_table(options: &PackageOptions) -> String {
     format!("{}{PERIODS_TABLE_SUFFIX}", options.prefix())
 }
 
-/// Suffix of the table of the periods' buckets: `counter_buckets` with the
-/// default prefix.
-pub const BUCKETS_TABLE_SUFFIX: &str = "buckets";
-
 /// The name of the table of buckets, prefix included.
 pub fn buckets_table(options: &PackageOptions) -> String {
     format!("{}{BUCKETS_TABLE_SUFFIX}", options.prefix())
 }
-
-/// Suffix of the table of the last write to each slot of a counter that
-/// tracks periods: `counter_tracked_writes` with the default prefix.
-pub const TRACKED_WRITES_TABLE_SUFFIX: &str = "tracked_writes";
 
 /// The name of the table of tracked writes, prefix included: a routine
 /// records a write of a counter that tracks periods there, and its trigger
@@ -280,10 +62,6 @@ pub const TRACKED_WRITES_TABLE_SUFFIX: &str = "tracked_writes";
 pub fn tracked_writes_table(options: &PackageOptions) -> String {
     format!("{}{TRACKED_WRITES_TABLE_SUFFIX}", options.prefix())
 }
-
-/// Suffix of the table of the last spread of each bounded counter:
-/// `counter_spreads` with the default prefix.
-pub const SPREADS_TABLE_SUFFIX: &str = "spreads";
 
 /// The name of the table of spreads, prefix included: a routine records
 /// there a write of a bounded counter that its slot could not take alone
@@ -384,10 +162,6 @@ pub fn triggers_in_package(options: &PackageOptions) -> Vec<String> {
 /// `DROP TRIGGER` and then `CREATE TRIGGER`, and a write between the two
 /// (on a cluster, on any member) would be recorded with nothing applied.
 pub const PENDING_COLUMN: &str = "pending";
-
-/// What the name of a table's CHECK on [`PENDING_COLUMN`] adds to the
-/// table's: `counter_writes_applied` with the default prefix.
-pub const APPLIED_CHECK_SUFFIX: &str = "_applied";
 
 /// The CHECK of `table` (one of [`applied_tables`]) that refuses a row
 /// still pending: a write that found its trigger missing fails with it,
@@ -504,11 +278,6 @@ pub fn documented_events(options: &PackageOptions) -> [String; 2] {
 /// What every routine's COMMENT begins with, in every version: an install
 /// replaces no routine of the package's names whose COMMENT does not.
 pub const ROUTINE_MARK: &str = "slotted-counters";
-
-/// How long a write id is kept by default: a write whose answer was lost
-/// may be sent again, and counted once, for this long. The retry budget of
-/// a client must end well within it.
-pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The longest window `counter_forget_writes` takes: 100 years, well
 /// within the dates the servers compute with.
@@ -693,38 +462,11 @@ pub const DESCRIPTION_LENGTH: u32 = 255;
 /// position. MySQL has it, with or without the plugin; MariaDB does not.
 pub const GROUP_MEMBERS_TABLE: &str = "performance_schema.replication_group_members";
 
-/// The package's triggers, by the suffix of their names: the two that keep
-/// every slot within [`crate::PackageOptions::slot_bound`] (one for
-/// inserted rows, one for updated), the one that applies a write with an
-/// id in the statement that records the id, the one that makes a change in
-/// the statement that records it, and the one that applies a write of a
-/// counter that tracks periods to its slot and buckets in the statement
-/// that records it, and the one that spreads a bounded counter's new total
-/// over its slots in the statement that records the spread.
-pub const TRIGGER_SUFFIXES: [&str; 6] = [
-    "slot_bound_insert",
-    "slot_bound_update",
-    "apply_write",
-    "apply_change",
-    "apply_tracked_write",
-    "apply_spread",
-];
-
 /// The package's triggers, prefix included, in the order of
 /// [`TRIGGER_SUFFIXES`].
 pub fn trigger_names(options: &PackageOptions) -> [String; 6] {
     TRIGGER_SUFFIXES.map(|suffix| format!("{}{suffix}", options.prefix()))
 }
-
-/// The function `setup.sql` creates and drops before it changes anything,
-/// prefix included: an account that may not create functions fails there.
-pub const PROBE_SUFFIX: &str = "install_probe";
-
-/// The procedure `setup.sql` creates for MySQL, which revokes an account's
-/// grants on a routine as it drops the routine: called right after each
-/// routine is created again, it grants again what accounts held on it
-/// before the install, and the install drops it at its end.
-pub const GRANTS_KEEPER_SUFFIX: &str = "install_grants";
 
 /// The grants keeper of the package made with `options`, prefix included.
 pub fn grants_keeper_name(options: &PackageOptions) -> String {

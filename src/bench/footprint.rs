@@ -4,11 +4,11 @@
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use serde::Serialize;
 use slotted_counters::Counters;
 use slotted_counters_core::package;
 
 use super::population::{Population, slotted_name};
+use super::report::TableFigures;
 use super::variant::Variant;
 use super::workbench::Workbench;
 use crate::error::Error;
@@ -22,33 +22,6 @@ const READS: u32 = 21;
 /// Times each read that may scan a whole table is made: the view's, which
 /// MariaDB materializes whole for a prepared statement's parameter.
 const SCANS: u32 = 3;
-
-/// One table of a population, after the rounds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TableFigures {
-    /// The variant whose counters the table holds.
-    pub variant: Variant,
-    pub table: String,
-    /// Its rows, counted.
-    pub rows: u64,
-    /// Its data and indexes, as the server reports them after `ANALYZE
-    /// TABLE`: whole pages, free space included.
-    pub bytes: u64,
-    pub rows_per_counter: f64,
-    pub bytes_per_counter: f64,
-    /// The median time, in milliseconds, of reading the totals of
-    /// [`GET_MANY`] counters drawn from the spread: one `get_many` of the
-    /// client, or for the single-row counters one `SELECT ... WHERE id IN`.
-    pub get_many_ms: f64,
-    /// The median time of one counter's total read through the view of
-    /// totals by a prepared statement, as a join with an application's
-    /// table reads it; `None` for the single-row table, which has no view.
-    pub view_one_ms: Option<f64>,
-    /// The median time of the ten largest totals, read through the view
-    /// (the single-row table: `ORDER BY n DESC LIMIT 10`): a report over
-    /// every counter.
-    pub top_ten_ms: f64,
-}
 
 impl Workbench {
     /// Each table of the population's rounds: its size and the cost of its

@@ -27,10 +27,10 @@ mod workbench;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use floor::Floor;
-pub use footprint::{GET_MANY, TableFigures};
+pub use footprint::GET_MANY;
 pub use plan::{Budget, Case, DEFAULT_HOT, Plan};
 pub use population::{Population, Spread};
-pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo};
+pub use report::{CoalescedFigures, Report, RoundResult, ServerInfo, TableFigures};
 pub use variant::Variant;
 pub use workbench::Workbench;
 

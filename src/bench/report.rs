@@ -3,13 +3,15 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
 
 use mysql::prelude::Queryable;
 use serde::Serialize;
+use slotted_counters::CounterError;
 
 use super::floor::Floor;
-use super::footprint::TableFigures;
 use super::plan::Budget;
 use super::population::Population;
 use super::variant::Variant;
@@ -29,6 +31,85 @@ const SETTINGS: [&str; 10] = [
     "transaction_isolation",
     "tx_isolation",
 ];
+
+/// One table of a population, after the rounds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableFigures {
+    /// The variant whose counters the table holds.
+    pub variant: Variant,
+    pub table: String,
+    /// Its rows, counted.
+    pub rows: u64,
+    /// Its data and indexes, as the server reports them after `ANALYZE
+    /// TABLE`: whole pages, free space included.
+    pub bytes: u64,
+    pub rows_per_counter: f64,
+    pub bytes_per_counter: f64,
+    /// The median time, in milliseconds, of reading the totals of
+    /// [`GET_MANY`](super::footprint::GET_MANY) counters drawn from the spread: one `get_many` of the
+    /// client, or for the single-row counters one `SELECT ... WHERE id IN`.
+    pub get_many_ms: f64,
+    /// The median time of one counter's total read through the view of
+    /// totals by a prepared statement, as a join with an application's
+    /// table reads it; `None` for the single-row table, which has no view.
+    pub view_one_ms: Option<f64>,
+    /// The median time of the ten largest totals, read through the view
+    /// (the single-row table: `ORDER BY n DESC LIMIT 10`): a report over
+    /// every counter.
+    pub top_ten_ms: f64,
+}
+
+/// What one client did in a round.
+#[derive(Debug)]
+pub(super) struct ClientOutcome {
+    pub(super) increments: u64,
+    pub(super) errors: u64,
+    /// Takes refused for a bounded counter's bound (9004): a sale's sold out.
+    pub(super) refused: u64,
+    pub(super) deadlocks: u64,
+    pub(super) latencies: Vec<Duration>,
+    /// When its last call returned.
+    pub(super) finished: Instant,
+}
+
+impl ClientOutcome {
+    /// Counts one call that started at `began` and was to apply `increments`.
+    pub(super) fn record(
+        &mut self,
+        result: Result<(), CounterError>,
+        increments: usize,
+        began: Instant,
+        progress: &ProgressBar,
+    ) {
+        match result {
+            Ok(()) => {
+                self.increments += increments as u64;
+                self.latencies.push(began.elapsed());
+                progress.inc(increments as u64);
+            }
+            Err(CounterError::PastBound { .. }) => self.refused += 1,
+            Err(error) => {
+                self.errors += 1;
+                if error.code() == Some(server_errno::DEADLOCK) {
+                    self.deadlocks += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Default for ClientOutcome {
+    fn default() -> Self {
+        Self {
+            increments: 0,
+            errors: 0,
+            refused: 0,
+            deadlocks: 0,
+            latencies: Vec::new(),
+            finished: Instant::now(),
+        }
+    }
+}
 
 /// The server a benchmark ran on, and when.
 #[derive(Debug, Clone, PartialEq, Serialize)]

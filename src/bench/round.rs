@@ -15,13 +15,12 @@ use mysql::{PooledConn, Statement};
 
 use super::floor::Floor;
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
-use super::report::{CoalescedFigures, CpuTime, Latencies, RoundResult};
+use super::report::{ClientOutcome, CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::variant::Variant;
 use super::workbench::{REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
 use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
-use slotted_counters_core::package::server_errno;
 
 impl Workbench {
     /// Runs one round and checks its totals; a coalesced round's flushes
@@ -335,58 +334,6 @@ fn in_transaction(
         conn.query_drop("ROLLBACK").map_err(Error::Query)?;
     }
     Ok(result)
-}
-
-/// What one client did in a round.
-#[derive(Debug)]
-pub(super) struct ClientOutcome {
-    increments: u64,
-    errors: u64,
-    /// Takes refused for a bounded counter's bound (9004): a sale's sold out.
-    refused: u64,
-    deadlocks: u64,
-    latencies: Vec<Duration>,
-    /// When its last call returned.
-    pub(super) finished: Instant,
-}
-
-impl ClientOutcome {
-    /// Counts one call that started at `began` and was to apply `increments`.
-    pub(super) fn record(
-        &mut self,
-        result: Result<(), CounterError>,
-        increments: usize,
-        began: Instant,
-        progress: &ProgressBar,
-    ) {
-        match result {
-            Ok(()) => {
-                self.increments += increments as u64;
-                self.latencies.push(began.elapsed());
-                progress.inc(increments as u64);
-            }
-            Err(CounterError::PastBound { .. }) => self.refused += 1,
-            Err(error) => {
-                self.errors += 1;
-                if error.code() == Some(server_errno::DEADLOCK) {
-                    self.deadlocks += 1;
-                }
-            }
-        }
-    }
-}
-
-impl Default for ClientOutcome {
-    fn default() -> Self {
-        Self {
-            increments: 0,
-            errors: 0,
-            refused: 0,
-            deadlocks: 0,
-            latencies: Vec::new(),
-            finished: Instant::now(),
-        }
-    }
 }
 
 /// What the server counts that a round reports, read before and after it.

@@ -15,7 +15,7 @@ use tokio::sync::Barrier;
 
 use super::plan::{Budget, Case};
 use super::population::Targets;
-use super::round::ClientOutcome;
+use super::report::ClientOutcome;
 use super::variant::Variant;
 use crate::error::Error;
 

@@ -58,7 +58,9 @@ impl From<sqlx::Error> for CounterError {
             | sqlx::Error::ColumnIndexOutOfBounds { .. }
             | sqlx::Error::ColumnNotFound(_)
             | sqlx::Error::TypeNotFound { .. }
-            | sqlx::Error::RowNotFound => CounterError::unexpected_answer(error.to_string(), Some(Box::new(error))),
+            | sqlx::Error::RowNotFound => {
+                CounterError::unexpected_answer(error.to_string(), Some(Box::new(error)))
+            }
             error => CounterError::connection(error.to_string(), error),
         })
     }

@@ -354,7 +354,8 @@ fn a_plain_take_past_the_floor_is_refused_with_the_room_left_and_changes_nothing
     use Reply::{Changed, Rows};
     let locked = Rows(vec![vec![Some(4), Some(1), Some(2), Some(0), None]]);
     let four = || Rows(vec![vec![Some(4)]]);
-    let script = [four(), Changed(0), NO_PERIODS, four(), Changed(0), Changed(0), Changed(0), locked, Changed(0)];
+    let script =
+        [four(), Changed(0), NO_PERIODS, four(), Changed(0), Changed(0), Changed(0), locked, Changed(0)];
     let client = plain(ScriptedDriver::new(script));
     let error = ready(client.add("stock", -3)).unwrap_err();
     assert!(matches!(error, CounterError::PastBound { bound: Bound::Floor, room: 2, .. }), "{error:?}");

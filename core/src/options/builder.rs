@@ -9,7 +9,7 @@ use super::{
 };
 use crate::error::ConfigError;
 use crate::features::Features;
-use crate::package::{
+use crate::objects::{
     APPLIED_CHECK_SUFFIX, CHANGES_TABLE_SUFFIX, GRANTS_KEEPER_SUFFIX, PROBE_SUFFIX, Routine,
     TRACKED_WRITES_TABLE_SUFFIX, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
 };

@@ -9,7 +9,6 @@ mod builder;
 pub use builder::PackageOptionsBuilder;
 
 use crate::features::Features;
-use crate::package::WRITE_ID_WINDOW;
 
 /// Counter table created when `--table` is not given.
 pub const DEFAULT_TABLE: &str = "counters";
@@ -27,6 +26,10 @@ pub const DEFAULT_MAX_SLOTS: u32 = 1024;
 pub const DEFAULT_COLLATION: &str = "utf8mb4_bin";
 /// Width of the `counter_name` column unless `--name-length` says otherwise.
 pub const DEFAULT_NAME_LENGTH: u32 = 50;
+/// How long a write id is kept unless `--write-id-window` says otherwise: a
+/// write whose answer was lost may be sent again, and counted once, for
+/// this long. The retry budget of a client must end well within it.
+pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
 /// Slot numbers are stored as SMALLINT UNSIGNED.
 pub const SLOT_LIMIT: u32 = 65_535;
 /// Longest counter name we allow: the name is the primary key's first part,

@@ -52,7 +52,8 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
     // counter_add_at, which shares it: the one an increment of a counter
     // that tracks no period and has no bound makes.
     let updates = if package.has(Feature::Periods) { 3 } else { 2 };
-    let correct = "SET `counter` = `counter` + v_delta\n     WHERE `counter_name` = p_name AND `counter_id` = v_slot\n";
+    let correct =
+        "SET `counter` = `counter` + v_delta\n     WHERE `counter_name` = p_name AND `counter_id` = v_slot\n";
     assert_eq!(script.matches(correct).count(), updates, "the UPDATE this test breaks is where it expects");
     let broken = script.replace(
         correct,

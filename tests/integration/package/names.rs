@@ -81,7 +81,8 @@ fn a_usual_name_never_runs_the_name_check_in_any_collation() {
         let mut conn = db.conn();
         conn.query_drop("DROP FUNCTION counter_name_problem").unwrap();
         let usual = "page:42/a-b_c.d~e";
-        for sql in ["CALL counter_setup(?, 'd', 4, 1)", "CALL counter_increment(?)", "CALL counter_add(?, 5)"] {
+        for sql in ["CALL counter_setup(?, 'd', 4, 1)", "CALL counter_increment(?)", "CALL counter_add(?, 5)"]
+        {
             call(&mut conn, sql, (usual,)).unwrap_or_else(|error| panic!("{collation}: {sql}: {error:?}"));
         }
         // Read from the table: a function's call loads every routine it

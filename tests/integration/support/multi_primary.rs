@@ -407,7 +407,9 @@ pub fn check_re_installs_under_remote_writes_lose_nothing<C: MultiPrimary>(
     // still applying them met "unknown counter" once in CI).
     for node in &nodes {
         let bounded: Option<i64> = causal_conn::<C>(node, database)
-            .query_first("SELECT CAST(SUM(`highest` IS NULL) AS SIGNED) FROM counters WHERE counter_name = 'bounded'")
+            .query_first(
+                "SELECT CAST(SUM(`highest` IS NULL) AS SIGNED) FROM counters WHERE counter_name = 'bounded'",
+            )
             .unwrap()
             .flatten();
         assert_eq!(bounded, Some(8), "node {} has applied the setup", node.port);

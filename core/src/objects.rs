@@ -1,0 +1,267 @@
+//! The package's objects apart from any prefix: its routines, and what
+//! the names of its tables, triggers and install helpers add to the
+//! prefix. Options check a prefix against these, and [`crate::package`]
+//! names the objects of a package from them: this module depends on
+//! neither.
+
+use crate::features::{Feature, Features};
+
+/// One routine of the package. Its name is the package prefix plus [`Routine::suffix`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Routine {
+    /// `counter_name_problem(name)`: what makes a name no counter may have
+    /// unusable (a control character, a character the collation ignores, a
+    /// trailing space), or NULL. The routines call it only for a name with
+    /// a character outside printable ASCII, a quote or a backslash, or
+    /// ending in a space, so the check is written once and a usual name
+    /// pays nothing for it.
+    NameProblem,
+    Setup,
+    Add,
+    Increment,
+    /// `counter_plan_batch(deltas, OUT entries, OUT plan)`: the batch
+    /// routines' checks of every name and delta, and each counter's slot,
+    /// written once for the three of them. It writes nothing; they call it
+    /// with their definer's rights.
+    PlanBatch,
+    AddMany,
+    Reset,
+    Resize,
+    Compact,
+    Delete,
+    Get,
+    Estimate,
+    AddOnce,
+    AddManyOnce,
+    ForgetWrites,
+    Track,
+    AddAt,
+    AddManyAt,
+    GetPeriod,
+    GetRange,
+    Series,
+    ExpirePeriods,
+    Bound,
+    /// `counter_package()`: the package's version and the options it was
+    /// generated with, features included ([`crate::package::package_line`]).
+    Package,
+}
+
+impl Routine {
+    /// Every routine any package has, in the order a package creates them.
+    /// [`Routine::in_package`] tells which a given package has.
+    pub const ALL: [Routine; 24] = [
+        Routine::NameProblem,
+        Routine::Setup,
+        Routine::Add,
+        Routine::Increment,
+        Routine::PlanBatch,
+        Routine::AddMany,
+        Routine::Reset,
+        Routine::Resize,
+        Routine::Compact,
+        Routine::Delete,
+        Routine::Get,
+        Routine::Estimate,
+        Routine::AddOnce,
+        Routine::AddManyOnce,
+        Routine::ForgetWrites,
+        Routine::Track,
+        Routine::AddAt,
+        Routine::AddManyAt,
+        Routine::GetPeriod,
+        Routine::GetRange,
+        Routine::Series,
+        Routine::ExpirePeriods,
+        Routine::Bound,
+        Routine::Package,
+    ];
+
+    /// The features a package needs to have the routine: none for the
+    /// core's.
+    pub fn needs(self) -> Features {
+        let features: &[Feature] = match self {
+            Routine::NameProblem
+            | Routine::Setup
+            | Routine::Add
+            | Routine::Increment
+            | Routine::Reset
+            | Routine::Delete
+            | Routine::Get
+            | Routine::Estimate
+            | Routine::Package => &[],
+            Routine::Resize | Routine::Compact => &[Feature::Resize],
+            Routine::PlanBatch | Routine::AddMany => &[Feature::Batches],
+            Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
+            Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
+            Routine::Track
+            | Routine::AddAt
+            | Routine::GetPeriod
+            | Routine::GetRange
+            | Routine::Series
+            | Routine::ExpirePeriods => &[Feature::Periods],
+            Routine::AddManyAt => &[Feature::Batches, Feature::Periods],
+            Routine::Bound => &[Feature::Bounds],
+        };
+        features.iter().copied().collect()
+    }
+
+    /// The part of the routine's name after the prefix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Routine::NameProblem => "name_problem",
+            Routine::Setup => "setup",
+            Routine::Add => "add",
+            Routine::Increment => "increment",
+            Routine::PlanBatch => "plan_batch",
+            Routine::AddMany => "add_many",
+            Routine::Reset => "reset",
+            Routine::Resize => "resize",
+            Routine::Compact => "compact",
+            Routine::Delete => "delete",
+            Routine::Get => "get",
+            Routine::Estimate => "estimate",
+            Routine::AddOnce => "add_once",
+            Routine::AddManyOnce => "add_many_once",
+            Routine::ForgetWrites => "forget_writes",
+            Routine::Track => "track",
+            Routine::AddAt => "add_at",
+            Routine::AddManyAt => "add_many_at",
+            Routine::GetPeriod => "get_period",
+            Routine::GetRange => "get_range",
+            Routine::Series => "series",
+            Routine::ExpirePeriods => "expire_periods",
+            Routine::Bound => "bound",
+            Routine::Package => "package",
+        }
+    }
+
+    /// Whether an application that counts and reads calls it. Setup, reset,
+    /// resize, compact, delete, track and bound change or destroy counts, or
+    /// what a count may be: they are for administrators, and `install
+    /// --app-user` grants none of them. An application forgets its own old
+    /// write ids, and expires the buckets beyond what each period keeps.
+    /// The name check and the batches' plan are the other routines' own:
+    /// they call them with their definer's rights.
+    pub fn for_applications(self) -> bool {
+        matches!(
+            self,
+            Routine::Add
+                | Routine::Increment
+                | Routine::AddMany
+                | Routine::Get
+                | Routine::Estimate
+                | Routine::AddOnce
+                | Routine::AddManyOnce
+                | Routine::ForgetWrites
+                | Routine::AddAt
+                | Routine::AddManyAt
+                | Routine::GetPeriod
+                | Routine::GetRange
+                | Routine::Series
+                | Routine::ExpirePeriods
+                | Routine::Package
+        )
+    }
+
+    /// How many parameters it takes, in every package.
+    pub fn arity(self) -> usize {
+        match self {
+            Routine::Setup | Routine::GetRange | Routine::Series => 4,
+            Routine::PlanBatch
+            | Routine::Reset
+            | Routine::AddOnce
+            | Routine::Track
+            | Routine::Bound
+            | Routine::AddAt
+            | Routine::AddManyAt
+            | Routine::GetPeriod => 3,
+            Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
+            Routine::ExpirePeriods | Routine::Package => 0,
+            Routine::NameProblem
+            | Routine::ForgetWrites
+            | Routine::Increment
+            | Routine::AddMany
+            | Routine::Compact
+            | Routine::Delete
+            | Routine::Get
+            | Routine::Estimate => 1,
+        }
+    }
+
+    /// Whether it is a function, read with `SELECT`, rather than a
+    /// procedure, run with `CALL`.
+    pub fn is_function(self) -> bool {
+        matches!(
+            self,
+            Routine::NameProblem
+                | Routine::Get
+                | Routine::Estimate
+                | Routine::GetPeriod
+                | Routine::GetRange
+                | Routine::Package
+        )
+    }
+
+    /// `FUNCTION` or `PROCEDURE`, as DROP and CREATE statements spell it.
+    pub fn kind(self) -> &'static str {
+        if self.is_function() { "FUNCTION" } else { "PROCEDURE" }
+    }
+}
+
+/// Suffix of the view of totals: `counter_totals` with the default prefix.
+pub const TOTALS_VIEW_SUFFIX: &str = "totals";
+
+/// Suffix of the table of write ids: `counter_writes` with the default prefix.
+pub const WRITES_TABLE_SUFFIX: &str = "writes";
+
+/// Suffix of the table of changes that rewrite more than one slot:
+/// `counter_changes` with the default prefix.
+pub const CHANGES_TABLE_SUFFIX: &str = "changes";
+
+/// Suffix of the table of the periods each counter tracks:
+/// `counter_periods` with the default prefix.
+pub const PERIODS_TABLE_SUFFIX: &str = "periods";
+
+/// Suffix of the table of the periods' buckets: `counter_buckets` with the
+/// default prefix.
+pub const BUCKETS_TABLE_SUFFIX: &str = "buckets";
+
+/// Suffix of the table of the last write to each slot of a counter that
+/// tracks periods: `counter_tracked_writes` with the default prefix.
+pub const TRACKED_WRITES_TABLE_SUFFIX: &str = "tracked_writes";
+
+/// Suffix of the table of the last spread of each bounded counter:
+/// `counter_spreads` with the default prefix.
+pub const SPREADS_TABLE_SUFFIX: &str = "spreads";
+
+/// What the name of a table's CHECK on [`crate::package::PENDING_COLUMN`] adds to the
+/// table's: `counter_writes_applied` with the default prefix.
+pub const APPLIED_CHECK_SUFFIX: &str = "_applied";
+
+/// The package's triggers, by the suffix of their names: the two that keep
+/// every slot within [`crate::PackageOptions::slot_bound`] (one for
+/// inserted rows, one for updated), the one that applies a write with an
+/// id in the statement that records the id, the one that makes a change in
+/// the statement that records it, and the one that applies a write of a
+/// counter that tracks periods to its slot and buckets in the statement
+/// that records it, and the one that spreads a bounded counter's new total
+/// over its slots in the statement that records the spread.
+pub const TRIGGER_SUFFIXES: [&str; 6] = [
+    "slot_bound_insert",
+    "slot_bound_update",
+    "apply_write",
+    "apply_change",
+    "apply_tracked_write",
+    "apply_spread",
+];
+
+/// The function `setup.sql` creates and drops before it changes anything,
+/// prefix included: an account that may not create functions fails there.
+pub const PROBE_SUFFIX: &str = "install_probe";
+
+/// The procedure `setup.sql` creates for MySQL, which revokes an account's
+/// grants on a routine as it drops the routine: called right after each
+/// routine is created again, it grants again what accounts held on it
+/// before the install, and the install drops it at its end.
+pub const GRANTS_KEEPER_SUFFIX: &str = "install_grants";
