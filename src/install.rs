@@ -158,7 +158,7 @@ fn refuse_spider_tables(conn: &mut impl Queryable, statements: &[script::Stateme
             return Err(Error::Environment(format!(
                 "`{table}` is a Spider table: through a Spider head the routines misread their counts (the \
                  head sums one slot as 0 inside a routine); nothing was installed. Count through the client's plain mode \
-                 (Counters::plain, docs/plain-sql.md), which needs no routine"
+                 (`plain_sql()`, docs/plain-sql.md), which needs no routine"
             )));
         }
     }

@@ -16,7 +16,7 @@ const PAGES: [&str; 3] = ["page:home", "page:pricing", "page:docs"];
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")
         .map_err(|_| "set DATABASE_URL=mysql://user:password@host:port/database")?;
-    let counters = Counters::new(mysql::Pool::new(url.as_str())?);
+    let counters = Counters::new(mysql::Pool::new(url.as_str())?)?;
 
     for page in PAGES {
         // A hot page gets 16 slots; an existing counter is fine too.

@@ -81,6 +81,21 @@ pub(crate) fn report_stall(in_flight: usize) {
 /// caller's wait stays short however many counters are hot.
 pub const DEFAULT_COUNTERS_PER_FLUSH: usize = 256;
 
+/// How a client's coalescing handles flush, as its builder set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FlushSettings {
+    /// Flushes in flight at once at most, at least 1.
+    pub(crate) max_flushes: usize,
+    /// Counters one flush carries at most, 1 to [`BATCH_LIMIT`](slotted_counters_core::package::BATCH_LIMIT).
+    pub(crate) max_counters: usize,
+}
+
+impl Default for FlushSettings {
+    fn default() -> Self {
+        FlushSettings { max_flushes: DEFAULT_FLUSHES, max_counters: DEFAULT_COUNTERS_PER_FLUSH }
+    }
+}
+
 /// What a coalescing handle has flushed so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FlushStats {

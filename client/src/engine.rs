@@ -11,6 +11,7 @@ use slotted_counters_core::names::NameRule;
 use slotted_counters_core::package;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
+use crate::batch::FlushSettings;
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
 use crate::driver::{Connection, Owner};
 use crate::error::CounterError;
@@ -67,11 +68,10 @@ pub(crate) struct Engine<D> {
     /// Whether increments and batches carry a write id, so that a lost
     /// answer is retried and counted once.
     write_ids: bool,
+    /// How the client's coalescing handles flush.
+    flushes: FlushSettings,
     package: Arc<Package>,
 }
-
-/// Tries a call in all, by default, when the server keeps rolling it back.
-const DEFAULT_ATTEMPTS: u32 = 5;
 
 impl<D> Engine<D> {
     /// Calls the routines of a package generated with `options`, through `driver`.
@@ -97,8 +97,9 @@ impl<D> Engine<D> {
     fn in_mode(driver: D, options: &PackageOptions, mode: Mode) -> Self {
         Engine {
             driver,
-            budget: RetryBudget::Attempts(DEFAULT_ATTEMPTS),
+            budget: RetryBudget::default(),
             write_ids: false,
+            flushes: FlushSettings::default(),
             package: Arc::new(Package { mode, names: NameRule::new(options) }),
         }
     }
@@ -110,6 +111,7 @@ impl<D> Engine<D> {
             driver,
             budget: RetryBudget::Attempts(1),
             write_ids: self.write_ids,
+            flushes: self.flushes,
             package: Arc::clone(&self.package),
         }
     }
@@ -120,17 +122,21 @@ impl<D> Engine<D> {
         self
     }
 
-    /// Tries a call `attempts` times in all (at least once) while the
-    /// server keeps rolling it back.
-    pub(crate) fn max_attempts(mut self, attempts: u32) -> Self {
-        self.budget = RetryBudget::Attempts(attempts.max(1));
+    /// Tries a call again within `budget` while the server rolls it back.
+    pub(crate) fn with_retry(mut self, budget: RetryBudget) -> Self {
+        self.budget = budget;
         self
     }
 
-    /// Tries a call again while the server rolls it back, for as long as `time`.
-    pub(crate) fn retry_for(mut self, time: Duration) -> Self {
-        self.budget = RetryBudget::Time(time);
+    /// Makes the client's coalescing handles flush as `flushes` says.
+    pub(crate) fn with_flushes(mut self, flushes: FlushSettings) -> Self {
+        self.flushes = flushes;
         self
+    }
+
+    /// How the client's coalescing handles flush.
+    pub(crate) fn flushes(&self) -> FlushSettings {
+        self.flushes
     }
 
     /// The driver, for tests to read what it saw.
@@ -139,7 +145,9 @@ impl<D> Engine<D> {
         &self.driver
     }
 
-    /// The driver, to change where the calls run.
+    /// The driver, to change where the calls run: a coalescing handle
+    /// keeps connections of its own.
+    #[cfg(feature = "sqlx")]
     pub(crate) fn driver_mut(&mut self) -> &mut D {
         &mut self.driver
     }

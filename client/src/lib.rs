@@ -6,6 +6,7 @@
 #[cfg(feature = "sqlx")]
 mod async_client;
 mod batch;
+mod builder;
 mod call;
 mod driver;
 mod engine;
@@ -23,9 +24,11 @@ mod transaction;
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
+pub use builder::ClientBuilder;
 pub use call::{Keep, NewCounter, StartDate};
 pub use error::{Bound, CounterError};
 pub use mysql;
+pub use retry::RetryBudget;
 pub use slotted_counters_core::periods::Period;
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
 #[cfg(feature = "sqlx")]

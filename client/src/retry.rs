@@ -28,14 +28,27 @@ pub const REINSTALL_WINDOW: Duration = Duration::from_secs(2);
 /// The longest pause between two tries of a missing routine.
 const MAX_REINSTALL_PAUSE: Duration = Duration::from_millis(100);
 
-/// How long a call keeps retrying rollbacks.
+/// How long a call the server rolled back (a deadlock, a lock wait
+/// timeout, a lost certification) is tried again: a number of tries, or a
+/// time. A client's own calls take it from its builder; calls on a
+/// caller's connection are never tried again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RetryBudget {
-    /// This many tries in all; 1 never retries, as inside the caller's
-    /// transaction, which a rollback ended.
+pub enum RetryBudget {
+    /// This many tries in all (1 never tries again; 0 counts as 1).
     Attempts(u32),
-    /// As many tries as fit in this time since the first.
+    /// As many tries as fit in this time since the first: on a
+    /// multi-primary cluster (Galera), a write that loses certification to
+    /// another node's comes back as a deadlock, and a routine that touches
+    /// every slot of a counter under load may need hundreds of tries; a
+    /// time bounds the wait however busy the cluster is.
     Time(Duration),
+}
+
+impl Default for RetryBudget {
+    /// Five tries in all.
+    fn default() -> Self {
+        RetryBudget::Attempts(5)
+    }
 }
 
 /// Why a failed call runs again.

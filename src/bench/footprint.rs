@@ -49,7 +49,7 @@ impl Workbench {
         let (get_many_ms, view_one_ms, top_ten_ms) = match &package {
             Some(options) => {
                 let slots = slots.expect("a population's package rounds have a slot count");
-                let counters = Counters::with_options(self.pools[0].clone(), options);
+                let counters = Counters::builder(self.pools[0].clone()).package(options).build()?;
                 let get_many = median_ms(READS, || {
                     let names: Vec<String> = drawn().into_iter().map(|id| slotted_name(id, slots)).collect();
                     counters.get_many(&names).map(drop).map_err(Error::Counter)

@@ -63,11 +63,10 @@ impl Node {
                 return Ok(None);
             }
             let package = package(Variant::Coalesced, None, max_slots, false)?.expect("a package variant");
-            let mut counters = Counters::with_options(pool_of(flushes)?, &package);
-            if write_ids {
-                counters = counters.with_write_ids();
-            }
-            Ok(Some(counters.coalescing().max_flushes(flushes as usize)))
+            let builder =
+                Counters::builder(pool_of(flushes)?).package(&package).max_flushes(flushes as usize);
+            let counters = if write_ids { builder.write_ids() } else { builder }.build()?;
+            Ok(Some(counters.coalescing()))
         };
         let coalescing = handle(Variant::Coalesced, false)?;
         let coalescing_ids = handle(Variant::CoalescedIds, true)?;

@@ -186,19 +186,21 @@ impl Workbench {
             Variant::Coalesced | Variant::CoalescedIds => {
                 Ok(Incrementer::Coalesced(self.coalescing_of(case.variant, client)))
             }
-            Variant::Client => self.package(case.variant, case.slots).map(|package| {
+            Variant::Client => self.package(case.variant, case.slots).and_then(|package| {
                 let package = package.expect("the client variant calls the dynamic package");
-                Incrementer::Client(Counters::with_options(self.pool_of(client).clone(), &package))
+                Ok(Incrementer::Client(
+                    Counters::builder(self.pool_of(client).clone()).package(&package).build()?,
+                ))
             }),
-            Variant::ClientIds => self.package(case.variant, case.slots).map(|package| {
+            Variant::ClientIds => self.package(case.variant, case.slots).and_then(|package| {
                 let package = package.expect("the client-ids variant calls the dynamic package");
-                Incrementer::Client(
-                    Counters::with_options(self.pool_of(client).clone(), &package).with_write_ids(),
-                )
+                let builder = Counters::builder(self.pool_of(client).clone()).package(&package);
+                Ok(Incrementer::Client(builder.write_ids().build()?))
             }),
             Variant::Plain => self.package(case.variant, case.slots).and_then(|package| {
                 let package = package.expect("the plain variant counts in the dynamic package");
-                Ok(Incrementer::Client(Counters::plain(self.pool_of(client).clone(), &package)?))
+                let builder = Counters::builder(self.pool_of(client).clone()).package(&package);
+                Ok(Incrementer::Client(builder.plain_sql().build()?))
             }),
             variant => self.increment_sql(case).and_then(|sql| {
                 let mut conn = self.pool_of(client).get_conn().map_err(Error::Query)?;

@@ -52,12 +52,9 @@ impl Tasks {
             let pool = |connections: u32| {
                 MySqlPoolOptions::new().max_connections(connections).connect_lazy_with(options.clone())
             };
-            counters.push(AsyncCounters::with_options(pool(clients), client_package)?);
-            coalescing.push(
-                AsyncCounters::with_options(pool(flushes), coalesced_package)?
-                    .coalescing()
-                    .max_flushes(flushes as usize),
-            );
+            counters.push(AsyncCounters::builder(pool(clients)).package(client_package).build()?);
+            let coalesced = AsyncCounters::builder(pool(flushes)).package(coalesced_package);
+            coalescing.push(coalesced.max_flushes(flushes as usize).build()?.coalescing());
         }
         Ok(Tasks { runtime, counters, coalescing })
     }

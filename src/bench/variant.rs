@@ -65,7 +65,7 @@ pub enum Variant {
     /// Runs at hold 0 only: each call is its own transaction.
     Client,
     /// The dynamic package's table through the client's plain mode,
-    /// `Counters::plain`, one handle per client: one UPDATE of a slot the
+    /// the client's plain mode (`plain_sql`), one handle per client: one UPDATE of a slot the
     /// client picks, no routine. Runs at hold 0 only.
     Plain,
     /// `client` with write ids (`Counters::with_write_ids`): each increment

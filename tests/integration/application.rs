@@ -25,20 +25,22 @@ const ASYNC_ONLY: [&str; 4] = ["sqlx", "sqlx-core", "sqlx-mysql", "tokio"];
 const CRATE_BUDGET: usize = 102;
 
 /// The items at the root of the client's documentation, as rustdoc names
-/// their pages: what an application reads. The clients and their
-/// coalescing handles, what a call takes (periods and what they keep
-/// among it), the errors, and the options an application matches to its
-/// package.
-const APPLICATION_ITEMS: [&str; 16] = [
+/// their pages: what an application reads. The clients, the builder they
+/// share and their coalescing handles, what a call takes (periods and what
+/// they keep among it), the errors, the retry budget, and the options an
+/// application matches to its package.
+const APPLICATION_ITEMS: [&str; 18] = [
     "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
     "enum.CounterError",
     "enum.Keep",
     "enum.Period",
+    "enum.RetryBudget",
     "enum.StartDate",
     "struct.AsyncCoalescing",
     "struct.AsyncCounters",
+    "struct.ClientBuilder",
     "struct.Coalescing",
     "struct.Counters",
     "struct.FlushStats",

@@ -4,8 +4,12 @@
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
+use slotted_counters::sqlx::MySqlPool;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCoalescing, AsyncCounters, CounterError, NewCounter, PackageOptions, StartDate};
+use slotted_counters::{
+    AsyncCoalescing, AsyncCounters, ClientBuilder, CounterError, NewCounter, PackageOptions, RetryBudget,
+    StartDate,
+};
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package::{errno, server_errno};
 use tokio::runtime::Runtime;
@@ -40,11 +44,20 @@ fn runtime() -> Runtime {
 /// each, and an async client on it.
 fn installed(runtime: &Runtime, names: &[&str]) -> (Database, AsyncCounters) {
     let db = support::with_default_package(names);
-    let counters = runtime.block_on(async {
-        let pool = MySqlPoolOptions::new().max_connections(20).connect(&db.url()).await.unwrap();
-        AsyncCounters::new(pool).unwrap()
-    });
+    let counters = client(runtime, &db, |builder| builder);
     (db, counters)
+}
+
+/// An async client on `db`, built with what `settings` sets.
+fn client(
+    runtime: &Runtime,
+    db: &Database,
+    settings: impl FnOnce(ClientBuilder<MySqlPool>) -> ClientBuilder<MySqlPool>,
+) -> AsyncCounters {
+    runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().max_connections(20).connect(&db.url()).await.unwrap();
+        settings(AsyncCounters::builder(pool)).build().unwrap()
+    })
 }
 
 /// The outcome of a spawned call, within [`CALL_LIMIT`].
@@ -199,14 +212,17 @@ fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
 /// between them.
 fn rollbacks_are_tried_again_after_growing_pauses() {
     let runtime = runtime();
-    let (db, counters) = installed(&runtime, &[]);
+    let (db, _) = installed(&runtime, &[]);
     support::roll_back_every_increment(&db);
 
-    let error = runtime.block_on(counters.clone().max_attempts(4).increment("a")).unwrap_err();
+    let four_tries = client(&runtime, &db, |builder| builder.retry(RetryBudget::Attempts(4)));
+    let error = runtime.block_on(four_tries.increment("a")).unwrap_err();
     assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::DEADLOCK), true), "{error:?}");
     assert_eq!(support::tries(&db), 4, "four tries in all");
 
-    let error = runtime.block_on(counters.retry_for(support::ROLLBACK_BUDGET).increment("a")).unwrap_err();
+    let budgeted =
+        client(&runtime, &db, |builder| builder.retry(RetryBudget::Time(support::ROLLBACK_BUDGET)));
+    let error = runtime.block_on(budgeted.increment("a")).unwrap_err();
     assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
     let tries = support::tries(&db) - 4;
     assert!(
@@ -219,7 +235,7 @@ fn rollbacks_are_tried_again_after_growing_pauses() {
 fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a", "b"]);
-    let coalescing = counters.coalescing().max_flushes(1);
+    let coalescing = client(&runtime, &db, |builder| builder.max_flushes(1)).coalescing();
     let mut gate = support::close_gate(&db);
     let first = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
@@ -254,7 +270,7 @@ fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
 fn a_dropped_caller_loses_nobody_elses_increment() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a"]);
-    let coalescing = counters.coalescing().max_flushes(1);
+    let coalescing = client(&runtime, &db, |builder| builder.max_flushes(1)).coalescing();
     let mut gate = support::close_gate(&db);
     let in_flight = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
@@ -288,7 +304,7 @@ fn a_dropped_caller_loses_nobody_elses_increment() {
 fn a_lost_connection_fails_only_the_flush_in_flight() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a"]);
-    let coalescing = counters.coalescing().max_flushes(1);
+    let coalescing = client(&runtime, &db, |builder| builder.max_flushes(1)).coalescing();
     let mut gate = support::close_gate(&db);
     let first = add(&runtime, &coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
@@ -314,7 +330,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
 fn a_stalled_flush_lets_a_second_one_through() {
     let runtime = runtime();
     let (db, counters) = installed(&runtime, &["gate", "a"]);
-    let coalescing = counters.coalescing().max_flushes(2);
+    let coalescing = client(&runtime, &db, |builder| builder.max_flushes(2)).coalescing();
     let mut gate = support::close_gate(&db);
     let slow = add(&runtime, &coalescing, "gate", 1);
     std::thread::sleep(Duration::from_millis(300));
@@ -352,8 +368,8 @@ fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed()
             .connect(&db.url())
             .await
             .unwrap();
-        let counters = AsyncCounters::new(pool.clone()).unwrap();
-        let coalescing = counters.coalescing().max_flushes(1);
+        let counters = AsyncCounters::builder(pool.clone()).max_flushes(1).build().unwrap();
+        let coalescing = counters.coalescing();
         coalescing.increment("a").await.unwrap();
         // sqlx gives a connection back in a task: long enough for it to run.
         tokio::time::sleep(Duration::from_millis(300)).await;

@@ -317,7 +317,7 @@ fn both_clients_fail_at_once_naming_a_feature_the_package_lacks() {
         }
     };
 
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     counters.increment("c").unwrap();
     let started = Instant::now();
     assert_eq!(lacked(counters.add_many([("c", 1)]), started), "batches");
@@ -327,10 +327,10 @@ fn both_clients_fail_at_once_naming_a_feature_the_package_lacks() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(2).connect(&db.url()).await.unwrap();
-        let counters = AsyncCounters::new(pool).unwrap();
+        let counters = AsyncCounters::new(pool.clone()).unwrap();
         counters.increment("c").await.unwrap();
         let started = Instant::now();
-        let write_id = counters.clone().with_write_ids().add("c", 1).await;
+        let write_id = AsyncCounters::builder(pool).write_ids().build().unwrap().add("c", 1).await;
         assert_eq!(lacked(write_id, started), "write-ids");
         let started = Instant::now();
         assert_eq!(lacked(counters.track("c", Period::Hour, Keep::All).await, started), "periods");

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, NewCounter, PackageOptions, StartDate};
+use slotted_counters::{
+    ClientBuilder, CounterError, Counters, NewCounter, PackageOptions, RetryBudget, StartDate,
+};
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package::{errno, server_errno};
 
@@ -30,8 +32,16 @@ on_each_server!(
 /// A database with the default package installed, and a client for it.
 fn installed() -> (Database, Counters) {
     let db = support::with_default_package(&[]);
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     (db, counters)
+}
+
+/// A client on `db`'s pool, built with what `settings` sets.
+fn built(
+    db: &Database,
+    settings: impl FnOnce(ClientBuilder<mysql::Pool>) -> ClientBuilder<mysql::Pool>,
+) -> Counters {
+    settings(Counters::builder(db.pool().clone())).build().unwrap()
 }
 
 fn client_calls_every_routine() {
@@ -140,7 +150,7 @@ fn client_uses_the_package_prefix() {
     let db = Database::new();
     let options = PackageOptions::builder().table("hits").prefix("hit_").build().unwrap();
     script::run(&mut db.conn(), &render::setup_sql(&options).unwrap()).unwrap();
-    let counters = Counters::with_options(db.pool().clone(), &options);
+    let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
     counters.setup("home", NewCounter::new("d").slots(3)).unwrap();
     counters.increment("home").unwrap();
     counters.add_many([("home", 2)]).unwrap();
@@ -206,8 +216,8 @@ fn deadlock_inside_the_callers_transaction_is_not_retried() {
 }
 
 fn retries_stop_after_max_attempts() {
-    let (db, counters) = installed();
-    let counters = counters.max_attempts(1);
+    let (db, _) = installed();
+    let counters = built(&db, |builder| builder.retry(RetryBudget::Attempts(1)));
     counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
 
     let outcome = deadlock_against(&db, || counters.reset("d", 50, StartDate::Keep));
@@ -223,14 +233,16 @@ fn retries_stop_after_max_attempts() {
 /// says, no more, and with pauses between the tries: a time budget holds a
 /// handful of them.
 fn rollbacks_are_tried_again_after_growing_pauses() {
-    let (db, counters) = installed();
+    let (db, _) = installed();
     support::roll_back_every_increment(&db);
 
-    let error = counters.clone().max_attempts(4).increment("a").unwrap_err();
+    let four_tries = built(&db, |builder| builder.retry(RetryBudget::Attempts(4)));
+    let error = four_tries.increment("a").unwrap_err();
     assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::DEADLOCK), true), "{error:?}");
     assert_eq!(support::tries(&db), 4, "four tries in all");
 
-    let error = counters.retry_for(support::ROLLBACK_BUDGET).increment("a").unwrap_err();
+    let budgeted = built(&db, |builder| builder.retry(RetryBudget::Time(support::ROLLBACK_BUDGET)));
+    let error = budgeted.increment("a").unwrap_err();
     assert_eq!(error.code(), Some(server_errno::DEADLOCK), "{error:?}");
     let tries = support::tries(&db) - 4;
     assert!(
@@ -240,11 +252,12 @@ fn rollbacks_are_tried_again_after_growing_pauses() {
     );
 }
 
-/// A client whose sessions give up a lock wait after one second.
-fn impatient(db: &Database) -> Counters {
+/// A client whose sessions give up a lock wait after one second, and try
+/// again for as long as `budget`.
+fn impatient(db: &Database, budget: Duration) -> Counters {
     let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
         .init(vec!["SET SESSION innodb_lock_wait_timeout = 1"]);
-    Counters::new(mysql::Pool::new(opts).unwrap())
+    Counters::builder(mysql::Pool::new(opts).unwrap()).retry(RetryBudget::Time(budget)).build().unwrap()
 }
 
 fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
@@ -261,7 +274,7 @@ fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     };
 
     let holder = hold(3);
-    let outcome = impatient(&db).retry_for(Duration::from_secs(20)).increment("one");
+    let outcome = impatient(&db, Duration::from_secs(20)).increment("one");
     holder.join().unwrap();
     assert!(outcome.is_ok(), "tries after 1205 until the lock was free: {outcome:?}");
 
@@ -270,7 +283,7 @@ fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     // the budget for its five default tries would wait over 5 s.
     let holder = hold(10);
     let started = Instant::now();
-    let outcome = impatient(&db).retry_for(Duration::from_millis(1500)).increment("one");
+    let outcome = impatient(&db, Duration::from_millis(1500)).increment("one");
     let waited = started.elapsed();
     holder.join().unwrap();
     let error = outcome.unwrap_err();
@@ -283,8 +296,8 @@ fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
 /// connection, and commits on its own: the refused call left no
 /// transaction open there.
 fn a_kept_connection_holds_no_transaction_after_a_failed_call() {
-    let (db, counters) = installed();
-    let counters = counters.keep_connections(1);
+    let (db, _) = installed();
+    let counters = built(&db, |builder| builder.keep_connections(1));
     counters.setup("a", NewCounter::new("d").slots(1)).unwrap();
     for _ in 0..3 {
         let refused = counters.add_many([("a", 1), ("missing", 1)]).unwrap_err();
@@ -304,7 +317,7 @@ fn kept_connections_go_back_to_the_pool_with_the_client() {
     let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
         .pool_opts(mysql::PoolOpts::default().with_constraints(mysql::PoolConstraints::new(0, 1).unwrap()));
     let pool = mysql::Pool::new(opts).unwrap();
-    let counters = Counters::new(pool.clone()).keep_connections(1);
+    let counters = Counters::builder(pool.clone()).keep_connections(1).build().unwrap();
     counters.setup("a", NewCounter::new("d")).unwrap();
     let clone = counters.clone();
     clone.increment("a").unwrap();
@@ -323,8 +336,8 @@ fn kept_connections_go_back_to_the_pool_with_the_client() {
 /// the server closed meanwhile (KILL, `wait_timeout`) is replaced, and the
 /// call succeeds.
 fn a_kept_connection_the_server_closed_is_replaced() {
-    let (db, counters) = installed();
-    let counters = counters.keep_connections(1);
+    let (db, _) = installed();
+    let counters = built(&db, |builder| builder.keep_connections(1));
     counters.setup("a", NewCounter::new("d")).unwrap();
     counters.increment("a").unwrap();
     let mut conn = db.conn();

@@ -24,14 +24,19 @@ on_each_server!(
 /// each, and a client for it.
 fn installed(names: &[&str]) -> (Database, Counters) {
     let db = support::with_default_package(names);
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     (db, counters)
 }
 
 /// A handle flushing one batch at a time, so that calls queued behind a
 /// flush that waits all go into the next one.
-fn one_flush_at_a_time(counters: &Counters) -> Arc<Coalescing> {
-    Arc::new(counters.coalescing().max_flushes(1))
+fn one_flush_at_a_time(db: &Database) -> Arc<Coalescing> {
+    flushing(db, 1)
+}
+
+/// A handle of a client on `db` with at most `flushes` flushes in flight.
+fn flushing(db: &Database, flushes: usize) -> Arc<Coalescing> {
+    Arc::new(Counters::builder(db.pool().clone()).max_flushes(flushes).build().unwrap().coalescing())
 }
 
 /// How long a test waits for a call: a call that no flush ever carries
@@ -83,7 +88,7 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
     let mut names = vec!["views", "stock"];
     names.extend(own.iter().map(String::as_str));
     let (db, counters) = installed(&names);
-    let coalescing = Arc::new(counters.coalescing().max_flushes(2));
+    let coalescing = flushing(&db, 2);
     let workers: Vec<_> = own
         .into_iter()
         .enumerate()
@@ -115,7 +120,7 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
 
 fn an_unknown_counter_fails_only_the_calls_that_named_it() {
     let (db, counters) = installed(&["gate", "a", "b"]);
-    let coalescing = one_flush_at_a_time(&counters);
+    let coalescing = one_flush_at_a_time(&db);
     let mut gate = support::close_gate(&db);
     let first = add(&coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
@@ -144,7 +149,7 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
 
 fn a_flush_that_deadlocks_is_retried_whole() {
     let (db, counters) = installed(&["gate", "a", "b"]);
-    let coalescing = one_flush_at_a_time(&counters);
+    let coalescing = one_flush_at_a_time(&db);
     // `heavy` writes 200 rows, then holds b: InnoDB picks the flush, which
     // did less, as the deadlock's victim.
     let mut heavy = support::heavy_transaction(&db);
@@ -177,7 +182,7 @@ fn a_flush_that_deadlocks_is_retried_whole() {
 
 fn a_lost_connection_fails_only_the_flush_in_flight() {
     let (db, counters) = installed(&["gate", "a"]);
-    let coalescing = one_flush_at_a_time(&counters);
+    let coalescing = one_flush_at_a_time(&db);
     let mut gate = support::close_gate(&db);
     let first = add(&coalescing, "gate", 1);
     support::wait_for_lock_wait(&mut db.conn());
@@ -205,7 +210,7 @@ fn a_lost_connection_fails_only_the_flush_in_flight() {
 /// once behind the held flush, before it counts as stalled.
 fn a_stalled_flush_lets_a_second_one_through() {
     let (db, counters) = installed(&["gate", "a"]);
-    let coalescing = Arc::new(counters.coalescing().max_flushes(2));
+    let coalescing = flushing(&db, 2);
     let mut gate = support::close_gate(&db);
     let slow = add(&coalescing, "gate", 1);
     thread::sleep(Duration::from_millis(300));

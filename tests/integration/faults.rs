@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, NewCounter, PackageOptions, Period};
+use slotted_counters::{
+    AsyncCounters, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, RetryBudget,
+};
 
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, on_each_server};
@@ -102,7 +104,7 @@ impl Outcomes {
 
 /// Counter `hot` of 64 slots, counted per hour and per day.
 fn setup(db: &Database) {
-    track(&Counters::new(db.pool().clone()));
+    track(&Counters::new(db.pool().clone()).unwrap());
 }
 
 fn track(counters: &Counters) {
@@ -142,7 +144,8 @@ fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
     let pool = proxy.pool(&db.url());
-    let counters = Counters::new(pool).with_write_ids().retry_for(ID_RETRY_BUDGET);
+    let counters =
+        Counters::builder(pool).write_ids().retry(RetryBudget::Time(ID_RETRY_BUDGET)).build().unwrap();
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
@@ -157,11 +160,16 @@ fn with_write_ids_every_increment_counts_exactly_once_through_cuts() {
 fn with_write_ids_the_plain_mode_counts_exactly_once_through_cuts() {
     let options = PackageOptions::default();
     let (db, url) = support::plain_database(&options);
-    let reader = Counters::plain(db.pool().clone(), &options).unwrap();
+    let reader = Counters::builder(db.pool().clone()).package(&options).plain_sql().build().unwrap();
     track(&reader);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let counters =
-        Counters::plain(proxy.pool(&url), &options).unwrap().with_write_ids().retry_for(ID_RETRY_BUDGET);
+    let counters = Counters::builder(proxy.pool(&url))
+        .package(&options)
+        .plain_sql()
+        .write_ids()
+        .retry(RetryBudget::Time(ID_RETRY_BUDGET))
+        .build()
+        .unwrap();
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
@@ -174,7 +182,7 @@ fn cut_connections_never_turn_an_increment_into_a_silent_loss() {
     let db = support::with_default_package(&[]);
     setup(&db);
     let proxy = FaultProxy::start(db.address(), CUT_CHANCE);
-    let counters = Counters::new(proxy.pool(&db.url()));
+    let counters = Counters::new(proxy.pool(&db.url())).unwrap();
     let outcomes = Outcomes::default();
     sync_load(&counters, &outcomes);
     proxy.stop_cutting();
@@ -206,10 +214,10 @@ fn async_load(write_ids: bool) -> (Database, i64, Outcomes, FaultProxy) {
     let outcomes = Arc::new([Outcomes::default(), Outcomes::default()]);
     runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(16).connect_lazy(&proxy.url(&db.url())).unwrap();
-        let mut counters = AsyncCounters::new(pool).unwrap();
-        if write_ids {
-            counters = counters.with_write_ids().retry_for(ID_RETRY_BUDGET);
-        }
+        let builder = AsyncCounters::builder(pool);
+        let builder =
+            if write_ids { builder.write_ids().retry(RetryBudget::Time(ID_RETRY_BUDGET)) } else { builder };
+        let counters = builder.build().unwrap();
         let coalescing = counters.coalescing();
         let tasks: Vec<_> = (0..64)
             .map(|task| {

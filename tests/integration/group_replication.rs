@@ -12,7 +12,7 @@ use mysql::Conn;
 use mysql::prelude::Queryable;
 use serde_json::Value;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, Cluster, PackageOptions};
+use slotted_counters::{AsyncCounters, Cluster, PackageOptions, RetryBudget};
 
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
@@ -255,7 +255,10 @@ fn the_async_client_rides_through_lost_certifications() {
         let mut tasks = Vec::new();
         for member in group.members() {
             let pool = MySqlPoolOptions::new().connect(&member.url("group_async")).await.unwrap();
-            let counters = AsyncCounters::new(pool).unwrap().retry_for(Duration::from_secs(60));
+            let counters = AsyncCounters::builder(pool)
+                .retry(RetryBudget::Time(Duration::from_secs(60)))
+                .build()
+                .unwrap();
             for _ in 0..4 {
                 let counters = counters.clone();
                 tasks.push(tokio::spawn(async move {

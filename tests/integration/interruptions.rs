@@ -266,7 +266,7 @@ fn a_killed_batch_leaves_no_transaction_to_the_clients_next_call() {
         db.conn().query_drop(format!("KILL QUERY {waiting}")).unwrap();
     };
 
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     counters.increment("sync").unwrap();
     let error = thread::scope(|scope| {
         let batch = scope.spawn(|| counters.add_many([("held", 1), ("sync", 1)]));

@@ -84,7 +84,7 @@ fn a_lazy_package_creates_at_most_its_counters() {
     let mut conn = db.conn();
     let script = slotted_counters_cli::render::setup_sql(&options).unwrap();
     slotted_counters_cli::install::install(&mut conn, &script).unwrap();
-    let counters = Counters::with_options(db.pool().clone(), &options);
+    let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
     for name in ["a", "b", "c"] {
         counters.increment(name).unwrap();
     }

@@ -50,8 +50,8 @@ fn names_that_differ_by_case_accent_emoji_or_mark_are_distinct_counters() {
             .unwrap_or_else(|error| panic!("{name:?}: {error}"));
     }
     let options = PackageOptions::default();
-    let routines = Counters::new(db.pool().clone());
-    let plain = Counters::plain(db.pool().clone(), &options).unwrap();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain = Counters::builder(db.pool().clone()).package(&options).plain_sql().build().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let asynchronous = runtime.block_on(async {
         AsyncCounters::new(MySqlPoolOptions::new().connect(&db.url()).await.unwrap()).unwrap()

@@ -43,7 +43,7 @@ fn plain_database(options: &PackageOptions) -> (Database, Pool) {
 
 fn plain(options: &PackageOptions) -> (Database, Counters) {
     let (db, pool) = plain_database(options);
-    (db, Counters::plain(pool, options).unwrap())
+    (db, Counters::builder(pool).package(options).plain_sql().build().unwrap())
 }
 
 fn fixed(slots: u32) -> PackageOptions {
@@ -98,7 +98,9 @@ fn plain_calls_mean_what_routine_calls_mean() {
     assert!(matches!(counters.delete("downloads"), Err(CounterError::NotFound(_))));
 
     let galera = PackageOptions::builder().cluster(Cluster::Galera).build().unwrap();
-    let Err(ConfigError::InvalidOption(message)) = Counters::plain(db.pool().clone(), &galera) else {
+    let Err(ConfigError::InvalidOption(message)) =
+        Counters::builder(db.pool().clone()).package(&galera).plain_sql().build()
+    else {
         panic!("a Galera package served in plain SQL")
     };
     assert!(message.contains("without --cluster"), "{message}");
@@ -118,7 +120,7 @@ fn plain_refusals_match_the_routines() {
     for options in [PackageOptions::default(), fixed(8)] {
         let with_routines = Database::new();
         script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
-        let routines = Counters::with_options(with_routines.pool().clone(), &options);
+        let routines = Counters::builder(with_routines.pool().clone()).package(&options).build().unwrap();
         let (plain_db, plain) = plain(&options);
         let bound = options.slot_bound();
         for (db, counters) in [(&with_routines, &routines), (&plain_db, &plain)] {
@@ -183,7 +185,7 @@ fn increments_spread_over_every_slot_and_no_other() {
 /// `SLOT_COUNT_LIFETIME`.
 fn a_shrink_loses_no_delta_and_a_growth_is_used_within_the_lifetime() {
     let db = support::with_default_package(&[]);
-    let counters = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    let counters = Counters::builder(db.pool().clone()).plain_sql().build().unwrap();
     counters.setup("resized", NewCounter::new("d").slots(16)).unwrap();
     counters.increment("resized").unwrap();
     db.conn().query_drop("CALL counter_resize('resized', 2)").unwrap();
@@ -216,8 +218,8 @@ fn a_shrink_loses_no_delta_and_a_growth_is_used_within_the_lifetime() {
 /// table for a while: their counts add up exactly.
 fn plain_and_routine_clients_share_a_table_exactly() {
     let db = support::with_default_package(&[]);
-    let routines = Counters::new(db.pool().clone());
-    let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain = Counters::builder(db.pool().clone()).plain_sql().build().unwrap();
     routines.setup("hot", NewCounter::new("d").slots(4)).unwrap();
     plain.setup("other", NewCounter::new("d").slots(4)).unwrap();
     let per_thread = 200;
@@ -243,8 +245,8 @@ fn plain_and_routine_clients_share_a_table_exactly() {
 /// tracks one for it, the routines' writes count in it too.
 fn a_period_the_plain_mode_tracks_counts_the_routines_writes() {
     let db = support::with_default_package(&[]);
-    let routines = Counters::new(db.pool().clone());
-    let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain = Counters::builder(db.pool().clone()).plain_sql().build().unwrap();
     routines.setup("views", NewCounter::new("d").slots(4)).unwrap();
     routines.increment("views").unwrap();
     plain.track("views", Period::Hour, Keep::All).unwrap();
@@ -294,7 +296,7 @@ fn tasks_count_exactly_through_the_async_client() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
     runtime.block_on(async {
         let pool = MySqlPoolOptions::new().max_connections(16).connect(&url).await.unwrap();
-        let counters = AsyncCounters::plain(pool, &options).unwrap();
+        let counters = AsyncCounters::builder(pool).package(&options).plain_sql().build().unwrap();
         counters.setup("hot", NewCounter::new("d").slots(64)).await.unwrap();
         let coalescing = counters.coalescing();
         let tasks: Vec<_> = (0..64)

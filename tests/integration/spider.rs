@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, Keep, NewCounter, PackageOptions, Period};
+use slotted_counters::{CounterError, Counters, Keep, NewCounter, PackageOptions, Period, RetryBudget};
 use slotted_counters_cli::{render, script};
 
 use crate::support::spider::Spider;
@@ -28,6 +28,16 @@ fn spider() -> &'static Spider {
 /// A plain client through the head on a fresh `database`, after checking
 /// that no server holds a routine.
 fn plain_client(spider: &Spider, database: &str, options: &PackageOptions) -> Counters {
+    plain_client_retrying(spider, database, options, RetryBudget::default())
+}
+
+/// The same, trying a call the server rolled back again within `budget`.
+fn plain_client_retrying(
+    spider: &Spider,
+    database: &str,
+    options: &PackageOptions,
+    budget: RetryBudget,
+) -> Counters {
     spider.create_database(database, options);
     let mut head = spider.head.root_conn();
     head.query_drop(format!("USE `{database}`")).unwrap();
@@ -35,7 +45,7 @@ fn plain_client(spider: &Spider, database: &str, options: &PackageOptions) -> Co
     for index in 0..2 {
         assert_eq!(routines_in(&mut spider.data_conn(index, database)), Vec::<String>::new());
     }
-    Counters::plain(spider.plain_pool(database), options).unwrap()
+    Counters::builder(spider.plain_pool(database)).package(options).plain_sql().retry(budget).build().unwrap()
 }
 
 /// The rows of each counter on data server `index`.
@@ -100,8 +110,8 @@ fn plain_counts_exactly_through_a_spider_head() {
 fn plain_counts_per_period_through_a_spider_head() {
     let spider = spider();
     let database = "spider_periods";
-    let counters =
-        plain_client(spider, database, &PackageOptions::default()).retry_for(Duration::from_secs(60));
+    let budget = RetryBudget::Time(Duration::from_secs(60));
+    let counters = plain_client_retrying(spider, database, &PackageOptions::default(), budget);
     let names = ["views", "likes"];
     for name in names {
         counters.setup(name, NewCounter::new("d").slots(8)).unwrap();
@@ -161,8 +171,8 @@ fn plain_counts_per_period_through_a_spider_head() {
 fn lazy_upserts_ride_through_spider_deadlocks() {
     let spider = spider();
     let options = PackageOptions::builder().fixed_slots(4).auto_create(true).build().unwrap();
-    let counters =
-        plain_client(spider, "spider_lazy", &options).retry_for(std::time::Duration::from_secs(60));
+    let budget = RetryBudget::Time(std::time::Duration::from_secs(60));
+    let counters = plain_client_retrying(spider, "spider_lazy", &options, budget);
     let before = spider.deadlocks();
     let (threads, per_thread) = (16, 100);
     thread::scope(|scope| {
@@ -271,7 +281,7 @@ fn install_refuses_a_spider_table_whose_head_misreads_a_routines_sums() {
     let mut head = spider.head.root_conn();
     head.query_drop(format!("USE `{sourced}`")).unwrap();
     script::run(&mut head, &render::setup_sql(&options).unwrap()).unwrap();
-    let counters = Counters::new(Pool::new(spider.head.url(sourced).as_str()).unwrap());
+    let counters = Counters::new(Pool::new(spider.head.url(sourced).as_str()).unwrap()).unwrap();
     counters.setup("one", NewCounter::new("d").slots(1).initial_value(30)).unwrap();
     head.query_drop(
         "CREATE PROCEDURE slot_sum() BEGIN DECLARE v_found INT; DECLARE v_sum BIGINT; \

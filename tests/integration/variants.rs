@@ -7,7 +7,7 @@ use std::thread;
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, PackageOptions, StartDate};
+use slotted_counters::{CounterError, Counters, PackageOptions, RetryBudget, StartDate};
 use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
@@ -102,7 +102,11 @@ fn lazy_counters_under_load_are_exact() {
     const CALLS: usize = 200;
     let db = with_committed("generated/auto-create-64");
     let options = lazy_options();
-    let counters = Counters::with_options(db.pool().clone(), &options).max_attempts(20);
+    let counters = Counters::builder(db.pool().clone())
+        .package(&options)
+        .retry(RetryBudget::Attempts(20))
+        .build()
+        .unwrap();
     let names = ["a", "b", "c", "d"];
 
     let sums: Vec<[i64; 4]> = thread::scope(|scope| {
@@ -239,7 +243,7 @@ fn a_galera_reset_failing_at_its_last_statement_changes_nothing() {
 fn client_errors_from_lazy_packages_stay_typed() {
     let db = with_committed("generated/auto-create-64");
     let options = lazy_options();
-    let counters = Counters::with_options(db.pool().clone(), &options);
+    let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
     assert!(matches!(counters.reset("never", 1, StartDate::Keep), Err(CounterError::NotFound(_))));
     assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));
 }

@@ -121,8 +121,8 @@ fn both_modes_of_the_client_forget_only_ids_older_than_the_window() {
     let db = support::with_default_package(&["c"]);
     let pool = db.pool().clone();
     let modes = [
-        ("routines", Counters::new(pool.clone()).with_write_ids()),
-        ("plain", Counters::plain(pool, &PackageOptions::default()).unwrap().with_write_ids()),
+        ("routines", Counters::builder(pool.clone()).write_ids().build().unwrap()),
+        ("plain", Counters::builder(pool).plain_sql().write_ids().build().unwrap()),
     ];
     let mut conn = db.conn();
     let ids = |conn: &mut PooledConn| -> u32 {

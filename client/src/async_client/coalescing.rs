@@ -17,12 +17,8 @@ use std::time::Instant;
 
 use tokio::sync::oneshot;
 
-use slotted_counters_core::package::BATCH_LIMIT;
-
 use super::{AsyncCounters, AsyncPooled};
-use crate::batch::{
-    Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, FlushStats, Pace, Pending, report_stall,
-};
+use crate::batch::{Batch, FlushSettings, FlushStats, Pace, Pending, report_stall};
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 
@@ -66,7 +62,7 @@ pub struct AsyncCoalescing {
 #[derive(Debug)]
 struct Shared<D> {
     engine: Engine<D>,
-    settings: Settings,
+    settings: FlushSettings,
     queue: Mutex<Queue>,
 }
 
@@ -74,13 +70,6 @@ struct Shared<D> {
 /// pace judges a stall by the time that timer saw pass.
 fn now() -> Instant {
     tokio::time::Instant::now().into_std()
-}
-
-/// What shapes a handle's flushes.
-#[derive(Debug, Clone, Copy)]
-struct Settings {
-    max_flushes: usize,
-    max_counters: usize,
 }
 
 /// The deltas waiting for a flush.
@@ -94,14 +83,14 @@ struct Queue {
 
 impl Queue {
     /// The oldest waiting deltas, as one flush that starts now.
-    fn take_batch(&mut self, settings: Settings) -> Batch<ReplyTo> {
+    fn take_batch(&mut self, settings: FlushSettings) -> Batch<ReplyTo> {
         self.pace.started(now());
         Batch::take(&mut self.waiting, settings.max_counters)
     }
 
     /// A flush of the waiting deltas beside those in flight, when the pace
     /// allows one now; it counts as in flight.
-    fn another_flush(&mut self, settings: Settings) -> Option<Batch<ReplyTo>> {
+    fn another_flush(&mut self, settings: FlushSettings) -> Option<Batch<ReplyTo>> {
         let may_start = self.pace.may_start(self.in_flight, settings.max_flushes, now());
         (may_start && !self.waiting.is_empty()).then(|| {
             if self.in_flight > 0 {
@@ -127,7 +116,7 @@ impl FlushTasks for AsyncPooled {
 }
 
 /// `engine`'s calls, on a connection kept for each flush in flight.
-fn keeping(engine: &Engine<AsyncPooled>, settings: Settings) -> Engine<AsyncPooled> {
+fn keeping(engine: &Engine<AsyncPooled>, settings: FlushSettings) -> Engine<AsyncPooled> {
     let mut engine = engine.clone();
     let driver = engine.driver_mut();
     *driver = driver.keeping(settings.max_flushes);
@@ -135,39 +124,20 @@ fn keeping(engine: &Engine<AsyncPooled>, settings: Settings) -> Engine<AsyncPool
 }
 
 impl AsyncCounters {
-    /// A handle that coalesces the increments of many tasks, with
-    /// [`FLUSHES`](crate::defaults::FLUSHES) flushes in flight at most. Its
+    /// A handle that coalesces the increments of many tasks, flushing as
+    /// the client's builder said
+    /// ([`max_flushes`](crate::ClientBuilder::max_flushes),
+    /// [`max_counters_per_flush`](crate::ClientBuilder::max_counters_per_flush)).
+    /// Each handle has a queue of its own, which its clones share. Its
     /// flushes are spawned on the tokio runtime of the call that starts
     /// them.
     pub fn coalescing(&self) -> AsyncCoalescing {
-        let settings = Settings { max_flushes: DEFAULT_FLUSHES, max_counters: DEFAULT_COUNTERS_PER_FLUSH };
+        let settings = self.engine.flushes();
         AsyncCoalescing { shared: Arc::new(Shared::new(keeping(&self.engine, settings), settings)) }
     }
 }
 
 impl AsyncCoalescing {
-    /// A handle like this one but with at most `flushes` flushes in flight
-    /// at once (at least 1); beyond the first, one starts only when those
-    /// in flight have stalled. Each runs on a connection of the pool that
-    /// the handle keeps between flushes, so that a flush skips the pool's
-    /// ping: keep it within the pool's size.
-    /// The handle has a queue of its own: clones made before keep theirs,
-    /// with their setting.
-    pub fn max_flushes(self, flushes: usize) -> Self {
-        self.with(Settings { max_flushes: flushes.max(1), ..self.shared.settings })
-    }
-
-    /// A handle like this one but carrying at most `counters` counters in
-    /// one flush, 1 to 4,096; it has a queue of its own, as with
-    /// [`AsyncCoalescing::max_flushes`].
-    pub fn max_counters_per_flush(self, counters: usize) -> Self {
-        self.with(Settings { max_counters: counters.clamp(1, BATCH_LIMIT as usize), ..self.shared.settings })
-    }
-
-    fn with(&self, settings: Settings) -> Self {
-        AsyncCoalescing { shared: Arc::new(Shared::new(keeping(&self.shared.engine, settings), settings)) }
-    }
-
     /// Adds 1 to a counter; returns once that is committed.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
         self.shared.add(name, 1).await
@@ -197,7 +167,7 @@ impl AsyncCoalescing {
 }
 
 impl<D> Shared<D> {
-    fn new(engine: Engine<D>, settings: Settings) -> Self {
+    fn new(engine: Engine<D>, settings: FlushSettings) -> Self {
         Shared { engine, settings, queue: Mutex::default() }
     }
 

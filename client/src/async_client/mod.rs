@@ -18,12 +18,12 @@ mod periods;
 mod statements;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use slotted_counters_core::{ConfigError, PackageOptions};
+use slotted_counters_core::ConfigError;
 use sqlx::MySqlPool;
 use sqlx::mysql::{MySqlConnection, MySqlSslMode};
 
+use crate::builder::ClientBuilder;
 use crate::call::{NewCounter, StartDate};
 use crate::engine::Engine;
 use crate::error::CounterError;
@@ -37,14 +37,6 @@ const VERIFY_CA_REFUSED: &str = "ssl-mode=VERIFY_CA is refused: it does not chec
      sqlx trusts every public web certificate authority beside any ssl-ca, so a certificate any of \
      them issued for any name would pass; use ssl-mode=VERIFY_IDENTITY, or ssl-mode=REQUIRED for \
      encryption without verification";
-
-/// `pool` as the driver of a client, unless its TLS mode is refused.
-fn checked(pool: MySqlPool) -> Result<AsyncPooled, ConfigError> {
-    if matches!(pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
-        return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
-    }
-    Ok(AsyncPooled { pool, kept: Arc::new(KeptConnections::new(0)) })
-}
 
 /// Calls the slotted-counter routines from async code, on connections of a
 /// [`MySqlPool`].
@@ -78,47 +70,27 @@ pub struct AsyncCounters<C = AsyncPooled> {
 pub type AsyncCountersOn<'c> = AsyncCounters<AsyncOnConnection<'c>>;
 
 impl AsyncCounters {
-    /// Uses the routines of a package generated with the default options.
+    /// The settings of a client over `pool`, which
+    /// [`ClientBuilder::build`](ClientBuilder<MySqlPool>::build) makes: the
+    /// same as [`crate::Counters::builder`]'s.
     ///
-    /// Refuses a pool whose connections use `ssl-mode=VERIFY_CA`: sqlx
-    /// (0.8) puts the public web certificate authorities in the trust store
-    /// beside any `ssl-ca`, and that mode skips the host name, so a
-    /// certificate any of them issued for any name would pass. Use
-    /// `VERIFY_IDENTITY`; it too trusts the public authorities beside an
-    /// `ssl-ca`, which the client cannot see from the pool.
+    /// ```no_run
+    /// # async fn run(pool: sqlx::MySqlPool) -> Result<(), Box<dyn std::error::Error>> {
+    /// use slotted_counters::{AsyncCounters, PackageOptions};
+    ///
+    /// let options = PackageOptions::builder().prefix("hits_").build()?;
+    /// let counters = AsyncCounters::builder(pool).package(&options).write_ids().build()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn builder(pool: MySqlPool) -> ClientBuilder<MySqlPool> {
+        ClientBuilder::new(pool)
+    }
+
+    /// A client over `pool` with every default setting, as
+    /// [`crate::Counters::new`]: `AsyncCounters::builder(pool).build()`.
     pub fn new(pool: MySqlPool) -> Result<Self, ConfigError> {
-        Self::with_options(pool, &PackageOptions::default())
-    }
-
-    /// Uses the routines of a package generated with `options` (its
-    /// `--prefix`, `--name-length` and `--collation`); refuses a pool as
-    /// [`AsyncCounters::new`] does.
-    pub fn with_options(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        Ok(AsyncCounters { engine: Engine::new(checked(pool)?, options) })
-    }
-
-    /// Makes the calls of a package generated with `options` in plain SQL,
-    /// calling no routine, as [`crate::Counters::plain`]; refuses a pool as
-    /// [`AsyncCounters::new`] does.
-    pub fn plain(pool: MySqlPool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        Ok(AsyncCounters { engine: Engine::plain(checked(pool)?, options)? })
-    }
-
-    /// Makes writes carry write ids, as [`crate::Counters::with_write_ids`].
-    pub fn with_write_ids(self) -> Self {
-        AsyncCounters { engine: self.engine.with_write_ids() }
-    }
-
-    /// How many times a call is tried in all when the server keeps rolling
-    /// it back (default 5; at least 1), as [`crate::Counters::max_attempts`].
-    pub fn max_attempts(self, attempts: u32) -> Self {
-        Self { engine: self.engine.max_attempts(attempts) }
-    }
-
-    /// Retries for as long as `time` instead of a number of times, as
-    /// [`crate::Counters::retry_for`]: on a multi-primary cluster.
-    pub fn retry_for(self, time: Duration) -> Self {
-        Self { engine: self.engine.retry_for(time) }
+        Self::builder(pool).build()
     }
 
     /// The same calls on `conn`, inside a transaction of the caller's
@@ -136,6 +108,23 @@ impl AsyncCounters {
     /// ```
     pub fn on<'c>(&self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
         AsyncCounters { engine: self.engine.on(AsyncOnConnection::new(conn)) }
+    }
+}
+
+impl ClientBuilder<MySqlPool> {
+    /// The client these settings describe. Refuses a pool whose connections
+    /// use `ssl-mode=VERIFY_CA`: sqlx (0.8) puts the public web certificate
+    /// authorities in the trust store beside any `ssl-ca`, and that mode
+    /// skips the host name, so a certificate any of them issued for any
+    /// name would pass. Use `VERIFY_IDENTITY`; it too trusts the public
+    /// authorities beside an `ssl-ca`, which the client cannot see from the
+    /// pool. Refuses the plain mode of a package only its routines serve.
+    pub fn build(self) -> Result<AsyncCounters, ConfigError> {
+        if matches!(self.pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
+            return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
+        }
+        let kept = Arc::new(KeptConnections::new(self.kept_connections.unwrap_or(0)));
+        Ok(AsyncCounters { engine: self.engine(AsyncPooled { pool: self.pool.clone(), kept })? })
     }
 }
 

@@ -59,7 +59,7 @@ fn a_rolled_back_call_runs_again_after_a_pause_that_doubles() {
 #[test]
 fn a_call_that_keeps_being_rolled_back_fails_after_its_attempts() {
     let rollbacks = (0..3).flat_map(|_| [Reply::Error(server_errno::LOCK_WAIT_TIMEOUT)]);
-    let client = routines(ScriptedDriver::new(rollbacks)).max_attempts(3);
+    let client = routines(ScriptedDriver::new(rollbacks)).with_retry(RetryBudget::Attempts(3));
     let error = ready(client.increment("likes")).unwrap_err();
     assert_eq!(error.code(), Some(server_errno::LOCK_WAIT_TIMEOUT));
     assert_eq!(client.driver.sql(), [INCREMENT; 3]);
@@ -191,8 +191,8 @@ fn a_retried_call_tells_a_subscriber_why_it_runs_again() {
 #[test]
 fn a_call_that_fails_after_retries_says_so_once_and_a_first_refusal_says_nothing() {
     let rollbacks = [Reply::Error(server_errno::DEADLOCK), Reply::Changed(0)];
-    let client =
-        routines(ScriptedDriver::new(rollbacks.clone().into_iter().chain(rollbacks))).max_attempts(2);
+    let client = routines(ScriptedDriver::new(rollbacks.clone().into_iter().chain(rollbacks)))
+        .with_retry(RetryBudget::Attempts(2));
     let events = seen_while(|| drop(ready(client.increment("likes")).unwrap_err()));
     assert_eq!(events.len(), 2, "{events:#?}");
     assert!(events[1].starts_with("WARN") && events[1].contains("attempts=2"), "{}", events[1]);

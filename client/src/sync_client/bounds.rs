@@ -20,7 +20,7 @@ impl<C: SyncConnections> Counters<C> {
     ///
     /// ```no_run
     /// use slotted_counters::{CounterError, NewCounter};
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.setup("sku-42", NewCounter::new("stock of sku 42").slots(64).initial_value(1_000))?;
     /// counters.bound("sku-42", 0..)?;                  // never oversold
     /// match counters.add("sku-42", -1) {

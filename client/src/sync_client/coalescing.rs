@@ -17,12 +17,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use slotted_counters_core::package::BATCH_LIMIT;
-
 use super::{Counters, Pooled};
-use crate::batch::{
-    Batch, DEFAULT_COUNTERS_PER_FLUSH, DEFAULT_FLUSHES, Outcomes, Pace, Pending, report_stall,
-};
+use crate::batch::{Batch, FlushSettings, Outcomes, Pace, Pending, report_stall};
 use crate::driver::ready;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
@@ -41,7 +37,7 @@ pub use crate::batch::FlushStats;
 /// use std::sync::Arc;
 ///
 /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-/// let views = Arc::new(slotted_counters::Counters::new(pool).coalescing());
+/// let views = Arc::new(slotted_counters::Counters::new(pool)?.coalescing());
 /// let workers: Vec<_> = (0..8)
 ///     .map(|_| {
 ///         let views = Arc::clone(&views);
@@ -90,29 +86,17 @@ struct Caller {
 }
 
 impl Counters {
-    /// A handle that coalesces the increments of many threads, with
-    /// [`FLUSHES`](crate::defaults::FLUSHES) flushes in flight at most.
+    /// A handle that coalesces the increments of many threads, flushing as
+    /// the client's builder said
+    /// ([`max_flushes`](crate::ClientBuilder::max_flushes),
+    /// [`max_counters_per_flush`](crate::ClientBuilder::max_counters_per_flush)).
+    /// Each handle has a queue of its own: share one.
     pub fn coalescing(&self) -> Coalescing {
         Coalescing { group: Group::new(self.engine.clone()) }
     }
 }
 
 impl Coalescing {
-    /// How many flushes may be in flight at once (at least 1); beyond the
-    /// first, one starts only when those in flight have stalled. Each holds
-    /// a pooled connection while it runs: keep it within the pool's size.
-    pub fn max_flushes(mut self, flushes: usize) -> Self {
-        self.group.max_flushes = flushes.max(1);
-        self
-    }
-
-    /// How many counters one flush may carry, 1 to 4,096; deltas for more
-    /// wait for the next flush.
-    pub fn max_counters_per_flush(mut self, counters: usize) -> Self {
-        self.group.max_counters = counters.clamp(1, BATCH_LIMIT as usize);
-        self
-    }
-
     /// Adds 1 to a counter; returns once that is committed.
     pub fn increment(&self, name: &str) -> Result<(), CounterError> {
         self.group.add(name, 1)
@@ -143,12 +127,8 @@ impl Coalescing {
 
 impl<D> Group<D> {
     fn new(engine: Engine<D>) -> Self {
-        Group {
-            engine,
-            max_flushes: DEFAULT_FLUSHES,
-            max_counters: DEFAULT_COUNTERS_PER_FLUSH,
-            queue: Mutex::default(),
-        }
+        let FlushSettings { max_flushes, max_counters } = engine.flushes();
+        Group { engine, max_flushes, max_counters, queue: Mutex::default() }
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {

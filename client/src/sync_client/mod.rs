@@ -30,12 +30,12 @@ mod periods;
 mod statements;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
-use slotted_counters_core::{ConfigError, PackageOptions};
+use slotted_counters_core::ConfigError;
 
+use crate::builder::ClientBuilder;
 use crate::call::{NewCounter, StartDate};
 use crate::driver::ready;
 use crate::engine::Engine;
@@ -47,9 +47,10 @@ pub use connections::{OnConnection, Pooled, SyncConnections};
 
 /// Calls the slotted-counter routines.
 ///
-/// [`Counters::new`] makes one over a connection pool: each call runs in a
-/// transaction of its own on a pooled connection, and is retried when the
-/// server rolls it back as a deadlock victim or after a lock wait timeout.
+/// [`Counters::new`] and [`Counters::builder`] make one over a connection
+/// pool: each call runs in a transaction of its own on a pooled connection,
+/// and is retried when the server rolls it back as a deadlock victim or
+/// after a lock wait timeout.
 /// [`Counters::on`] makes one over a connection of the caller's
 /// ([`CountersOn`]): its calls join the caller's transaction and are never
 /// retried. Both have the same counter calls.
@@ -58,7 +59,7 @@ pub use connections::{OnConnection, Pooled, SyncConnections};
 /// use slotted_counters::{Counters, NewCounter, mysql};
 ///
 /// let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-/// let counters = Counters::new(pool);
+/// let counters = Counters::new(pool)?;
 /// counters.setup("downloads", NewCounter::new("release downloads").slots(16))?;
 /// counters.increment("downloads")?;
 /// assert_eq!(counters.get("downloads")?, Some(1));
@@ -74,127 +75,26 @@ pub struct Counters<C = Pooled> {
 pub type CountersOn<'a, Q> = Counters<OnConnection<'a, Q>>;
 
 impl Counters {
-    /// Uses the routines of a package generated with the default options.
-    ///
-    /// ```no_run
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = slotted_counters::Counters::new(pool);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn new(pool: Pool) -> Self {
-        Self::with_options(pool, &PackageOptions::default())
-    }
-
-    /// Uses the routines of a package generated with `options` (its
-    /// `--prefix`, `--name-length` and `--collation`).
+    /// The settings of a client over `pool`, which
+    /// [`ClientBuilder::build`](ClientBuilder<Pool>::build) makes.
     ///
     /// ```no_run
     /// use slotted_counters::{Counters, PackageOptions};
     ///
     /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
     /// let options = PackageOptions::builder().prefix("hits_").build()?;
-    /// let counters = Counters::with_options(pool, &options);
+    /// let counters = Counters::builder(pool).package(&options).write_ids().build()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_options(pool: Pool, options: &PackageOptions) -> Self {
-        let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
-        Counters { engine: Engine::new(Pooled { pool, kept }, options) }
+    pub fn builder(pool: Pool) -> ClientBuilder<Pool> {
+        ClientBuilder::new(pool)
     }
 
-    /// Makes the calls of a package generated with `options` in plain SQL,
-    /// calling no routine: for engines that run none (PlanetScale, Vitess,
-    /// TiDB) and sharding engines (MariaDB Spider), or a table whose
-    /// routines are not installed. The table must exist, made by the
-    /// package's `plain_tables.sql`. The calls mean what they mean with
-    /// routines, refuse the same arguments with the same errors, and may run
-    /// beside clients that call the routines on the same table. Refuses a
-    /// package whose rules only its routines keep: a cluster's node slots
-    /// (`--cluster`), a counter limit (`--max-counters`).
-    ///
-    /// An increment is one UPDATE of a slot picked here (one upsert in a
-    /// lazy package); a counter's slot count is read once and kept for
-    /// [`SLOT_COUNT_LIFETIME`](crate::defaults::SLOT_COUNT_LIFETIME). A batch of
-    /// several counters, a lazy reset and a delete are transactions of a
-    /// few statements. docs/plain-sql.md has every statement.
-    ///
-    /// ```no_run
-    /// use slotted_counters::{Counters, PackageOptions};
-    ///
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = Counters::plain(pool, &PackageOptions::default())?;
-    /// counters.increment("downloads")?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn plain(pool: Pool, options: &PackageOptions) -> Result<Self, ConfigError> {
-        let kept = Arc::new(KeptConnections::new(DEFAULT_KEPT_CONNECTIONS));
-        Ok(Counters { engine: Engine::plain(Pooled { pool, kept }, options)? })
-    }
-
-    /// Makes every increment, add, batch and coalesced flush carry a write
-    /// id, recorded by the server in the write's own transaction
-    /// (`counter_add_once`, `counter_add_many_once`, or in the plain mode
-    /// the `record_write` statement). A call whose answer is lost with its
-    /// connection is then sent again, under the same id, within the retry
-    /// budget: the server counts it once, whether the lost try committed or
-    /// not. Without write ids such a call fails with an error whose
-    /// [`CounterError::may_have_applied`] is true. Needs the package of this
-    /// version (its `counter_writes` table), and a retry budget that ends
-    /// well within the window the ids are kept (docs/exactly-once.md).
-    ///
-    /// ```no_run
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = slotted_counters::Counters::new(pool).with_write_ids();
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn with_write_ids(self) -> Self {
-        Counters { engine: self.engine.with_write_ids() }
-    }
-
-    /// How many times a call is tried in all when it keeps hitting deadlocks
-    /// or lock wait timeouts (default 5; at least 1).
-    ///
-    /// ```no_run
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = slotted_counters::Counters::new(pool).max_attempts(10);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn max_attempts(self, attempts: u32) -> Self {
-        Self { engine: self.engine.max_attempts(attempts) }
-    }
-
-    /// Retries for as long as `time` instead of a number of times. On a
-    /// multi-primary cluster (Galera), a write that loses certification to
-    /// another node's comes back as a deadlock, and a routine that touches
-    /// every slot of a counter under load may need hundreds of tries: a time
-    /// bounds the wait however busy the cluster is.
-    ///
-    /// ```no_run
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// use std::time::Duration;
-    /// let counters = slotted_counters::Counters::new(pool).retry_for(Duration::from_secs(30));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn retry_for(self, time: Duration) -> Self {
-        Self { engine: self.engine.retry_for(time) }
-    }
-
-    /// How many of the pool's connections the client keeps between calls
-    /// (default [`KEPT_CONNECTIONS`](crate::defaults::KEPT_CONNECTIONS); 0
-    /// keeps none). A call on a
-    /// kept connection costs one round trip; one on a connection taken from
-    /// the pool also pays the pool's ping and reset, and prepares its
-    /// statement again. Kept connections are not in the pool: keep fewer
-    /// than its size. They go back to it when every clone of this
-    /// `Counters` is dropped.
-    ///
-    /// ```no_run
-    /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// let counters = slotted_counters::Counters::new(pool).keep_connections(8);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn keep_connections(mut self, connections: usize) -> Self {
-        self.engine.driver_mut().kept = Arc::new(KeptConnections::new(connections));
-        self
+    /// A client over `pool` with every default setting: the routines of a
+    /// package generated with the default options, five tries, no write
+    /// ids. `Counters::builder(pool).build()`.
+    pub fn new(pool: Pool) -> Result<Self, ConfigError> {
+        Self::builder(pool).build()
     }
 
     /// The same calls on `conn`, inside a transaction of the caller's; never retried.
@@ -203,7 +103,7 @@ impl Counters {
     /// use mysql::TxOpts;
     ///
     /// # let pool = mysql::Pool::new("mysql://app:secret@127.0.0.1:3306/app")?;
-    /// # let counters = slotted_counters::Counters::new(pool.clone());
+    /// # let counters = slotted_counters::Counters::new(pool.clone())?;
     /// let mut tx = pool.start_transaction(TxOpts::default())?;
     /// counters.on(&mut tx).increment("orders")?;
     /// tx.commit()?;
@@ -214,12 +114,21 @@ impl Counters {
     }
 }
 
+impl ClientBuilder<Pool> {
+    /// The client these settings describe; refused for the plain mode of a
+    /// package only its routines serve.
+    pub fn build(self) -> Result<Counters, ConfigError> {
+        let kept = Arc::new(KeptConnections::new(self.kept_connections.unwrap_or(DEFAULT_KEPT_CONNECTIONS)));
+        Ok(Counters { engine: self.engine(Pooled { pool: self.pool.clone(), kept })? })
+    }
+}
+
 impl<C: SyncConnections> Counters<C> {
     /// Creates a counter as `counter` describes it.
     ///
     /// ```no_run
     /// use slotted_counters::NewCounter;
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.setup("likes", NewCounter::new("likes of the front page").slots(8).initial_value(100))?;
     /// counters.setup("views", NewCounter::new("page views"))?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -231,7 +140,7 @@ impl<C: SyncConnections> Counters<C> {
     /// Adds 1 to a counter.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.increment("likes")?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -242,7 +151,7 @@ impl<C: SyncConnections> Counters<C> {
     /// Adds `delta`, which may be negative, to a counter.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.add("stock", -3)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -257,7 +166,7 @@ impl<C: SyncConnections> Counters<C> {
     /// back with the caller's transaction.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.add_many([("views", 12), ("likes", 3), ("stock", -1)])?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -274,7 +183,7 @@ impl<C: SyncConnections> Counters<C> {
     ///
     /// ```no_run
     /// use slotted_counters::StartDate;
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.reset("likes", 0, StartDate::Now)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -285,7 +194,7 @@ impl<C: SyncConnections> Counters<C> {
     /// Removes a counter and all its slots.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.delete("likes")?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -305,7 +214,7 @@ impl<C: SyncConnections> Counters<C> {
     /// The value of a counter, or `None` when it does not exist.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// let likes: Option<i64> = counters.get("likes")?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -318,7 +227,7 @@ impl<C: SyncConnections> Counters<C> {
     /// [`Counters::add_many`] takes pairs: any iterator.
     ///
     /// ```no_run
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// let [likes, views] = counters.get_many(["likes", "views"])?[..] else { unreachable!() };
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

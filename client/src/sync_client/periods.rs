@@ -19,7 +19,7 @@ impl<C: SyncConnections> Counters<C> {
     ///
     /// ```no_run
     /// use slotted_counters::{Keep, Period};
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.track("downloads", Period::Day, Keep::Last(400))?;
     /// counters.track("downloads", Period::Hour, Keep::Last(48))?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -40,7 +40,7 @@ impl<C: SyncConnections> Counters<C> {
     ///
     /// ```no_run
     /// use std::time::{Duration, SystemTime};
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// counters.add_at("downloads", 3, SystemTime::now() - Duration::from_secs(3_600))?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -55,7 +55,7 @@ impl<C: SyncConnections> Counters<C> {
     /// ```no_run
     /// use std::time::SystemTime;
     /// use slotted_counters::Period;
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// let today = counters.get_period("downloads", Period::Day, SystemTime::now())?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -91,7 +91,7 @@ impl<C: SyncConnections> Counters<C> {
     /// ```no_run
     /// use std::time::{Duration, SystemTime};
     /// use slotted_counters::Period;
-    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?);
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
     /// let now = SystemTime::now();
     /// let days = counters.series("downloads", Period::Day, now - Duration::from_secs(30 * 86_400), now)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

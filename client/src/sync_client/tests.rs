@@ -5,13 +5,16 @@ use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::server_errno;
 
 use super::*;
+use crate::retry::RetryBudget;
 use crate::scripted::{Reply, ScriptedDriver};
 
 #[test]
 fn a_call_is_retried_under_one_write_id_within_its_attempts() {
     let deadlock = Reply::Error(server_errno::DEADLOCK);
     let driver = ScriptedDriver::new([deadlock.clone(), Reply::Changed(0), deadlock, Reply::Changed(0)]);
-    let engine = Engine::new(driver.clone(), &PackageOptions::default()).with_write_ids().max_attempts(2);
+    let engine = Engine::new(driver.clone(), &PackageOptions::default())
+        .with_write_ids()
+        .with_retry(RetryBudget::Attempts(2));
     let counters = Counters { engine };
     assert_eq!(counters.add("likes", 2).unwrap_err().code(), Some(server_errno::DEADLOCK));
     let sent = driver.sent();

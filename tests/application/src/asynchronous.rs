@@ -2,12 +2,12 @@
 
 use std::time::{Duration, SystemTime};
 
-use slotted_counters::{AsyncCounters, CounterError, Keep, NewCounter, Period, StartDate, sqlx};
+use slotted_counters::{AsyncCounters, CounterError, Keep, NewCounter, Period, RetryBudget, StartDate, sqlx};
 
 pub fn count(url: &str) -> Result<(), Box<dyn std::error::Error>> {
     tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
         let pool = sqlx::MySqlPool::connect(url).await?;
-        let counters = AsyncCounters::new(pool.clone())?.max_attempts(10);
+        let counters = AsyncCounters::builder(pool.clone()).retry(RetryBudget::Attempts(10)).build()?;
         match counters.setup("page:async", NewCounter::new("views from tokio")).await {
             Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
             Err(error) => return Err(error.into()),

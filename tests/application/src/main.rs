@@ -8,16 +8,21 @@ mod asynchronous;
 use std::time::{Duration, SystemTime};
 
 use slotted_counters::{
-    CounterError, Counters, FlushStats, Keep, NewCounter, PackageOptions, Period, StartDate, mysql,
+    CounterError, Counters, FlushStats, Keep, NewCounter, PackageOptions, Period, RetryBudget, StartDate,
+    mysql,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")?;
     let pool = mysql::Pool::new(url.as_str())?;
     let options = PackageOptions::builder().prefix("counter_").build()?;
-    let counters = Counters::with_options(pool.clone(), &options)
-        .retry_for(Duration::from_secs(5))
-        .keep_connections(2);
+    let counters = Counters::builder(pool.clone())
+        .package(&options)
+        .retry(RetryBudget::Time(Duration::from_secs(5)))
+        .keep_connections(2)
+        .max_flushes(2)
+        .max_counters_per_flush(64)
+        .build()?;
 
     match counters.setup("page:home", NewCounter::new("home page views").slots(8).initial_value(0)) {
         Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
@@ -39,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     counters.on(&mut tx).increment("page:home")?;
     tx.commit()?;
 
-    let views = counters.coalescing().max_flushes(2).max_counters_per_flush(64);
+    let views = counters.coalescing();
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| views.increment("page:home"));

@@ -45,9 +45,13 @@ fn clients(
             let way = if coalesced { "coalescing handle" } else { "calls" };
             let (db, url) = database(plain, &options);
             let counters = if plain {
-                Counters::plain(Pool::new(url.as_str()).unwrap(), &options).unwrap()
+                Counters::builder(Pool::new(url.as_str()).unwrap())
+                    .package(&options)
+                    .plain_sql()
+                    .build()
+                    .unwrap()
             } else {
-                Counters::new(Pool::new(url.as_str()).unwrap())
+                Counters::new(Pool::new(url.as_str()).unwrap()).unwrap()
             };
             counters.setup(name, NewCounter::new("d").slots(64).initial_value(initial)).unwrap();
             counters.bound(name, range(bounds)).unwrap();
@@ -62,7 +66,12 @@ fn clients(
             let (db, url) = database(plain, &options);
             let counters = runtime.block_on(async {
                 let pool = MySqlPoolOptions::new().max_connections(32).connect(&url).await.unwrap();
-                if plain { AsyncCounters::plain(pool, &options) } else { AsyncCounters::new(pool) }.unwrap()
+                if plain {
+                    AsyncCounters::builder(pool).package(&options).plain_sql().build()
+                } else {
+                    AsyncCounters::new(pool)
+                }
+                .unwrap()
             });
             runtime
                 .block_on(counters.setup(name, NewCounter::new("d").slots(64).initial_value(initial)))
@@ -144,7 +153,11 @@ fn a_restock_during_a_coalesced_sale_is_sold_once() {
     for plain in [false, true] {
         let (db, url) = database(plain, &options);
         let pool = Pool::new(url.as_str()).unwrap();
-        let counters = if plain { Counters::plain(pool, &options).unwrap() } else { Counters::new(pool) };
+        let counters = if plain {
+            Counters::builder(pool).package(&options).plain_sql().build().unwrap()
+        } else {
+            Counters::new(pool).unwrap()
+        };
         counters.setup("stock", NewCounter::new("d").slots(64).initial_value(100)).unwrap();
         counters.bound("stock", 0..).unwrap();
         let handle = counters.coalescing();
@@ -181,7 +194,11 @@ fn a_bounded_counter_counts_per_period_and_a_refusal_counts_nowhere() {
     for plain in [false, true] {
         let (_db, url) = database(plain, &options);
         let pool = Pool::new(url.as_str()).unwrap();
-        let counters = if plain { Counters::plain(pool, &options).unwrap() } else { Counters::new(pool) };
+        let counters = if plain {
+            Counters::builder(pool).package(&options).plain_sql().build().unwrap()
+        } else {
+            Counters::new(pool).unwrap()
+        };
         counters.setup("stock", NewCounter::new("d").slots(8).initial_value(20)).unwrap();
         counters.track("stock", Period::Hour, Keep::All).unwrap();
         counters.bound("stock", 0..).unwrap();

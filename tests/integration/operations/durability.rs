@@ -154,7 +154,10 @@ fn rows(conn: &mut Conn, database: &str) -> Vec<(String, u32, Option<String>, St
 fn mixed_workload(server: &Booted, database: &str, format: &str) {
     let opts = mysql::OptsBuilder::from_opts(Opts::from_url(&server.url(database)).unwrap())
         .init(vec![format!("SET SESSION binlog_format = '{format}'")]);
-    let counters = slotted_counters::Counters::new(mysql::Pool::new(opts).unwrap()).max_attempts(50);
+    let counters = slotted_counters::Counters::builder(mysql::Pool::new(opts).unwrap())
+        .retry(slotted_counters::RetryBudget::Attempts(50))
+        .build()
+        .unwrap();
     counters.setup("views", NewCounter::new("page views").slots(8)).unwrap();
     counters.setup("stock", NewCounter::new("units in store").slots(4).initial_value(10_000)).unwrap();
     counters.setup("daily", NewCounter::new("reset every day").slots(2)).unwrap();

@@ -43,7 +43,7 @@ fn an_app_user_counts_and_reads_and_nothing_else() {
     let total: Option<i64> =
         conn.query_first("SELECT total FROM counter_totals WHERE counter_name = 'hits'").unwrap();
     assert_eq!(total, Some(15));
-    let counters = Counters::new(mysql::Pool::new(app.url.as_str()).unwrap());
+    let counters = Counters::new(mysql::Pool::new(app.url.as_str()).unwrap()).unwrap();
     counters.increment("hits").unwrap();
     assert_eq!(counters.get("hits").unwrap(), Some(16));
     // A flush tries the table first, is refused it, and calls the routine.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Params, PooledConn};
-use slotted_counters::{Counters, PackageOptions};
+use slotted_counters::Counters;
 use slotted_counters_core::package;
 
 use crate::support::{
@@ -175,7 +175,7 @@ impl Writers {
                 })
             })
             .collect();
-        let plain = Counters::plain(db.pool().clone(), &PackageOptions::default()).unwrap();
+        let plain = Counters::builder(db.pool().clone()).plain_sql().build().unwrap();
         let (plain_running, plain_acknowledged) = (running.clone(), acknowledged.clone());
         threads.push(thread::spawn(move || {
             while plain_running.load(Ordering::Relaxed) {

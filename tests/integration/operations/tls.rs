@@ -72,7 +72,7 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
     }
 
     let pool = mysql::Pool::new(database::parse_url(&format!("{url}?ssl-mode=REQUIRED")).unwrap()).unwrap();
-    let counters = Counters::new(pool);
+    let counters = Counters::new(pool).unwrap();
     counters.setup("secure", NewCounter::new("d").slots(4)).unwrap();
     counters.increment("secure").unwrap();
     assert_eq!(counters.get("secure").unwrap(), Some(1));
@@ -86,7 +86,7 @@ fn install_status_and_the_client_reach_a_tls_only_server() {
     assert!(!stderr(&output).contains("warning:"), "verified: {}", stderr(&output));
     assert_eq!(stdout(&output).matches("current").count(), support::ROUTINES.len());
     let pool = mysql::Pool::new(database::parse_url(&verified).unwrap()).unwrap();
-    assert_eq!(Counters::new(pool).get("secure").unwrap(), Some(1));
+    assert_eq!(Counters::new(pool).unwrap().get("secure").unwrap(), Some(1));
 
     // The modes the driver cannot honour are refused, saying why, before
     // any connection: it would trust every public authority beside ssl-ca.

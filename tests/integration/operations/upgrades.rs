@@ -221,7 +221,7 @@ fn the_client_rides_through_real_reinstalls() {
     db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
     db.conn().query_drop("CALL counter_setup('hourly', 'd', 16, NULL)").unwrap();
     db.conn().query_drop("CALL counter_track('hourly', 'hour', NULL)").unwrap();
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
 
     let traffic = Traffic::client_calls(&counters, 16, &["hot", "hourly"]);
     reinstall_during(&db, &traffic);
@@ -256,7 +256,7 @@ fn drop_and_create(db: &Database, routines: &[(&str, &str)], gap: Duration) {
 fn the_client_rides_through_a_reinstall_that_drops_routines() {
     let db = support::with_committed("generated");
     db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
 
     let traffic = Traffic::client_calls(&counters, 16, &["hot"]);
     thread::sleep(Duration::from_millis(200));

@@ -224,7 +224,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
         }
         assert_eq!(support::table(&mut conn), before, "{dir}: no refused call changed anything");
 
-        let counters = Counters::with_options(db.pool().clone(), &options);
+        let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
         let calls_sent = |conn: &mut PooledConn| -> u64 {
             let (_, count): (String, u64) =
                 conn.query_first("SHOW SESSION STATUS LIKE 'Com_call_procedure'").unwrap().unwrap();

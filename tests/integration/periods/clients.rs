@@ -152,19 +152,20 @@ fn clients() -> Vec<(&'static str, Database, Box<dyn PeriodCalls>)> {
     let options = PackageOptions::default();
     let mut clients: Vec<(&'static str, Database, Box<dyn PeriodCalls>)> = Vec::new();
     let db = support::with_package(&options);
-    let counters = Counters::new(db.pool().clone());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     clients.push(("sync client, routines", db, Box::new(counters)));
     let db = support::with_package(&options);
     let rt = runtime();
     let pool = rt.block_on(async { MySqlPoolOptions::new().connect_lazy(&db.url()).unwrap() });
     clients.push(("async client, routines", db, Box::new(Blocking(AsyncCounters::new(pool).unwrap(), rt))));
     let (db, url) = support::plain_database(&options);
-    let counters = Counters::plain(Pool::new(url.as_str()).unwrap(), &options).unwrap();
+    let counters =
+        Counters::builder(Pool::new(url.as_str()).unwrap()).package(&options).plain_sql().build().unwrap();
     clients.push(("sync client, plain", db, Box::new(counters)));
     let (db, url) = support::plain_database(&options);
     let rt = runtime();
     let pool = rt.block_on(async { MySqlPoolOptions::new().connect_lazy(&url).unwrap() });
-    let counters = AsyncCounters::plain(pool, &options).unwrap();
+    let counters = AsyncCounters::builder(pool).package(&options).plain_sql().build().unwrap();
     clients.push(("async client, plain", db, Box::new(Blocking(counters, rt))));
     clients
 }
@@ -281,15 +282,15 @@ fn a_coalesced_delta_counts_in_the_minute_it_was_handed_over() {
     for plain in [false, true] {
         let (db, counters) = if plain {
             let (db, url) = support::plain_database(&options);
-            let counters = Counters::plain(clocked(&url), &options).unwrap();
-            (db, counters)
+            let builder = Counters::builder(clocked(&url)).package(&options).plain_sql();
+            (db, builder.max_flushes(1).build().unwrap())
         } else {
             let db = support::with_package(&options);
-            let counters = Counters::new(clocked(&db.url()));
+            let counters = Counters::builder(clocked(&db.url())).max_flushes(1).build().unwrap();
             (db, counters)
         };
         let mut holder = gated(&db, &counters);
-        let coalescing = counters.coalescing().max_flushes(1);
+        let coalescing = counters.coalescing();
         thread::scope(|scope| {
             let first = scope.spawn(|| coalescing.increment("gate"));
             // Long enough for the first flush to meet the lock.
@@ -314,7 +315,7 @@ fn a_coalesced_delta_counts_in_the_minute_it_was_handed_over() {
 /// The same through the async handle, over the routines.
 fn async_handle(options: &PackageOptions) {
     let db = support::with_package(options);
-    let setup = Counters::new(db.pool().clone());
+    let setup = Counters::new(db.pool().clone()).unwrap();
     let mut holder = gated(&db, &setup);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
@@ -322,7 +323,7 @@ fn async_handle(options: &PackageOptions) {
             .after_connect(|conn, _| Box::pin(async move { conn.execute(CLOCK).await.map(drop) }))
             .connect_lazy(&db.url())
             .unwrap();
-        let coalescing = AsyncCounters::new(pool).unwrap().coalescing().max_flushes(1);
+        let coalescing = AsyncCounters::builder(pool).max_flushes(1).build().unwrap().coalescing();
         let first = tokio::spawn({
             let coalescing = coalescing.clone();
             async move { coalescing.increment("gate").await }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
-use slotted_counters::{Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
+use slotted_counters::{
+    Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, RetryBudget, StartDate,
+};
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package;
 
@@ -56,7 +58,7 @@ pub fn install(cluster: &impl MultiPrimary, database: &str, options: &PackageOpt
 /// long as a busy cluster may need.
 pub fn client(node: &Booted, database: &str) -> Counters {
     let pool = Pool::new(Opts::from_url(&node.url(database)).unwrap()).unwrap();
-    Counters::new(pool).retry_for(Duration::from_secs(60))
+    Counters::builder(pool).retry(RetryBudget::Time(Duration::from_secs(60))).build().unwrap()
 }
 
 /// Runs `load(node)` on `clients` threads per node of `cluster`, and

@@ -40,7 +40,7 @@ fn shared(
 ) -> (Arc<Shared<ScriptedDriver>>, ScriptedDriver) {
     let driver = ScriptedDriver::new(replies);
     let engine = Engine::routines_only(driver.clone(), &PackageOptions::default());
-    let settings = Settings { max_flushes, max_counters: DEFAULT_COUNTERS_PER_FLUSH };
+    let settings = FlushSettings { max_flushes, ..FlushSettings::default() };
     (Arc::new(Shared::new(engine, settings)), driver)
 }
 
@@ -178,14 +178,16 @@ fn the_callers_of_a_flush_task_that_panicked_hear_it_and_the_queue_goes_on() {
 }
 
 #[test]
-fn a_setting_makes_a_handle_of_its_own_and_leaves_earlier_clones_theirs() {
+fn every_handle_of_a_client_and_its_clones_flushes_as_its_builder_said() {
     paused().block_on(async {
         let pool = sqlx::MySqlPool::connect_lazy("mysql://nobody@127.0.0.1:1/none").unwrap();
-        let handle = AsyncCounters::new(pool).unwrap().coalescing();
-        let clone = handle.clone();
-        let narrow = handle.max_flushes(1).max_counters_per_flush(0);
-        assert_eq!((narrow.shared.settings.max_flushes, narrow.shared.settings.max_counters), (1, 1));
-        assert_eq!(clone.shared.settings.max_flushes, DEFAULT_FLUSHES);
-        assert!(!Arc::ptr_eq(&narrow.shared, &clone.shared));
+        let counters =
+            AsyncCounters::builder(pool).max_flushes(0).max_counters_per_flush(5_000).build().unwrap();
+        let narrow = FlushSettings { max_flushes: 1, max_counters: 4_096 };
+        assert_eq!(counters.coalescing().shared.settings, narrow, "each within its range");
+        assert_eq!(counters.clone().coalescing().shared.settings, narrow);
+        let pool = sqlx::MySqlPool::connect_lazy("mysql://nobody@127.0.0.1:1/none").unwrap();
+        let default = AsyncCounters::new(pool).unwrap().coalescing();
+        assert_eq!(default.shared.settings, FlushSettings { max_flushes: 2, max_counters: 256 });
     });
 }
