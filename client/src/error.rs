@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use slotted_counters_core::package::{self, REFUSAL_SQLSTATE, errno, server_errno};
-use slotted_counters_core::refusals::{self, CEILING, FLOOR};
+use slotted_counters_core::refusals::{self, Limit};
 
 /// The error a driver reported, kept as the source of a [`CounterError`]:
 /// shared, so that a coalesced flush hands every caller it carried the same
@@ -340,14 +340,28 @@ pub enum Bound {
 impl Bound {
     /// The bound a refusal's message names, and the room it left.
     fn read(message: &str) -> Option<(Bound, u64)> {
-        let (bound, room) = refusals::read_past_limit(message)?;
-        Some((if bound == FLOOR { Bound::Floor } else { Bound::Ceiling }, room))
+        let (limit, room) = refusals::read_past_limit(message)?;
+        Some((Bound::of(limit), room))
+    }
+
+    fn of(limit: Limit) -> Self {
+        match limit {
+            Limit::Floor => Bound::Floor,
+            Limit::Ceiling => Bound::Ceiling,
+        }
+    }
+
+    fn limit(self) -> Limit {
+        match self {
+            Bound::Floor => Limit::Floor,
+            Bound::Ceiling => Limit::Ceiling,
+        }
     }
 
     /// The refusal of a write that would take counter `name`'s total past
     /// this bound, whose value is `limit`, with `room` left toward it.
     pub(crate) fn refusal(self, name: &str, limit: i64, room: u64) -> CounterError {
-        let words = refusals::past_limit(if self == Bound::Floor { FLOOR } else { CEILING }, limit, room);
+        let words = refusals::past_limit(self.limit(), limit, room);
         CounterError::PastBound { message: refusals::about(&words, name), bound: self, room }
     }
 

@@ -146,7 +146,7 @@ fn failure(reply: Reply) -> CounterError {
         Reply::PastFloor(room) => CounterError::from_server(
             errno::PAST_BOUND,
             "23000".to_owned(),
-            refusals::about(&refusals::past_limit(refusals::FLOOR, 0, room), "stock"),
+            refusals::about(&refusals::past_limit(refusals::Limit::Floor, 0, room), "stock"),
             std::io::Error::other("scripted"),
         ),
         Reply::Lost => {

@@ -49,7 +49,7 @@ async fn inside_transaction(conn: &mut impl Connection) -> Result<bool, CounterE
     conn.execute(&text(&format!("SAVEPOINT {SAVEPOINT}"))).await?;
     match conn.execute(&text(&format!("ROLLBACK TO SAVEPOINT {SAVEPOINT}"))).await {
         Ok(_) => Ok(true),
-        Err(error) if error.code() == Some(server_errno::NO_SUCH_ROUTINE) => Ok(false),
+        Err(error) if error.code() == Some(server_errno::NO_SUCH_SAVEPOINT) => Ok(false),
         Err(error) => Err(error),
     }
 }

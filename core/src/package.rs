@@ -396,9 +396,11 @@ pub mod server_errno {
     /// statement needs, such as TRIGGER for `SHOW CREATE TRIGGER`.
     pub const SPECIFIC_ACCESS_DENIED: u16 = 1_227;
     /// `ER_SP_DOES_NOT_EXIST`: the routine is missing, as during a reinstall
-    /// on MySQL. The call ran nothing. The same number names a savepoint
-    /// that does not exist.
+    /// on MySQL. The call ran nothing.
     pub const NO_SUCH_ROUTINE: u16 = 1_305;
+    /// The same number for a savepoint that does not exist: outside a
+    /// transaction, `SAVEPOINT` in autocommit mode kept none.
+    pub const NO_SUCH_SAVEPOINT: u16 = NO_SUCH_ROUTINE;
     /// `ER_TRG_DOES_NOT_EXIST`: no trigger of that name.
     pub const NO_SUCH_TRIGGER: u16 = 1_360;
     /// `ER_NEED_REPREPARE`: the tables of a prepared statement changed

@@ -62,18 +62,35 @@ pub const CEILING: &str = "ceiling";
 /// What precedes the room left in a refusal of errno 9004.
 pub const ROOM_LEFT: &str = "room left";
 
-/// The words of a refusal of errno 9004, before the name: the write would
-/// pass `bound` ([`FLOOR`] or [`CEILING`]), whose value is `limit`, with
-/// `room` left toward it.
-pub fn past_limit(bound: &str, limit: i64, room: u64) -> String {
-    format!("{WOULD_PASS_THE} {bound} {limit} ({ROOM_LEFT}: {room}){FOR_COUNTER}")
+/// The bound a refusal of errno 9004 names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Floor,
+    Ceiling,
 }
 
-/// Which bound a refusal of errno 9004 names ([`FLOOR`] or [`CEILING`]),
-/// and the room it says was left toward it, read back from its message.
-pub fn read_past_limit(message: &str) -> Option<(&'static str, u64)> {
+impl Limit {
+    /// The bound's word in a refusal: [`FLOOR`] or [`CEILING`].
+    pub fn word(self) -> &'static str {
+        match self {
+            Limit::Floor => FLOOR,
+            Limit::Ceiling => CEILING,
+        }
+    }
+}
+
+/// The words of a refusal of errno 9004, before the name: the write would
+/// pass `bound`, whose value is `value`, with `room` left toward it.
+pub fn past_limit(bound: Limit, value: i64, room: u64) -> String {
+    format!("{WOULD_PASS_THE} {} {value} ({ROOM_LEFT}: {room}){FOR_COUNTER}", bound.word())
+}
+
+/// Which bound a refusal of errno 9004 names, and the room it says was
+/// left toward it, read back from its message by the grammar
+/// [`past_limit`] writes (and the routines' SIGNALs, from the same words).
+pub fn read_past_limit(message: &str) -> Option<(Limit, u64)> {
     let words = message.strip_prefix(WOULD_PASS_THE)?.trim_start();
-    let bound = [FLOOR, CEILING].into_iter().find(|bound| words.starts_with(bound))?;
+    let bound = [Limit::Floor, Limit::Ceiling].into_iter().find(|bound| words.starts_with(bound.word()))?;
     let room = words.split_once(&format!("({ROOM_LEFT}: "))?.1;
     let digits = room.split_once(')')?.0;
     Some((bound, digits.parse().ok()?))
@@ -169,14 +186,14 @@ mod tests {
 
     #[test]
     fn a_refusal_of_a_bound_reads_back_its_bound_and_room() {
-        let message = about(&past_limit(FLOOR, -5, 12), "stock (room left: 99)");
+        let message = about(&past_limit(Limit::Floor, -5, 12), "stock (room left: 99)");
         assert_eq!(
             message,
             "the write would pass the floor -5 (room left: 12), for counter: 'stock (room left: 99)'"
         );
-        assert_eq!(read_past_limit(&message), Some((FLOOR, 12)));
-        let ceiling = about(&past_limit(CEILING, i64::MAX, u64::MAX), "quota");
-        assert_eq!(read_past_limit(&ceiling), Some((CEILING, u64::MAX)));
+        assert_eq!(read_past_limit(&message), Some((Limit::Floor, 12)));
+        let ceiling = about(&past_limit(Limit::Ceiling, i64::MAX, u64::MAX), "quota");
+        assert_eq!(read_past_limit(&ceiling), Some((Limit::Ceiling, u64::MAX)));
         assert_eq!(read_past_limit("unknown counter: 'a'"), None);
     }
 
@@ -202,7 +219,7 @@ mod tests {
             TOTAL_OUTSIDE_BOUNDS,
             FLOOR_ABOVE_CEILING,
             &bound_out_of_range(1),
-            &past_limit(FLOOR, -1, 1),
+            &past_limit(Limit::Floor, -1, 1),
             &long_name(1),
             &long_description(1),
             &slots_not_fixed(1),
