@@ -12,12 +12,6 @@ use crate::error::CounterError;
 
 mod split;
 
-/// Flushes in flight at once at most, by default. One flush at a time
-/// carries the most deltas per commit, so another starts only when the one
-/// in flight has stalled: two let a stalled flush (a lock
-/// wait, a retry, a lost connection) hold nobody else up.
-pub const DEFAULT_FLUSHES: usize = 2;
-
 /// When a flush counts as stalled, at the least, however fast the last
 /// flushes were: a durable commit's syncs vary by milliseconds, while what
 /// a second flush is for (a lock wait, a retry's pause, a lost connection)
@@ -75,25 +69,6 @@ impl Pace {
 /// connection is holding a flush up.
 pub(crate) fn report_stall(in_flight: usize) {
     tracing::debug!(in_flight, "a flush stalled: another starts beside it");
-}
-
-/// Counters per flush, by default: a bound on one flush's work, so one
-/// caller's wait stays short however many counters are hot.
-pub const DEFAULT_COUNTERS_PER_FLUSH: usize = 256;
-
-/// How a client's coalescing handles flush, as its builder set it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FlushSettings {
-    /// Flushes in flight at once at most, at least 1.
-    pub(crate) max_flushes: usize,
-    /// Counters one flush carries at most, 1 to [`BATCH_LIMIT`](slotted_counters_core::package::BATCH_LIMIT).
-    pub(crate) max_counters: usize,
-}
-
-impl Default for FlushSettings {
-    fn default() -> Self {
-        FlushSettings { max_flushes: DEFAULT_FLUSHES, max_counters: DEFAULT_COUNTERS_PER_FLUSH }
-    }
 }
 
 /// What a coalescing handle has flushed so far.

@@ -7,7 +7,7 @@
 use slotted_counters_core::package::BATCH_LIMIT;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
-use crate::batch::FlushSettings;
+use crate::flushing::FlushSettings;
 use crate::engine::Engine;
 use crate::retry::RetryBudget;
 

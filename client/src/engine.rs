@@ -11,7 +11,7 @@ use slotted_counters_core::names::NameRule;
 use slotted_counters_core::package;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
-use crate::batch::FlushSettings;
+use crate::flushing::FlushSettings;
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
 use crate::driver::{Connection, Owner};
 use crate::error::CounterError;

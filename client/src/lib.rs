@@ -11,6 +11,7 @@ mod call;
 mod driver;
 mod engine;
 mod error;
+mod flushing;
 mod kept;
 mod mode;
 mod plain;
@@ -63,7 +64,7 @@ pub mod options {
 /// for tools and tests that need them: an application changes each through
 /// the method that documents it.
 pub mod defaults {
-    pub use crate::batch::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
+    pub use crate::flushing::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
     pub use crate::kept::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
     pub use crate::retry::REINSTALL_WINDOW;
     pub use slotted_counters_core::options::WRITE_ID_WINDOW;

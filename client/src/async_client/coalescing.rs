@@ -18,7 +18,8 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 
 use super::{AsyncCounters, AsyncPooled};
-use crate::batch::{Batch, FlushSettings, FlushStats, Pace, Pending, report_stall};
+use crate::batch::{Batch, FlushStats, Pace, Pending, report_stall};
+use crate::flushing::FlushSettings;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
 

@@ -18,7 +18,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::{Counters, Pooled};
-use crate::batch::{Batch, FlushSettings, Outcomes, Pace, Pending, report_stall};
+use crate::batch::{Batch, Outcomes, Pace, Pending, report_stall};
+use crate::flushing::FlushSettings;
 use crate::driver::ready;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
