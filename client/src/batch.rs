@@ -68,7 +68,7 @@ impl Pace {
 /// beside the `in_flight` ones: a lock wait, a retry's pause, a lost
 /// connection is holding a flush up.
 pub(crate) fn report_stall(in_flight: usize) {
-    tracing::debug!(in_flight, "a flush stalled: another starts beside it");
+    log::debug!(in_flight; "a flush stalled with {in_flight} in flight: another starts beside it");
 }
 
 /// What a coalescing handle has flushed so far.
@@ -201,10 +201,10 @@ impl<C> Batch<C> {
         let mut outcomes = Vec::with_capacity(self.counters.len());
         match applied {
             Err(error) if self.counters.len() > 1 && error.is_about_a_counter() => {
-                tracing::debug!(
-                    counters = self.counters.len(),
-                    %error,
-                    "a flush failed for one counter's sake: its counters are applied one by one"
+                let counters = self.counters.len();
+                log::debug!(
+                    counters, error:%;
+                    "a flush of {counters} counters failed for one counter's sake ({error}): they are applied one by one"
                 );
                 for (name, share) in &self.counters {
                     let applied = engine.add_many_at([(name.as_str(), share.delta)], at).await;

@@ -158,26 +158,27 @@ impl<D> Engine<D> {
     }
 }
 
-/// Tells a subscriber why a call runs again: at debug for a rollback, which
+/// Tells the application's logger why a call runs again: at debug for a rollback, which
 /// contention brings by the thousand; at info for a reinstall ridden
 /// through; at warn for a lost answer, sent again under its write id.
 fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration, why: Retry) {
     let call = call.kind();
     match why {
-        Retry::Reinstall => {
-            tracing::info!(call, ?pause, %error, "a routine is missing, as during a reinstall: the call runs again");
-        }
+        Retry::Reinstall => log::info!(
+            call, pause:?, error:%;
+            "a routine is missing, as during a reinstall ({error}): the call {call} runs again after {pause:?}"
+        ),
         Retry::Rollback => {
-            tracing::debug!(
-                call,
-                code = error.code(),
-                ?pause,
-                "the server rolled the call back: it runs again"
+            let code = error.code();
+            log::debug!(
+                call, code, pause:?;
+                "the server rolled the call {call} back ({error}): it runs again after {pause:?}"
             );
         }
-        Retry::LostAnswer => {
-            tracing::warn!(call, ?pause, %error, "the call's answer was lost: it runs again under its write id")
-        }
+        Retry::LostAnswer => log::warn!(
+            call, pause:?, error:%;
+            "the call's answer was lost ({error}): it runs again under its write id after {pause:?}"
+        ),
     }
 }
 
@@ -204,7 +205,11 @@ impl<D: Driver> Engine<D> {
                     }
                     None => {
                         if tries.attempts() > 1 {
-                            tracing::warn!(call = call.kind(), attempts = tries.attempts(), %error, "the call failed after its retries");
+                            let (call, attempts) = (call.kind(), tries.attempts());
+                            log::warn!(
+                                call, attempts, error:%;
+                                "the call {call} failed after its retries, {attempts} tries: {error}"
+                            );
                         }
                         return Err(error);
                     }

@@ -103,9 +103,7 @@ impl Direct {
             REFUSED => return Ok(false),
             ALLOWED => {}
             _ if in_a_cluster(conn).await? => {
-                tracing::info!(
-                    "the server is a cluster's member: flushes call the routine, which picks its slots"
-                );
+                log::info!("the server is a cluster's member: flushes call the routine, which picks its slots");
                 self.may.store(REFUSED, Ordering::Relaxed);
                 return Ok(false);
             }
@@ -118,7 +116,7 @@ impl Direct {
                     Some(server_errno::TABLE_ACCESS_DENIED | server_errno::COLUMN_ACCESS_DENIED)
                 ) =>
             {
-                tracing::info!(%error, "the account may not write the counters' table: flushes call the routine");
+                log::info!(error:%; "the account may not write the counters' table ({error}): flushes call the routine");
                 self.may.store(REFUSED, Ordering::Relaxed);
                 Ok(false)
             }

@@ -245,12 +245,9 @@ impl crate::connections::SyncConnections for ScriptedDriver {}
 #[cfg(feature = "sqlx")]
 impl crate::connections::AsyncConnections for ScriptedDriver {}
 
-/// The process's tracing subscriber in the client's unit tests: each event
-/// goes to the thread that emitted it, kept while that thread runs
-/// [`seen_while`]. One global subscriber, never a scoped one per test:
-/// tracing caches each callsite's interest across threads, and a test's
-/// scoped subscriber dropped in one thread while another registered its
-/// own lost that one's events now and then (seen twice in CI).
+/// The process's logger in the client's unit tests: each event goes to
+/// the thread that emitted it, kept while that thread runs
+/// [`seen_while`], as its level and its key-values.
 struct Events;
 
 thread_local! {
@@ -260,38 +257,29 @@ thread_local! {
 
 struct Fields(String);
 
-impl tracing::field::Visit for Fields {
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!(" {}={value:?}", field.name()));
+impl<'kvs> log::kv::VisitSource<'kvs> for Fields {
+    fn visit_pair(&mut self, key: log::kv::Key<'kvs>, value: log::kv::Value<'kvs>) -> Result<(), log::kv::Error> {
+        self.0.push_str(&format!(" {key}={value:?}"));
+        Ok(())
     }
 }
 
-impl tracing::Subscriber for Events {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+impl log::Log for Events {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
         true
     }
 
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-
-    fn event(&self, event: &tracing::Event<'_>) {
+    fn log(&self, record: &log::Record<'_>) {
         SEEN.with_borrow_mut(|seen| {
             if let Some(seen) = seen {
-                let mut fields = Fields(event.metadata().level().to_string());
-                event.record(&mut fields);
+                let mut fields = Fields(format!("{} {}", record.level(), record.args()));
+                record.key_values().visit(&mut fields).expect("a test's logger reads every key-value");
                 seen.push(fields.0);
             }
         });
     }
 
-    fn enter(&self, _: &tracing::span::Id) {}
-
-    fn exit(&self, _: &tracing::span::Id) {}
+    fn flush(&self) {}
 }
 
 /// The events `run` emitted on this thread, each as its level and its
@@ -299,7 +287,8 @@ impl tracing::Subscriber for Events {
 pub(crate) fn seen_while(run: impl FnOnce()) -> Vec<String> {
     static INSTALLED: Once = Once::new();
     INSTALLED.call_once(|| {
-        tracing::subscriber::set_global_default(Events).expect("the client's tests set no other subscriber");
+        log::set_logger(&Events).expect("the client's tests set no other logger");
+        log::set_max_level(log::LevelFilter::Trace);
     });
     SEEN.set(Some(Vec::new()));
     run();

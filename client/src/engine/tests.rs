@@ -169,7 +169,7 @@ fn without_write_ids_a_lost_answer_is_not_sent_again() {
 }
 
 #[test]
-fn a_retried_call_tells_a_subscriber_why_it_runs_again() {
+fn a_retried_call_tells_the_logger_why_it_runs_again() {
     use Reply::{Changed, Error, Lost};
     let missing = Error(server_errno::NO_SUCH_ROUTINE);
     let script = [missing.clone(), missing, Error(server_errno::DEADLOCK), Changed(0), Lost, Changed(1)];
@@ -178,8 +178,8 @@ fn a_retried_call_tells_a_subscriber_why_it_runs_again() {
     assert_eq!(events.len(), 3, "{events:#?}");
     let expected = [
         ("INFO", "a routine is missing, as during a reinstall"),
-        ("DEBUG", "the server rolled the call back"),
-        ("WARN", "the call's answer was lost: it runs again under its write id"),
+        ("DEBUG", "the server rolled the call add_once back"),
+        ("WARN", "it runs again under its write id"),
     ];
     for (event, (level, message)) in events.iter().zip(expected) {
         assert!(event.starts_with(level) && event.contains(message), "{level} {message:?} in {event}");

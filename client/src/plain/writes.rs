@@ -210,7 +210,7 @@ impl Plain {
         params.push(Param::Text(name));
         let changed = match conn.execute(&statement(&self.add_to_untracked_slot, params)).await {
             Err(error) if error.code() == Some(server_errno::NOT_SUPPORTED_YET) => {
-                tracing::info!(%error, "the engine refuses the one-statement add: writes read the periods first");
+                log::info!(error:%; "the engine refuses the one-statement add ({error}): writes read the periods first");
                 self.untracked_refused.store(true, Ordering::Relaxed);
                 return Ok(false);
             }
