@@ -7,8 +7,8 @@
 use slotted_counters_core::package::BATCH_LIMIT;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
-use crate::flushing::FlushSettings;
 use crate::engine::Engine;
+use crate::flushing::FlushSettings;
 use crate::retry::RetryBudget;
 
 /// The settings of a client over a pool of type `P`, until `build` makes

@@ -9,8 +9,6 @@
 //! tokio.
 
 use std::borrow::Cow;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use crate::error::CounterError;
 
@@ -60,7 +58,10 @@ pub trait Connection {
 
 /// The output of `future`, which must be ready when first polled: a call
 /// made through a driver that blocks instead of waiting.
+#[cfg(any(feature = "mysql", test))]
 pub(crate) fn ready<F: Future>(future: F) -> F::Output {
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
     match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(output) => output,
         Poll::Pending => unreachable!("a blocking driver's future waited"),

@@ -11,10 +11,10 @@ use slotted_counters_core::names::NameRule;
 use slotted_counters_core::package;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
-use crate::flushing::FlushSettings;
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
 use crate::driver::{Connection, Owner};
 use crate::error::CounterError;
+use crate::flushing::FlushSettings;
 use crate::mode::Mode;
 use crate::plain::Plain;
 use crate::retry::{Retry, RetryBudget, Tries};

@@ -3,6 +3,11 @@
 // No type in a public signature that an application cannot name.
 #![warn(unnameable_types)]
 
+#[cfg(not(any(feature = "mysql", feature = "sqlx")))]
+compile_error!(
+    "slotted-counters needs a client: the feature `mysql` (Counters, a default) or `sqlx` (AsyncCounters)"
+);
+
 #[cfg(feature = "sqlx")]
 mod async_client;
 mod batch;
@@ -19,15 +24,19 @@ mod retry;
 mod routines;
 #[cfg(test)]
 mod scripted;
+#[cfg(feature = "mysql")]
 mod sync_client;
 mod transaction;
 
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
+pub use batch::FlushStats;
 pub use builder::ClientBuilder;
 pub use call::{Keep, NewCounter, StartDate};
 pub use error::{Bound, CounterError};
+#[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub use mysql;
 pub use retry::RetryBudget;
 pub use slotted_counters_core::periods::Period;
@@ -35,7 +44,9 @@ pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]
 pub use sqlx;
-pub use sync_client::{Coalescing, Counters, CountersOn, FlushStats};
+#[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
+pub use sync_client::{Coalescing, Counters, CountersOn};
 
 /// Where the clients run their calls: the types that fill the connection
 /// parameter of [`Counters`] and `AsyncCounters`.
@@ -49,6 +60,8 @@ pub mod connections {
     /// is in their signatures, hidden since no application calls it.
     #[doc(hidden)]
     pub use crate::engine::{Attempt, Driver, Outcome};
+    #[cfg(feature = "mysql")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
     pub use crate::sync_client::{OnConnection, Pooled, SyncConnections};
 }
 

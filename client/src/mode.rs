@@ -103,7 +103,9 @@ impl Direct {
             REFUSED => return Ok(false),
             ALLOWED => {}
             _ if in_a_cluster(conn).await? => {
-                log::info!("the server is a cluster's member: flushes call the routine, which picks its slots");
+                log::info!(
+                    "the server is a cluster's member: flushes call the routine, which picks its slots"
+                );
                 self.may.store(REFUSED, Ordering::Relaxed);
                 return Ok(false);
             }

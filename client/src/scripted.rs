@@ -258,7 +258,11 @@ thread_local! {
 struct Fields(String);
 
 impl<'kvs> log::kv::VisitSource<'kvs> for Fields {
-    fn visit_pair(&mut self, key: log::kv::Key<'kvs>, value: log::kv::Value<'kvs>) -> Result<(), log::kv::Error> {
+    fn visit_pair(
+        &mut self,
+        key: log::kv::Key<'kvs>,
+        value: log::kv::Value<'kvs>,
+    ) -> Result<(), log::kv::Error> {
         self.0.push_str(&format!(" {key}={value:?}"));
         Ok(())
     }

@@ -64,11 +64,11 @@ pub enum Variant {
     /// connection, it shows what the client's calls cost beyond their SQL.
     /// Runs at hold 0 only: each call is its own transaction.
     Client,
-    /// The dynamic package's table through the client's plain mode,
-    /// the client's plain mode (`plain_sql`), one handle per client: one UPDATE of a slot the
+    /// The dynamic package's table through the client's plain mode
+    /// (`plain_sql`), one handle per client: one UPDATE of a slot the
     /// client picks, no routine. Runs at hold 0 only.
     Plain,
-    /// `client` with write ids (`Counters::with_write_ids`): each increment
+    /// `client` with write ids (the builder's `write_ids`): each increment
     /// is one `counter_add_once`, recorded once. Runs at hold 0 only.
     ClientIds,
     /// `coalesced` with write ids: each flush is one `counter_add_many_once`

@@ -172,7 +172,7 @@ fn bench_hot_sets_how_many_counters_each_iteration_increments() {
 
 /// `--variant client` calls the dynamic package's counters through
 /// `Counters::increment`, and `--variant plain` increments them through
-/// `Counters::plain`, `--variant client-ids` through a client with write
+/// the plain mode (`plain_sql`), `--variant client-ids` through a client with write
 /// ids, and `--variant client-async` through `AsyncCounters` from tokio
 /// tasks, beside `dynamic`'s `CALL` on one connection, so one run compares
 /// them; they run at hold 0 only.

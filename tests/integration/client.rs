@@ -21,7 +21,7 @@ on_each_server!(
     calls_inside_the_callers_transaction_commit_with_it,
     deadlocked_call_is_retried_and_succeeds,
     deadlock_inside_the_callers_transaction_is_not_retried,
-    retries_stop_after_max_attempts,
+    retries_stop_after_the_attempts_of_the_budget,
     rollbacks_are_tried_again_after_growing_pauses,
     a_time_budget_retries_lock_wait_timeouts_until_it_is_spent,
     a_kept_connection_holds_no_transaction_after_a_failed_call,
@@ -215,7 +215,7 @@ fn deadlock_inside_the_callers_transaction_is_not_retried() {
     assert_eq!(counters.get("d").unwrap(), Some(2), "only the other transaction's two increments landed");
 }
 
-fn retries_stop_after_max_attempts() {
+fn retries_stop_after_the_attempts_of_the_budget() {
     let (db, _) = installed();
     let counters = built(&db, |builder| builder.retry(RetryBudget::Attempts(1)));
     counters.setup("d", NewCounter::new("d").slots(4)).unwrap();

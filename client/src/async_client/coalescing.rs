@@ -19,9 +19,9 @@ use tokio::sync::oneshot;
 
 use super::{AsyncCounters, AsyncPooled};
 use crate::batch::{Batch, FlushStats, Pace, Pending, report_stall};
-use crate::flushing::FlushSettings;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
+use crate::flushing::FlushSettings;
 
 /// Where a flush sends one caller's outcome.
 type ReplyTo = oneshot::Sender<Result<(), CounterError>>;

@@ -19,12 +19,12 @@ use std::time::Instant;
 
 use super::{Counters, Pooled};
 use crate::batch::{Batch, Outcomes, Pace, Pending, report_stall};
-use crate::flushing::FlushSettings;
 use crate::driver::ready;
 use crate::engine::{Driver, Engine};
 use crate::error::CounterError;
+use crate::flushing::FlushSettings;
 
-pub use crate::batch::FlushStats;
+use crate::batch::FlushStats;
 
 /// Coalesces the increments of many threads into few transactions. Made by
 /// [`Counters::coalescing`]; share it by reference or in an `Arc`.

@@ -42,7 +42,7 @@ use crate::engine::Engine;
 use crate::error::CounterError;
 
 use crate::kept::{DEFAULT_KEPT_CONNECTIONS, KeptConnections};
-pub use coalescing::{Coalescing, FlushStats};
+pub use coalescing::Coalescing;
 pub use connections::{OnConnection, Pooled, SyncConnections};
 
 /// Calls the slotted-counter routines.

@@ -105,6 +105,9 @@ fn sentence(error: &mysql::Error) -> String {
         mysql::Error::IoError(error) => error.to_string(),
         mysql::Error::UrlError(error) => error.to_string(),
         mysql::Error::CodecError(error) => error.to_string(),
+        // Only with a TLS backend; one the application's own mysql
+        // dependency line enables reads as the driver writes it.
+        #[cfg(any(feature = "rustls", feature = "native-tls"))]
         mysql::Error::TlsError(error) => error.to_string(),
         other => other.to_string(),
     }

@@ -2,9 +2,6 @@
 //! driver the client re-exports: every call an application makes, written
 //! against the client's public API only.
 
-#[cfg(feature = "async")]
-mod asynchronous;
-
 use std::time::{Duration, SystemTime};
 
 use slotted_counters::{
@@ -69,7 +66,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     counters.expire_periods()?;
     counters.reset("page:home", 0, StartDate::Now)?;
     counters.delete("page:home")?;
-    #[cfg(feature = "async")]
-    asynchronous::count(&url)?;
     Ok(())
 }

@@ -1,12 +1,15 @@
-//! The same calls from a tokio application, with the feature `async`.
+//! Counts page views in the database `DATABASE_URL` names from a tokio
+//! application, with the async client alone: every call an application
+//! makes, written against the client's public API only.
 
 use std::time::{Duration, SystemTime};
 
 use slotted_counters::{AsyncCounters, CounterError, Keep, NewCounter, Period, RetryBudget, StartDate, sqlx};
 
-pub fn count(url: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let url = std::env::var("DATABASE_URL")?;
     tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
-        let pool = sqlx::MySqlPool::connect(url).await?;
+        let pool = sqlx::MySqlPool::connect(&url).await?;
         let counters = AsyncCounters::builder(pool.clone()).retry(RetryBudget::Attempts(10)).build()?;
         match counters.setup("page:async", NewCounter::new("views from tokio")).await {
             Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
