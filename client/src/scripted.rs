@@ -17,7 +17,7 @@ use std::time::Duration;
 use slotted_counters_core::package::errno;
 use slotted_counters_core::refusals;
 
-use crate::driver::{Connection, Owner, Statement};
+use crate::driver::{Connection, Owner, Param, Statement};
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
 
@@ -65,12 +65,49 @@ impl Gate {
     }
 }
 
-/// A statement as it was sent: its text, and its parameters as `Debug`
-/// writes them.
+/// A statement as it was sent: its text and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Sent {
     pub(crate) sql: String,
-    pub(crate) params: Vec<String>,
+    pub(crate) params: Vec<Arg>,
+}
+
+/// A parameter as it was sent, kept for a test to compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Arg {
+    Text(String),
+    Number(Option<i64>),
+    Flag(bool),
+    Bytes(Vec<u8>),
+}
+
+impl Arg {
+    pub(crate) fn text(text: &str) -> Self {
+        Arg::Text(text.to_owned())
+    }
+
+    pub(crate) fn number(number: i64) -> Self {
+        Arg::Number(Some(number))
+    }
+
+    /// The number sent, where a test reads one the client chose (a slot).
+    pub(crate) fn as_number(&self) -> Option<i64> {
+        match *self {
+            Arg::Number(number) => number,
+            _ => None,
+        }
+    }
+}
+
+impl From<&Param<'_>> for Arg {
+    fn from(param: &Param<'_>) -> Self {
+        match *param {
+            Param::Text(text) => Arg::text(text),
+            Param::Number(number) => Arg::Number(number),
+            Param::Flag(flag) => Arg::Flag(flag),
+            Param::Bytes(bytes) => Arg::Bytes(bytes.to_vec()),
+        }
+    }
 }
 
 /// The replies left, and what the client sent and paused for so far.
@@ -110,7 +147,7 @@ impl ScriptedConnection {
             let mut script = self.lock();
             script.sent.push(Sent {
                 sql: statement.sql.to_string(),
-                params: statement.params.iter().map(|param| format!("{param:?}")).collect(),
+                params: statement.params.iter().map(Arg::from).collect(),
             });
             script
                 .replies

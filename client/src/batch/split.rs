@@ -113,12 +113,12 @@ mod tests {
     use super::*;
     use crate::driver::ready;
     use crate::error::Bound;
-    use crate::scripted::{Reply, ScriptedDriver};
+    use crate::scripted::{Arg, Reply, ScriptedDriver};
 
     /// Settles callers of `deltas`, whose sum was refused with `room` left
     /// toward a floor, through a server answering `replies`: whether each
     /// succeeded, and the sums written.
-    fn settled(room: u64, deltas: &[i64], replies: Vec<Reply>) -> (Vec<bool>, Vec<String>) {
+    fn settled(room: u64, deltas: &[i64], replies: Vec<Reply>) -> (Vec<bool>, Vec<Arg>) {
         let engine = Engine::routines_only(ScriptedDriver::new(replies), &PackageOptions::default());
         let refusal = Bound::Floor.refusal("stock", 0, room);
         let outcomes = ready(settle(&engine, "stock", Moment::Now, deltas, refusal));
@@ -132,14 +132,14 @@ mod tests {
         let (outcomes, written) = settled(10, &[-1; 64], vec![Reply::Changed(1), Reply::PastFloor(0)]);
         assert_eq!(outcomes.iter().filter(|&&ok| ok).count(), 10);
         assert!(outcomes[..10].iter().all(|&ok| ok), "the first callers, in their order");
-        assert_eq!(written, ["Number(Some(-10))", "Number(Some(-54))"]);
+        assert_eq!(written, [Arg::number(-10), Arg::number(-54)]);
     }
 
     #[test]
     fn a_take_larger_than_the_room_is_refused_and_smaller_ones_after_it_fit() {
         let (outcomes, written) = settled(5, &[-3, -7, -2, -1], vec![Reply::Changed(1), Reply::PastFloor(0)]);
         assert_eq!(outcomes, [true, false, true, false]);
-        assert_eq!(written, ["Number(Some(-5))", "Number(Some(-1))"]);
+        assert_eq!(written, [Arg::number(-5), Arg::number(-1)]);
     }
 
     #[test]
@@ -150,7 +150,7 @@ mod tests {
         let replies = vec![Changed(1), PastFloor(3), Changed(1), PastFloor(0)];
         let (outcomes, written) = settled(0, &[-1, -1, 3, -1, -1], replies);
         assert_eq!(outcomes, [true, true, true, true, false]);
-        assert_eq!(written, ["Number(Some(3))", "Number(Some(-4))", "Number(Some(-3))", "Number(Some(-1))"]);
+        assert_eq!(written, [Arg::number(3), Arg::number(-4), Arg::number(-3), Arg::number(-1)]);
     }
 
     #[test]
@@ -177,13 +177,13 @@ mod tests {
         let replies = vec![Reply::Changed(1), Reply::PastFloor(3), Reply::Changed(1)];
         let (outcomes, written) = settled(3, &[i64::MIN, 5, -5], replies);
         assert_eq!(outcomes, [false, true, true]);
-        assert_eq!(written, ["Number(Some(5))", "Number(Some(-9223372036854775808))", "Number(Some(-5))"]);
+        assert_eq!(written, [Arg::number(5), Arg::number(-9223372036854775808), Arg::number(-5)]);
     }
 
     #[test]
     fn the_takes_that_fit_once_a_larger_one_is_out_are_written_together() {
         let (outcomes, written) = settled(5, &[-3, -7, -2], vec![Reply::Changed(1)]);
         assert_eq!(outcomes, [true, false, true]);
-        assert_eq!(written, ["Number(Some(-5))"]);
+        assert_eq!(written, [Arg::number(-5)]);
     }
 }

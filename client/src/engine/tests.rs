@@ -10,7 +10,7 @@ use slotted_counters_core::plain::PlainSql;
 use super::*;
 use crate::driver::ready;
 use crate::error::Bound;
-use crate::scripted::{Reply, ScriptedDriver, seen_while};
+use crate::scripted::{Arg, Reply, ScriptedDriver, seen_while};
 
 const INCREMENT: &str = "CALL `counter_increment`(?)";
 const ADD_ONCE: &str = "CALL `counter_add_once`(?, ?, ?)";
@@ -125,7 +125,7 @@ fn a_lost_answer_is_sent_again_under_the_same_write_id() {
     ready(client.add("likes", 3)).unwrap();
     let sent = client.driver.sent();
     assert!(sent.iter().all(|sent| sent.sql == ADD_ONCE), "{sent:?}");
-    let ids: Vec<&String> = sent.iter().map(|sent| &sent.params[0]).collect();
+    let ids: Vec<&Arg> = sent.iter().map(|sent| &sent.params[0]).collect();
     assert_eq!(ids[0], ids[1], "the resend carries the write's id");
     assert_ne!(ids[1], ids[2], "the next write has an id of its own");
 }
@@ -217,7 +217,7 @@ fn a_plain_increment_whose_slot_is_gone_goes_to_slot_1() {
         "the slot count read again after the one statement missed: the slot may be gone"
     );
     // add_to_slot's parameters: delta, name, slot, lowest, highest, ...
-    assert_eq!(sent[5].params[2], "Number(Some(1))", "the fallback names slot 1: {sent:?}");
+    assert_eq!(sent[5].params[2], Arg::number(1), "the fallback names slot 1: {sent:?}");
 }
 
 #[test]
@@ -334,16 +334,16 @@ fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
     assert_eq!(
         sent[6].params[..10],
         [
-            "Number(Some(2))",
-            "Number(Some(1))",
-            "Number(Some(2))",
-            "Number(Some(1))",
-            "Number(Some(2))",
-            "Number(Some(1))",
-            "Number(Some(2))",
-            "Number(Some(1))",
-            "Number(None)",
-            "Number(None)"
+            Arg::number(2),
+            Arg::number(1),
+            Arg::number(2),
+            Arg::number(1),
+            Arg::number(2),
+            Arg::number(1),
+            Arg::number(2),
+            Arg::number(1),
+            Arg::Number(None),
+            Arg::Number(None)
         ]
     );
     assert_eq!(sent[7].sql, "COMMIT");
@@ -512,7 +512,7 @@ fn a_plain_write_of_a_tracked_counter_adds_to_its_slot_and_buckets_in_one_transa
     assert_eq!(sent[4].params[3], *slot, "the bucket rows of the slot written");
     assert_eq!(
         sent[4].params[..5],
-        [r#"Text("views")"#, "Number(None)", "Number(Some(0))", slot, "Number(Some(5))"]
+        [Arg::text("views"), Arg::Number(None), Arg::number(0), slot.clone(), Arg::number(5)]
     );
     assert_eq!(sent[4].params[8], *slot);
 }

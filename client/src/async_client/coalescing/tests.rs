@@ -12,7 +12,7 @@ use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use super::*;
-use crate::scripted::{Reply, ScriptedDriver, seen_while};
+use crate::scripted::{Arg, Reply, ScriptedDriver, seen_while};
 
 /// A flush counts in the buckets of its oldest delta's hand-over: a time
 /// before the server's now.
@@ -82,7 +82,7 @@ fn calls_made_during_a_flush_are_carried_by_the_next_one_together() {
         }
         let sent = driver.sent();
         assert!(sent.iter().all(|sent| sent.sql == ADD), "{sent:?}");
-        assert_eq!(sent[1].params[..2], [r#"Text("views")"#, "Number(Some(4))"], "one add for the four");
+        assert_eq!(sent[1].params[..2], [Arg::text("views"), Arg::number(4)], "one add for the four");
         let stats = shared.lock().stats;
         assert_eq!((stats.flushes, stats.deltas), (2, 5));
         assert_eq!(shared.lock().in_flight, 0, "the task gave its place back");
@@ -122,8 +122,8 @@ fn callers_of_two_flushes_in_flight_each_hear_their_own_flushs_outcome() {
         let lost = answer(first).await.expect_err("the first flush's connection broke");
         assert_eq!(lost.code(), None, "no server answered: {lost}");
         let sent = driver.sent();
-        assert_eq!(sent[0].params[0], r#"Text("views")"#);
-        assert_eq!(sent[1].params[0], r#"Text("likes")"#, "each flush carried its own caller");
+        assert_eq!(sent[0].params[0], Arg::text("views"));
+        assert_eq!(sent[1].params[0], Arg::text("likes"), "each flush carried its own caller");
     });
 }
 

@@ -12,7 +12,7 @@ use slotted_counters_core::package::errno;
 
 use super::*;
 use crate::batch::SHORTEST_STALL;
-use crate::scripted::{Gate, Reply, ScriptedDriver, seen_while};
+use crate::scripted::{Arg, Gate, Reply, ScriptedDriver, seen_while};
 
 /// A flush counts in the buckets of its oldest delta's hand-over: a time
 /// before the server's now.
@@ -76,11 +76,10 @@ fn calls_queued_during_a_flush_are_carried_by_the_next_one_together() {
     let sent = driver.sent();
     assert_eq!(sent.len(), 2, "{sent:?}");
     assert!(sent.iter().all(|sent| sent.sql == ADD));
-    assert_eq!(sent[1].params[..2], [r#"Text("views")"#, "Number(Some(4))"], "one add for the four");
+    assert_eq!(sent[1].params[..2], [Arg::text("views"), Arg::number(4)], "one add for the four");
     // The flush counts them in the buckets of their hand-over: at least as
     // long before the server's clock as the first flush held them.
-    let age: u128 =
-        sent[1].params[2].trim_start_matches("Number(Some(").trim_end_matches("))").parse().unwrap();
+    let age = u128::try_from(sent[1].params[2].as_number().expect("an age")).expect("a positive age");
     assert!(age >= held.as_micros(), "{age} µs before the server's clock");
     let stats = group.lock().stats;
     assert_eq!((stats.flushes, stats.deltas), (2, 5));
@@ -125,8 +124,8 @@ fn callers_of_two_flushes_in_flight_each_hear_their_own_flushs_outcome() {
     let lost = answer(&first).expect_err("the first flush's connection broke");
     assert_eq!(lost.code(), None, "no server answered: {lost}");
     let sent = driver.sent();
-    assert_eq!(sent[0].params[0], r#"Text("views")"#);
-    assert_eq!(sent[1].params[0], r#"Text("likes")"#, "each flush carried its own caller");
+    assert_eq!(sent[0].params[0], Arg::text("views"));
+    assert_eq!(sent[1].params[0], Arg::text("likes"), "each flush carried its own caller");
 }
 
 #[test]
