@@ -33,13 +33,21 @@ struct Package {
 /// nothing but opaque types in its methods: only this crate makes an
 /// [`Attempt`] or reads an [`Outcome`], so no other driver can do anything.
 #[allow(async_fn_in_trait)]
-pub trait Driver {
+pub trait Driver: sealed::Sealed {
     /// Runs `attempt` on a connection of this driver's, and takes the
     /// connection back.
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError>;
 
     /// Waits `time` before the next try.
     async fn pause(&self, time: Duration);
+}
+
+/// What only this crate's drivers are: no other crate can name it, so no
+/// other crate can implement [`Driver`], nor the connection traits that
+/// extend it.
+pub(crate) mod sealed {
+    #[expect(unnameable_types, reason = "the seal: no other crate may name it")]
+    pub trait Sealed {}
 }
 
 /// One try of a call, as the client's mode makes it.

@@ -267,6 +267,8 @@ impl ScriptedDriver {
     }
 }
 
+impl crate::engine::sealed::Sealed for ScriptedDriver {}
+
 impl Driver for ScriptedDriver {
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         attempt.run(&mut self.conn.clone(), self.owner).await

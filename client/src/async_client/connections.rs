@@ -12,13 +12,14 @@ use tokio::sync::Mutex;
 
 use super::statements::acquire_error;
 use crate::driver::Owner;
+use crate::engine::sealed::Sealed;
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
 use crate::kept::{KeptConnections, Taken};
 
 /// Where an [`AsyncCounters`](crate::AsyncCounters) runs its calls:
-/// [`AsyncPooled`] or [`AsyncOnConnection`]. Sealed; its calls wait on
-/// tokio.
+/// [`AsyncPooled`] or [`AsyncOnConnection`]. Sealed, as its supertrait
+/// [`Driver`] is: no other crate implements it. Its calls wait on tokio.
 pub trait AsyncConnections: Driver {}
 
 /// Connections of a [`MySqlPool`]: an
@@ -104,6 +105,8 @@ impl<'c> AsyncOnConnection<'c> {
 impl AsyncConnections for AsyncPooled {}
 impl AsyncConnections for AsyncOnConnection<'_> {}
 
+impl Sealed for AsyncPooled {}
+
 impl Driver for AsyncPooled {
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.take().await?;
@@ -124,6 +127,8 @@ impl Driver for AsyncPooled {
         tokio::time::sleep(time).await;
     }
 }
+
+impl Sealed for AsyncOnConnection<'_> {}
 
 impl Driver for AsyncOnConnection<'_> {
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {

@@ -11,12 +11,14 @@ use mysql::{Pool, PooledConn};
 
 use super::statements::{Blocking, connect_error};
 use crate::driver::Owner;
+use crate::engine::sealed::Sealed;
 use crate::engine::{Attempt, Driver, Outcome};
 use crate::error::CounterError;
 use crate::kept::{KeptConnections, Taken};
 
 /// Where a [`Counters`](crate::Counters) runs its calls: [`Pooled`] or
-/// [`OnConnection`]. Sealed; its calls block the calling thread.
+/// [`OnConnection`]. Sealed, as its supertrait [`Driver`] is: no other
+/// crate implements it. Its calls block the calling thread.
 pub trait SyncConnections: Driver {}
 
 /// Pooled connections, some kept between calls: a
@@ -67,6 +69,8 @@ impl Pooled {
 }
 impl<Q: Queryable> SyncConnections for OnConnection<'_, Q> {}
 
+impl Sealed for Pooled {}
+
 impl Driver for Pooled {
     async fn attempt(&self, attempt: Attempt<'_>) -> Result<Outcome, CounterError> {
         let mut conn = self.take()?;
@@ -80,6 +84,8 @@ impl Driver for Pooled {
         thread::sleep(time);
     }
 }
+
+impl<Q: Queryable> Sealed for OnConnection<'_, Q> {}
 
 impl<Q: Queryable> Driver for OnConnection<'_, Q> {
     #[allow(
