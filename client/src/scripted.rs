@@ -47,6 +47,15 @@ pub(crate) enum Reply {
     Slow(Duration, Box<Reply>),
     /// A panic in the driver, as a bug in it would be.
     Panic,
+    /// The reply to the statement of this text, and to no other: a script
+    /// made of them reads as the steps of a call, and fails at the first
+    /// step the client takes otherwise, naming both ([`answer`]).
+    To(String, Box<Reply>),
+}
+
+/// `reply`, as the answer to the statement whose text is `sql` only.
+pub(crate) fn answer(sql: &str, reply: Reply) -> Reply {
+    Reply::To(sql.to_owned(), Box::new(reply))
 }
 
 /// Holds back the replies that wait for it until it is opened.
@@ -166,6 +175,10 @@ impl ScriptedConnection {
                     *then
                 }
                 Reply::Panic => panic!("the scripted driver panicked"),
+                Reply::To(expected, then) => {
+                    assert_eq!(statement.sql, expected, "the script's step answers another statement");
+                    *then
+                }
                 reply => return reply,
             }
         }

@@ -10,7 +10,7 @@ use slotted_counters_core::plain::PlainSql;
 use super::*;
 use crate::driver::ready;
 use crate::error::Bound;
-use crate::scripted::{Arg, Reply, ScriptedDriver, seen_while};
+use crate::scripted::{Arg, Reply, ScriptedDriver, answer, seen_while};
 
 const INCREMENT: &str = "CALL `counter_increment`(?)";
 const ADD_ONCE: &str = "CALL `counter_add_once`(?, ?, ?)";
@@ -287,21 +287,34 @@ fn a_plain_flush_an_engine_refuses_reads_the_periods_first_from_then_on() {
     assert_eq!(client.driver.sql(), expected);
 }
 
+/// The steps of a plain add whose untracked slot and whose slot take no
+/// row, up to the lock of every slot of the counter: the slot count
+/// (`slots`), the one-statement add, the periods (none), the slot count
+/// again, the add to the slot, then to slot 1, and the transaction.
+fn add_up_to_the_lock(slots: i64) -> Vec<Reply> {
+    use Reply::{Changed, Rows};
+    let sql = statements();
+    vec![
+        answer(&sql.last_slot().sql, Rows(vec![vec![Some(slots)]])),
+        answer(&sql.add_to_untracked_slot().sql, Changed(0)),
+        answer(&sql.periods().sql, NO_PERIODS),
+        answer(&sql.last_slot().sql, Rows(vec![vec![Some(slots)]])),
+        answer(&sql.add_to_slot().sql, Changed(0)),
+        answer(&sql.add_to_slot().sql, Changed(0)),
+        answer("START TRANSACTION", Changed(0)),
+    ]
+}
+
 #[test]
 fn a_plain_add_that_finds_neither_its_slot_nor_any_slot_is_an_unknown_counter() {
     use Reply::{Changed, Rows};
-    let none = Rows(vec![vec![Some(0), None, Some(0), None, None]]);
-    let client = plain(ScriptedDriver::new([
-        Rows(vec![vec![Some(2)]]),
-        Changed(0),
-        NO_PERIODS,
-        Rows(vec![vec![Some(2)]]),
-        Changed(0),
-        Changed(0),
-        Changed(0),
-        none,
-        Changed(0),
-    ]));
+    let sql = statements();
+    let mut script = add_up_to_the_lock(2);
+    script.extend([
+        answer(&sql.lock_counter().sql, Rows(vec![vec![Some(0), None, Some(0), None, None]])),
+        answer("ROLLBACK", Changed(0)),
+    ]);
+    let client = plain(ScriptedDriver::new(script));
     let error = ready(client.add("gone", 5)).unwrap_err();
     assert_eq!(error.code(), Some(errno::UNKNOWN_COUNTER), "{error:?}");
     assert_eq!(client.driver.sql().last().map(String::as_str), Some("ROLLBACK"));
@@ -312,19 +325,13 @@ fn a_plain_add_that_finds_neither_its_slot_nor_any_slot_is_an_unknown_counter() 
 fn a_plain_take_its_slot_cannot_hold_spreads_the_new_total_under_lock() {
     use Reply::{Changed, Rows};
     // 4 slots, 10 in all, a floor of 0: a take of 1 leaves 9.
-    let locked = Rows(vec![vec![Some(4), Some(1), Some(10), Some(0), None]]);
-    let script = [
-        Rows(vec![vec![Some(4)]]),
-        Changed(0),
-        NO_PERIODS,
-        Rows(vec![vec![Some(4)]]),
-        Changed(0),
-        Changed(0),
-        Changed(0),
-        locked,
-        Changed(4),
-        Changed(0),
-    ];
+    let sql = statements();
+    let mut script = add_up_to_the_lock(4);
+    script.extend([
+        answer(&sql.lock_counter().sql, Rows(vec![vec![Some(4), Some(1), Some(10), Some(0), None]])),
+        answer(&sql.spread().sql, Changed(4)),
+        answer("COMMIT", Changed(0)),
+    ]);
     let client = plain(ScriptedDriver::new(script));
     ready(client.add("stock", -1)).unwrap();
     let sent = &client.driver.sent()[2..];
