@@ -283,22 +283,57 @@ impl Call<'_> {
     }
 }
 
-/// What a call answers: nothing for a write, one value per name for a
-/// read, the package's line for [`Call::Package`].
+/// What a call answers, by the kind of call: nothing for a write, one
+/// value per name for [`Call::GetMany`], one value for a read of a period,
+/// a [`Series`] for [`Call::Series`], the package's line for
+/// [`Call::Package`]. A caller takes the kind it asked for, and any other
+/// is an [`CounterError::UnexpectedAnswer`], never an empty read.
 #[derive(Debug)]
 pub enum Answer {
     Done,
     Values(Vec<Option<i64>>),
+    Value(Option<i64>),
+    Series(Series),
     Package(Option<String>),
 }
 
+/// What a series read: the counter's total (`None`: no such counter), what
+/// the range counted (`None`: the counter does not track the period), and
+/// each bucket's count, in the order of the starts asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Series {
+    pub(crate) total: Option<i64>,
+    pub(crate) range: Option<i64>,
+    pub(crate) buckets: Vec<Option<i64>>,
+}
+
 impl Answer {
-    /// The values of a read; a write's answer has none.
-    pub(crate) fn values(self) -> Vec<Option<i64>> {
+    /// The values of a read of many counters.
+    pub(crate) fn values(self) -> Result<Vec<Option<i64>>, CounterError> {
         match self {
-            Answer::Values(values) => values,
-            Answer::Done | Answer::Package(_) => Vec::new(),
+            Answer::Values(values) => Ok(values),
+            other => Err(other.unexpected("values")),
         }
+    }
+
+    /// The value of a read of one period's count.
+    pub(crate) fn value(self) -> Result<Option<i64>, CounterError> {
+        match self {
+            Answer::Value(value) => Ok(value),
+            other => Err(other.unexpected("a value")),
+        }
+    }
+
+    /// The answer of a series.
+    pub(crate) fn series(self) -> Result<Series, CounterError> {
+        match self {
+            Answer::Series(series) => Ok(series),
+            other => Err(other.unexpected("a series")),
+        }
+    }
+
+    fn unexpected(&self, wanted: &str) -> CounterError {
+        CounterError::unexpected_answer(format!("{self:?} where the call reads {wanted}"), None)
     }
 }
 

@@ -337,7 +337,7 @@ impl<D: Driver> Engine<D> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
-        Ok(self.run(Call::GetMany { names: &names }).await?.values())
+        self.run(Call::GetMany { names: &names }).await?.values()
     }
 }
 

@@ -9,7 +9,7 @@ use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{Routine, server_errno};
 use slotted_counters_core::plain::EPOCH;
 
-use crate::call::{Answer, Call, Moment, StartDate};
+use crate::call::{Answer, Call, Moment, Series, StartDate};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
@@ -169,7 +169,7 @@ impl Routines {
                     sql: Cow::Owned(format!("SELECT `{}`(?, ?, {})", self.get_period, time())),
                     params: vec![Param::Text(name), Param::Text(period.name()), Param::Number(Some(at))],
                 };
-                return one_row(conn, &read, 1).await;
+                return one_row(conn, &read, 1).await.map(|mut row| Answer::Value(row.remove(0)));
             }
             Call::GetRange { name, period, from, to } => {
                 let read = Statement {
@@ -181,7 +181,7 @@ impl Routines {
                         Param::Number(Some(to)),
                     ],
                 };
-                return one_row(conn, &read, 1).await;
+                return one_row(conn, &read, 1).await.map(|mut row| Answer::Value(row.remove(0)));
             }
             Call::Series { name, period, from, to, starts } => {
                 let buckets = vec![format!("`{}`(?, ?, {})", self.get_period, time()); starts.len()];
@@ -212,7 +212,10 @@ impl Routines {
                     ),
                     params,
                 };
-                return one_row(conn, &read, 2 + starts.len()).await;
+                let mut row = one_row(conn, &read, 2 + starts.len()).await?;
+                let buckets = row.split_off(2);
+                let (total, range) = (row[0], row[1]);
+                return Ok(Answer::Series(Series { total, range, buckets }));
             }
         };
         match conn.execute(&write).await {
@@ -238,7 +241,7 @@ impl Routines {
             sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
             params: names.iter().map(|name| Param::Text(name)).collect(),
         };
-        one_row(conn, &read, names.len()).await
+        one_row(conn, &read, names.len()).await.map(Answer::Values)
     }
 }
 
@@ -248,9 +251,9 @@ async fn one_row(
     conn: &mut impl Connection,
     read: &Statement<'_>,
     columns: usize,
-) -> Result<Answer, CounterError> {
+) -> Result<Vec<Option<i64>>, CounterError> {
     match &mut conn.rows(read).await?[..] {
-        [row] if row.len() == columns => Ok(Answer::Values(std::mem::take(row))),
+        [row] if row.len() == columns => Ok(std::mem::take(row)),
         rows => Err(CounterError::unexpected_answer(
             format!(
                 "{} rows of {:?} values, where a read of {columns} values answers one row",

@@ -9,7 +9,7 @@ use slotted_counters_core::periods::{Period, SERIES_LIMIT};
 use slotted_counters_core::refusals::{self, FOR_COUNTER, UNKNOWN_COUNTER, UNTRACKED_PERIOD};
 
 use super::{Driver, Engine};
-use crate::call::{Call, Deltas, Keep, Moment, add_delta, new_write_id, seconds, time_of};
+use crate::call::{Call, Deltas, Keep, Moment, Series, add_delta, new_write_id, seconds, time_of};
 use crate::error::CounterError;
 
 impl<D: Driver> Engine<D> {
@@ -98,8 +98,7 @@ impl<D: Driver> Engine<D> {
         at: SystemTime,
     ) -> Result<Option<i64>, CounterError> {
         self.check(name)?;
-        let values = self.run(Call::GetPeriod { name, period, at: seconds(at) }).await?.values();
-        Ok(values.into_iter().next().flatten())
+        self.run(Call::GetPeriod { name, period, at: seconds(at) }).await?.value()
     }
 
     /// What counter `name` counted in the buckets of `period` that start in
@@ -113,7 +112,7 @@ impl<D: Driver> Engine<D> {
     ) -> Result<Option<i64>, CounterError> {
         self.check(name)?;
         let call = Call::GetRange { name, period, from: seconds(from), to: seconds(to) };
-        Ok(self.run(call).await?.values().into_iter().next().flatten())
+        self.run(call).await?.value()
     }
 
     /// Each bucket of `period` that starts in `[from, to)`, in order, with
@@ -133,14 +132,14 @@ impl<D: Driver> Engine<D> {
                 name,
             ))
         })?;
-        let values = self.run(Call::Series { name, period, from, to, starts: &starts }).await?.values();
-        match values[..] {
-            [None, ..] | [] => Err(CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))),
-            [Some(_), None, ..] | [Some(_)] => Err(CounterError::InvalidArgument(refusals::about(
+        let series = self.run(Call::Series { name, period, from, to, starts: &starts }).await?.series()?;
+        match series {
+            Series { total: None, .. } => Err(CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))),
+            Series { range: None, .. } => Err(CounterError::InvalidArgument(refusals::about(
                 &format!("{UNTRACKED_PERIOD} '{period}'{FOR_COUNTER}"),
                 name,
             ))),
-            [Some(_), Some(_), ref buckets @ ..] => Ok(starts
+            Series { buckets, .. } => Ok(starts
                 .iter()
                 .zip(buckets)
                 .map(|(&start, value)| (time_of(start), value.unwrap_or(0)))

@@ -139,10 +139,10 @@ impl Plain {
             Call::GetPeriod { name, period, at } => {
                 let start = period.start(at);
                 let value = self.get_range(conn, name, period, start, period.next(start)).await?;
-                return Ok(Answer::Values(vec![value]));
+                return Ok(Answer::Value(value));
             }
             Call::GetRange { name, period, from, to } => {
-                return Ok(Answer::Values(vec![self.get_range(conn, name, period, from, to).await?]));
+                return Ok(Answer::Value(self.get_range(conn, name, period, from, to).await?));
             }
             Call::Series { name, period, from, to, starts } => {
                 return self.series(conn, name, period, from, to, starts).await;

@@ -13,7 +13,7 @@ use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, AT_IN_FUTURE, FOR_COUNTER};
 
 use super::{Plain, number, statement};
-use crate::call::{Answer, Moment};
+use crate::call::{Answer, Moment, Series};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
@@ -260,7 +260,7 @@ impl Plain {
     ) -> Result<Answer, CounterError> {
         let total = self.get_many(conn, &[name.to_owned()]).await?.pop().flatten();
         if total.is_none() || !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period) {
-            return Ok(Answer::Values(vec![total, None]));
+            return Ok(Answer::Series(Series { total, range: None, buckets: Vec::new() }));
         }
         let read = statement(
             &self.periods.series,
@@ -272,9 +272,8 @@ impl Plain {
             .into_iter()
             .filter_map(|row| Some((row.first().copied().flatten()?, row.get(1).copied().flatten()?)))
             .collect();
-        let values = starts.iter().map(|start| Some(counted.get(start).copied().unwrap_or(0)));
-        let range = counted.values().sum();
-        Ok(Answer::Values([total, Some(range)].into_iter().chain(values).collect()))
+        let buckets = starts.iter().map(|start| Some(counted.get(start).copied().unwrap_or(0))).collect();
+        Ok(Answer::Series(Series { total, range: Some(counted.values().sum()), buckets }))
     }
 
     /// Drops every counter's buckets beyond what each period keeps: one
