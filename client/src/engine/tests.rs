@@ -560,3 +560,19 @@ fn a_series_tells_an_unknown_counter_from_an_untracked_period_and_reads_each_buc
         assert_eq!(sent[0].params.len(), 5 + 3 * 3, "{sent:?}");
     }
 }
+
+#[test]
+fn a_plain_series_whose_buckets_pass_bigint_together_reads_each_bucket() {
+    use Reply::Rows;
+    let day = Duration::from_secs(86_400);
+    let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 2 * day);
+    let sql = statements();
+    let script = [
+        answer(&sql.get_many(1).sql, Rows(vec![vec![Some(0), Some(7)]])),
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None]])),
+        answer(&sql.series().sql, Rows(vec![vec![Some(0), Some(i64::MAX)], vec![Some(86_400), Some(5)]])),
+    ];
+    let client = plain(ScriptedDriver::new(script));
+    let series = ready(client.series("views", Period::Day, from, to)).unwrap();
+    assert_eq!(series, [(from, i64::MAX), (from + day, 5)]);
+}

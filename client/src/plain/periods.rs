@@ -273,7 +273,10 @@ impl Plain {
             .filter_map(|row| Some((row.first().copied().flatten()?, row.get(1).copied().flatten()?)))
             .collect();
         let buckets = starts.iter().map(|start| Some(counted.get(start).copied().unwrap_or(0))).collect();
-        Ok(Answer::Series(Series { total, range: Some(counted.values().sum()), buckets }))
+        // Buckets count every write of their period, unbounded by the
+        // total: a range of them may pass BIGINT, and its figure stops there.
+        let range = counted.values().fold(0_i64, |range, &bucket| range.saturating_add(bucket));
+        Ok(Answer::Series(Series { total, range: Some(range), buckets }))
     }
 
     /// Drops every counter's buckets beyond what each period keeps: one
