@@ -225,7 +225,7 @@ pub enum Call<'a> {
     Package,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
     /// The call's name, as its events show it.
     pub(crate) fn kind(&self) -> &'static str {
         match self {
@@ -273,6 +273,16 @@ impl Call<'_> {
             Call::ExpirePeriods => Routine::ExpirePeriods,
             Call::Bound { .. } => Routine::Bound,
             Call::Package => Routine::Package,
+        }
+    }
+
+    /// The deltas of a batch, which its statement sends as one JSON object.
+    pub(crate) fn batch(&self) -> Option<&'a Deltas> {
+        match *self {
+            Call::AddMany { deltas } | Call::AddManyOnce { deltas, .. } | Call::AddManyAt { deltas, .. } => {
+                Some(deltas)
+            }
+            _ => None,
         }
     }
 

@@ -103,7 +103,11 @@ impl Routines {
         conn: &mut impl Connection,
         call: Call<'_>,
     ) -> Result<Answer, CounterError> {
-        let batch;
+        // A batch's JSON, which its statement borrows.
+        let batch = call
+            .batch()
+            .map(|deltas| serde_json::to_string(deltas).expect("a map of names to numbers is JSON"))
+            .unwrap_or_default();
         let write = match call {
             Call::Setup { name, counter } => statement(
                 &self.setup,
@@ -118,16 +122,12 @@ impl Routines {
             Call::Add { name, delta } => {
                 statement(&self.add, vec![Param::Text(name), Param::Number(Some(delta))])
             }
-            Call::AddMany { deltas } => {
-                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
-                statement(&self.add_many, vec![Param::Text(&batch)])
-            }
+            Call::AddMany { .. } => statement(&self.add_many, vec![Param::Text(&batch)]),
             Call::AddOnce { id, name, delta } => statement(
                 &self.add_once,
                 vec![Param::Bytes(id), Param::Text(name), Param::Number(Some(delta))],
             ),
-            Call::AddManyOnce { id, deltas } => {
-                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
+            Call::AddManyOnce { id, .. } => {
                 statement(&self.add_many_once, vec![Param::Bytes(id), Param::Text(&batch)])
             }
             Call::Reset { name, value, start_date } => statement(
@@ -151,8 +151,7 @@ impl Routines {
                 let (sql, moment) = at_moment(&self.add_at, at);
                 statement(sql, vec![Param::Text(name), Param::Number(Some(delta)), moment])
             }
-            Call::AddManyAt { id, deltas, at } => {
-                batch = serde_json::to_string(deltas).expect("a map of names to numbers is JSON");
+            Call::AddManyAt { id, at, .. } => {
                 let (sql, moment) = at_moment(&self.add_many_at, at);
                 let id = id.map_or(Param::Number(None), |id| Param::Bytes(id));
                 statement(sql, vec![id, Param::Text(&batch), moment])

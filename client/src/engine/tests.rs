@@ -576,3 +576,17 @@ fn a_plain_series_whose_buckets_pass_bigint_together_reads_each_bucket() {
     let series = ready(client.series("views", Period::Day, from, to)).unwrap();
     assert_eq!(series, [(from, i64::MAX), (from + day, 5)]);
 }
+
+#[test]
+fn a_batch_sends_its_deltas_as_one_json_object_with_a_write_id_or_without() {
+    let json = Arg::text(r#"{"a":1,"b":5}"#);
+    let client = routines(ScriptedDriver::new([Reply::Changed(1)]));
+    ready(client.add_many([("b", 2), ("a", 1), ("b", 3)])).unwrap();
+    assert_eq!(client.driver.sent()[0].params, std::slice::from_ref(&json));
+
+    let client = routines(ScriptedDriver::new([Reply::Changed(1)])).with_write_ids();
+    ready(client.add_many([("b", 2), ("a", 1), ("b", 3)])).unwrap();
+    let sent = client.driver.sent();
+    assert_eq!(sent[0].sql, "CALL `counter_add_many_once`(?, ?)");
+    assert_eq!(sent[0].params[1], json, "{sent:?}");
+}
