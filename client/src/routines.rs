@@ -9,12 +9,14 @@ use slotted_counters_core::PackageOptions;
 use slotted_counters_core::package::{Routine, server_errno};
 use slotted_counters_core::plain::EPOCH;
 
+use slotted_counters_core::periods::Period;
+
 use crate::call::{Answer, Call, Moment, Series, StartDate};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
 /// The statement a session whose call was rolled back runs before the next
-/// (see [`Routines::run`]): it does nothing.
+/// (see [`write_clearing_a_rollback`]): it does nothing.
 const CLEAR_ROLLBACK: &str = "DO 0";
 
 fn statement<'a>(sql: &'a str, params: Vec<Param<'a>>) -> Statement<'a> {
@@ -97,7 +99,8 @@ impl Routines {
         }
     }
 
-    /// Runs `call` on `conn`: one statement, one round trip.
+    /// Runs `call` on `conn`: one statement, one round trip, its answer
+    /// read as the call's kind says.
     pub(crate) async fn run(
         &self,
         conn: &mut impl Connection,
@@ -108,8 +111,21 @@ impl Routines {
             .batch()
             .map(|deltas| serde_json::to_string(deltas).expect("a map of names to numbers is JSON"))
             .unwrap_or_default();
-        let write = match call {
-            Call::Setup { name, counter } => statement(
+        match self.request(call, &batch) {
+            Request::Write(write) => write_clearing_a_rollback(conn, &write).await.map(|()| Answer::Done),
+            Request::Read(read, reading) => {
+                one_row(conn, &read, reading.columns()).await.map(|row| reading.answer(row))
+            }
+            Request::Package(read) => conn.text(&read).await.map(Answer::Package),
+        }
+    }
+
+    /// What `call` sends, with `batch` as a batch's JSON, and how its
+    /// answer reads.
+    fn request<'a>(&'a self, call: Call<'a>, batch: &'a str) -> Request<'a> {
+        let write = |sql: &'a str, params| Request::Write(statement(sql, params));
+        match call {
+            Call::Setup { name, counter } => write(
                 &self.setup,
                 vec![
                     Param::Text(name),
@@ -118,19 +134,18 @@ impl Routines {
                     Param::Number(counter.initial_value),
                 ],
             ),
-            Call::Increment { name } => statement(&self.increment, vec![Param::Text(name)]),
+            Call::Increment { name } => write(&self.increment, vec![Param::Text(name)]),
             Call::Add { name, delta } => {
-                statement(&self.add, vec![Param::Text(name), Param::Number(Some(delta))])
+                write(&self.add, vec![Param::Text(name), Param::Number(Some(delta))])
             }
-            Call::AddMany { .. } => statement(&self.add_many, vec![Param::Text(&batch)]),
-            Call::AddOnce { id, name, delta } => statement(
-                &self.add_once,
-                vec![Param::Bytes(id), Param::Text(name), Param::Number(Some(delta))],
-            ),
+            Call::AddMany { .. } => write(&self.add_many, vec![Param::Text(batch)]),
+            Call::AddOnce { id, name, delta } => {
+                write(&self.add_once, vec![Param::Bytes(id), Param::Text(name), Param::Number(Some(delta))])
+            }
             Call::AddManyOnce { id, .. } => {
-                statement(&self.add_many_once, vec![Param::Bytes(id), Param::Text(&batch)])
+                write(&self.add_many_once, vec![Param::Bytes(id), Param::Text(batch)])
             }
-            Call::Reset { name, value, start_date } => statement(
+            Call::Reset { name, value, start_date } => write(
                 &self.reset,
                 vec![
                     Param::Text(name),
@@ -138,110 +153,139 @@ impl Routines {
                     Param::Flag(start_date == StartDate::Now),
                 ],
             ),
-            Call::Delete { name } => statement(&self.delete, vec![Param::Text(name)]),
-            Call::ForgetWrites { seconds } => {
-                statement(&self.forget_writes, vec![Param::Number(Some(seconds))])
-            }
-            Call::GetMany { names } => return self.get_many(conn, names).await,
-            Call::Track { name, period, keep } => statement(
+            Call::Delete { name } => write(&self.delete, vec![Param::Text(name)]),
+            Call::ForgetWrites { seconds } => write(&self.forget_writes, vec![Param::Number(Some(seconds))]),
+            Call::Track { name, period, keep } => write(
                 &self.track,
                 vec![Param::Text(name), Param::Text(period.name()), Param::Number(keep.map(i64::from))],
             ),
             Call::AddAt { name, delta, at } | Call::FlushAdd { name, delta, at } => {
                 let (sql, moment) = at_moment(&self.add_at, at);
-                statement(sql, vec![Param::Text(name), Param::Number(Some(delta)), moment])
+                write(sql, vec![Param::Text(name), Param::Number(Some(delta)), moment])
             }
             Call::AddManyAt { id, at, .. } => {
                 let (sql, moment) = at_moment(&self.add_many_at, at);
                 let id = id.map_or(Param::Number(None), |id| Param::Bytes(id));
-                statement(sql, vec![id, Param::Text(&batch), moment])
+                write(sql, vec![id, Param::Text(batch), moment])
             }
-            Call::ExpirePeriods => statement(&self.expire_periods, Vec::new()),
+            Call::ExpirePeriods => write(&self.expire_periods, Vec::new()),
             Call::Bound { name, floor, ceiling } => {
-                statement(&self.bound, vec![Param::Text(name), Param::Number(floor), Param::Number(ceiling)])
+                write(&self.bound, vec![Param::Text(name), Param::Number(floor), Param::Number(ceiling)])
             }
-            Call::Package => {
-                return conn.text(&statement(&self.package, Vec::new())).await.map(Answer::Package);
-            }
-            Call::GetPeriod { name, period, at } => {
-                let read = Statement {
-                    sql: Cow::Owned(format!("SELECT `{}`(?, ?, {})", self.get_period, time())),
-                    params: vec![Param::Text(name), Param::Text(period.name()), Param::Number(Some(at))],
-                };
-                return one_row(conn, &read, 1).await.map(|mut row| Answer::Value(row.remove(0)));
-            }
-            Call::GetRange { name, period, from, to } => {
-                let read = Statement {
-                    sql: Cow::Owned(format!("SELECT `{}`(?, ?, {}, {})", self.get_range, time(), time())),
-                    params: vec![
-                        Param::Text(name),
-                        Param::Text(period.name()),
-                        Param::Number(Some(from)),
-                        Param::Number(Some(to)),
-                    ],
-                };
-                return one_row(conn, &read, 1).await.map(|mut row| Answer::Value(row.remove(0)));
-            }
+            Call::Package => Request::Package(statement(&self.package, Vec::new())),
+            Call::GetMany { names } => Request::Read(
+                select(
+                    vec![format!("`{}`(?)", self.get); names.len()],
+                    names.iter().map(|name| Param::Text(name)).collect(),
+                ),
+                Reading::Values(names.len()),
+            ),
+            Call::GetPeriod { name, period, at } => Request::Read(
+                select(
+                    vec![format!("`{}`(?, ?, {})", self.get_period, time())],
+                    vec![Param::Text(name), Param::Text(period.name()), Param::Number(Some(at))],
+                ),
+                Reading::Value,
+            ),
+            Call::GetRange { name, period, from, to } => Request::Read(
+                select(vec![self.range()], range_params(name, period, from, to).into()),
+                Reading::Value,
+            ),
             Call::Series { name, period, from, to, starts } => {
-                let buckets = vec![format!("`{}`(?, ?, {})", self.get_period, time()); starts.len()];
-                let mut params = vec![
-                    Param::Text(name),
-                    Param::Text(name),
-                    Param::Text(period.name()),
-                    Param::Number(Some(from)),
-                    Param::Number(Some(to)),
-                ];
+                let mut values = vec![format!("`{}`(?)", self.get), self.range()];
+                let mut params = vec![Param::Text(name)];
+                params.extend(range_params(name, period, from, to));
                 for &start in starts {
+                    values.push(format!("`{}`(?, ?, {})", self.get_period, time()));
                     params.extend([
                         Param::Text(name),
                         Param::Text(period.name()),
                         Param::Number(Some(start)),
                     ]);
                 }
-                let read = Statement {
-                    sql: Cow::Owned(
-                        [
-                            format!("SELECT `{}`(?)", self.get),
-                            format!("`{}`(?, ?, {}, {})", self.get_range, time(), time()),
-                        ]
-                        .into_iter()
-                        .chain(buckets)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    ),
-                    params,
-                };
-                let mut row = one_row(conn, &read, 2 + starts.len()).await?;
-                let buckets = row.split_off(2);
-                let (total, range) = (row[0], row[1]);
-                return Ok(Answer::Series(Series { total, range, buckets }));
-            }
-        };
-        match conn.execute(&write).await {
-            Ok(_) => Ok(Answer::Done),
-            Err(error) => {
-                if error.code() == Some(server_errno::DEADLOCK) {
-                    // On Galera, a session whose CALL was rolled back for a
-                    // remote write could answer every later CALL at once
-                    // with 1213, for a minute and more, until it ran a
-                    // statement of another kind (MariaDB 10.11.19,
-                    // galera-4 26.4.23): the retry runs one first. Its own
-                    // outcome changes nothing of the call's.
-                    let _ = conn.execute(&statement(CLEAR_ROLLBACK, Vec::new())).await;
-                }
-                Err(error)
+                Request::Read(select(values, params), Reading::Series { buckets: starts.len() })
             }
         }
     }
 
-    /// One `SELECT` of the values of `names`, each `counter_get(?)`.
-    async fn get_many(&self, conn: &mut impl Connection, names: &[String]) -> Result<Answer, CounterError> {
-        let read = Statement {
-            sql: Cow::Owned(format!("SELECT {}", vec![format!("`{}`(?)", self.get); names.len()].join(", "))),
-            params: names.iter().map(|name| Param::Text(name)).collect(),
-        };
-        one_row(conn, &read, names.len()).await.map(Answer::Values)
+    /// `counter_get_range` of a range given as two times.
+    fn range(&self) -> String {
+        format!("`{}`(?, ?, {}, {})", self.get_range, time(), time())
     }
+}
+
+/// The parameters of [`Routines::range`].
+fn range_params(name: &str, period: Period, from: i64, to: i64) -> [Param<'_>; 4] {
+    [Param::Text(name), Param::Text(period.name()), Param::Number(Some(from)), Param::Number(Some(to))]
+}
+
+/// A `SELECT` of `values`, without `FROM`.
+fn select(values: Vec<String>, params: Vec<Param<'_>>) -> Statement<'_> {
+    Statement { sql: Cow::Owned(format!("SELECT {}", values.join(", "))), params }
+}
+
+/// What a call sends, by what it answers.
+#[derive(Debug)]
+enum Request<'a> {
+    /// A `CALL` that answers nothing.
+    Write(Statement<'a>),
+    /// A `SELECT` of one row of values, which read as the [`Reading`] says.
+    Read(Statement<'a>, Reading),
+    /// `SELECT counter_package()`, which answers a line of text.
+    Package(Statement<'a>),
+}
+
+/// How the one row a read answers reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// One value per counter named.
+    Values(usize),
+    /// One count: a period's or a range's.
+    Value,
+    /// The total, what the range counted, then each of `buckets` buckets.
+    Series { buckets: usize },
+}
+
+impl Reading {
+    /// How many values the row holds.
+    fn columns(self) -> usize {
+        match self {
+            Reading::Values(names) => names,
+            Reading::Value => 1,
+            Reading::Series { buckets } => 2 + buckets,
+        }
+    }
+
+    /// The answer of `row`, which holds [`Reading::columns`] values.
+    fn answer(self, mut row: Vec<Option<i64>>) -> Answer {
+        match self {
+            Reading::Values(_) => Answer::Values(row),
+            Reading::Value => Answer::Value(row[0]),
+            Reading::Series { .. } => {
+                let buckets = row.split_off(2);
+                Answer::Series(Series { total: row[0], range: row[1], buckets })
+            }
+        }
+    }
+}
+
+/// Runs `write`. After a deadlock, runs a statement of another kind first,
+/// for the next call's sake: on Galera, a session whose CALL was rolled
+/// back for a remote write could answer every later CALL at once with 1213,
+/// for a minute and more, until it ran a statement of another kind
+/// (MariaDB 10.11.19, galera-4 26.4.23). Its own outcome changes nothing
+/// of the call's.
+async fn write_clearing_a_rollback(
+    conn: &mut impl Connection,
+    write: &Statement<'_>,
+) -> Result<(), CounterError> {
+    let outcome = conn.execute(write).await.map(drop);
+    if let Err(error) = &outcome
+        && error.code() == Some(server_errno::DEADLOCK)
+    {
+        let _ = conn.execute(&statement(CLEAR_ROLLBACK, Vec::new())).await;
+    }
+    outcome
 }
 
 /// The values of `read`, a `SELECT` of `columns` values without `FROM`,
@@ -270,7 +314,7 @@ mod tests {
     use slotted_counters_core::package::errno;
 
     use crate::driver::ready;
-    use crate::scripted::{Reply, ScriptedConnection};
+    use crate::scripted::{Arg, Reply, ScriptedConnection, answer};
 
     fn increment_on(replies: Vec<Reply>) -> (Result<Answer, CounterError>, Vec<String>) {
         let routines = Routines::new(&PackageOptions::default());
@@ -306,5 +350,58 @@ mod tests {
             let (_, sent) = increment_on(vec![reply.clone()]);
             assert_eq!(sent, ["CALL `counter_increment`(?)"], "after {reply:?}");
         }
+    }
+
+    #[test]
+    fn a_series_reads_the_total_the_range_then_each_bucket_in_the_order_of_its_starts() {
+        let routines = Routines::new(&PackageOptions::default());
+        let day = "TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND";
+        let read = format!(
+            "SELECT `counter_get`(?), `counter_get_range`(?, ?, {day}, {day}), \
+             `counter_get_period`(?, ?, {day}), `counter_get_period`(?, ?, {day})"
+        );
+        let mut conn = ScriptedConnection::new([answer(
+            &read,
+            Reply::Rows(vec![vec![Some(9), Some(5), Some(2), Some(3)]]),
+        )]);
+        let call =
+            Call::Series { name: "likes", period: Period::Day, from: 0, to: 172_800, starts: &[0, 86_400] };
+
+        let series = ready(routines.run(&mut conn, call)).unwrap().series().unwrap();
+
+        assert_eq!(series, Series { total: Some(9), range: Some(5), buckets: vec![Some(2), Some(3)] });
+        let (likes, day) = (Arg::text("likes"), Arg::text("day"));
+        assert_eq!(
+            conn.sent()[0].params,
+            [
+                likes.clone(),
+                likes.clone(),
+                day.clone(),
+                Arg::number(0),
+                Arg::number(172_800),
+                likes.clone(),
+                day.clone(),
+                Arg::number(0),
+                likes,
+                day,
+                Arg::number(86_400),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_read_of_many_counters_answers_one_value_per_name_and_a_write_answers_nothing() {
+        let routines = Routines::new(&PackageOptions::default());
+        let names = ["a".to_owned(), "b".to_owned()];
+        let mut conn = ScriptedConnection::new([
+            answer("SELECT `counter_get`(?), `counter_get`(?)", Reply::Rows(vec![vec![Some(1), None]])),
+            answer("CALL `counter_add`(?, ?)", Reply::Changed(1)),
+        ]);
+
+        let values = ready(routines.run(&mut conn, Call::GetMany { names: &names })).unwrap();
+        let write = ready(routines.run(&mut conn, Call::Add { name: "a", delta: 2 })).unwrap();
+
+        assert_eq!(values.values().unwrap(), [Some(1), None]);
+        assert!(matches!(write, Answer::Done), "{write:?}");
     }
 }
