@@ -512,12 +512,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ad56c72d37a2e7ec'
+COMMENT 'slotted-counters sha256:5be1878d3f4b8bf2'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -551,18 +554,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = FLOOR(RAND() * v_slots) + 1;
@@ -573,12 +576,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -653,12 +670,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a6446fad02c1f61a'
+COMMENT 'slotted-counters sha256:c86ac938790746d1'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -675,18 +695,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = FLOOR(RAND() * v_slots) + 1;
@@ -697,12 +717,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -1309,12 +1343,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:694d1d5501993399'
+COMMENT 'slotted-counters sha256:737310b15e13a51d'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1349,18 +1386,18 @@ BEGIN
         END IF;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     IF v_slots IS NULL THEN
@@ -1370,6 +1407,16 @@ BEGIN
     SET v_slot = FLOOR(RAND() * v_slots) + 1;
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
+    END IF;
+    IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
     END IF;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
@@ -1623,13 +1670,16 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5027c9b28e1e8ad8'
+COMMENT 'slotted-counters sha256:3b8ee48014e61c0a'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1678,18 +1728,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = FLOOR(RAND() * v_slots) + 1;
@@ -1700,12 +1750,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:404cdd6306485a88'
+COMMENT 'slotted-counters sha256:357c83d8b65b9c35'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -351,10 +351,19 @@ BEGIN
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
+        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -429,7 +438,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:488ba973faaf92ec'
+COMMENT 'slotted-counters sha256:aba6bb13fb1a14f0'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -452,10 +461,19 @@ BEGIN
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
+        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -969,7 +987,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:4153bd8845e0902c'
+COMMENT 'slotted-counters sha256:f81b4e554d84a6c2'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1004,6 +1022,16 @@ BEGIN
         END IF;
     END IF;
     SET v_slot = FLOOR(RAND() * 64) + 1;
+    IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
+    END IF;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
         DECLARE EXIT HANDLER FOR SQLEXCEPTION
@@ -1256,7 +1284,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:055bde907cb44e2d'
+COMMENT 'slotted-counters sha256:8970a27c73c878ea'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1312,10 +1340,19 @@ BEGIN
     -- changed here tells.
     UPDATE `counters` SET `counter` = `counter` + v_delta
      WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
+       AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
+        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

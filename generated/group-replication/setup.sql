@@ -517,12 +517,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:fdad253f8eee5abc'
+COMMENT 'slotted-counters sha256:73b097fb0b834b4a'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_position INT;
@@ -558,18 +561,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
@@ -586,12 +589,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -666,12 +683,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2fe3619ff7bce7ef'
+COMMENT 'slotted-counters sha256:97beeb2cd77834bb'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_position INT;
@@ -690,18 +710,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
@@ -718,12 +738,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
@@ -1352,12 +1386,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:be888c022c680710'
+COMMENT 'slotted-counters sha256:596d1f2a99b7ec71'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_position INT;
@@ -1394,18 +1431,18 @@ BEGIN
         END IF;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     IF v_slots IS NULL THEN
@@ -1421,6 +1458,16 @@ BEGIN
         (v_slot - 1) % v_slots + 1);
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
+    END IF;
+    IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
     END IF;
     BEGIN
         DECLARE EXIT HANDLER FOR 1062 BEGIN END;
@@ -1674,13 +1721,16 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5a7d70bc0bc36eb7'
+COMMENT 'slotted-counters sha256:0658961f65000030'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
     DECLARE v_position INT;
@@ -1731,18 +1781,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id` INTO v_slots FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
@@ -1759,12 +1809,26 @@ BEGIN
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `counters` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-       AND `untracked`
-       AND `lowest` IS NULL AND `highest` IS NULL
-       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
-    IF ROW_COUNT() = 0 THEN
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+        UPDATE `counters` SET `counter` = `counter` + v_delta
+         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
+           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            BEGIN
+                DECLARE v_fits BOOLEAN;
+                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                IF NOT v_fits THEN
+                    SET v_slot = 1;
+                END IF;
+            END;
+        END IF;
         BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;

@@ -57,6 +57,12 @@ pub(super) struct Context {
     pub(super) resize: bool,
     pub(super) periods_feature: bool,
     pub(super) bounds: bool,
+    /// Whether a write reads, with the slot count, whether the counter
+    /// takes the classic write (`v_classic`), and tries that UPDATE only
+    /// then: a package with periods or bounds whose slots are counted by a
+    /// read. The UPDATE would leave a bounded slot locked where it found no
+    /// room (see `look_before_locking` in `routines/_bounds.sql`).
+    pub(super) classic_flag: bool,
     /// Whether it has the table of write ids and its trigger (batches or
     /// write ids), the table of changes and its trigger
     /// ([`package::has_changes_table`]), and the slot bound's triggers
@@ -304,6 +310,9 @@ impl Context {
             resize: features.has(Feature::Resize),
             periods_feature: features.has(Feature::Periods),
             bounds: features.has(Feature::Bounds),
+            classic_flag: (features.has(Feature::Periods) || features.has(Feature::Bounds))
+                && !options.auto_create()
+                && fixed_slots.is_none(),
             has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),
             slot_bound_triggers: triggers.contains(&insert_trigger),

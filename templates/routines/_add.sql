@@ -13,6 +13,13 @@
     DECLARE v_slot INT;
 {%- if p.fixed_slots.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
+{%- if p.classic_flag %}
+    -- Whether the counter takes the classic write (takes_classic_write).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+{%- if p.bounds %}
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
+{%- endif %}
+{%- endif %}
 {%- endif %}
 {%- if parses_delta %}
     DECLARE v_number DECIMAL(65, 30);
@@ -53,7 +60,7 @@
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag) %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
@@ -63,16 +70,18 @@
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
-     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-{%- if p.periods_feature %}
-       AND `untracked`
-{%- endif %}
-{%- if p.bounds %}
-       AND `lowest` IS NULL AND `highest` IS NULL
-{%- endif %}
-       AND {% call bounds::within_slot_bound(p, "v_delta") %}{% endcall %};
+{%- if p.classic_flag %}
+    -- It is tried on no other counter: on a bounded one, the slot it read
+    -- would stay locked until the transaction ends, room or not, out of
+    -- the order of a bounded counter's locks (see look_before_locking).
+    IF v_classic THEN
+{%- call classic_update(p, "        ") %}{% endcall %}
+    END IF;
+    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+{%- else %}
+{%- call classic_update(p, "    ") %}{% endcall %}
     IF ROW_COUNT() = 0 THEN
+{%- endif %}
 {%- call featured(p, at, "        ") %}{% endcall %}
     END IF;
 {%- else %}
@@ -80,9 +89,22 @@
 {%- endif %}
 {%- endmacro %}
 
+{#- The classic write: v_delta added to slot v_slot of counter p_name, in
+    one UPDATE that changes no row unless the counter takes it
+    (takes_classic_write) within the slot bound. -#}
+{% macro classic_update(p, indent) %}
+{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{{ indent }}   AND {% call m::takes_classic_write(p) %}{% endcall %}
+{{ indent }}   AND {% call bounds::within_slot_bound(p, "v_delta") %}{% endcall %};
+{%- endmacro %}
+
 {#- Adds v_delta to slot v_slot of counter p_name, or to the counter as
     its bound or its periods ask, at `indent`. -#}
 {% macro featured(p, at, indent) %}
+{%- if p.bounds && !p.auto_create %}
+{% call bounds::look_before_locking(indent, p) %}{% endcall %}
+{%- endif %}
 {%- if p.periods_feature %}
 {{ indent }}BEGIN
 {{ indent }}    -- What each period the counter tracks keeps.

@@ -1,5 +1,6 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add.sql" as add -%}
+{%- import "routines/_bounds.sql" as bounds -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddOnce) }}` */$$
 -- {{ p.routine(Routine::Add) }} with a write id p_write_id (16 random bytes the caller chose for
 -- this write): adds p_delta to counter p_name once, however often it is
@@ -22,7 +23,7 @@ BEGIN
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {%- call add::check_arguments(p) %}{% endcall %}
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots") %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag) %}{% endcall %}
     IF v_slots IS NULL THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
@@ -30,6 +31,9 @@ BEGIN
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
+{%- if p.bounds && !p.auto_create %}
+{% call bounds::look_before_locking("    ", p) %}{% endcall %}
+{%- endif %}
 {% call m::record_write("    ", p, "p_name", "CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';')", true, "NULL") %}{% endcall %}
 {% call m::forget_expired_writes("    ", p) %}{% endcall %}
 END$$

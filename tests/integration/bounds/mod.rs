@@ -7,6 +7,7 @@
 
 mod clients;
 mod routines;
+mod storms;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
