@@ -52,13 +52,19 @@ pub(super) fn broken_increment_is_caught(package: &Package) {
     // counter_add_at, which shares it: the one an increment of a counter
     // that tracks no period and has no bound makes.
     let updates = if package.has(Feature::Periods) { 3 } else { 2 };
-    let correct =
-        "SET `counter` = `counter` + v_delta\n     WHERE `counter_name` = p_name AND `counter_id` = v_slot\n";
-    assert_eq!(script.matches(correct).count(), updates, "the UPDATE this test breaks is where it expects");
-    let broken = script.replace(
-        correct,
-        &format!("SET `counter` = `counter` + v_delta\n     WHERE `counter_name` = p_name AND `counter_id` = {random_slot}\n"),
-    );
+    // At the routine's top level, or inside the IF of a package whose
+    // slot count's read says whether a counter takes it.
+    let forms = ["     ", "         "].map(|indent| {
+        let at = |slot: &str| {
+            format!("SET `counter` = `counter` + v_delta\n{indent}WHERE `counter_name` = p_name AND `counter_id` = {slot}\n")
+        };
+        (at("v_slot"), at(&random_slot))
+    });
+    let found: usize = forms.iter().map(|(correct, _)| script.matches(correct.as_str()).count()).sum();
+    assert_eq!(found, updates, "the UPDATE this test breaks is where it expects");
+    let broken = forms
+        .iter()
+        .fold(script.clone(), |script, (correct, broken)| script.replace(correct.as_str(), broken));
 
     let db = package.empty_database();
     script::run(&mut db.conn(), &broken).unwrap();
