@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5be1878d3f4b8bf2'
+COMMENT 'slotted-counters sha256:3813a29dbf5beeb5'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -388,7 +388,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -469,7 +469,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c86ac938790746d1'
+COMMENT 'slotted-counters sha256:e74ef978f45d1e25'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -529,7 +529,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -1142,7 +1142,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:737310b15e13a51d'
+COMMENT 'slotted-counters sha256:5e4b6fa992aaf340'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1210,7 +1210,7 @@ BEGIN
     IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
         BEGIN
             DECLARE v_fits BOOLEAN;
-            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
               FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
             IF NOT v_fits THEN
                 SET v_slot = 1;
@@ -1469,7 +1469,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3b8ee48014e61c0a'
+COMMENT 'slotted-counters sha256:1073c001cc3e0c05'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1562,7 +1562,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;

@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:357c83d8b65b9c35'
+COMMENT 'slotted-counters sha256:229c59edeced42ec'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -357,7 +357,7 @@ BEGIN
         IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -438,7 +438,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:aba6bb13fb1a14f0'
+COMMENT 'slotted-counters sha256:e08102fd51cb9c39'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -467,7 +467,7 @@ BEGIN
         IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -987,7 +987,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f81b4e554d84a6c2'
+COMMENT 'slotted-counters sha256:dd52e4a2f07d4bde'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1025,7 +1025,7 @@ BEGIN
     IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
         BEGIN
             DECLARE v_fits BOOLEAN;
-            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
               FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
             IF NOT v_fits THEN
                 SET v_slot = 1;
@@ -1284,7 +1284,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8970a27c73c878ea'
+COMMENT 'slotted-counters sha256:979c6372265bda93'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1346,7 +1346,7 @@ BEGIN
         IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;

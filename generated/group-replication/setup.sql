@@ -517,7 +517,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:73b097fb0b834b4a'
+COMMENT 'slotted-counters sha256:309b5350cd630fdd'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -602,7 +602,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -683,7 +683,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:97beeb2cd77834bb'
+COMMENT 'slotted-counters sha256:456e978ac06b764f'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -751,7 +751,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;
@@ -1386,7 +1386,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:596d1f2a99b7ec71'
+COMMENT 'slotted-counters sha256:1d6f57a6718a7ffa'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1462,7 +1462,7 @@ BEGIN
     IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
         BEGIN
             DECLARE v_fits BOOLEAN;
-            SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
               FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
             IF NOT v_fits THEN
                 SET v_slot = 1;
@@ -1721,7 +1721,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0658961f65000030'
+COMMENT 'slotted-counters sha256:45648f64e74762a0'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1822,7 +1822,7 @@ BEGIN
         IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 2 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
                 IF NOT v_fits THEN
                     SET v_slot = 1;

@@ -37,6 +37,7 @@ pub(super) fn package(
         Variant::CoalescedIds | Variant::CoalescedAsync => {
             return package(Variant::Coalesced, slots, max_slots, group_replication);
         }
+        Variant::SaleInTransactions => return package(Variant::Sale, slots, max_slots, group_replication),
         Variant::Periods => {
             PackageOptions::builder().table("bench_periods_counters").prefix("bench_periods_")
         }

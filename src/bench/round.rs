@@ -17,7 +17,7 @@ use super::floor::Floor;
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
 use super::report::{ClientOutcome, CoalescedFigures, CpuTime, Latencies, RoundResult};
 use super::variant::Variant;
-use super::workbench::{REPLICATION_WAIT, Workbench};
+use super::workbench::{ORDER_SQL, REPLICATION_WAIT, Workbench};
 use crate::database;
 use crate::error::Error;
 use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
@@ -33,7 +33,7 @@ impl Workbench {
         floor: Option<&Floor>,
     ) -> Result<RoundResult, Error> {
         let mut conn = self.pools[0].get_conn().map_err(Error::Query)?;
-        if case.variant == Variant::Sale {
+        if case.variant.profile().sells {
             self.restock(&mut conn, case)?;
         }
         let before = self.server_counters()?;
@@ -207,6 +207,11 @@ impl Workbench {
                 let statement = conn.prep(sql).map_err(Error::Query)?;
                 Ok(match variant {
                     Variant::Transaction => Incrementer::Transaction(conn, statement),
+                    Variant::SaleInTransactions => {
+                        without_snapshot_isolation(&mut conn)?;
+                        let order = conn.prep(ORDER_SQL).map_err(Error::Query)?;
+                        Incrementer::Order(conn, statement, order)
+                    }
                     Variant::AddMany => {
                         let deltas: serde_json::Map<String, serde_json::Value> = self
                             .counter_names(case, client)
@@ -225,9 +230,10 @@ impl Workbench {
         let mut incrementer = prepared?;
         let started = Instant::now();
         // A sale goes on until its stock runs out.
-        let (iterations, deadline) = match case.variant {
-            Variant::Sale => (u32::MAX, started + ROUND_TIME_LIMIT),
-            _ => budget.limits(started),
+        let (iterations, deadline) = if case.variant.profile().sells {
+            (u32::MAX, started + ROUND_TIME_LIMIT)
+        } else {
+            budget.limits(started)
         };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
         let mut targets = self.targets(case, client);
@@ -250,6 +256,9 @@ enum Incrementer<'a> {
     Statement(PooledConn, Statement),
     /// One transaction per iteration, one statement per counter in it.
     Transaction(PooledConn, Statement),
+    /// One transaction per counter: the statement, then the insert of an
+    /// order for that counter ([`ORDER_SQL`]).
+    Order(PooledConn, Statement, Statement),
     /// One statement per iteration for every counter, with this argument.
     Batch(PooledConn, Statement, String),
     /// One call per counter through the handle the node's clients share.
@@ -291,6 +300,16 @@ impl Incrementer<'_> {
                 })?;
                 outcome.record(result.map_err(CounterError::from), names.len(), began, progress);
             }
+            Incrementer::Order(conn, take, order) => {
+                for name in names {
+                    let began = Instant::now();
+                    let result = in_transaction(conn, |conn| {
+                        conn.exec_drop(&*take, (name,))?;
+                        conn.exec_drop(&*order, (name,))
+                    })?;
+                    outcome.record(result.map_err(CounterError::from), 1, began, progress);
+                }
+            }
             Incrementer::Batch(conn, statement, deltas) => {
                 let began = Instant::now();
                 let result = conn.exec_drop(&*statement, (deltas.as_str(),));
@@ -320,6 +339,20 @@ fn summed(stats: impl Iterator<Item = FlushStats>) -> FlushStats {
         flushes: sum.flushes + node.flushes,
         deltas: sum.deltas + node.deltas,
     })
+}
+
+/// Turns MariaDB's snapshot isolation off for `conn`'s session, where the
+/// server has it (11.6 and later), as the reference asks of applications
+/// that take from bounded counters inside their transactions: with it on,
+/// a take cannot look at its slot before it locks it, and takes near the
+/// bound deadlock.
+fn without_snapshot_isolation(conn: &mut PooledConn) -> Result<(), Error> {
+    let variable: Option<(String, String)> =
+        conn.query_first("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'").map_err(Error::Query)?;
+    if variable.is_some() {
+        conn.query_drop("SET SESSION innodb_snapshot_isolation = OFF").map_err(Error::Query)?;
+    }
+    Ok(())
 }
 
 /// Runs `work` between START TRANSACTION and COMMIT, and rolls back when it

@@ -28,6 +28,13 @@ pub enum Variant {
     /// refused; its totals are exact when it sold exactly the stock. Runs at
     /// hold 0 only.
     Sale,
+    /// `sale` as applications make it: each take in a transaction of the
+    /// application's, beside an insert of its order (`START TRANSACTION;
+    /// CALL counter_add(sku, -1); INSERT INTO bench_orders ...; COMMIT`),
+    /// on `sale`'s counters. Near the bound, these are the takes that
+    /// deadlock when slots are locked out of order: the round reports the
+    /// deadlocks its clients met beside the units sold. Runs at hold 0 only.
+    SaleInTransactions,
     /// `dynamic` with each counter counted per hour and per day
     /// (`counter_track`): every increment also adds to a bucket of each,
     /// in its statement. Its totals count as exact only when every
@@ -107,6 +114,9 @@ pub(super) struct Profile {
     pub(super) is_async: bool,
     /// Each of its calls takes 1 from a stock instead of adding 1.
     pub(super) takes: bool,
+    /// A round sells its stock, restocked before it, until a take is
+    /// refused, rather than running for the budget.
+    pub(super) sells: bool,
 }
 
 impl Variant {
@@ -123,6 +133,7 @@ impl Variant {
             coalesces: false,
             is_async: false,
             takes: false,
+            sells: false,
         };
         let own_transactions = Profile { holds: false, ..package };
         match self {
@@ -132,7 +143,14 @@ impl Variant {
             }
             Dynamic => Profile { name: "dynamic", ..package },
             Bounded => Profile { name: "bounded", takes: true, ..package },
-            Sale => Profile { name: "sale", takes: true, ..own_transactions },
+            Sale => Profile { name: "sale", takes: true, sells: true, ..own_transactions },
+            SaleInTransactions => Profile {
+                name: "sale-in-transactions",
+                counters_of: Sale,
+                takes: true,
+                sells: true,
+                ..own_transactions
+            },
             Periods => Profile { name: "periods", ..package },
             Fixed => Profile { name: "fixed", needs_slots: true, ..package },
             Lazy => Profile { name: "lazy", needs_slots: true, ..package },
@@ -164,5 +182,11 @@ impl Variant {
     /// The name `--variant` takes.
     pub fn name(self) -> &'static str {
         self.profile().name
+    }
+
+    /// Whether its rounds sell a stock until it runs out, and report what
+    /// they sold and refused.
+    pub fn sells(self) -> bool {
+        self.profile().sells
     }
 }

@@ -237,8 +237,9 @@ impl Workbench {
     }
 
     fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
-        let mut sql =
-            String::from("DROP TABLE IF EXISTS bench_single_row;\nDROP TABLE IF EXISTS bench_stock;\n");
+        let mut sql = String::from(
+            "DROP TABLE IF EXISTS bench_single_row;\nDROP TABLE IF EXISTS bench_stock;\nDROP TABLE IF EXISTS bench_orders;\n",
+        );
         for options in self.packages()? {
             sql.push_str(&install::uninstall_script(&options, true)?);
         }
@@ -256,6 +257,11 @@ impl Workbench {
             ))
             .map_err(Error::Query)?;
         }
+        conn.query_drop(
+            "CREATE TABLE bench_orders (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, \
+             counter_name VARCHAR(255) NOT NULL) ENGINE=InnoDB",
+        )
+        .map_err(Error::Query)?;
         for &id in &self.hot {
             conn.exec_drop("INSERT INTO bench_stock (id, n) VALUES (?, ?)", (id, STOCK))
                 .map_err(Error::Query)?;
@@ -317,7 +323,7 @@ impl Workbench {
                 .map_err(Error::Query)?;
         }
         for &(variant, slots) in &self.kinds {
-            if matches!(variant, Variant::Bounded | Variant::Sale) {
+            if matches!(variant, Variant::Bounded | Variant::Sale | Variant::SaleInTransactions) {
                 self.restock(conn, Case { variant, slots, clients: self.max_clients, hold_ms: 0 })?;
             }
         }
@@ -365,7 +371,7 @@ impl Workbench {
     pub(super) fn restock(&self, conn: &mut impl Queryable, case: Case) -> Result<(), Error> {
         let options = self.package(case.variant, case.slots)?.expect("a bounded variant calls a package");
         let stock =
-            if case.variant == Variant::Sale { SALE_PER_CLIENT * i64::from(case.clients) } else { STOCK };
+            if case.variant.profile().sells { SALE_PER_CLIENT * i64::from(case.clients) } else { STOCK };
         for name in self.counter_names(case, 0) {
             let reset = format!("CALL `{}`(?, ?, FALSE)", Routine::Reset.name(&options));
             conn.exec_drop(reset, (&name, stock)).map_err(Error::Query)?;
@@ -450,7 +456,9 @@ impl Workbench {
             Some(options) => match case.variant {
                 Variant::Transaction => format!("CALL `{}`(?, 1)", Routine::Add.name(&options)),
                 Variant::AddMany => format!("CALL `{}`(?)", Routine::AddMany.name(&options)),
-                Variant::Bounded | Variant::Sale => format!("CALL `{}`(?, -1)", Routine::Add.name(&options)),
+                Variant::Bounded | Variant::Sale | Variant::SaleInTransactions => {
+                    format!("CALL `{}`(?, -1)", Routine::Add.name(&options))
+                }
                 _ => format!("CALL `{}`(?)", Routine::Increment.name(&options)),
             },
             None if case.variant == Variant::SingleRowGuarded => {
@@ -460,6 +468,10 @@ impl Workbench {
         })
     }
 }
+
+/// The order a `sale-in-transactions` take inserts in its transaction,
+/// given the counter it took from.
+pub(super) const ORDER_SQL: &str = "INSERT INTO bench_orders (counter_name) VALUES (?)";
 
 /// The table of a variant without a package: the single-row counters, or
 /// the guarded stock.

@@ -4,8 +4,7 @@
 use super::args::{AdviseArgs, BenchArgs};
 use super::table;
 use crate::bench::{
-    self, Budget, CoalescedFigures, GET_MANY, Plan, Population, Report, RoundResult, TableFigures, Variant,
-    advise,
+    self, Budget, CoalescedFigures, GET_MANY, Plan, Population, Report, RoundResult, TableFigures, advise,
 };
 use crate::error::Error;
 
@@ -98,7 +97,7 @@ type Column = (&'static str, fn(&RoundResult) -> String);
 fn report_table(report: &Report) -> String {
     let on_cluster = report.results.iter().any(|result| result.conflicts().is_some());
     let coalesced = report.results.iter().any(|result| result.coalesced.is_some());
-    let sales = report.results.iter().any(|result| result.variant == Variant::Sale);
+    let sales = report.results.iter().any(|result| result.variant.sells());
     let mut columns: Vec<Column> = vec![
         ("variant", |result| result.label.clone()),
         ("clients", |result| result.clients.to_string()),
@@ -124,6 +123,11 @@ fn report_table(report: &Report) -> String {
         columns.push(("sold", |result| result.increments.to_string()));
         columns.push(("refused", |result| result.refused.to_string()));
         columns.push(("seconds", |result| format!("{:.2}", result.seconds)));
+        // Per 1,000 takes, sold or refused: each a transaction of its own.
+        columns.push(("deadlocks/1k", |result| {
+            let takes = result.increments + result.refused;
+            format!("{:.1}", 1_000.0 * result.deadlocks_seen as f64 / takes.max(1) as f64)
+        }));
     }
     columns.push(("exact", |result| if result.total_exact { "yes" } else { "NO" }.to_owned()));
     if coalesced {
@@ -200,7 +204,7 @@ fn coalesced_figure(result: &RoundResult, show: fn(&CoalescedFigures) -> String)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::RoundResult;
+    use crate::bench::{RoundResult, Variant};
 
     #[test]
     fn inexact_rounds_say_no_in_the_table() {

@@ -220,10 +220,12 @@ fn bench_periods_counts_every_increment_in_every_bucket() {
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }
 
-/// `--variant bounded,single-row-guarded,sale`: takes from a bounded
-/// counter and from a guarded single row each lower their stock by exactly
-/// the takes, at every hold; a sale sells exactly its 100 units per client,
-/// refuses each client's last take, and counts no error.
+/// `--variant bounded,single-row-guarded,sale,sale-in-transactions`: takes
+/// from a bounded counter and from a guarded single row each lower their
+/// stock by exactly the takes, at every hold; a sale sells exactly its 100
+/// units per client and refuses each client's last take, in autocommit
+/// with no error, and with each take in a transaction beside its order
+/// with no error but a rare deadlock.
 fn bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock() {
     let db = Database::new();
     let (table, report) = bench_report(
@@ -239,15 +241,34 @@ fn bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock() {
             assert_eq!(round["total_change"], -(round["increments"].as_i64().unwrap()), "{round}");
         }
     }
-    let (table, report) = bench_report(&db, "--variant sale --hot 1 --clients 1,8 --slots 8 --iterations 1");
-    assert!(table.contains("sold") && table.contains("refused"), "{table}");
-    let sales: Vec<&Value> =
-        report["results"].as_array().unwrap().iter().filter(|result| result["variant"] == "sale").collect();
-    assert_eq!(sales.len(), 2, "{table}");
-    for sale in sales {
-        let clients = sale["clients"].as_u64().unwrap();
-        support::check_bench_round(sale, 100 * clients);
-        assert_eq!(sale["refused"], clients, "each client's last take: {sale}");
+    let (table, report) = bench_report(
+        &db,
+        "--variant sale,sale-in-transactions --hot 1 --clients 1,8 --slots 8 --iterations 1",
+    );
+    assert!(["sold", "refused", "deadlocks/1k"].iter().all(|column| table.contains(column)), "{table}");
+    for variant in ["sale", "sale-in-transactions"] {
+        let sales: Vec<&Value> = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|result| result["variant"] == variant)
+            .collect();
+        assert_eq!(sales.len(), 2, "{variant}: {table}");
+        for sale in sales {
+            let clients = sale["clients"].as_u64().unwrap();
+            assert_eq!(sale["refused"], clients, "each client's last take: {sale}");
+            if variant == "sale" {
+                support::check_bench_round(sale, 100 * clients);
+                continue;
+            }
+            // Takes in transactions may deadlock, rarely: the only errors,
+            // retried by the next take, and at most 50 per 1,000.
+            assert_eq!(sale["total_exact"], true, "{sale}");
+            assert_eq!(sale["increments"], 100 * clients, "{sale}");
+            let deadlocks = sale["deadlocks_seen"].as_u64().unwrap();
+            assert_eq!(sale["errors"], deadlocks, "{sale}");
+            assert!(deadlocks * 1_000 <= 50 * (100 + 1) * clients, "{sale}");
+        }
     }
     assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
 }

@@ -14,7 +14,7 @@ use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters_core::package::errno;
 
-use crate::support::{self, Database, Release, on_each_server, total};
+use crate::support::{self, Database, on_each_server, total};
 
 on_each_server!(
     takes_in_applications_transactions_beside_their_own_insert_rarely_deadlock,
@@ -60,12 +60,13 @@ impl Storm {
 /// Meanwhile 5 restocks of 100, each in autocommit, land while buyers wait
 /// for them (a restock starved behind the sale would hang the test). Every
 /// unit is sold once, each sale has its order, and the transactions meet at
-/// most 50 deadlocks per 1,000. On MariaDB 11.8 the buyers' sessions turn
-/// snapshot isolation off, as the reference tells applications to: with it
-/// on, a take inside a transaction cannot look at its slot before it locks
-/// it (the look would open a read view that fails the writes after it), and
-/// the storm comes back (3.1 million deadlocks, and a restock starved, in
-/// a run stopped after 18 minutes).
+/// most 50 deadlocks per 1,000. The buyers' sessions turn MariaDB's
+/// snapshot isolation off where the server has it (11.8 here), as the
+/// reference tells applications to: with it on, a take inside a
+/// transaction cannot look at its slot before it locks it (the look would
+/// open a read view that fails the writes after it), and the storm comes
+/// back (3.1 million deadlocks, and a restock starved, in a run stopped
+/// after 18 minutes).
 fn takes_in_applications_transactions_beside_their_own_insert_rarely_deadlock() {
     let db = support::with_package(&slotted_counters::PackageOptions::default());
     let mut conn = db.conn();
@@ -76,7 +77,6 @@ fn takes_in_applications_transactions_beside_their_own_insert_rarely_deadlock() 
     let storm = Storm::default();
     let restock_deadlocks = AtomicU64::new(0);
     let restocked = AtomicBool::new(false);
-    let release = support::server::release();
     thread::scope(|scope| {
         scope.spawn(|| {
             let mut conn = db.conn();
@@ -93,7 +93,7 @@ fn takes_in_applications_transactions_beside_their_own_insert_rarely_deadlock() 
             restocked.store(true, Ordering::SeqCst);
         });
         for _ in 0..50 {
-            scope.spawn(|| buy_until_sold_out(&db, &storm, &restocked, release));
+            scope.spawn(|| buy_until_sold_out(&db, &storm, &restocked));
         }
     });
     let orders: i64 = conn.query_first("SELECT CAST(SUM(units) AS SIGNED) FROM orders").unwrap().unwrap();
@@ -103,19 +103,18 @@ fn takes_in_applications_transactions_beside_their_own_insert_rarely_deadlock() 
     let transactions = sold + storm.refused.load(Ordering::SeqCst);
     let per_1000 = storm.per_1000(transactions);
     eprintln!(
-        "{release:?}: {storm:?} over {transactions} transactions: {per_1000:.1} deadlocks per 1,000; restocks met {}",
+        "{:?}: {storm:?} over {transactions} transactions: {per_1000:.1} deadlocks per 1,000; restocks met {}",
+        support::server::release(),
         restock_deadlocks.load(Ordering::SeqCst)
     );
     assert!(per_1000 <= 50.0, "{per_1000:.1} deadlocks per 1,000 transactions: {storm:?}");
 }
 
-/// One buyer on `release`: orders 1 unit per transaction until a take is
-/// refused once every restock is in.
-fn buy_until_sold_out(db: &Database, storm: &Storm, restocked: &AtomicBool, release: Release) {
+/// One buyer: orders 1 unit per transaction until a take is refused once
+/// every restock is in.
+fn buy_until_sold_out(db: &Database, storm: &Storm, restocked: &AtomicBool) {
     let mut conn = db.conn();
-    if release == Release::MariaDb11 {
-        conn.query_drop("SET SESSION innodb_snapshot_isolation = OFF").unwrap();
-    }
+    support::without_snapshot_isolation(&mut conn);
     loop {
         let done = restocked.load(Ordering::SeqCst);
         match order(&mut conn) {
