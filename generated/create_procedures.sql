@@ -618,7 +618,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:0859a0df2768270e'
+COMMENT 'slotted-counters sha256:b8d27e2e63c06004'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -640,6 +640,11 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
+    -- Read with the slot count: whether the counter takes the classic
+    -- write (unused here), and whether it is bounded, for the look at its
+    -- slot (look_before_locking).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
     DECLARE v_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin DEFAULT '';
@@ -742,18 +747,18 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
                     SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
                      ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
                     SET v_slot = COALESCE(v_slot, 1);
                 ELSE
-                    SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                    SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
                      FOR UPDATE;
                 END IF;
             ELSE
-                SELECT `counter_id` INTO v_slot FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;
             END IF;
         END;
@@ -766,6 +771,16 @@ BEGIN
             SET v_slot = FLOOR(RAND() * v_slots) + 1;
             IF v_second_locked AND v_slot >= 2 THEN
                 SET v_slot = v_slot + 1;
+            END IF;
+            IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_fits BOOLEAN;
+                    SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                    IF NOT v_fits THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
             END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');

@@ -757,7 +757,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:78e862c4c9d401e2'
+COMMENT 'slotted-counters sha256:c6126bd36f0f5b8f'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -901,6 +901,16 @@ BEGIN
         END IF;
         IF v_delta <> 0 THEN
             SET v_slot = FLOOR(RAND() * 64) + 1;
+            IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_fits BOOLEAN;
+                    SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                    IF NOT v_fits THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
+            END IF;
             SET v_entries = v_entries + 1;
             SET v_plan_part = CONCAT(v_plan_part, HEX(p_name), ':', v_slot, ':', v_delta, ';');
             IF v_entries % 64 = 0 THEN

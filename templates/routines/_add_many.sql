@@ -1,4 +1,5 @@
 {%- import "_macros.sql" as m -%}
+{%- import "routines/_bounds.sql" as bounds -%}
 {#- What the batch routines share: the variables of the checks, the walk
     over the counters in collation order with every check of the batch, and,
     for the batches a trigger applies, the plan. -#}
@@ -121,6 +122,9 @@
 {%- endif %}
         IF v_delta <> 0 THEN
 {% call m::pick_slot("            ", p) %}{% endcall %}
+{%- if p.bounds && !p.auto_create %}
+{% call bounds::look_before_locking("            ", p) %}{% endcall %}
+{%- endif %}
             SET v_entries = v_entries + 1;
 
 {%- call m::check_counter_limit("            ", p) %}{% endcall %}{{ caller() }}
@@ -139,7 +143,7 @@
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-{% call m::read_slot_count("            ", p, "v_slot") %}{% endcall %}
+{% call m::read_slot_count("            ", p, "v_slot", p.classic_flag) %}{% endcall %}
         END;
         IF v_slot IS NULL THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
@@ -183,6 +187,15 @@
 {%- endif %}
     DECLARE v_slot INT;
 {% call m::declare_slot_count("    ") %}{% endcall %}
+{%- if p.classic_flag %}
+    -- Read with the slot count: whether the counter takes the classic
+    -- write (unused here), and whether it is bounded, for the look at its
+    -- slot (look_before_locking).
+    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+{%- if p.bounds %}
+    DECLARE v_bounded BOOLEAN DEFAULT FALSE;
+{%- endif %}
+{%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
