@@ -231,22 +231,23 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     off by default. A trigger's statement is not told from a plain call:
     there a lock wait may still end in 1020, to be retried as a deadlock.
     With `classic`, the same read also sets v_classic to whether the
-    counter takes the classic write (takes_classic_write), and v_bounded
-    to whether it is bounded: no read more on the hot path. -#}
-{% macro read_slot_count(indent, p, into, classic = false) -%}
+    counter takes the classic write (takes_classic_write), and with
+    `bounded` v_bounded to whether it is bounded: no read more on the hot
+    path. -#}
+{% macro read_slot_count(indent, p, into, classic = false, bounded = false) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT COUNT(*){% if classic %}, COALESCE(MAX({% call takes_classic_write(p) %}{% endcall %}), FALSE){% if p.bounds %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %}{% endif %} INTO v_second_locked{% if classic %}, {% call classic_flags(p) %}{% endcall %}{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2
+{{ indent }}    SELECT COUNT(*){% if classic %}, COALESCE(MAX({% call takes_classic_write(p) %}{% endcall %}), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2
 {{ indent }}     LOCK IN SHARE MODE;
 {{ indent }}    IF v_second_locked THEN
 {{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2
 {{ indent }}         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
 {{ indent }}        SET {{ into }} = COALESCE({{ into }}, 1);
 {{ indent }}    ELSE
-{{ indent }}        SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% if p.bounds %}, {% call is_bounded_slot() %}{% endcall %}{% endif %}{% endif %} INTO {{ into }}{% if classic %}, {% call classic_flags(p) %}{% endcall %}{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1
+{{ indent }}        SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1
 {{ indent }}         FOR UPDATE;
 {{ indent }}    END IF;
 {{ indent }}ELSE
-{{ indent }}    SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% if p.bounds %}, {% call is_bounded_slot() %}{% endcall %}{% endif %}{% endif %} INTO {{ into }}{% if classic %}, {% call classic_flags(p) %}{% endcall %}{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name
+{{ indent }}    SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
 {%- endmacro %}
@@ -262,11 +263,6 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {#- Whether a slot row's counter is bounded (every slot says the same). -#}
 {% macro is_bounded_slot() -%}
 (`lowest` IS NOT NULL OR `highest` IS NOT NULL)
-{%- endmacro %}
-
-{#- The variables read_slot_count's `classic` reads into. -#}
-{% macro classic_flags(p) -%}
-v_classic{% if p.bounds %}, v_bounded{% endif %}
 {%- endmacro %}
 
 {#- What read_slot_count needs declared beside `into`. -#}

@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1d362290d93de426'
+COMMENT 'slotted-counters sha256:a7deec212e49a69a'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -319,6 +319,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -469,7 +470,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b2bc27f9a926a49c'
+COMMENT 'slotted-counters sha256:c7e3d93b3659a2bd'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -477,6 +478,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -618,7 +620,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:aa0801259c50a0bc'
+COMMENT 'slotted-counters sha256:c89781d020171279'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -640,10 +642,8 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Read with the slot count: whether the counter takes the classic
-    -- write (unused here), and whether it is bounded, for the look at its
-    -- slot (look_before_locking).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Read with the slot count: whether the counter is bounded, for the
+    -- look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
@@ -747,18 +747,18 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
                     SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
                      ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
                     SET v_slot = COALESCE(v_slot, 1);
                 ELSE
-                    SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                    SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
                      FOR UPDATE;
                 END IF;
             ELSE
-                SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;
             END IF;
         END;
@@ -1157,14 +1157,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9d2e04ab9060b059'
+COMMENT 'slotted-counters sha256:993d11260a9d2260'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -1200,18 +1199,18 @@ BEGIN
         END IF;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     IF v_slots IS NULL THEN
@@ -1484,7 +1483,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ae91790325143849'
+COMMENT 'slotted-counters sha256:febd2f015cf220f9'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1493,6 +1492,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;

@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b9a5992437453472'
+COMMENT 'slotted-counters sha256:5299081be9ec19f6'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -319,6 +319,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -472,7 +473,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ca85f281f58d02aa'
+COMMENT 'slotted-counters sha256:4ef7e2c4e0445de0'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -480,6 +481,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -624,7 +626,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:050b9fc0a50b368d'
+COMMENT 'slotted-counters sha256:bd35efebb777341b'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -646,10 +648,8 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Read with the slot count: whether the counter takes the classic
-    -- write (unused here), and whether it is bounded, for the look at its
-    -- slot (look_before_locking).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Read with the slot count: whether the counter is bounded, for the
+    -- look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
@@ -753,18 +753,18 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
                     SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
                      ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
                     SET v_slot = COALESCE(v_slot, 1);
                 ELSE
-                    SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                    SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
                      FOR UPDATE;
                 END IF;
             ELSE
-                SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;
             END IF;
         END;
@@ -1516,14 +1516,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f677c7d3f479b9f2'
+COMMENT 'slotted-counters sha256:ceb79e5d2aaf15f8'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -1559,18 +1558,18 @@ BEGIN
         END IF;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     IF v_slots IS NULL THEN
@@ -1846,7 +1845,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a3d65e9a5f37131f'
+COMMENT 'slotted-counters sha256:cc2ca97c4b8a4768'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1855,6 +1854,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;

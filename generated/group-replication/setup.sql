@@ -517,7 +517,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:309b5350cd630fdd'
+COMMENT 'slotted-counters sha256:5f6b4ea06b4589f3'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -525,6 +525,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -683,7 +684,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:456e978ac06b764f'
+COMMENT 'slotted-counters sha256:61988cccf13248fe'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -691,6 +692,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -840,7 +842,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:a40a49e2db470e17'
+COMMENT 'slotted-counters sha256:a9a749145417217f'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -862,10 +864,8 @@ BEGIN
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Read with the slot count: whether the counter takes the classic
-    -- write (unused here), and whether it is bounded, for the look at its
-    -- slot (look_before_locking).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Read with the slot count: whether the counter is bounded, for the
+    -- look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_position INT;
     DECLARE v_members INT;
@@ -974,18 +974,18 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+                SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
                     SELECT `counter_id` - 2 INTO v_slot FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
                      ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
                     SET v_slot = COALESCE(v_slot, 1);
                 ELSE
-                    SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+                    SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
                      FOR UPDATE;
                 END IF;
             ELSE
-                SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+                SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slot, v_bounded FROM `counters` WHERE `counter_name` = p_name
                  ORDER BY `counter_id` DESC LIMIT 1;
             END IF;
         END;
@@ -1401,14 +1401,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1d6f57a6718a7ffa'
+COMMENT 'slotted-counters sha256:a8bfd786bc74fb20'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -1446,18 +1445,18 @@ BEGIN
         END IF;
     END IF;
     IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     IF v_slots IS NULL THEN
@@ -1736,7 +1735,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:45648f64e74762a0'
+COMMENT 'slotted-counters sha256:add9254446196e63'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1745,6 +1744,7 @@ BEGIN
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;

@@ -5,21 +5,22 @@
 {%- import "routines/_periods.sql" as periods -%}
 
 {#- `parses_delta`: the delta comes as text, parsed through v_number;
-    else it is 1. -#}
-{% macro variables(p, parses_delta) %}
+    else it is 1. `classic`: the routine tries the classic write. -#}
+{% macro variables(p, parses_delta, classic = true) %}
 {%- if p.fixed_slots.is_none() %}
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
 {%- if p.fixed_slots.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
-{%- if p.classic_flag %}
+{%- endif %}
+{%- if p.classic_flag && classic %}
     -- Whether the counter takes the classic write (takes_classic_write).
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
-{%- if p.bounds %}
+{%- endif %}
+{%- if p.classic_flag && p.bounds %}
+    -- Whether it is bounded, for the look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
-{%- endif %}
-{%- endif %}
 {%- endif %}
 {%- if parses_delta %}
     DECLARE v_number DECIMAL(65, 30);
@@ -60,7 +61,7 @@
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag) %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag, p.classic_flag && p.bounds) %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}

@@ -143,7 +143,7 @@
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-{% call m::read_slot_count("            ", p, "v_slot", p.classic_flag) %}{% endcall %}
+{% call m::read_slot_count("            ", p, "v_slot", false, p.classic_flag && p.bounds) %}{% endcall %}
         END;
         IF v_slot IS NULL THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
@@ -187,14 +187,10 @@
 {%- endif %}
     DECLARE v_slot INT;
 {% call m::declare_slot_count("    ") %}{% endcall %}
-{%- if p.classic_flag %}
-    -- Read with the slot count: whether the counter takes the classic
-    -- write (unused here), and whether it is bounded, for the look at its
-    -- slot (look_before_locking).
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
-{%- if p.bounds %}
+{%- if p.classic_flag && p.bounds %}
+    -- Read with the slot count: whether the counter is bounded, for the
+    -- look at its slot (look_before_locking).
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
-{%- endif %}
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;

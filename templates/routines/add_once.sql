@@ -18,12 +18,12 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddOnce) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-{%- call add::variables(p, true) %}{% endcall %}
+{%- call add::variables(p, true, false) %}{% endcall %}
 
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {%- call add::check_arguments(p) %}{% endcall %}
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag) %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", false, p.classic_flag && p.bounds) %}{% endcall %}
     IF v_slots IS NULL THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
