@@ -1,9 +1,12 @@
+{%- import "routines/_periods.sql" as periods -%}
 -- The periods each counter tracks ({{ p.routine(Routine::Track) }}): one row per counter
--- and period, with how many of its buckets to keep.
+-- and period, with how many of its buckets to keep and the most each may
+-- count ({{ p.routine(Routine::Limit) }}).
 CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_type }} NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    {% call periods::limit_column("'", false) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
 
@@ -14,12 +17,17 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
 -- routines through {{ p.tracked_writes_table }} or {{ p.writes_table }}; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
--- created by the first write to them.
+-- created by the first write to them. A bucket of a limited period holds
+-- its limit in shares, one per row, as a bounded total does: a write its
+-- row's share takes changes that row alone. Such a bucket also has a row
+-- of no slot ({{ p.bucket_end }}), counting 0: the lock of a check of its limit
+-- against the sum of its rows, and where the check's locks stop.
 CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_type }} NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; {{ p.bucket_end }}: a limited bucket''s end, counting 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
+    {% call periods::share_column("'", false) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

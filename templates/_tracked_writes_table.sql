@@ -1,3 +1,4 @@
+{%- import "routines/_periods.sql" as periods -%}
 {%- import "_pending.sql" as pending -%}
 -- The last write to each slot of a counter that tracks periods: the routine
 -- records it here, and the trigger {{ p.tracked_write_trigger }} adds its delta to the
@@ -14,6 +15,8 @@ CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
 {%- for period in p.periods %}
     `keep_{{ period.name() }}` INT UNSIGNED NULL COMMENT 'what the {{ period.name() }} keeps, as the write read it: NULL untracked, {{ p.keep_all }} all',
-{%- endfor %}{%- call pending::column(p) %}{% endcall %}
+    {% call periods::limit_of_write_column(period, "'", false) %}{% endcall %}
+{%- endfor %}
+    {% call periods::room_seen_column("'", false) %}{% endcall %}{%- call pending::column(p) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `counter_id`),{%- call pending::check(p, p.tracked_writes_table) %}{% endcall %}
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

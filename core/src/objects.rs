@@ -35,6 +35,11 @@ pub enum Routine {
     AddManyOnce,
     ForgetWrites,
     Track,
+    /// `counter_add_within_limit(name, period, bucket, slot, delta,
+    /// room_seen)`: a
+    /// write's delta to its bucket of a limited period, or its refusal.
+    /// The triggers that apply writes call it with their definer's rights.
+    AddWithinLimit,
     AddAt,
     AddManyAt,
     GetPeriod,
@@ -42,6 +47,12 @@ pub enum Routine {
     Series,
     ExpirePeriods,
     Bound,
+    /// `counter_limit(name, period, highest)`: the most each bucket of a
+    /// period may count, a quota per minute, hour, day or month.
+    Limit,
+    /// `counter_room(name)`: one row per bound and limit of a counter, with
+    /// the room left toward it and when that room comes back.
+    Room,
     /// `counter_package()`: the package's version and the options it was
     /// generated with, features included ([`crate::package::package_line`]).
     Package,
@@ -50,7 +61,7 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`Routine::in_package`] tells which a given package has.
-    pub const ALL: [Routine; 24] = [
+    pub const ALL: [Routine; 27] = [
         Routine::NameProblem,
         Routine::Setup,
         Routine::Add,
@@ -67,6 +78,7 @@ impl Routine {
         Routine::AddManyOnce,
         Routine::ForgetWrites,
         Routine::Track,
+        Routine::AddWithinLimit,
         Routine::AddAt,
         Routine::AddManyAt,
         Routine::GetPeriod,
@@ -74,6 +86,8 @@ impl Routine {
         Routine::Series,
         Routine::ExpirePeriods,
         Routine::Bound,
+        Routine::Limit,
+        Routine::Room,
         Routine::Package,
     ];
 
@@ -99,7 +113,10 @@ impl Routine {
             | Routine::GetPeriod
             | Routine::GetRange
             | Routine::Series
-            | Routine::ExpirePeriods => &[Feature::Periods],
+            | Routine::ExpirePeriods
+            | Routine::AddWithinLimit
+            | Routine::Limit
+            | Routine::Room => &[Feature::Periods],
             Routine::AddManyAt => &[Feature::Batches, Feature::Periods],
             Routine::Bound => &[Feature::Bounds],
         };
@@ -125,6 +142,7 @@ impl Routine {
             Routine::AddManyOnce => "add_many_once",
             Routine::ForgetWrites => "forget_writes",
             Routine::Track => "track",
+            Routine::AddWithinLimit => "add_within_limit",
             Routine::AddAt => "add_at",
             Routine::AddManyAt => "add_many_at",
             Routine::GetPeriod => "get_period",
@@ -132,12 +150,14 @@ impl Routine {
             Routine::Series => "series",
             Routine::ExpirePeriods => "expire_periods",
             Routine::Bound => "bound",
+            Routine::Limit => "limit",
+            Routine::Room => "room",
             Routine::Package => "package",
         }
     }
 
     /// Whether an application that counts and reads calls it. Setup, reset,
-    /// resize, compact, delete, track and bound change or destroy counts, or
+    /// resize, compact, delete, track, bound and limit change or destroy counts, or
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
@@ -160,6 +180,7 @@ impl Routine {
                 | Routine::GetRange
                 | Routine::Series
                 | Routine::ExpirePeriods
+                | Routine::Room
                 | Routine::Package
         )
     }
@@ -167,12 +188,14 @@ impl Routine {
     /// How many parameters it takes, in every package.
     pub fn arity(self) -> usize {
         match self {
+            Routine::AddWithinLimit => 6,
             Routine::Setup | Routine::GetRange | Routine::Series => 4,
             Routine::PlanBatch
             | Routine::Reset
             | Routine::AddOnce
             | Routine::Track
             | Routine::Bound
+            | Routine::Limit
             | Routine::AddAt
             | Routine::AddManyAt
             | Routine::GetPeriod => 3,
@@ -185,7 +208,8 @@ impl Routine {
             | Routine::Compact
             | Routine::Delete
             | Routine::Get
-            | Routine::Estimate => 1,
+            | Routine::Estimate
+            | Routine::Room => 1,
         }
     }
 

@@ -61,6 +61,13 @@ pub const FLOOR: &str = "floor";
 pub const CEILING: &str = "ceiling";
 /// What precedes the room left in a refusal of errno 9004.
 pub const ROOM_LEFT: &str = "room left";
+/// A limit per period (`counter_limit`), as a refusal of errno 9004 names
+/// it after the period: `the write would pass the day limit 1000 (room
+/// left: 3, resets 2026-11-28 00:00:00), for counter: 'api'`.
+pub const LIMIT: &str = "limit";
+/// What precedes, in a refusal of a limit per period, the UTC moment its
+/// bucket ends.
+pub const RESETS: &str = "resets";
 
 /// The bound a refusal of errno 9004 names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +114,12 @@ pub const FLOOR_ABOVE_CEILING: &str = "the floor must not be above the ceiling";
 /// 9003); the bound follows.
 pub fn bound_out_of_range(limit: i64) -> String {
     format!("a bound must be NULL or a whole number within {limit} either way, not")
+}
+
+/// A limit per period that is not a whole number from 0 to `largest`
+/// (errno 9003); the limit follows.
+pub fn limit_out_of_range(largest: i64) -> String {
+    format!("a limit must be NULL or a whole number from 0 to {largest}, not")
 }
 
 /// A series of more buckets than a call reads.

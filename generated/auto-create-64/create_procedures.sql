@@ -89,7 +89,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -112,7 +112,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_package');
+           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -313,7 +313,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:8a586c53fd6af306'
+COMMENT 'slotted-counters sha256:e42327a409937d16'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -354,34 +354,69 @@ BEGIN
     BEGIN
         -- What each period the counter tracks keeps.
         DECLARE v_keep_minute BIGINT;
+        DECLARE v_highest_minute BIGINT;
         DECLARE v_keep_hour BIGINT;
+        DECLARE v_highest_hour BIGINT;
         DECLARE v_keep_day BIGINT;
+        DECLARE v_highest_day BIGINT;
         DECLARE v_keep_month BIGINT;
+        DECLARE v_highest_month BIGINT;
+        DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
         IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
         ELSE
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
+               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_fitting INT;
+                    SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:00:00'))
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d 00:00:00'))
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
+                    SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
+                    IF NOT v_room_seen THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
+            END IF;
             INSERT INTO `counter_tracked_writes`
-                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
+            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
                 /*!80019 AS slotted_new */
             ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-                `keep_minute` = v_keep_minute,
-                `keep_hour` = v_keep_hour,
-                `keep_day` = v_keep_day,
-                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
         ELSE
             INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
             VALUES (p_name, v_slot, NULL, NOW(), v_delta)
@@ -411,7 +446,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:bcb0b8c2131875b8'
+COMMENT 'slotted-counters sha256:62453355c7c79ca2'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -435,34 +470,69 @@ BEGIN
     BEGIN
         -- What each period the counter tracks keeps.
         DECLARE v_keep_minute BIGINT;
+        DECLARE v_highest_minute BIGINT;
         DECLARE v_keep_hour BIGINT;
+        DECLARE v_highest_hour BIGINT;
         DECLARE v_keep_day BIGINT;
+        DECLARE v_highest_day BIGINT;
         DECLARE v_keep_month BIGINT;
+        DECLARE v_highest_month BIGINT;
+        DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
         IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
         ELSE
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
+               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_fitting INT;
+                    SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:00:00'))
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d 00:00:00'))
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
+                    SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
+                    IF NOT v_room_seen THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
+            END IF;
             INSERT INTO `counter_tracked_writes`
-                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
+            VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
                 /*!80019 AS slotted_new */
             ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-                `keep_minute` = v_keep_minute,
-                `keep_hour` = v_keep_hour,
-                `keep_day` = v_keep_day,
-                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
         ELSE
             INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
             VALUES (p_name, v_slot, NULL, NOW(), v_delta)
@@ -1180,6 +1250,98 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track') */$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_within_limit` */$$
+-- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
+-- p_period that starts at p_bucket, a period the counter limits
+-- (counter_limit): refused (9004) when it would take the bucket past
+-- the limit, which undoes the whole write. The triggers that apply writes
+-- call it, in the write's statement; nothing else does.
+--
+-- The limit is held in shares, one per row of the bucket (`highest`), as a
+-- bounded total is: a write whose row's share takes it changes that row
+-- alone, under the lock its slot's writers hold already. Any other write
+-- locks the bucket's end (the quota's lock), then every row of the bucket,
+-- checks the limit against their sum, and shares the room left evenly
+-- among them again; a row with no share yet, as at the start of a bucket,
+-- gets its share this way. A negative write always fits its row: a refund
+-- gives room back. The lock order is a bounded total's: the routine that
+-- records the write sends it to slot 1 unless a plain look found room for
+-- four times its delta in its slot's row of each limited bucket
+-- (periods::look_at_limits; p_room_seen), so that writes near a limit
+-- queue on slot 1, and only a write that saw room in its rows locks one
+-- before the quota's lock: no write holds its row, or the gap where a
+-- missing one would go, while it waits for the quota's lock, held by one
+-- that waits for that row or gap. The look is the routine's: a read in a
+-- trigger, and so here, share-locks what it reads where the binary log is
+-- written by statement (MariaDB's default, MIXED). A write of a batch, or
+-- with an id, saw nothing and always takes the quota's lock.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_period ENUM('minute', 'hour', 'day', 'month'),
+    IN p_bucket DATETIME,
+    IN p_slot INT,
+    IN p_delta BIGINT,
+    IN p_room_seen BOOLEAN
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:cb302cab445142be'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_fits BOOLEAN DEFAULT FALSE;
+    DECLARE v_limit BIGINT;
+    DECLARE v_used DECIMAL(40, 0);
+    DECLARE v_rows INT;
+    DECLARE v_own INT;
+    DECLARE v_room DECIMAL(40, 0);
+
+    IF p_room_seen THEN
+        SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits
+          FROM `counter_buckets`
+         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot
+           FOR UPDATE;
+    END IF;
+    IF v_fits THEN
+        UPDATE `counter_buckets` SET `counter` = `counter` + p_delta
+         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot;
+    ELSE
+        -- The quota's lock: the bucket's end, a row of no slot that counts 0.
+        -- The locks of the read of every row stop there: without it they
+        -- would hold the next row of the index, or the gap to it, another
+        -- bucket's or counter's, and two checks of two buckets that then
+        -- added a row deadlocked. Not the period's row, which a batch's
+        -- trigger share-locks as it reads what the period keeps: two such
+        -- writes that then both locked it deadlocked, thousands of times
+        -- per thousand batches.
+        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+        VALUES (p_name, p_period, p_bucket, 65535, 0)
+        ON DUPLICATE KEY UPDATE `counter` = `counter`;
+        -- The limit as it is now: a change of it waits for this write's
+        -- locks to clear the shares, or this read for the change.
+        SELECT `highest` INTO v_limit FROM `counter_periods`
+         WHERE `counter_name` = p_name AND `period` = p_period;
+        SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
+          INTO v_used, v_rows, v_own
+          FROM `counter_buckets`
+         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+           AND `counter_id` < 65535
+           FOR UPDATE;
+        IF p_delta > 0 AND v_used + p_delta > v_limit THEN
+            SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL 1 MINUTE WHEN 'hour' THEN p_bucket + INTERVAL 1 HOUR WHEN 'day' THEN p_bucket + INTERVAL 1 DAY WHEN 'month' THEN p_bucket + INTERVAL 1 MONTH END, '), for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+        END IF;
+        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+        VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
+        ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+        -- The room left, shared again: NULL when the limit went meanwhile.
+        SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
+        UPDATE `counter_buckets`
+           SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
+         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+           AND `counter_id` < 65535;
+    END IF;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_within_limit') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_at` */$$
 -- A late write: adds p_delta to counter p_name as counter_add does, and to the
 -- bucket that holds p_at (a UTC time, no later than now) of each period the
@@ -1191,7 +1353,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1bf6492f63825d66'
+COMMENT 'slotted-counters sha256:0717a1bd696fa9fc'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1248,34 +1410,69 @@ BEGIN
     BEGIN
         -- What each period the counter tracks keeps.
         DECLARE v_keep_minute BIGINT;
+        DECLARE v_highest_minute BIGINT;
         DECLARE v_keep_hour BIGINT;
+        DECLARE v_highest_hour BIGINT;
         DECLARE v_keep_day BIGINT;
+        DECLARE v_highest_day BIGINT;
         DECLARE v_keep_month BIGINT;
+        DECLARE v_highest_month BIGINT;
+        DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
         IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
         ELSE
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name;
         END IF;
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
+               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_fitting INT;
+                    SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d %H:%i:00'))
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d %H:00:00'))
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d 00:00:00'))
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-01 00:00:00')));
+                    SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
+                    IF NOT v_room_seen THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
+            END IF;
             INSERT INTO `counter_tracked_writes`
-                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `keep_hour`, `keep_day`, `keep_month`, `pending`)
-            VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_keep_hour, v_keep_day, v_keep_month, TRUE)
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
+            VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
                 /*!80019 AS slotted_new */
             ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
-                `keep_minute` = v_keep_minute,
-                `keep_hour` = v_keep_hour,
-                `keep_day` = v_keep_day,
-                `keep_month` = v_keep_month, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
         ELSE
             INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
             VALUES (p_name, v_slot, NULL, NOW(), v_delta)
@@ -1769,6 +1966,122 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_bound') */$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_limit` */$$
+-- Limits what each bucket of p_period ('minute', 'hour', 'day' or 'month') of counter
+-- p_name may count to p_highest, a whole number from 0 (NULL: no limit): a
+-- quota per period. The period is tracked first, keeping every bucket, if
+-- it was not. From then on a write that would take the bucket it lands in
+-- past the limit is refused with 9004, naming the period, the limit, the room
+-- left and when the bucket ends, and changes nothing; a negative write
+-- gives room back. Each limit of a counter is checked in the write's
+-- statement, as its bounds are. A reset changes no bucket, so no quota.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_limit`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:c8eff7f1c84f7736'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_number DECIMAL(65, 30);
+
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
+    IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
+        SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF CONCAT(CAST(p_highest AS SIGNED)) = p_highest THEN
+        SET v_number = p_highest;
+    ELSEIF p_highest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_highest AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_highest IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND 9223372036854775807, FALSE) THEN
+        SET v_message = LEFT(CONCAT('a limit must be NULL or a whole number from 0 to 9223372036854775807, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_highest, 40)), 'NULL'), LEFT(p_highest, 40)), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    END IF;
+    IF p_highest IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        CALL `counter_track`(p_name, p_period, NULL);
+    END IF;
+    -- The new limit, then the shares of the old one go, so that the next
+    -- write of each bucket shares the new one.
+    UPDATE `counter_periods` SET `highest` = v_number
+     WHERE `counter_name` = p_name AND `period` = p_period;
+    UPDATE `counter_buckets` SET `highest` = NULL
+     WHERE `counter_name` = p_name AND `period` = p_period AND `highest` IS NOT NULL;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_limit') */$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_room` */$$
+-- One row per bound and limit of counter p_name: `kind` ('floor',
+-- 'ceiling' or 'limit'), `period` (NULL for a bound of the total), `bound`
+-- (its value), `value` (the total, or what the current bucket counted),
+-- `room` (how far a write may still move the value toward the bound), and
+-- `resets_at` (the UTC moment the current bucket ends; NULL for a bound).
+-- A read: it locks nothing and refuses nothing but a name no counter has.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_room`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+READS SQL DATA
+COMMENT 'slotted-counters sha256:c3cf01bddf8a13c2'
+BEGIN
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+
+    IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
+        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+        IF v_message IS NOT NULL THEN
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+    END IF;
+    SELECT `kind`, `period`, `bound`, `value`, `room`, `resets_at`
+      FROM (SELECT 'floor' AS `kind`, CAST(NULL AS CHAR(6)) AS `period`, `floor` AS `bound`, `total` AS `value`,
+                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS DATETIME) AS `resets_at`, 1 AS `place`
+              FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
+                           CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
+                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
+                      FROM `counters` WHERE `counter_name` = p_name) AS `bounds`
+             WHERE `floor` IS NOT NULL
+            UNION ALL
+            SELECT 'ceiling', NULL, `ceiling`, `total`, CAST(`ceiling` - `total` AS SIGNED), NULL, 2
+              FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
+                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
+                      FROM `counters` WHERE `counter_name` = p_name) AS `bounds`
+             WHERE `ceiling` IS NOT NULL
+            UNION ALL
+            SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
+                   CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
+                   CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
+                   CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL 1 MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL 1 HOUR WHEN 'day' THEN `limits`.`current` + INTERVAL 1 DAY WHEN 'month' THEN `limits`.`current` + INTERVAL 1 MONTH END AS `resets_at`,
+                   2 + `limits`.`period` AS `place`
+              FROM (SELECT `period`, `highest`,
+                           CAST(CASE `period` WHEN 'minute' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00') END AS DATETIME) AS `current`
+                      FROM `counter_periods`
+                     WHERE `counter_name` = p_name AND `highest` IS NOT NULL) AS `limits`
+              LEFT JOIN `counter_buckets` AS `b`
+                ON `b`.`counter_name` = p_name AND `b`.`period` = `limits`.`period`
+               AND `b`.`bucket_start` = `limits`.`current`
+             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`current`
+           ) AS `rows`
+     ORDER BY `place`;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_room') */$$
+
 /*!80000 DROP FUNCTION IF EXISTS `counter_package` */$$
 -- Which package this is, in one line: 'slotted-counters', its version and the
 -- options of `generate` that made it, --features among them unless it has
@@ -1836,9 +2149,14 @@ BEGIN
     -- of the entry's counter keeps.
     DECLARE v_at DATETIME(6);
     DECLARE v_keep_minute BIGINT;
+    DECLARE v_highest_minute BIGINT;
     DECLARE v_keep_hour BIGINT;
+    DECLARE v_highest_hour BIGINT;
     DECLARE v_keep_day BIGINT;
+    DECLARE v_highest_day BIGINT;
     DECLARE v_keep_month BIGINT;
+    DECLARE v_highest_month BIGINT;
+    DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
@@ -1935,10 +2253,14 @@ BEGIN
             END;
 
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL))
-              INTO v_keep_minute, v_keep_hour, v_keep_day, v_keep_month
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             BEGIN
                 DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
@@ -1956,36 +2278,52 @@ BEGIN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
                     IF v_keep_minute = 4294967295
                        OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
-                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                        VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
-                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        IF v_highest_minute IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSE
+                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_room_seen);
+                        END IF;
                     END IF;
                 END IF;
                 IF v_keep_hour IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
                     IF v_keep_hour = 4294967295
                        OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
-                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                        VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
-                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        IF v_highest_hour IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSE
+                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_room_seen);
+                        END IF;
                     END IF;
                 END IF;
                 IF v_keep_day IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
                     IF v_keep_day = 4294967295
                        OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
-                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                        VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
-                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        IF v_highest_day IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSE
+                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_room_seen);
+                        END IF;
                     END IF;
                 END IF;
                 IF v_keep_month IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
                     IF v_keep_month = 4294967295
                        OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < v_keep_month THEN
-                        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                        VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
-                        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        IF v_highest_month IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSE
+                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_room_seen);
+                        END IF;
                     END IF;
                 END IF;
             END;
@@ -2240,36 +2578,52 @@ BEGIN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
             IF NEW.keep_minute = 4294967295
                OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < NEW.keep_minute THEN
-                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
-                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                IF NEW.highest_minute IS NULL THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                ELSE
+                    CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                END IF;
             END IF;
         END IF;
         IF NEW.keep_hour IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00');
             IF NEW.keep_hour = 4294967295
                OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < NEW.keep_hour THEN
-                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
-                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                IF NEW.highest_hour IS NULL THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                ELSE
+                    CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                END IF;
             END IF;
         END IF;
         IF NEW.keep_day IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00');
             IF NEW.keep_day = 4294967295
                OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < NEW.keep_day THEN
-                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
-                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                IF NEW.highest_day IS NULL THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                ELSE
+                    CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                END IF;
             END IF;
         END IF;
         IF NEW.keep_month IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00');
             IF NEW.keep_month = 4294967295
                OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < NEW.keep_month THEN
-                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
-                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                IF NEW.highest_month IS NULL THEN
+                    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                    VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                    ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                ELSE
+                    CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                END IF;
             END IF;
         END IF;
     END;

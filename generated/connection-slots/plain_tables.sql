@@ -53,11 +53,13 @@ CREATE TABLE IF NOT EXISTS `counter_writes` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The periods each counter tracks (counter_track): one row per counter
--- and period, with how many of its buckets to keep.
+-- and period, with how many of its buckets to keep and the most each may
+-- count (counter_limit).
 CREATE TABLE IF NOT EXISTS `counter_periods` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    `highest` BIGINT NULL COMMENT 'the most a bucket may count; NULL: no limit',
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -68,12 +70,17 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- routines through counter_tracked_writes or counter_writes; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
--- created by the first write to them.
+-- created by the first write to them. A bucket of a limited period holds
+-- its limit in shares, one per row, as a bounded total does: a write its
+-- row's share takes changes that row alone. Such a bucket also has a row
+-- of no slot (65535), counting 0: the lock of a check of its limit
+-- against the sum of its rows, and where the check's locks stop.
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; 65535: a limited bucket''s end, counting 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
+    `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

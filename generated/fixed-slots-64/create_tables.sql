@@ -66,11 +66,13 @@ CREATE TABLE IF NOT EXISTS `counter_changes` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The periods each counter tracks (counter_track): one row per counter
--- and period, with how many of its buckets to keep.
+-- and period, with how many of its buckets to keep and the most each may
+-- count (counter_limit).
 CREATE TABLE IF NOT EXISTS `counter_periods` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    `highest` BIGINT NULL COMMENT 'the most a bucket may count; NULL: no limit',
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -81,13 +83,18 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 -- routines through counter_tracked_writes or counter_writes; the plain mode in
 -- the write's transaction), so a node of a cluster writes buckets of its
 -- own slots only. A bucket's value is the sum of its rows; rows are
--- created by the first write to them.
+-- created by the first write to them. A bucket of a limited period holds
+-- its limit in shares, one per row, as a bounded total does: a write its
+-- row's share takes changes that row alone. Such a bucket also has a row
+-- of no slot (65535), counting 0: the lock of a check of its limit
+-- against the sum of its rows, and where the check's locks stop.
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; 65535: a limited bucket''s end, counting 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
+    `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -105,9 +112,14 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `delta` BIGINT NOT NULL,
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
     `keep_minute` INT UNSIGNED NULL COMMENT 'what the minute keeps, as the write read it: NULL untracked, 4294967295 all',
+    `highest_minute` BIGINT NULL COMMENT 'the limit of the minute, as the write read it: NULL none',
     `keep_hour` INT UNSIGNED NULL COMMENT 'what the hour keeps, as the write read it: NULL untracked, 4294967295 all',
+    `highest_hour` BIGINT NULL COMMENT 'the limit of the hour, as the write read it: NULL none',
     `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
+    `highest_day` BIGINT NULL COMMENT 'the limit of the day, as the write read it: NULL none',
     `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
+    `highest_month` BIGINT NULL COMMENT 'the limit of the month, as the write read it: NULL none',
+    `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the write saw room in its rows of each limited bucket',
     `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
     PRIMARY KEY (`counter_name`, `counter_id`),
     CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)
@@ -164,6 +176,28 @@ DEALLOCATE PREPARE slotted_counters_upgrade;
 UPDATE `counters` SET `untracked` = TRUE
  WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
 SET @slotted_counters_untracked = NULL;
+-- Tables made before limits per period (counter_limit) gain their columns.
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_periods` ADD COLUMN `highest` BIGINT NULL COMMENT ''the most a bucket may count; NULL: no limit''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_periods' AND COLUMN_NAME = 'highest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_buckets` ADD COLUMN `highest` BIGINT NULL COMMENT ''a limited period: the most this row may count, its share of the limit; NULL: none yet''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_buckets' AND COLUMN_NAME = 'highest');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes` ADD COLUMN `highest_minute` BIGINT NULL COMMENT ''the limit of the minute, as the write read it: NULL none'', ADD COLUMN `highest_hour` BIGINT NULL COMMENT ''the limit of the hour, as the write read it: NULL none'', ADD COLUMN `highest_day` BIGINT NULL COMMENT ''the limit of the day, as the write read it: NULL none'', ADD COLUMN `highest_month` BIGINT NULL COMMENT ''the limit of the month, as the write read it: NULL none'', ADD COLUMN `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the write saw room in its rows of each limited bucket''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'highest_minute');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
 SET @slotted_counters_upgrade = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
     ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',

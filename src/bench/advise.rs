@@ -57,7 +57,7 @@ pub fn advise(
 ) -> Result<Advice, Error> {
     if clients == 0 || !(1..=SLOT_LIMIT).contains(&max_slots) || !(seconds > 0.0 && seconds <= 600.0) {
         return Err(Error::InvalidOption(
-            "advise needs --clients of at least 1, --max-slots between 1 and 65535 and --duration between 0 and 600 seconds"
+            "advise needs --clients of at least 1, --max-slots between 1 and 65534 and --duration between 0 and 600 seconds"
                 .to_owned(),
         ));
     }

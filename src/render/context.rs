@@ -1,7 +1,7 @@
 //! What the templates place, computed from validated [`PackageOptions`]:
 //! names, types, limits, error numbers and the statements' pieces.
 
-use slotted_counters_core::options::flags;
+use slotted_counters_core::options::{BUCKET_END, flags};
 use slotted_counters_core::package::{self, Routine, errno, server_errno};
 use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::{Cluster, Feature, PackageOptions, SlotChoice, SlotPolicy};
@@ -136,6 +136,10 @@ pub(super) struct Context {
     /// The most a slot may hold either way, and the slot count it is for.
     pub(super) slot_bound: i64,
     pub(super) bound_slots: u32,
+    /// The largest limit per period: what a bucket, a BIGINT, may count.
+    pub(super) largest_limit: i64,
+    /// The slot number of a limited bucket's end (see [`BUCKET_END`]).
+    pub(super) bucket_end: u32,
     /// The triggers that keep slots within the bound: on insert, on update.
     pub(super) insert_trigger: String,
     pub(super) update_trigger: String,
@@ -346,6 +350,8 @@ impl Context {
             batch_bytes: package::batch_bytes(options.name_length()),
             batch_part: BATCH_PART,
             slot_bound: options.slot_bound(),
+            largest_limit: i64::MAX,
+            bucket_end: BUCKET_END,
             bound_slots: fixed_slots.unwrap_or(options.max_slots()),
             insert_trigger,
             update_trigger,

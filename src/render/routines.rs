@@ -43,6 +43,7 @@ routine_templates! {
     AddManyOnce => "routines/add_many_once.sql",
     ForgetWrites => "routines/forget_writes.sql",
     Track => "routines/track.sql",
+    AddWithinLimit => "routines/add_within_limit.sql",
     AddAt => "routines/add_at.sql",
     AddManyAt => "routines/add_many_at.sql",
     GetPeriod => "routines/get_period.sql",
@@ -50,6 +51,8 @@ routine_templates! {
     Series => "routines/series.sql",
     ExpirePeriods => "routines/expire_periods.sql",
     Bound => "routines/bound.sql",
+    Limit => "routines/limit.sql",
+    Room => "routines/room.sql",
     Package => "routines/package.sql",
     Triggers => "_triggers.sql",
 }
@@ -78,6 +81,7 @@ pub(super) fn routine(p: &Context, routine: Routine) -> askama::Result<String> {
         Routine::AddManyOnce => AddManyOnce { p }.render(),
         Routine::ForgetWrites => ForgetWrites { p }.render(),
         Routine::Track => Track { p }.render(),
+        Routine::AddWithinLimit => AddWithinLimit { p }.render(),
         Routine::AddAt => AddAt { p }.render(),
         Routine::AddManyAt => AddManyAt { p }.render(),
         Routine::GetPeriod => GetPeriod { p }.render(),
@@ -85,6 +89,8 @@ pub(super) fn routine(p: &Context, routine: Routine) -> askama::Result<String> {
         Routine::Series => Series { p }.render(),
         Routine::ExpirePeriods => ExpirePeriods { p }.render(),
         Routine::Bound => Bound { p }.render(),
+        Routine::Limit => Limit { p }.render(),
+        Routine::Room => Room { p }.render(),
         Routine::Package => Package { p }.render(),
     }
 }

@@ -101,7 +101,7 @@
 {%- endmacro %}
 
 {#- Adds v_delta to slot v_slot of counter p_name, or to the counter as
-    its bound or its periods ask, at `indent`. -#}
+    its bound, its periods and their limits ask, at `indent`. -#}
 {% macro featured(p, at, indent) %}
 {%- if p.bounds && !p.auto_create %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
@@ -112,6 +112,7 @@
 {%- call periods::declare_keeps(indent ~ "    ", p) %}{% endcall %}
 {%- call periods::read_keeps(indent ~ "    ", p, false) %}{% endcall %}
 {{ indent }}    IF {% call periods::tracks_any(p) %}{% endcall %} THEN
+{% call periods::look_at_limits(indent ~ "        ", p, at) %}{% endcall %}
 {% call periods::record_tracked_write(indent ~ "        ", p, at) %}{% endcall %}
 {{ indent }}    ELSE
 {%- call bounds::add_to_slot(indent ~ "        ", p) %}{% endcall %}

@@ -23,15 +23,42 @@
 {% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip counter_periods{{ quote }}{% if !add %},{% endif %}
 {%- endmacro %}
 
-{#- Declares what read_keeps reads into. -#}
+{#- The periods' column of a limit per bucket (counter_limit), in CREATE
+    TABLE (`add` false) or ALTER TABLE (`add` true), with `quote` around
+    its comment. -#}
+{% macro limit_column(quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}the most a bucket may count; NULL: no limit{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
+{#- The buckets' column of a row's share of its period's limit. -#}
+{% macro share_column(quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}a limited period: the most this row may count, its share of the limit; NULL: none yet{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
+{#- The tracked writes' column of the limit of `period` as the write read
+    it, for its trigger. -#}
+{% macro limit_of_write_column(period, quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`highest_{{ period.name() }}` BIGINT NULL COMMENT {{ quote }}the limit of the {{ period.name() }}, as the write read it: NULL none{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
+{#- The tracked writes' column of what look_at_limits found. -#}
+{% macro room_seen_column(quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the write saw room in its rows of each limited bucket{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
+{#- Declares what read_keeps reads into (what each period keeps, and its
+    limit) and what look_at_limits finds. -#}
 {% macro declare_keeps(indent, p) -%}
 {%- for period in p.periods %}
 {{ indent }}DECLARE v_keep_{{ period.name() }} BIGINT;
+{{ indent }}DECLARE v_highest_{{ period.name() }} BIGINT;
 {%- endfor %}
+{{ indent }}DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
 
 {#- Reads what each period of counter p_name keeps into v_keep_<period>:
-    NULL when it is not tracked, p.keep_all when every bucket is kept.
+    NULL when it is not tracked, p.keep_all when every bucket is kept; and
+    its limit per bucket into v_highest_<period>, NULL for none.
     Plain, or share-locked (`locked`: in a trigger, which may name no
     system variable, so that a period track stops or starts waits for the
     write's transaction), or both as the slot count is read
@@ -54,9 +81,36 @@
 
 {% macro select_keeps(indent, p, locking) -%}
 {{ indent }}SELECT {% for period in p.periods %}{% if !loop.first %},
-{{ indent }}       {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)){% endfor %}
-{{ indent }}  INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}{% endfor %}
+{{ indent }}       {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)),
+{{ indent }}       MAX(IF(`period` = '{{ period.name() }}', `highest`, NULL)){% endfor %}
+{{ indent }}  INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}, v_highest_{{ period.name() }}{% endfor %}
 {{ indent }}  FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name{{ locking }};
+{%- endmacro %}
+
+{#- Sends a write of counter p_name to slot 1 unless a plain look at slot
+    v_slot's row of the bucket that holds `at` of each period read_keeps
+    found limited finds room there for four times its delta (v_room_seen):
+    the lock order of a quota (see counter_add_within_limit), as the
+    bounds' look is a bounded total's. Skipped for a write that gives room
+    back, for a counter with no limit, and inside a caller's transaction
+    under MariaDB's snapshot isolation, as the bounds' look is. -#}
+{% macro look_at_limits(indent, p, at) -%}
+{{ indent }}IF v_delta > 0 AND COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_highest_{{ period.name() }}{% endfor %}) IS NOT NULL
+{{ indent }}   AND NOT ({% call m::snapshot_transaction() %}{% endcall %}) THEN
+{{ indent }}    BEGIN
+{{ indent }}        DECLARE v_fitting INT;
+{{ indent }}        SELECT COUNT(*) INTO v_fitting FROM `{{ p.buckets_table }}`
+{{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{{ indent }}           AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+{{ indent }}           AND ({% for period in p.periods %}{% if !loop.first %}
+{{ indent }}             OR {% endif %}(`period` = '{{ period.name() }}' AND v_highest_{{ period.name() }} IS NOT NULL
+{{ indent }}                 AND `bucket_start` = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}')){% endfor %});
+{{ indent }}        SET v_room_seen = v_fitting = {% for period in p.periods %}{% if !loop.first %} + {% endif %}(v_highest_{{ period.name() }} IS NOT NULL){% endfor %};
+{{ indent }}        IF NOT v_room_seen THEN
+{{ indent }}            SET v_slot = 1;
+{{ indent }}        END IF;
+{{ indent }}    END;
+{{ indent }}END IF;
 {%- endmacro %}
 
 {#- Whether read_keeps found a period tracked. -#}
@@ -65,15 +119,16 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
 {%- endmacro %}
 
 {#- Records v_delta to slot v_slot of counter p_name, counted at `at` in
-    the periods read_keeps found, in the tracked writes' table, whose
-    trigger applies it. -#}
+    the periods read_keeps found, with their limits, in the tracked writes'
+    table, whose trigger applies it. -#}
 {% macro record_tracked_write(indent, p, at) -%}
 {{ indent }}INSERT INTO `{{ p.tracked_writes_table }}`
-{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`{% endfor %}, `{{ p.pending_column }}`)
-{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}{% endfor %}, TRUE)
+{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`, `highest_{{ period.name() }}`{% endfor %}, `room_seen`, `{{ p.pending_column }}`)
+{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}, v_highest_{{ period.name() }}{% endfor %}, v_room_seen, TRUE)
 {{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }}{% for period in p.periods %},
-{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}{% endfor %}, {% call pending::update(p) %}{% endcall %};
+{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}, `highest_{{ period.name() }}` = v_highest_{{ period.name() }}{% endfor %},
+{{ indent }}    `room_seen` = v_room_seen, {% call pending::update(p) %}{% endcall %};
 {%- endmacro %}
 
 {#- The invalid-argument error of a period other than the four, compared
@@ -130,14 +185,24 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
 CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }}, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME)
 {%- endmacro %}
 
+{#- The end of the bucket of period `period` (an SQL expression of a
+    period's name) that starts at `start`, as a DATETIME. -#}
+{% macro bucket_end(p, period, start) -%}
+CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN {{ start }} + INTERVAL 1 {{ period_name.sql_unit() }}{% endfor %} END
+{%- endmacro %}
+
 {#- Adds `delta`, written to slot v_slot of counter p_name, to the bucket
     of each period it tracks that holds time `at`, unless the period keeps
     no bucket so old (the buckets between, counted, so that no keep takes a
     date out of the servers' range): in the statement of the write, and to the bucket rows
     of the same slot, whose lock the slot's writers hold already. What each
     period keeps is `keep` followed by the period's name (NULL: untracked;
-    p.keep_all: every bucket), as read_keeps reads it. -#}
-{% macro add_to_buckets(indent, p, delta, at, keep) -%}
+    p.keep_all: every bucket), as read_keeps reads it; its limit is
+    `highest` followed by the name (NULL: none), and the write is counted
+    in a limited period's bucket by counter_add_within_limit, which
+    refuses it past the limit, told whether look_at_limits saw room in
+    the write's rows (`room_seen`). -#}
+{% macro add_to_buckets(indent, p, delta, at, keep, highest, room_seen) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
@@ -154,9 +219,13 @@ CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.na
 {{ indent }}        SET v_bucket = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}');
 {{ indent }}        IF {{ keep }}{{ period.name() }} = {{ p.keep_all }}
 {{ indent }}           OR TIMESTAMPDIFF({{ period.sql_unit() }}, v_bucket, DATE_FORMAT(v_now, '{{ period.sql_start_format() }}')) < {{ keep }}{{ period.name() }} THEN
-{{ indent }}            INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-{{ indent }}            VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
-{{ indent }}            ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
+{{ indent }}            IF {{ highest }}{{ period.name() }} IS NULL THEN
+{{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+{{ indent }}                VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
+{{ indent }}                ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
+{{ indent }}            ELSE
+{{ indent }}                CALL `{{ p.routine(Routine::AddWithinLimit) }}`(p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }}, {{ room_seen }});
+{{ indent }}            END IF;
 {{ indent }}        END IF;
 {{ indent }}    END IF;
 {%- endfor %}

@@ -30,8 +30,13 @@ pub const DEFAULT_NAME_LENGTH: u32 = 50;
 /// write whose answer was lost may be sent again, and counted once, for
 /// this long. The retry budget of a client must end well within it.
 pub const WRITE_ID_WINDOW: std::time::Duration = std::time::Duration::from_secs(600);
-/// Slot numbers are stored as SMALLINT UNSIGNED.
-pub const SLOT_LIMIT: u32 = 65_535;
+/// Slot numbers are stored as SMALLINT UNSIGNED, whose largest value is a
+/// limited bucket's end ([`BUCKET_END`]).
+pub const SLOT_LIMIT: u32 = 65_534;
+/// The slot number of a limited bucket's end: a row of no slot, counting
+/// 0, at which the check of a limit per period stops its locks, so that
+/// they hold no row or gap of another bucket or counter.
+pub const BUCKET_END: u32 = 65_535;
 /// Longest counter name we allow: the name is the primary key's first part,
 /// and 255 utf8mb4 characters stay well inside InnoDB's 3072-byte key limit.
 pub const NAME_LENGTH_LIMIT: u32 = 255;

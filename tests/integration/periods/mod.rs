@@ -6,6 +6,7 @@
 
 mod clients;
 mod keeping;
+mod quotas;
 mod routines;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,42 @@
+{%- import "_macros.sql" as m -%}
+{%- import "routines/_periods.sql" as periods -%}
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Limit) }}` */$$
+-- Limits what each bucket of p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}) of counter
+-- p_name may count to p_highest, a whole number from 0 (NULL: no limit): a
+-- quota per period. The period is tracked first, keeping every bucket, if
+-- it was not. From then on a write that would take the bucket it lands in
+-- past the limit is refused with {{ p.past_bound }}, naming the period, the limit, the room
+-- left and when the bucket ends, and changes nothing; a negative write
+-- gives room back. Each limit of a counter is checked in the write's
+-- statement, as its bounds are. A reset changes no bucket, so no quota.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Limit) }}`(
+    IN p_name {{ p.name_type }},
+    IN p_period {{ p.name_type }},
+    IN p_highest {{ p.number_type }}
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_message {{ p.message_type }};
+    DECLARE v_number DECIMAL(65, 30);
+
+{% call m::check_name_form("    ", p) %}{% endcall %}
+{% call periods::check_period("    ", p) %}{% endcall %}
+{% call m::read_number("    ", "p_highest", "v_number") %}{% endcall %}
+    IF p_highest IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND {{ p.largest_limit }}, FALSE) THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::limit_out_of_range(*p.largest_limit) }} ', {% call m::number_text("p_highest", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{% call m::unknown_counter("        ", p) %}{% endcall %}
+    END IF;
+    IF p_highest IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+        CALL `{{ p.routine(Routine::Track) }}`(p_name, p_period, NULL);
+    END IF;
+    -- The new limit, then the shares of the old one go, so that the next
+    -- write of each bucket shares the new one.
+    UPDATE `{{ p.periods_table }}` SET `highest` = v_number
+     WHERE `counter_name` = p_name AND `period` = p_period;
+    UPDATE `{{ p.buckets_table }}` SET `highest` = NULL
+     WHERE `counter_name` = p_name AND `period` = p_period AND `highest` IS NOT NULL;
+END$$

@@ -1,0 +1,278 @@
+//! Quotas per period (`counter_limit`): a bucket of a limited period never
+//! counts past its limit, under 20 clients at once, with several limits on
+//! one counter checked together; the room is readable (`counter_room`) and
+//! agrees with what a refusal says; the room comes back when the bucket
+//! ends, and a late write counts against the bucket it lands in.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+
+use mysql::PooledConn;
+use mysql::prelude::Queryable;
+use slotted_counters_core::package::errno;
+
+use super::{at, period, with_package};
+use crate::support::{self, on_each_server, server_error, total};
+
+on_each_server!(
+    a_day_limit_alone_lets_exactly_the_limit_through_per_customer,
+    batches_under_a_day_limit_let_exactly_the_limit_through_per_customer,
+    a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day,
+    an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour,
+    a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_day,
+    the_room_is_read_as_a_refusal_tells_it,
+    a_batch_past_a_limit_is_refused_whole,
+    bad_limits_are_refused_and_null_removes_one,
+);
+
+/// The moment every client of the races writes at: a fixed session clock,
+/// so that no run crosses the end of an hour.
+const RACE_AT: &str = "2026-03-10 10:30:00";
+
+/// The customers of a race, each a counter of its own.
+const CUSTOMERS: [&str; 3] = ["customer-a", "customer-b", "customer-c"];
+
+/// How a race's clients write 1 to a customer: the SQL, and its parameter
+/// made of the customer's name.
+struct Write {
+    sql: &'static str,
+    param: fn(&str) -> String,
+}
+
+/// `counter_increment`: a write whose routine looks at its rows' room
+/// first, so that writes near a limit queue on slot 1.
+const INCREMENT: Write = Write { sql: "CALL counter_increment(?)", param: |customer| customer.to_owned() };
+
+/// A batch of one entry: its slot is picked by the batch's plan, which
+/// looks at no limit, so that near a limit writes from every slot check it
+/// at once.
+const BATCH: Write = Write { sql: "CALL counter_add_many(?)", param: |customer| format!("{{\"{customer}\": 1}}") };
+
+/// 20 clients calling `write` in autocommit over three customers, each
+/// client moving on to the next customer after each call,
+/// until every customer was refused: each customer's total and buckets
+/// hold `expected` exactly, and every refusal names `named`, a period's
+/// limit (`day limit 100`). A client skips a customer once any client was
+/// refused for it, so a false refusal shows as a count short of `expected`.
+fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
+    let db = with_package();
+    let mut conn = db.conn();
+    for customer in CUSTOMERS {
+        conn.exec_drop("CALL counter_setup(?, 'api calls', 16, NULL)", (customer,)).unwrap();
+        for (period, limit) in limits {
+            conn.exec_drop("CALL counter_limit(?, ?, ?)", (customer, period, limit)).unwrap();
+        }
+    }
+    let full = CUSTOMERS.map(|_| AtomicBool::new(false));
+    let refusals = Mutex::new(Vec::new());
+    let (accepted, deadlocks) = (AtomicU64::new(0), AtomicU64::new(0));
+    thread::scope(|scope| {
+        for client in 0..20 {
+            let (db, full, refusals) = (&db, &full, &refusals);
+            let (accepted, deadlocks) = (&accepted, &deadlocks);
+            scope.spawn(move || {
+                let mut conn = db.conn();
+                at(&mut conn, RACE_AT);
+                let mut turn = client;
+                while let Some(next) = (0..3).map(|step| (turn + step) % 3).find(|&c| !full[c].load(Ordering::SeqCst)) {
+                    match conn.exec_drop(write.sql, ((write.param)(CUSTOMERS[next]),)) {
+                        Ok(()) => drop(accepted.fetch_add(1, Ordering::SeqCst)),
+                        Err(error) => match server_error(error) {
+                            (1213, _) => drop(deadlocks.fetch_add(1, Ordering::SeqCst)),
+                            (code, message) if code == errno::PAST_BOUND => {
+                                full[next].store(true, Ordering::SeqCst);
+                                refusals.lock().unwrap().push(message);
+                            }
+                            (code, message) => panic!("an increment failed otherwise: {code} {message}"),
+                        },
+                    }
+                    turn = next + 1;
+                }
+            });
+        }
+    });
+    for customer in CUSTOMERS {
+        assert_eq!(total(&mut conn, customer), Some(expected), "{customer}'s total");
+        for (period_name, _) in limits {
+            assert_eq!(period(&mut conn, customer, period_name, RACE_AT), Some(expected), "{customer}'s {period_name}");
+        }
+    }
+    let refusals = refusals.into_inner().unwrap();
+    assert!(refusals.len() >= 3, "each customer was refused: {refusals:?}");
+    for message in &refusals {
+        assert!(message.starts_with(&format!("the write would pass the {named} (room left: 0, resets ")), "{message}");
+    }
+    let writes = accepted.load(Ordering::SeqCst);
+    let per_1000 = 1_000.0 * deadlocks.load(Ordering::SeqCst) as f64 / writes as f64;
+    eprintln!("{:?} {limits:?}: {writes} writes, {per_1000:.1} deadlocks per 1,000", support::server::release());
+    assert!(per_1000 <= 1.0, "{per_1000:.1} deadlocks per 1,000 writes");
+}
+
+fn a_day_limit_alone_lets_exactly_the_limit_through_per_customer() {
+    race(&INCREMENT, &[("day", 1_000)], 1_000, "day limit 1000");
+}
+
+fn batches_under_a_day_limit_let_exactly_the_limit_through_per_customer() {
+    race(&BATCH, &[("day", 300)], 300, "day limit 300");
+}
+
+fn a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day() {
+    race(&INCREMENT, &[("hour", 150), ("day", 100)], 100, "day limit 100");
+}
+
+fn an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour() {
+    race(&INCREMENT, &[("hour", 80), ("day", 500)], 80, "hour limit 80");
+}
+
+/// The refusal of a write of counter `name` (9004), its message.
+fn refusal(conn: &mut PooledConn, sql: &str, name: &str) -> String {
+    let error = conn.exec_drop(sql, (name,)).expect_err(sql);
+    let (code, message) = server_error(error);
+    assert_eq!(code, errno::PAST_BOUND, "{message}");
+    message
+}
+
+/// Each row of `counter_room(name)`: kind, period, bound, value, room and
+/// the end of the bucket.
+type Room = (String, Option<String>, i64, i64, i64, Option<String>);
+
+fn room(conn: &mut PooledConn, name: &str) -> Vec<Room> {
+    conn.exec_map(
+        "CALL counter_room(?)",
+        (name,),
+        |(kind, period, bound, value, room, resets): (String, Option<String>, i64, i64, i64, mysql::Value)| {
+            let resets = match resets {
+                mysql::Value::NULL => None,
+                mysql::Value::Date(year, month, day, hour, minute, second, _) => {
+                    Some(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}"))
+                }
+                other => panic!("resets_at is a DATETIME, not {other:?}"),
+            };
+            (kind, period, bound, value, room, resets)
+        },
+    )
+    .unwrap()
+}
+
+fn limit_row(period: &str, bound: i64, value: i64, room: i64, resets: &str) -> Room {
+    ("limit".into(), Some(period.into()), bound, value, room, Some(resets.into()))
+}
+
+/// A day limit of 10: the day fills at 23:59, and its room comes back
+/// whole at the next UTC midnight while the hour tracked beside it counts
+/// on; a late write into the full day before is refused, a refund there
+/// gives room back, and a reset of the total gives none.
+fn a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_day() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('q', 'quota', 8, NULL)").unwrap();
+    conn.query_drop("CALL counter_track('q', 'hour', NULL)").unwrap();
+    conn.query_drop("CALL counter_limit('q', 'day', 10)").unwrap();
+    at(&mut conn, "2026-03-10 23:59:00");
+    for _ in 0..10 {
+        conn.query_drop("CALL counter_increment('q')").unwrap();
+    }
+    let message = refusal(&mut conn, "CALL counter_increment(?)", "q");
+    assert_eq!(
+        message,
+        "the write would pass the day limit 10 (room left: 0, resets 2026-03-11 00:00:00), for counter: 'q'"
+    );
+    assert_eq!(period(&mut conn, "q", "hour", "2026-03-10 23:59:00"), Some(10), "the refused write counted nowhere");
+    conn.query_drop("CALL counter_reset('q', 0, FALSE)").unwrap();
+    refusal(&mut conn, "CALL counter_increment(?)", "q");
+
+    at(&mut conn, "2026-03-11 00:00:30");
+    assert_eq!(room(&mut conn, "q"), [limit_row("day", 10, 0, 10, "2026-03-12 00:00:00")]);
+    for _ in 0..10 {
+        conn.query_drop("CALL counter_increment('q')").unwrap();
+    }
+    refusal(&mut conn, "CALL counter_increment(?)", "q");
+
+    let late = refusal(&mut conn, "CALL counter_add_at(?, 1, '2026-03-10 12:00:00')", "q");
+    assert!(late.contains("(room left: 0, resets 2026-03-11 00:00:00)"), "yesterday's room: {late}");
+    conn.query_drop("CALL counter_add_at('q', -3, '2026-03-10 12:00:00')").unwrap();
+    conn.query_drop("CALL counter_add_at('q', 3, '2026-03-10 12:00:00')").unwrap();
+    refusal(&mut conn, "CALL counter_add_at(?, 1, '2026-03-10 12:00:00')", "q");
+    assert_eq!(period(&mut conn, "q", "day", "2026-03-10 12:00:00"), Some(10));
+    assert_eq!(period(&mut conn, "q", "day", "2026-03-11 00:00:30"), Some(10));
+    assert_eq!(total(&mut conn, "q"), Some(10), "the reset, then today's 10; the late writes cancel out");
+}
+
+/// `counter_room` has a row per bound and limit, and after a refusal its
+/// row of the period refused says the room and the end of the bucket the
+/// refusal said.
+fn the_room_is_read_as_a_refusal_tells_it() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('plan', 'sends', 4, NULL)").unwrap();
+    conn.query_drop("CALL counter_bound('plan', 0, 1000)").unwrap();
+    conn.query_drop("CALL counter_limit('plan', 'month', 7)").unwrap();
+    conn.query_drop("CALL counter_limit('plan', 'minute', 5)").unwrap();
+    at(&mut conn, "2026-02-27 08:15:42");
+    conn.query_drop("CALL counter_add('plan', 4)").unwrap();
+    assert_eq!(
+        room(&mut conn, "plan"),
+        [
+            ("floor".into(), None, 0, 4, 4, None),
+            ("ceiling".into(), None, 1000, 4, 996, None),
+            limit_row("minute", 5, 4, 1, "2026-02-27 08:16:00"),
+            limit_row("month", 7, 4, 3, "2026-03-01 00:00:00"),
+        ]
+    );
+    let message = refusal(&mut conn, "CALL counter_add(?, 2)", "plan");
+    assert_eq!(
+        message,
+        "the write would pass the minute limit 5 (room left: 1, resets 2026-02-27 08:16:00), for counter: 'plan'"
+    );
+    at(&mut conn, "2026-02-27 08:16:00");
+    conn.query_drop("CALL counter_add('plan', 2)").unwrap();
+    let message = refusal(&mut conn, "CALL counter_add(?, 2)", "plan");
+    assert!(message.contains("month limit 7 (room left: 1, resets 2026-03-01 00:00:00)"), "{message}");
+    assert_eq!(room(&mut conn, "plan")[3], limit_row("month", 7, 6, 1, "2026-03-01 00:00:00"));
+}
+
+/// A batch one of whose counters would pass its limit is refused whole:
+/// neither counter, nor any bucket, changes.
+fn a_batch_past_a_limit_is_refused_whole() {
+    let db = with_package();
+    let mut conn = db.conn();
+    for name in ["a", "b"] {
+        conn.exec_drop("CALL counter_setup(?, 'd', 4, NULL)", (name,)).unwrap();
+    }
+    conn.query_drop("CALL counter_limit('b', 'hour', 3)").unwrap();
+    conn.query_drop("CALL counter_add_many('{\"a\": 1, \"b\": 3}')").unwrap();
+    let message = refusal(&mut conn, "CALL counter_add_many(?)", "{\"a\": 1, \"b\": 1}");
+    assert!(message.starts_with("the write would pass the hour limit 3 (room left: 0"), "{message}");
+    assert_eq!((total(&mut conn, "a"), total(&mut conn, "b")), (Some(1), Some(3)));
+    conn.query_drop("CALL counter_add_once(X'000102030405060708090a0b0c0d0e0f', 'b', -1)").unwrap();
+    conn.query_drop("CALL counter_add_many('{\"a\": 1, \"b\": 1}')").unwrap();
+    assert_eq!((total(&mut conn, "a"), total(&mut conn, "b")), (Some(2), Some(3)));
+}
+
+fn bad_limits_are_refused_and_null_removes_one() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('c', 'd', 4, NULL)").unwrap();
+    for (sql, code, words) in [
+        ("CALL counter_limit('c', 'week', 5)", errno::INVALID_ARGUMENT, "period must be"),
+        ("CALL counter_limit('c', 'day', -1)", errno::INVALID_ARGUMENT, "a limit must be NULL or a whole number from 0"),
+        ("CALL counter_limit('c', 'day', 1.5)", errno::INVALID_ARGUMENT, "a limit must be NULL or a whole number from 0"),
+        ("CALL counter_limit('nobody', 'day', 5)", errno::UNKNOWN_COUNTER, "unknown counter"),
+        ("CALL counter_room('nobody')", errno::UNKNOWN_COUNTER, "unknown counter"),
+    ] {
+        let (got, message) = server_error(conn.query_drop(sql).expect_err(sql));
+        assert_eq!(got, code, "{sql}: {message}");
+        assert!(message.starts_with(words), "{sql}: {message}");
+    }
+    let tracked: u32 = conn.query_first("SELECT COUNT(*) FROM counter_periods").unwrap().unwrap();
+    assert_eq!(tracked, 0, "a refused limit tracks nothing");
+    conn.query_drop("CALL counter_limit('c', 'day', 0)").unwrap();
+    refusal(&mut conn, "CALL counter_increment(?)", "c");
+    conn.query_drop("CALL counter_limit('c', 'day', NULL)").unwrap();
+    conn.query_drop("CALL counter_increment('c')").unwrap();
+    assert_eq!(room(&mut conn, "c"), []);
+    conn.query_drop("CALL counter_limit('c', 'day', 1)").unwrap();
+    let message = refusal(&mut conn, "CALL counter_increment(?)", "c");
+    assert!(message.contains("day limit 1 (room left: 0"), "the day counted on without its limit: {message}");
+}
