@@ -220,6 +220,7 @@ mod tests {
                 "GRANT EXECUTE ON FUNCTION `hits_get_range` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_series` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_expire_periods` TO 'app'@'%'",
+                "GRANT EXECUTE ON PROCEDURE `hits_room` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_package` TO 'app'@'%'",
                 "GRANT SELECT ON `hits_totals` TO 'app'@'%'",
             ]

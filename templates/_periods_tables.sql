@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_type }} NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; {{ p.bucket_end }}: a limited bucket''s end, counting 0',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or {{ p.bucket_end }} for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     {% call periods::share_column("'", false) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)

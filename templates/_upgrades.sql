@@ -32,7 +32,7 @@ SET @slotted_counters_untracked = (
 UPDATE `{{ p.table }}` SET `untracked` = TRUE
  WHERE @slotted_counters_untracked AND {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %};
 SET @slotted_counters_untracked = NULL;
--- Tables made before limits per period (counter_limit) gain their columns.
+-- Tables made before limits per period ({{ p.routine(Routine::Limit) }}) gain their columns.
 {%- call when_missing(p.periods_table, "highest") %}{% call periods::limit_column("''", true) %}{% endcall %}{% endcall %}
 {%- call when_missing(p.buckets_table, "highest") %}{% call periods::share_column("''", true) %}{% endcall %}{% endcall %}
 {%- call when_missing(p.tracked_writes_table, "highest_" ~ p.periods[0].name()) %}{% for period in p.periods %}{% call periods::limit_of_write_column(period, "''", true) %}{% endcall %},{% endfor %}{% call periods::room_seen_column("''", true) %}{% endcall %}{% endcall %}

@@ -4,8 +4,10 @@
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::{self, REFUSAL_SQLSTATE, errno, server_errno};
+use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::refusals::{self, Limit};
 
 /// The error a driver reported, kept as the source of a [`CounterError`]:
@@ -54,6 +56,24 @@ pub enum CounterError {
         /// How far the total could still move toward that bound when the
         /// write was refused: a take of at most this much would have fit.
         room: u64,
+    },
+
+    /// The write would take the bucket it lands in past its counter's
+    /// limit per `period` (package errno 9004, see `counter_limit`): it
+    /// changed nothing.
+    #[error("{message}")]
+    PastLimit {
+        message: String,
+        /// The period whose bucket is full.
+        period: Period,
+        /// What each bucket of the period may count.
+        limit: i64,
+        /// What the bucket could still take when the write was refused: a
+        /// write of at most this much would have fitted.
+        room: u64,
+        /// When the bucket ends, and the next one starts with its whole
+        /// limit.
+        resets: SystemTime,
     },
 
     /// A routine of the package stayed missing (1305) for all of
@@ -164,10 +184,17 @@ impl CounterError {
             errno::UNKNOWN_COUNTER => CounterError::NotFound(message),
             errno::ALREADY_EXISTS => CounterError::AlreadyExists(message),
             errno::INVALID_ARGUMENT => CounterError::InvalidArgument(message),
-            errno::PAST_BOUND => match Bound::read(&message) {
-                Some((bound, room)) => CounterError::PastBound { message, bound, room },
-                None => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
-            },
+            errno::PAST_BOUND => {
+                if let Some((bound, room)) = Bound::read(&message) {
+                    return CounterError::PastBound { message, bound, room };
+                }
+                match PeriodLimit::read(&message) {
+                    Some(PeriodLimit { period, limit, room, resets }) => {
+                        CounterError::PastLimit { message, period, limit, room, resets }
+                    }
+                    None => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
+                }
+            }
             server_errno::NO_SUCH_ROUTINE => CounterError::NotInstalled(message),
             server_errno::ROUTINE_ACCESS_DENIED => CounterError::NotGranted(message),
             code => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
@@ -204,7 +231,7 @@ impl CounterError {
             CounterError::NotFound(_) => Some(errno::UNKNOWN_COUNTER),
             CounterError::AlreadyExists(_) => Some(errno::ALREADY_EXISTS),
             CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
-            CounterError::PastBound { .. } => Some(errno::PAST_BOUND),
+            CounterError::PastBound { .. } | CounterError::PastLimit { .. } => Some(errno::PAST_BOUND),
             CounterError::NotInstalled(_) | CounterError::FeatureMissing { .. } => {
                 Some(server_errno::NO_SUCH_ROUTINE)
             }
@@ -319,12 +346,34 @@ impl CounterError {
     /// slot that would leave BIGINT's range (1690, `ER_DATA_OUT_OF_RANGE`).
     pub(crate) fn is_about_a_counter(&self) -> bool {
         match self {
-            CounterError::NotFound(_) | CounterError::InvalidArgument(_) | CounterError::PastBound { .. } => {
-                true
-            }
+            CounterError::NotFound(_)
+            | CounterError::InvalidArgument(_)
+            | CounterError::PastBound { .. }
+            | CounterError::PastLimit { .. } => true,
             CounterError::Server { code, .. } => *code == server_errno::OUT_OF_RANGE,
             _ => false,
         }
+    }
+}
+
+/// What a refusal of a limit per period says, read from its message.
+struct PeriodLimit {
+    period: Period,
+    limit: i64,
+    room: u64,
+    resets: SystemTime,
+}
+
+impl PeriodLimit {
+    fn read(message: &str) -> Option<PeriodLimit> {
+        let read = refusals::read_past_period_limit(message)?;
+        let resets = u64::try_from(periods::utc_seconds(read.resets)?).ok()?;
+        Some(PeriodLimit {
+            period: Period::from_name(read.period)?,
+            limit: read.limit,
+            room: read.room,
+            resets: UNIX_EPOCH + Duration::from_secs(resets),
+        })
     }
 }
 
@@ -403,6 +452,22 @@ mod tests {
         assert_eq!(deadlock.to_string(), "ERROR 1213 (HY000): Deadlock found when trying to get lock");
         assert!(deadlock.source().is_some(), "the driver's error stays the source");
         assert_eq!(CounterError::NotFound(String::new()).sqlstate(), Some("23000"));
+    }
+
+    #[test]
+    fn a_quotas_refusal_is_told_apart_from_a_bounds_with_its_period_room_and_reset() {
+        let quota = server(
+            9004,
+            "the write would pass the hour limit 80 (room left: 2, resets 2026-03-10 11:00:00), for counter: 'a'",
+        );
+        let CounterError::PastLimit { period, limit, room, resets, .. } = &quota else {
+            panic!("a quota's refusal: {quota:?}");
+        };
+        assert_eq!((*period, *limit, *room), (Period::Hour, 80, 2));
+        assert_eq!(*resets, UNIX_EPOCH + Duration::from_secs(1_773_140_400), "2026-03-10 11:00:00 UTC");
+        assert_eq!(quota.code(), Some(9004));
+        let bound = server(9004, "the write would pass the ceiling 10 (room left: 0), for counter: 'a'");
+        assert!(matches!(bound, CounterError::PastBound { bound: Bound::Ceiling, room: 0, .. }));
     }
 
     #[test]

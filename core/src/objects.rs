@@ -161,8 +161,9 @@ impl Routine {
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
-    /// The name check and the batches' plan are the other routines' own:
-    /// they call them with their definer's rights.
+    /// The name check, the batches' plan and a write's check of a limit are
+    /// the other routines' and the triggers' own: they call them with their
+    /// definer's rights.
     pub fn for_applications(self) -> bool {
         matches!(
             self,

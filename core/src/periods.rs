@@ -157,6 +157,20 @@ pub fn utc_text(seconds: i64) -> String {
     )
 }
 
+/// Seconds since 1970-01-01 UTC of a time the servers wrote as
+/// `YYYY-MM-DD hh:mm:ss` (a `DATETIME`), or `None` for any other text.
+pub fn utc_seconds(text: &str) -> Option<i64> {
+    let (date, time) = text.split_once(' ')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<u32>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let mut time = time.splitn(3, ':').map(str::parse::<i64>);
+    let (hour, minute, second) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
+    let valid = (1..=12).contains(&month) && (1..=31).contains(&day) && hour < 24 && minute < 60 && second < 60;
+    valid.then(|| {
+        days_from_civil(i64::from(year), month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second
+    })
+}
+
 /// Days since 1970-01-01 of a date of the proleptic Gregorian calendar
 /// (Howard Hinnant's `days_from_civil`).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
@@ -192,6 +206,17 @@ mod tests {
     /// from 1970-01-01 gives it.
     fn at(year: i64, month: u32, day: u32, hour: i64, minute: i64, second: i64) -> i64 {
         days_from_civil(year, month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second
+    }
+
+    #[test]
+    fn a_servers_datetime_reads_back_as_the_seconds_it_was_written_from() {
+        for seconds in [0, 951_782_400, 1_772_236_800, at(2026, 2, 28, 23, 59, 59)] {
+            let text = utc_text(seconds);
+            assert_eq!(utc_seconds(&text[..19]), Some(seconds), "{text}");
+        }
+        for text in ["2026-13-01 00:00:00", "2026-01-01 24:00:00", "2026-01-01", "2026-01-01 00:00:00.5", "soon"] {
+            assert_eq!(utc_seconds(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub const MOMENT_FORM: &str = "must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]
 /// of it, resets aside) past a BIGINT.
 pub const BUCKET_FULL: &str = "the write would take a bucket of its period past a BIGINT";
 
+/// A call of `counter_add_within_limit`, the triggers' own, with a NULL
+/// argument, as `status` probes every routine (errno 9003).
+pub const NULL_LIMITED_WRITE: &str = "a write to a limited bucket takes no NULL argument";
+
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 
@@ -101,6 +105,30 @@ pub fn read_past_limit(message: &str) -> Option<(Limit, u64)> {
     let room = words.split_once(&format!("({ROOM_LEFT}: "))?.1;
     let digits = room.split_once(')')?.0;
     Some((bound, digits.parse().ok()?))
+}
+
+/// A refusal of errno 9004 of a limit per period read back, by the
+/// grammar the routines' SIGNAL writes: `the write would pass the day limit
+/// 1000 (room left: 3, resets 2026-11-28 00:00:00), for counter: 'api'`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PastPeriodLimit<'a> {
+    /// The period's name, as `counter_limit` takes it.
+    pub period: &'a str,
+    pub limit: i64,
+    pub room: u64,
+    /// The end of the bucket, UTC, as the server writes a `DATETIME`.
+    pub resets: &'a str,
+}
+
+/// The limit per period a refusal of errno 9004 names, or `None` for a
+/// refusal of a bound of the total, or any other text.
+pub fn read_past_period_limit(message: &str) -> Option<PastPeriodLimit<'_>> {
+    let words = message.strip_prefix(WOULD_PASS_THE)?.trim_start();
+    let (period, words) = words.split_once(' ')?;
+    let (limit, words) = words.strip_prefix(LIMIT)?.trim_start().split_once(" (")?;
+    let (room, words) = words.strip_prefix(ROOM_LEFT)?.strip_prefix(": ")?.split_once(", ")?;
+    let (resets, _) = words.strip_prefix(RESETS)?.trim_start().split_once(')')?;
+    Some(PastPeriodLimit { period, limit: limit.parse().ok()?, room: room.parse().ok()?, resets })
 }
 
 /// New bounds that the counter's total is already outside of (errno
@@ -208,6 +236,18 @@ mod tests {
         let ceiling = about(&past_limit(Limit::Ceiling, i64::MAX, u64::MAX), "quota");
         assert_eq!(read_past_limit(&ceiling), Some((Limit::Ceiling, u64::MAX)));
         assert_eq!(read_past_limit("unknown counter: 'a'"), None);
+    }
+
+    #[test]
+    fn a_limit_per_period_reads_back_from_its_refusal_and_no_bound_does() {
+        let message = "the write would pass the day limit 1000 (room left: 3, resets 2026-11-28 00:00:00), for counter: 'a'";
+        assert_eq!(
+            read_past_period_limit(message),
+            Some(PastPeriodLimit { period: "day", limit: 1000, room: 3, resets: "2026-11-28 00:00:00" })
+        );
+        let bound = about(&past_limit(Limit::Floor, 0, 3), "a");
+        assert_eq!(read_past_period_limit(&bound), None);
+        assert_eq!(read_past_limit(message), None, "a limit is no bound of the total");
     }
 
     #[test]

@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; 65535: a limited bucket''s end, counting 0',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or 65535 for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)

@@ -95,7 +95,7 @@ SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP());
 
 -- add_to_buckets (hour and day): after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked period (one row each) that holds the write's moment, on the slot written
 -- Parameters: for each period: name, the moment in seconds since 1970 UTC (NULL: the server's now), how long before the server's now, in microseconds, when the moment is NULL (0 for a write made now), the slot written, delta, then delta
-INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`) VALUES (?, 'hour', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d %H:00:00'), ?, ?), (?, 'day', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d 00:00:00'), ?, ?) ON DUPLICATE KEY UPDATE `counter` = `counter` + ?;
+INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES (?, 'hour', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d %H:00:00'), ?, ?, NULL), (?, 'day', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d 00:00:00'), ?, ?, NULL) ON DUPLICATE KEY UPDATE `counter` = `counter` + ?;
 
 -- track: starts counting per a period (after drop_buckets of any left), or changes what it keeps
 -- Parameters: name, period ('minute', 'hour', 'day' or 'month'), keep (NULL: all), keep

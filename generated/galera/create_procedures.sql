@@ -1938,7 +1938,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_room_seen BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cb302cab445142be'
+COMMENT 'slotted-counters sha256:9127e3605ce35261'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_fits BOOLEAN DEFAULT FALSE;
@@ -1947,6 +1947,11 @@ BEGIN
     DECLARE v_rows INT;
     DECLARE v_own INT;
     DECLARE v_room DECIMAL(40, 0);
+
+    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL OR p_room_seen IS NULL THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'a write to a limited bucket takes no NULL argument';
+    END IF;
 
     IF p_room_seen THEN
         SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits

@@ -258,7 +258,7 @@ CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
-    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to; 65535: a limited bucket''s end, counting 0',
+    `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or 65535 for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
@@ -2173,7 +2173,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_room_seen BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cb302cab445142be'
+COMMENT 'slotted-counters sha256:9127e3605ce35261'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_fits BOOLEAN DEFAULT FALSE;
@@ -2182,6 +2182,11 @@ BEGIN
     DECLARE v_rows INT;
     DECLARE v_own INT;
     DECLARE v_room DECIMAL(40, 0);
+
+    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL OR p_room_seen IS NULL THEN
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
+            MESSAGE_TEXT = 'a write to a limited bucket takes no NULL argument';
+    END IF;
 
     IF p_room_seen THEN
         SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits

@@ -41,6 +41,7 @@ pub(super) fn package(
         Variant::Periods => {
             PackageOptions::builder().table("bench_periods_counters").prefix("bench_periods_")
         }
+        Variant::Quota => PackageOptions::builder().table("bench_quota_counters").prefix("bench_quota_"),
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
         Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
         Variant::Coalesced => {

@@ -40,6 +40,10 @@ pub enum Variant {
     /// in its statement. Its totals count as exact only when every
     /// period's buckets sum to them.
     Periods,
+    /// `periods` with a quota on each period (`counter_limit`), far above
+    /// what a round counts: what a limit costs while room is plentiful.
+    /// Its totals count as exact as `periods`' do.
+    Quota,
     /// The package generated with `--fixed-slots`.
     Fixed,
     /// Lazy counters (`--fixed-slots --auto-create`): rows appear when first
@@ -117,7 +121,14 @@ pub(super) struct Profile {
     /// A round sells its stock, restocked before it, until a take is
     /// refused, rather than running for the budget.
     pub(super) sells: bool,
+    /// Its counters count per hour and per day.
+    pub(super) tracks: bool,
+    /// What each bucket of its periods may count, if it is limited.
+    pub(super) limit: Option<i64>,
 }
+
+/// The quota per bucket of `quota`'s periods: a round never comes near it.
+const QUOTA_LIMIT: i64 = 1_000_000_000_000;
 
 impl Variant {
     /// What the variant is: its name, its slots, its transactions, whose
@@ -134,6 +145,8 @@ impl Variant {
             is_async: false,
             takes: false,
             sells: false,
+            tracks: false,
+            limit: None,
         };
         let own_transactions = Profile { holds: false, ..package };
         match self {
@@ -151,7 +164,8 @@ impl Variant {
                 sells: true,
                 ..own_transactions
             },
-            Periods => Profile { name: "periods", ..package },
+            Periods => Profile { name: "periods", tracks: true, ..package },
+            Quota => Profile { name: "quota", tracks: true, limit: Some(QUOTA_LIMIT), ..package },
             Fixed => Profile { name: "fixed", needs_slots: true, ..package },
             Lazy => Profile { name: "lazy", needs_slots: true, ..package },
             Connection => Profile { name: "connection", ..package },

@@ -303,17 +303,21 @@ impl Workbench {
                 }
             }
         }
-        if let Some(options) = self.package(Variant::Periods, None)?
-            && self.kinds.iter().any(|(variant, _)| *variant == Variant::Periods)
-        {
+        let mut tracking: Vec<Variant> = self.kinds.iter().map(|&(variant, _)| variant).collect();
+        tracking.retain(|variant| variant.profile().tracks);
+        tracking.sort_unstable();
+        tracking.dedup();
+        for variant in tracking {
+            let options = self.package(variant, None)?.expect("a variant that tracks periods calls a package");
             for period in PERIODS_COUNTED {
                 conn.exec_drop(
                     format!(
-                        "INSERT INTO `{}` (counter_name, period, keep) SELECT DISTINCT counter_name, ?, NULL FROM `{}`",
+                        "INSERT INTO `{}` (counter_name, period, keep, highest) \
+                         SELECT DISTINCT counter_name, ?, NULL, ? FROM `{}`",
                         package::periods_table(&options),
                         options.table()
                     ),
-                    (period.name(),),
+                    (period.name(), variant.profile().limit),
                 )
                 .map_err(Error::Query)?;
             }
@@ -404,7 +408,7 @@ impl Workbench {
         };
         let total = conn.exec_first::<Option<i64>, _, _>(sql, names.clone()).map_err(Error::Query)?.flatten();
         let total = total.unwrap_or_default();
-        if let (Variant::Periods, Some(options)) = (case.variant, self.package(case.variant, case.slots)?) {
+        if let (true, Some(options)) = (case.variant.profile().tracks, self.package(case.variant, case.slots)?) {
             // Each period's buckets must sum to the total: the first that
             // does not is what the round reads, so it counts as inexact.
             for period in PERIODS_COUNTED {

@@ -44,6 +44,10 @@ BEGIN
     DECLARE v_own INT;
     DECLARE v_room DECIMAL(40, 0);
 
+    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL OR p_room_seen IS NULL THEN
+{% call m::refuse_text("        ", p, p.invalid_argument) %}{{ refusals::NULL_LIMITED_WRITE }}{% endcall %}
+    END IF;
+
     IF p_room_seen THEN
         SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits
           FROM `{{ p.buckets_table }}`

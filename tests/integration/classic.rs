@@ -265,13 +265,16 @@ fn each_feature_alone_installs_and_counts() {
             "periods",
             &[
                 "counter_add_at",
+                "counter_add_within_limit",
                 "counter_expire_periods",
                 "counter_get_period",
                 "counter_get_range",
+                "counter_limit",
+                "counter_room",
                 "counter_series",
                 "counter_track",
             ],
-            &["CALL counter_track('c', 'hour', NULL)", "CALL counter_add('c', 1)"],
+            &["CALL counter_track('c', 'hour', NULL)", "CALL counter_limit('c', 'day', 100)", "CALL counter_add('c', 1)"],
         ),
         ("bounds", &["counter_bound"], &["CALL counter_bound('c', 0, 100)", "CALL counter_add('c', 1)"]),
     ] {

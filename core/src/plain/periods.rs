@@ -39,20 +39,25 @@ impl PlainSql {
     /// Adds a write's delta to the bucket of each of `periods` that holds
     /// its moment, on the slot it went to: in the write's transaction,
     /// after its slot's UPDATE.
+    ///
+    /// Every column is named, `highest` (a limited row's share, which the
+    /// plain mode leaves alone) as NULL: a Spider head (MariaDB 10.11) sent
+    /// this multi-row INSERT to its data servers as one whose values did
+    /// not match its columns (1136) when a column went unnamed.
     pub fn add_to_buckets(&self, periods: &[Period]) -> PlainStatement {
         let moment =
             format!("COALESCE({EPOCH} + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)");
         let rows: Vec<String> = periods
             .iter()
             .map(|period| {
-                format!("(?, '{period}', DATE_FORMAT({moment}, '{}'), ?, ?)", period.sql_start_format())
+                format!("(?, '{period}', DATE_FORMAT({moment}, '{}'), ?, ?, NULL)", period.sql_start_format())
             })
             .collect();
         PlainStatement {
             purpose: "after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked \
                       period (one row each) that holds the write's moment, on the slot written",
             sql: format!(
-                "INSERT INTO `{}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`) VALUES {} \
+                "INSERT INTO `{}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES {} \
                  ON DUPLICATE KEY UPDATE `counter` = `counter` + ?",
                 self.buckets_table,
                 rows.join(", ")

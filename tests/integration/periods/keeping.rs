@@ -29,7 +29,11 @@ fn expiry_removes_exactly_the_buckets_beyond_keep() {
         let rows: Vec<String> = (1..=64)
             .map(|slot| format!("('c', 'minute', '2026-11-25 11:{minute:02}:00', {slot}, 1)"))
             .collect();
-        conn.query_drop(format!("INSERT INTO counter_buckets VALUES {}", rows.join(", "))).unwrap();
+        conn.query_drop(format!(
+            "INSERT INTO counter_buckets (counter_name, period, bucket_start, counter_id, counter) VALUES {}",
+            rows.join(", ")
+        ))
+        .unwrap();
     }
     at(&mut conn, "2026-11-25 11:39:30");
     conn.query_drop("CALL counter_add('c', 5)").unwrap();

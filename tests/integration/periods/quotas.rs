@@ -7,10 +7,14 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
+use std::time::{Duration, UNIX_EPOCH};
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
+use slotted_counters::sqlx::mysql::MySqlPoolOptions;
+use slotted_counters::{AsyncCounters, CounterError, Counters, Period};
 use slotted_counters_core::package::errno;
+use slotted_counters_core::periods;
 
 use super::{at, period, with_package};
 use crate::support::{self, on_each_server, server_error, total};
@@ -24,6 +28,7 @@ on_each_server!(
     the_room_is_read_as_a_refusal_tells_it,
     a_batch_past_a_limit_is_refused_whole,
     bad_limits_are_refused_and_null_removes_one,
+    the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
 );
 
 /// The moment every client of the races writes at: a fixed session clock,
@@ -275,4 +280,36 @@ fn bad_limits_are_refused_and_null_removes_one() {
     conn.query_drop("CALL counter_limit('c', 'day', 1)").unwrap();
     let message = refusal(&mut conn, "CALL counter_increment(?)", "c");
     assert!(message.contains("day limit 1 (room left: 0"), "the day counted on without its limit: {message}");
+}
+
+/// The sync and the async client read a quota's refusal as
+/// [`CounterError::PastLimit`], with the period, the limit, the room left
+/// and the end of the bucket that `counter_room` reads too.
+fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('sends', 'd', 8, NULL)").unwrap();
+    conn.query_drop("CALL counter_limit('sends', 'month', 3)").unwrap();
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let async_counters = runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().connect(&db.url()).await.unwrap();
+        AsyncCounters::new(pool).unwrap()
+    });
+    counters.add("sends", 2).unwrap();
+    runtime.block_on(async_counters.increment("sends")).unwrap();
+    let (.., room_now, resets_at) = room(&mut conn, "sends").remove(0);
+    assert_eq!(room_now, 0);
+    let resets_at = resets_at.expect("a limit resets");
+    let resets = UNIX_EPOCH + Duration::from_secs(periods::utc_seconds(&resets_at).unwrap().try_into().unwrap());
+    for refused in [counters.increment("sends"), runtime.block_on(async_counters.increment("sends"))] {
+        match refused {
+            Err(CounterError::PastLimit { period: Period::Month, limit: 3, room: 0, resets: at, message }) => {
+                assert_eq!(at, resets, "{message}");
+                assert!(message.contains(&format!("resets {resets_at})")), "{message}");
+            }
+            other => panic!("a quota's refusal: {other:?}"),
+        }
+    }
+    assert_eq!(total(&mut conn, "sends"), Some(3));
 }

@@ -360,13 +360,14 @@ pub const CLASSIC_ROUTINES: [&str; 9] = [
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 24] = [
+pub const ROUTINES: [&str; 27] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
     "counter_add_many_at",
     "counter_add_many_once",
     "counter_add_once",
+    "counter_add_within_limit",
     "counter_bound",
     "counter_compact",
     "counter_delete",
@@ -377,11 +378,13 @@ pub const ROUTINES: [&str; 24] = [
     "counter_get_period",
     "counter_get_range",
     "counter_increment",
+    "counter_limit",
     "counter_name_problem",
     "counter_package",
     "counter_plan_batch",
     "counter_reset",
     "counter_resize",
+    "counter_room",
     "counter_series",
     "counter_setup",
     "counter_track",
