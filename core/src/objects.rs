@@ -35,10 +35,10 @@ pub enum Routine {
     AddManyOnce,
     ForgetWrites,
     Track,
-    /// `counter_add_within_limit(name, period, bucket, slot, delta,
-    /// room_seen)`: a
-    /// write's delta to its bucket of a limited period, or its refusal.
-    /// The triggers that apply writes call it with their definer's rights.
+    /// `counter_add_within_limit(name, period, bucket, slot, delta)`: a
+    /// write's delta to its bucket of a limited period under the quota's
+    /// lock, or its refusal. The triggers that apply writes call it with
+    /// their definer's rights.
     AddWithinLimit,
     AddAt,
     AddManyAt,
@@ -189,7 +189,7 @@ impl Routine {
     /// How many parameters it takes, in every package.
     pub fn arity(self) -> usize {
         match self {
-            Routine::AddWithinLimit => 6,
+            Routine::AddWithinLimit => 5,
             Routine::Setup | Routine::GetRange | Routine::Series => 4,
             Routine::PlanBatch
             | Routine::Reset

@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a0e0c4674e8e124a'
+COMMENT 'slotted-counters sha256:e3ac9dca79a6a620'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -434,10 +434,12 @@ BEGIN
                 IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
                    AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                     BEGIN
+                        DECLARE v_found INT;
                         DECLARE v_fitting INT;
-                        SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
+                          INTO v_found, v_fitting
+                          FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
@@ -447,7 +449,7 @@ BEGIN
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF NOT v_room_seen THEN
+                        IF v_fitting < v_found THEN
                             SET v_slot = 1;
                         END IF;
                     END;
@@ -505,7 +507,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:40d6ae066de5e1fe'
+COMMENT 'slotted-counters sha256:fb98e3794e031c30'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -611,10 +613,12 @@ BEGIN
                 IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
                    AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                     BEGIN
+                        DECLARE v_found INT;
                         DECLARE v_fitting INT;
-                        SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
+                          INTO v_found, v_fitting
+                          FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
@@ -624,7 +628,7 @@ BEGIN
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF NOT v_room_seen THEN
+                        IF v_fitting < v_found THEN
                             SET v_slot = 1;
                         END IF;
                     END;
@@ -1545,97 +1549,78 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_within_limit` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
 -- p_period that starts at p_bucket, a period the counter limits
--- (counter_limit): refused (9004) when it would take the bucket past
--- the limit, which undoes the whole write. The triggers that apply writes
--- call it, in the write's statement; nothing else does.
+-- (counter_limit), under the quota's lock: refused (9004) when it would take
+-- the bucket past the limit, which undoes the whole write. The triggers
+-- that apply writes call it, in the write's statement; nothing else does.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
--- bounded total is: a write whose row's share takes it changes that row
--- alone, under the lock its slot's writers hold already. Any other write
--- locks the bucket's end (the quota's lock), then every row of the bucket,
--- checks the limit against their sum, and shares the room left evenly
--- among them again; a row with no share yet, as at the start of a bucket,
--- gets its share this way. A negative write always fits its row: a refund
--- gives room back. The lock order is a bounded total's: the routine that
--- records the write sends it to slot 1 unless a plain look found room for
--- four times its delta in its slot's row of each limited bucket
--- (periods::look_at_limits; p_room_seen), so that writes near a limit
--- queue on slot 1, and only a write that saw room in its rows locks one
--- before the quota's lock: no write holds its row, or the gap where a
--- missing one would go, while it waits for the quota's lock, held by one
--- that waits for that row or gap. The look is the routine's: a read in a
--- trigger, and so here, share-locks what it reads where the binary log is
--- written by statement (MariaDB's default, MIXED). A write of a batch, or
--- with an id, saw nothing and always takes the quota's lock.
+-- bounded total is. A write whose routine saw room for four times its
+-- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- under the locks its slot's writers take anyway, and never comes here.
+-- Any other (a row short of room, sent to slot 1 where such writes queue;
+-- a row not made yet, as at the start of a bucket; a refund; a late
+-- write; a batch or a write with an id, which see nothing before their
+-- trigger) locks the bucket's end, the quota's lock, then every row of the
+-- bucket, checks the limit against their sum, and shares the room left
+-- evenly among the rows again, its own included. So no write holds its
+-- row, or the gap where a missing one would go, while it waits for the
+-- quota's lock held by one that waits for that row or gap. The look is the
+-- routine's: a read in a trigger, and so here, share-locks what it reads
+-- where the binary log is written by statement (MariaDB's default, MIXED).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_period ENUM('minute', 'hour', 'day', 'month'),
     IN p_bucket DATETIME,
     IN p_slot INT,
-    IN p_delta BIGINT,
-    IN p_room_seen BOOLEAN
+    IN p_delta BIGINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9127e3605ce35261'
+COMMENT 'slotted-counters sha256:edd02ff5b7b2bd03'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_fits BOOLEAN DEFAULT FALSE;
     DECLARE v_limit BIGINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
     DECLARE v_room DECIMAL(40, 0);
 
-    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL OR p_room_seen IS NULL THEN
+    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003,
             MESSAGE_TEXT = 'a write to a limited bucket takes no NULL argument';
     END IF;
-
-    IF p_room_seen THEN
-        SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits
-          FROM `counter_buckets`
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot
-           FOR UPDATE;
+    -- The quota's lock: the bucket's end, a row of no slot that counts 0.
+    -- The locks of the read of every row stop there: without it they would
+    -- hold the next row of the index, or the gap to it, another bucket's
+    -- or counter's, and two checks of two buckets that then added a row
+    -- deadlocked. Not the period's row, which a batch's trigger share-locks
+    -- as it reads what the period keeps: two such writes that then both
+    -- locked it deadlocked, thousands of times per thousand batches.
+    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+    VALUES (p_name, p_period, p_bucket, 65535, 0)
+    ON DUPLICATE KEY UPDATE `counter` = `counter`;
+    -- The limit as it is now: a change of it waits for this write's locks
+    -- to clear the shares, or this read for the change.
+    SELECT `highest` INTO v_limit FROM `counter_periods`
+     WHERE `counter_name` = p_name AND `period` = p_period;
+    SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
+      INTO v_used, v_rows, v_own
+      FROM `counter_buckets`
+     WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+       AND `counter_id` < 65535
+       FOR UPDATE;
+    IF p_delta > 0 AND v_used + p_delta > v_limit THEN
+        SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL 1 MINUTE WHEN 'hour' THEN p_bucket + INTERVAL 1 HOUR WHEN 'day' THEN p_bucket + INTERVAL 1 DAY WHEN 'month' THEN p_bucket + INTERVAL 1 MONTH END, '), for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
     END IF;
-    IF v_fits THEN
-        UPDATE `counter_buckets` SET `counter` = `counter` + p_delta
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot;
-    ELSE
-        -- The quota's lock: the bucket's end, a row of no slot that counts 0.
-        -- The locks of the read of every row stop there: without it they
-        -- would hold the next row of the index, or the gap to it, another
-        -- bucket's or counter's, and two checks of two buckets that then
-        -- added a row deadlocked. Not the period's row, which a batch's
-        -- trigger share-locks as it reads what the period keeps: two such
-        -- writes that then both locked it deadlocked, thousands of times
-        -- per thousand batches.
-        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-        VALUES (p_name, p_period, p_bucket, 65535, 0)
-        ON DUPLICATE KEY UPDATE `counter` = `counter`;
-        -- The limit as it is now: a change of it waits for this write's
-        -- locks to clear the shares, or this read for the change.
-        SELECT `highest` INTO v_limit FROM `counter_periods`
-         WHERE `counter_name` = p_name AND `period` = p_period;
-        SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
-          INTO v_used, v_rows, v_own
-          FROM `counter_buckets`
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
-           AND `counter_id` < 65535
-           FOR UPDATE;
-        IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-            SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL 1 MINUTE WHEN 'hour' THEN p_bucket + INTERVAL 1 HOUR WHEN 'day' THEN p_bucket + INTERVAL 1 DAY WHEN 'month' THEN p_bucket + INTERVAL 1 MONTH END, '), for counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
-        END IF;
-        INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-        VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
-        ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
-        -- The room left, shared again: NULL when the limit went meanwhile.
-        SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
-        UPDATE `counter_buckets`
-           SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
-           AND `counter_id` < 65535;
-    END IF;
+    INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+    VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+    -- The room left, shared again: NULL when the limit went meanwhile.
+    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
+    UPDATE `counter_buckets`
+       SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
+     WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+       AND `counter_id` < 65535;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_within_limit') */$$
 
@@ -1650,7 +1635,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:265d853852236d10'
+COMMENT 'slotted-counters sha256:f209da252ea81e5e'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1787,12 +1772,15 @@ BEGIN
             END IF;
             IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
                 IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
+                   AND v_moment >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
                    AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                     BEGIN
+                        DECLARE v_found INT;
                         DECLARE v_fitting INT;
-                        SELECT COUNT(*) INTO v_fitting FROM `counter_buckets`
+                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
+                          INTO v_found, v_fitting
+                          FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND `counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d %H:%i:00'))
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
@@ -1802,7 +1790,7 @@ BEGIN
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
                                  AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-01 00:00:00')));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF NOT v_room_seen THEN
+                        IF v_fitting < v_found THEN
                             SET v_slot = 1;
                         END IF;
                     END;
@@ -2628,11 +2616,41 @@ BEGIN
                 -- total back without taking the period's writes back: so a bucket
                 -- row has no bound of the total's, and one that would leave BIGINT
                 -- refuses the write as the package does (9003), not the server.
+                DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
                 DECLARE EXIT HANDLER FOR 1690
                 BEGIN
                     SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
                 END;
+                -- A write that saw room in its rows of the limited buckets locks
+                -- them, and adds to them when they still have it.
+                IF v_room_seen THEN
+                    SELECT COUNT(*) = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL) INTO v_room_taken
+                      FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00'))
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00'))
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00'))
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00')))
+                       AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+                       FOR UPDATE;
+                    IF v_room_taken THEN
+                        UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
+                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00'))
+                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00'))
+                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00'))
+                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00')));
+                    END IF;
+                END IF;
                 IF v_keep_minute IS NOT NULL THEN
                     SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
                     IF v_keep_minute = 4294967295
@@ -2641,8 +2659,8 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_room_seen);
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
                 END IF;
@@ -2654,8 +2672,8 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_room_seen);
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
                 END IF;
@@ -2667,8 +2685,8 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_room_seen);
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
                 END IF;
@@ -2680,8 +2698,8 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_room_seen);
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
                 END IF;
@@ -2943,11 +2961,41 @@ BEGIN
         -- total back without taking the period's writes back: so a bucket
         -- row has no bound of the total's, and one that would leave BIGINT
         -- refuses the write as the package does (9003), not the server.
+        DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
         DECLARE EXIT HANDLER FOR 1690
         BEGIN
             SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END;
+        -- A write that saw room in its rows of the limited buckets locks
+        -- them, and adds to them when they still have it.
+        IF NEW.`room_seen` THEN
+            SELECT COUNT(*) = (NEW.highest_minute IS NOT NULL) + (NEW.highest_hour IS NOT NULL) + (NEW.highest_day IS NOT NULL) + (NEW.highest_month IS NOT NULL) INTO v_room_taken
+              FROM `counter_buckets`
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot
+               AND ((`period` = 'minute' AND NEW.highest_minute IS NOT NULL
+                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00'))
+                 OR (`period` = 'hour' AND NEW.highest_hour IS NOT NULL
+                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00'))
+                 OR (`period` = 'day' AND NEW.highest_day IS NOT NULL
+                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00'))
+                 OR (`period` = 'month' AND NEW.highest_month IS NOT NULL
+                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00')))
+               AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+               FOR UPDATE;
+            IF v_room_taken THEN
+                UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                   AND ((`period` = 'minute' AND NEW.highest_minute IS NOT NULL
+                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00'))
+                     OR (`period` = 'hour' AND NEW.highest_hour IS NOT NULL
+                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00'))
+                     OR (`period` = 'day' AND NEW.highest_day IS NOT NULL
+                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00'))
+                     OR (`period` = 'month' AND NEW.highest_month IS NOT NULL
+                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00')));
+            END IF;
+        END IF;
         IF NEW.keep_minute IS NOT NULL THEN
             SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
             IF NEW.keep_minute = 4294967295
@@ -2956,8 +3004,8 @@ BEGIN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                ELSE
-                    CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                ELSEIF NOT v_room_taken THEN
+                    CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
                 END IF;
             END IF;
         END IF;
@@ -2969,8 +3017,8 @@ BEGIN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                ELSE
-                    CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                ELSEIF NOT v_room_taken THEN
+                    CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
                 END IF;
             END IF;
         END IF;
@@ -2982,8 +3030,8 @@ BEGIN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                ELSE
-                    CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                ELSEIF NOT v_room_taken THEN
+                    CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
                 END IF;
             END IF;
         END IF;
@@ -2995,8 +3043,8 @@ BEGIN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                ELSE
-                    CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, NEW.`room_seen`);
+                ELSEIF NOT v_room_taken THEN
+                    CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
                 END IF;
             END IF;
         END IF;

@@ -3,93 +3,74 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddWithinLimit) }}` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
 -- p_period that starts at p_bucket, a period the counter limits
--- ({{ p.routine(Routine::Limit) }}): refused ({{ p.past_bound }}) when it would take the bucket past
--- the limit, which undoes the whole write. The triggers that apply writes
--- call it, in the write's statement; nothing else does.
+-- ({{ p.routine(Routine::Limit) }}), under the quota's lock: refused ({{ p.past_bound }}) when it would take
+-- the bucket past the limit, which undoes the whole write. The triggers
+-- that apply writes call it, in the write's statement; nothing else does.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
--- bounded total is: a write whose row's share takes it changes that row
--- alone, under the lock its slot's writers hold already. Any other write
--- locks the bucket's end (the quota's lock), then every row of the bucket,
--- checks the limit against their sum, and shares the room left evenly
--- among them again; a row with no share yet, as at the start of a bucket,
--- gets its share this way. A negative write always fits its row: a refund
--- gives room back. The lock order is a bounded total's: the routine that
--- records the write sends it to slot 1 unless a plain look found room for
--- four times its delta in its slot's row of each limited bucket
--- (periods::look_at_limits; p_room_seen), so that writes near a limit
--- queue on slot 1, and only a write that saw room in its rows locks one
--- before the quota's lock: no write holds its row, or the gap where a
--- missing one would go, while it waits for the quota's lock, held by one
--- that waits for that row or gap. The look is the routine's: a read in a
--- trigger, and so here, share-locks what it reads where the binary log is
--- written by statement (MariaDB's default, MIXED). A write of a batch, or
--- with an id, saw nothing and always takes the quota's lock.
+-- bounded total is. A write whose routine saw room for four times its
+-- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- under the locks its slot's writers take anyway, and never comes here.
+-- Any other (a row short of room, sent to slot 1 where such writes queue;
+-- a row not made yet, as at the start of a bucket; a refund; a late
+-- write; a batch or a write with an id, which see nothing before their
+-- trigger) locks the bucket's end, the quota's lock, then every row of the
+-- bucket, checks the limit against their sum, and shares the room left
+-- evenly among the rows again, its own included. So no write holds its
+-- row, or the gap where a missing one would go, while it waits for the
+-- quota's lock held by one that waits for that row or gap. The look is the
+-- routine's: a read in a trigger, and so here, share-locks what it reads
+-- where the binary log is written by statement (MariaDB's default, MIXED).
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddWithinLimit) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.period_type }},
     IN p_bucket DATETIME,
     IN p_slot INT,
-    IN p_delta BIGINT,
-    IN p_room_seen BOOLEAN
+    IN p_delta BIGINT
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
-    DECLARE v_fits BOOLEAN DEFAULT FALSE;
     DECLARE v_limit BIGINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
     DECLARE v_room DECIMAL(40, 0);
 
-    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL OR p_room_seen IS NULL THEN
+    IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}{{ refusals::NULL_LIMITED_WRITE }}{% endcall %}
     END IF;
-
-    IF p_room_seen THEN
-        SELECT COALESCE(MAX(`counter` + CAST(p_delta AS DECIMAL(20, 0)) <= `highest`), FALSE) INTO v_fits
-          FROM `{{ p.buckets_table }}`
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot
-           FOR UPDATE;
+    -- The quota's lock: the bucket's end, a row of no slot that counts 0.
+    -- The locks of the read of every row stop there: without it they would
+    -- hold the next row of the index, or the gap to it, another bucket's
+    -- or counter's, and two checks of two buckets that then added a row
+    -- deadlocked. Not the period's row, which a batch's trigger share-locks
+    -- as it reads what the period keeps: two such writes that then both
+    -- locked it deadlocked, thousands of times per thousand batches.
+    INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+    VALUES (p_name, p_period, p_bucket, {{ p.bucket_end }}, 0)
+    ON DUPLICATE KEY UPDATE `counter` = `counter`;
+    -- The limit as it is now: a change of it waits for this write's locks
+    -- to clear the shares, or this read for the change.
+    SELECT `highest` INTO v_limit FROM `{{ p.periods_table }}`
+     WHERE `counter_name` = p_name AND `period` = p_period;
+    SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
+      INTO v_used, v_rows, v_own
+      FROM `{{ p.buckets_table }}`
+     WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+       AND `counter_id` < {{ p.bucket_end }}
+       FOR UPDATE;
+    IF p_delta > 0 AND v_used + p_delta > v_limit THEN
+{% call m::refuse("        ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', v_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(v_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-    IF v_fits THEN
-        UPDATE `{{ p.buckets_table }}` SET `counter` = `counter` + p_delta
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket AND `counter_id` = p_slot;
-    ELSE
-        -- The quota's lock: the bucket's end, a row of no slot that counts 0.
-        -- The locks of the read of every row stop there: without it they
-        -- would hold the next row of the index, or the gap to it, another
-        -- bucket's or counter's, and two checks of two buckets that then
-        -- added a row deadlocked. Not the period's row, which a batch's
-        -- trigger share-locks as it reads what the period keeps: two such
-        -- writes that then both locked it deadlocked, thousands of times
-        -- per thousand batches.
-        INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-        VALUES (p_name, p_period, p_bucket, {{ p.bucket_end }}, 0)
-        ON DUPLICATE KEY UPDATE `counter` = `counter`;
-        -- The limit as it is now: a change of it waits for this write's
-        -- locks to clear the shares, or this read for the change.
-        SELECT `highest` INTO v_limit FROM `{{ p.periods_table }}`
-         WHERE `counter_name` = p_name AND `period` = p_period;
-        SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
-          INTO v_used, v_rows, v_own
-          FROM `{{ p.buckets_table }}`
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
-           AND `counter_id` < {{ p.bucket_end }}
-           FOR UPDATE;
-        IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-{% call m::refuse("            ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', v_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(v_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
-        END IF;
-        INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-        VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
-        ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
-        -- The room left, shared again: NULL when the limit went meanwhile.
-        SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
-        UPDATE `{{ p.buckets_table }}`
-           SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
-         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
-           AND `counter_id` < {{ p.bucket_end }};
-    END IF;
+    INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+    VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
+    ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
+    -- The room left, shared again: NULL when the limit went meanwhile.
+    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
+    UPDATE `{{ p.buckets_table }}`
+       SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
+     WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
+       AND `counter_id` < {{ p.bucket_end }};
 END$$
