@@ -221,6 +221,13 @@ pub enum Call<'a> {
         floor: Option<i64>,
         ceiling: Option<i64>,
     },
+    /// Limits what each bucket of `period` may count to `highest`
+    /// (`None`: no limit).
+    Limit {
+        name: &'a str,
+        period: Period,
+        highest: Option<i64>,
+    },
     /// Reads which package the database holds (`counter_package()`).
     Package,
 }
@@ -248,6 +255,7 @@ impl<'a> Call<'a> {
             Call::Series { .. } => "series",
             Call::ExpirePeriods => "expire_periods",
             Call::Bound { .. } => "bound",
+            Call::Limit { .. } => "limit",
             Call::Package => "package",
         }
     }
@@ -272,6 +280,7 @@ impl<'a> Call<'a> {
             Call::GetRange { .. } => Routine::GetRange,
             Call::ExpirePeriods => Routine::ExpirePeriods,
             Call::Bound { .. } => Routine::Bound,
+            Call::Limit { .. } => Routine::Limit,
             Call::Package => Routine::Package,
         }
     }

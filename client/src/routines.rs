@@ -47,6 +47,7 @@ pub struct Routines {
     get_range: String,
     expire_periods: String,
     bound: String,
+    limit: String,
     package: String,
 }
 
@@ -95,6 +96,7 @@ impl Routines {
             get_range: Routine::GetRange.name(options),
             expire_periods: call(Routine::ExpirePeriods),
             bound: call(Routine::Bound),
+            limit: call(Routine::Limit),
             package: format!("SELECT `{}`()", Routine::Package.name(options)),
         }
     }
@@ -172,6 +174,10 @@ impl Routines {
             Call::Bound { name, floor, ceiling } => {
                 write(&self.bound, vec![Param::Text(name), Param::Number(floor), Param::Number(ceiling)])
             }
+            Call::Limit { name, period, highest } => write(
+                &self.limit,
+                vec![Param::Text(name), Param::Text(period.name()), Param::Number(highest)],
+            ),
             Call::Package => Request::Package(statement(&self.package, Vec::new())),
             Call::GetMany { names } => Request::Read(
                 select(

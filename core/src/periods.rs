@@ -165,7 +165,8 @@ pub fn utc_seconds(text: &str) -> Option<i64> {
     let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
     let mut time = time.splitn(3, ':').map(str::parse::<i64>);
     let (hour, minute, second) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
-    let valid = (1..=12).contains(&month) && (1..=31).contains(&day) && hour < 24 && minute < 60 && second < 60;
+    let valid =
+        (1..=12).contains(&month) && (1..=31).contains(&day) && hour < 24 && minute < 60 && second < 60;
     valid.then(|| {
         days_from_civil(i64::from(year), month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second
     })
@@ -214,7 +215,9 @@ mod tests {
             let text = utc_text(seconds);
             assert_eq!(utc_seconds(&text[..19]), Some(seconds), "{text}");
         }
-        for text in ["2026-13-01 00:00:00", "2026-01-01 24:00:00", "2026-01-01", "2026-01-01 00:00:00.5", "soon"] {
+        for text in
+            ["2026-13-01 00:00:00", "2026-01-01 24:00:00", "2026-01-01", "2026-01-01 00:00:00.5", "soon"]
+        {
             assert_eq!(utc_seconds(text), None, "{text}");
         }
     }

@@ -51,6 +51,11 @@ pub const BUCKET_FULL: &str = "the write would take a bucket of its period past 
 /// argument, as `status` probes every routine (errno 9003).
 pub const NULL_LIMITED_WRITE: &str = "a write to a limited bucket takes no NULL argument";
 
+/// A limit per period asked of the client's plain mode, whose writes add
+/// to buckets without the shares that keep a limit; the name follows.
+pub const PLAIN_KEEPS_NO_LIMIT: &str =
+    "the plain mode keeps no limit per period (set it with the package's routines), for counter";
+
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 

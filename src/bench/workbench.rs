@@ -308,7 +308,8 @@ impl Workbench {
         tracking.sort_unstable();
         tracking.dedup();
         for variant in tracking {
-            let options = self.package(variant, None)?.expect("a variant that tracks periods calls a package");
+            let options =
+                self.package(variant, None)?.expect("a variant that tracks periods calls a package");
             for period in PERIODS_COUNTED {
                 conn.exec_drop(
                     format!(
@@ -408,7 +409,9 @@ impl Workbench {
         };
         let total = conn.exec_first::<Option<i64>, _, _>(sql, names.clone()).map_err(Error::Query)?.flatten();
         let total = total.unwrap_or_default();
-        if let (true, Some(options)) = (case.variant.profile().tracks, self.package(case.variant, case.slots)?) {
+        if let (true, Some(options)) =
+            (case.variant.profile().tracks, self.package(case.variant, case.slots)?)
+        {
             // Each period's buckets must sum to the total: the first that
             // does not is what the round reads, so it counts as inexact.
             for period in PERIODS_COUNTED {

@@ -274,7 +274,11 @@ fn each_feature_alone_installs_and_counts() {
                 "counter_series",
                 "counter_track",
             ],
-            &["CALL counter_track('c', 'hour', NULL)", "CALL counter_limit('c', 'day', 100)", "CALL counter_add('c', 1)"],
+            &[
+                "CALL counter_track('c', 'hour', NULL)",
+                "CALL counter_limit('c', 'day', 100)",
+                "CALL counter_add('c', 1)",
+            ],
         ),
         ("bounds", &["counter_bound"], &["CALL counter_bound('c', 0, 100)", "CALL counter_add('c', 1)"]),
     ] {

@@ -14,6 +14,12 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.engine.track(name, period, keep).await
     }
 
+    /// Limits each bucket of counter `name`'s `period`, as
+    /// [`crate::Counters::limit`].
+    pub async fn limit(&self, name: &str, period: Period, highest: Option<u64>) -> Result<(), CounterError> {
+        self.engine.limit(name, period, highest).await
+    }
+
     /// Stops counting counter `name` per `period`, and drops its buckets.
     pub async fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         self.engine.untrack(name, period).await

@@ -30,6 +30,24 @@ impl<D: Driver> Engine<D> {
         self.write(Call::Track { name, period, keep }).await
     }
 
+    /// Limits what each bucket of counter `name`'s `period` may count to
+    /// `highest`; `None` removes the limit.
+    pub(crate) async fn limit(
+        &self,
+        name: &str,
+        period: Period,
+        highest: Option<u64>,
+    ) -> Result<(), CounterError> {
+        self.check(name)?;
+        let past_a_bucket = |highest: u64| {
+            let words = format!("{} {highest}{FOR_COUNTER}", refusals::limit_out_of_range(i64::MAX));
+            CounterError::InvalidArgument(refusals::about(&words, name))
+        };
+        let highest =
+            highest.map(|highest| i64::try_from(highest).map_err(|_| past_a_bucket(highest))).transpose()?;
+        self.write(Call::Limit { name, period, highest }).await
+    }
+
     /// Stops counting counter `name` per `period`, and drops its buckets.
     pub(crate) async fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         self.check(name)?;

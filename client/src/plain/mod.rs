@@ -149,6 +149,13 @@ impl Plain {
             }
             Call::ExpirePeriods => self.expire(conn).await?,
             Call::Bound { name, floor, ceiling } => self.bound(conn, name, floor, ceiling, owner).await?,
+            // Its writes add to buckets without their shares of a limit.
+            Call::Limit { name, .. } => {
+                return Err(CounterError::InvalidArgument(refusals::about(
+                    refusals::PLAIN_KEEPS_NO_LIMIT,
+                    name,
+                )));
+            }
             // The plain mode runs no routine, and needs every feature's tables.
             Call::Package => return Ok(Answer::Package(None)),
         }

@@ -28,6 +28,28 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.engine.track(name, period, keep))
     }
 
+    /// Limits what each bucket of counter `name`'s `period` may count to
+    /// `highest`, a quota per minute, hour, day or month; `None` removes
+    /// the limit. The period is tracked first, keeping every bucket, if it
+    /// was not. From then on a write that would take its bucket past the
+    /// limit is refused with [`CounterError::PastLimit`], which says the
+    /// room left and when the bucket ends, and changes nothing. Needs the
+    /// package's routines: the plain mode keeps no limit, and refuses.
+    ///
+    /// ```no_run
+    /// use slotted_counters::{CounterError, Period};
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
+    /// counters.limit("api:3f2c9a", Period::Day, Some(1_000))?;
+    /// match counters.increment("api:3f2c9a") {
+    ///     Err(CounterError::PastLimit { resets, .. }) => println!("over quota until {resets:?}"),
+    ///     other => other?,
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn limit(&self, name: &str, period: Period, highest: Option<u64>) -> Result<(), CounterError> {
+        ready(self.engine.limit(name, period, highest))
+    }
+
     /// Stops counting counter `name` per `period`, and drops its buckets.
     pub fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         ready(self.engine.untrack(name, period))

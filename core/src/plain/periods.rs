@@ -201,6 +201,9 @@ mod tests {
             .add_to_buckets(&[Period::Hour, Period::Day])
             .sql;
         assert_eq!(sql.matches('?').count(), 2 * 5 + 1);
-        assert!(sql.contains("'hour', DATE_FORMAT(") && sql.contains("'%Y-%m-%d 00:00:00'), ?, ?, NULL)"), "{sql}");
+        assert!(
+            sql.contains("'hour', DATE_FORMAT(") && sql.contains("'%Y-%m-%d 00:00:00'), ?, ?, NULL)"),
+            "{sql}"
+        );
     }
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, Period};
+use slotted_counters::{AsyncCounters, CounterError, Counters, PackageOptions, Period};
 use slotted_counters_core::package::errno;
 use slotted_counters_core::periods;
 
@@ -95,7 +95,8 @@ impl Write {
 fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
     let db = with_package();
     let mut conn = db.conn();
-    conn.query_drop("CREATE TABLE calls (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(50) NOT NULL)").unwrap();
+    conn.query_drop("CREATE TABLE calls (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(50) NOT NULL)")
+        .unwrap();
     for customer in CUSTOMERS {
         conn.exec_drop("CALL counter_setup(?, 'api calls', 16, NULL)", (customer,)).unwrap();
         for (period, limit) in limits {
@@ -116,7 +117,9 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
                     support::without_snapshot_isolation(&mut conn);
                 }
                 let mut turn = client;
-                while let Some(next) = (0..3).map(|step| (turn + step) % 3).find(|&c| !full[c].load(Ordering::SeqCst)) {
+                while let Some(next) =
+                    (0..3).map(|step| (turn + step) % 3).find(|&c| !full[c].load(Ordering::SeqCst))
+                {
                     match write.to(&mut conn, CUSTOMERS[next]) {
                         Ok(()) => drop(accepted.fetch_add(1, Ordering::SeqCst)),
                         Err(error) => match server_error(error) {
@@ -136,22 +139,34 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
     for customer in CUSTOMERS {
         assert_eq!(total(&mut conn, customer), Some(expected), "{customer}'s total");
         if let Write::InTransaction = write {
-            let calls: i64 =
-                conn.exec_first("SELECT COUNT(*) FROM calls WHERE customer = ?", (customer,)).unwrap().unwrap();
+            let calls: i64 = conn
+                .exec_first("SELECT COUNT(*) FROM calls WHERE customer = ?", (customer,))
+                .unwrap()
+                .unwrap();
             assert_eq!(calls, expected, "each of {customer}'s writes has its insert");
         }
         for (period_name, _) in limits {
-            assert_eq!(period(&mut conn, customer, period_name, RACE_AT), Some(expected), "{customer}'s {period_name}");
+            assert_eq!(
+                period(&mut conn, customer, period_name, RACE_AT),
+                Some(expected),
+                "{customer}'s {period_name}"
+            );
         }
     }
     let refusals = refusals.into_inner().unwrap();
     assert!(refusals.len() >= 3, "each customer was refused: {refusals:?}");
     for message in &refusals {
-        assert!(message.starts_with(&format!("the write would pass the {named} (room left: 0, resets ")), "{message}");
+        assert!(
+            message.starts_with(&format!("the write would pass the {named} (room left: 0, resets ")),
+            "{message}"
+        );
     }
     let writes = accepted.load(Ordering::SeqCst);
     let per_1000 = 1_000.0 * deadlocks.load(Ordering::SeqCst) as f64 / writes as f64;
-    eprintln!("{:?} {limits:?}: {writes} writes, {per_1000:.1} deadlocks per 1,000", support::server::release());
+    eprintln!(
+        "{:?} {limits:?}: {writes} writes, {per_1000:.1} deadlocks per 1,000",
+        support::server::release()
+    );
     let allowed = write.deadlocks_allowed();
     assert!(per_1000 <= allowed, "{per_1000:.1} deadlocks per 1,000 writes, more than {allowed}");
 }
@@ -192,7 +207,14 @@ fn room(conn: &mut PooledConn, name: &str) -> Vec<Room> {
     conn.exec_map(
         "CALL counter_room(?)",
         (name,),
-        |(kind, period, bound, value, room, resets): (String, Option<String>, i64, i64, i64, mysql::Value)| {
+        |(kind, period, bound, value, room, resets): (
+            String,
+            Option<String>,
+            i64,
+            i64,
+            i64,
+            mysql::Value,
+        )| {
             let resets = match resets {
                 mysql::Value::NULL => None,
                 mysql::Value::Date(year, month, day, hour, minute, second, _) => {
@@ -229,7 +251,11 @@ fn a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_da
         message,
         "the write would pass the day limit 10 (room left: 0, resets 2026-03-11 00:00:00), for counter: 'q'"
     );
-    assert_eq!(period(&mut conn, "q", "hour", "2026-03-10 23:59:00"), Some(10), "the refused write counted nowhere");
+    assert_eq!(
+        period(&mut conn, "q", "hour", "2026-03-10 23:59:00"),
+        Some(10),
+        "the refused write counted nowhere"
+    );
     conn.query_drop("CALL counter_reset('q', 0, FALSE)").unwrap();
     refusal(&mut conn, "CALL counter_increment(?)", "q");
 
@@ -307,8 +333,16 @@ fn bad_limits_are_refused_and_null_removes_one() {
     conn.query_drop("CALL counter_setup('c', 'd', 4, NULL)").unwrap();
     for (sql, code, words) in [
         ("CALL counter_limit('c', 'week', 5)", errno::INVALID_ARGUMENT, "period must be"),
-        ("CALL counter_limit('c', 'day', -1)", errno::INVALID_ARGUMENT, "a limit must be NULL or a whole number from 0"),
-        ("CALL counter_limit('c', 'day', 1.5)", errno::INVALID_ARGUMENT, "a limit must be NULL or a whole number from 0"),
+        (
+            "CALL counter_limit('c', 'day', -1)",
+            errno::INVALID_ARGUMENT,
+            "a limit must be NULL or a whole number from 0",
+        ),
+        (
+            "CALL counter_limit('c', 'day', 1.5)",
+            errno::INVALID_ARGUMENT,
+            "a limit must be NULL or a whole number from 0",
+        ),
         ("CALL counter_limit('nobody', 'day', 5)", errno::UNKNOWN_COUNTER, "unknown counter"),
         ("CALL counter_room('nobody')", errno::UNKNOWN_COUNTER, "unknown counter"),
     ] {
@@ -328,29 +362,54 @@ fn bad_limits_are_refused_and_null_removes_one() {
     assert!(message.contains("day limit 1 (room left: 0"), "the day counted on without its limit: {message}");
 }
 
-/// The sync and the async client read a quota's refusal as
-/// [`CounterError::PastLimit`], with the period, the limit, the room left
-/// and the end of the bucket that `counter_room` reads too.
+/// The sync and the async client set a limit, and read a quota's refusal
+/// as [`CounterError::PastLimit`], with the period, the limit, the room
+/// left and the end of the bucket that `counter_room` reads too. The
+/// plain mode, whose writes keep no shares, refuses to set a limit.
 fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
     let db = with_package();
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('sends', 'd', 8, NULL)").unwrap();
-    conn.query_drop("CALL counter_limit('sends', 'month', 3)").unwrap();
     let counters = Counters::new(db.pool().clone()).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let async_counters = runtime.block_on(async {
         let pool = MySqlPoolOptions::new().connect(&db.url()).await.unwrap();
         AsyncCounters::new(pool).unwrap()
     });
+    runtime.block_on(async_counters.limit("sends", Period::Month, Some(5))).unwrap();
+    counters.limit("sends", Period::Month, Some(3)).unwrap();
+    let too_big = counters.limit("sends", Period::Month, Some(u64::MAX)).unwrap_err();
+    assert!(
+        matches!(&too_big, CounterError::InvalidArgument(message) if message.contains("a limit must be")),
+        "{too_big:?}"
+    );
+    let plain =
+        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
+    let refused = plain.limit("sends", Period::Day, Some(3)).unwrap_err();
+    assert!(
+        matches!(&refused, CounterError::InvalidArgument(message) if message.starts_with("the plain mode keeps no limit")),
+        "{refused:?}"
+    );
+    let limits: Vec<(String, i64)> = conn
+        .query("SELECT CAST(period AS CHAR), highest FROM counter_periods WHERE highest IS NOT NULL")
+        .unwrap();
+    assert_eq!(limits, [("month".to_owned(), 3)], "the last limit set, and none by the plain mode");
     counters.add("sends", 2).unwrap();
     runtime.block_on(async_counters.increment("sends")).unwrap();
     let (.., room_now, resets_at) = room(&mut conn, "sends").remove(0);
     assert_eq!(room_now, 0);
     let resets_at = resets_at.expect("a limit resets");
-    let resets = UNIX_EPOCH + Duration::from_secs(periods::utc_seconds(&resets_at).unwrap().try_into().unwrap());
+    let resets =
+        UNIX_EPOCH + Duration::from_secs(periods::utc_seconds(&resets_at).unwrap().try_into().unwrap());
     for refused in [counters.increment("sends"), runtime.block_on(async_counters.increment("sends"))] {
         match refused {
-            Err(CounterError::PastLimit { period: Period::Month, limit: 3, room: 0, resets: at, message }) => {
+            Err(CounterError::PastLimit {
+                period: Period::Month,
+                limit: 3,
+                room: 0,
+                resets: at,
+                message,
+            }) => {
                 assert_eq!(at, resets, "{message}");
                 assert!(message.contains(&format!("resets {resets_at})")), "{message}");
             }
