@@ -2,13 +2,13 @@
 //! calls both clients make, with their arguments already checked.
 
 use std::collections::BTreeMap;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::Routine;
-use slotted_counters_core::periods::Period;
+use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
-use crate::error::CounterError;
+use crate::error::{Bound, CounterError};
 
 /// A counter for `setup` to create: its description, and the slot count
 /// and starting value unless the package's defaults will do.
@@ -221,6 +221,10 @@ pub enum Call<'a> {
         floor: Option<i64>,
         ceiling: Option<i64>,
     },
+    /// Reads the room toward each bound and limit of the counter.
+    Room {
+        name: &'a str,
+    },
     /// Limits what each bucket of `period` may count to `highest`
     /// (`None`: no limit).
     Limit {
@@ -256,6 +260,7 @@ impl<'a> Call<'a> {
             Call::ExpirePeriods => "expire_periods",
             Call::Bound { .. } => "bound",
             Call::Limit { .. } => "limit",
+            Call::Room { .. } => "room",
             Call::Package => "package",
         }
     }
@@ -281,6 +286,7 @@ impl<'a> Call<'a> {
             Call::ExpirePeriods => Routine::ExpirePeriods,
             Call::Bound { .. } => Routine::Bound,
             Call::Limit { .. } => Routine::Limit,
+            Call::Room { .. } => Routine::Room,
             Call::Package => Routine::Package,
         }
     }
@@ -313,7 +319,62 @@ pub enum Answer {
     Values(Vec<Option<i64>>),
     Value(Option<i64>),
     Series(Series),
+    Room(Vec<Room>),
     Package(Option<String>),
+}
+
+/// One bound or limit of a counter and the room toward it, as
+/// [`crate::Counters::room`] reads it (a row of `counter_room`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    /// What the room is toward.
+    pub of: RoomOf,
+    /// The bound's or the limit's value.
+    pub bound: i64,
+    /// The total, or what the period's current bucket counted.
+    pub value: i64,
+    /// How far a write may still move the value toward the bound: a write
+    /// of at most this much fits.
+    pub room: u64,
+    /// When the current bucket ends and its whole limit comes back; `None`
+    /// for a bound of the total.
+    pub resets: Option<SystemTime>,
+}
+
+/// What a [`Room`] is toward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoomOf {
+    /// A bound of the total (`bound`).
+    Total(Bound),
+    /// The limit of each bucket of a period (`limit`).
+    Limit(Period),
+}
+
+impl Room {
+    /// The room of `row`, one of `counter_room`'s: `kind`, `period`,
+    /// `bound`, `value`, `room`, `resets_at`; `None` for any other row.
+    pub(crate) fn read(row: &[Option<String>]) -> Option<Room> {
+        let [kind, period, bound, value, room, resets] = row else { return None };
+        let of = match (kind.as_deref()?, period.as_deref()) {
+            ("floor", None) => RoomOf::Total(Bound::Floor),
+            ("ceiling", None) => RoomOf::Total(Bound::Ceiling),
+            ("limit", Some(period)) => RoomOf::Limit(Period::from_name(period)?),
+            _ => return None,
+        };
+        let resets = match resets.as_deref() {
+            None => None,
+            Some(moment) => {
+                Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(periods::utc_seconds(moment)?).ok()?))
+            }
+        };
+        Some(Room {
+            of,
+            bound: bound.as_deref()?.parse().ok()?,
+            value: value.as_deref()?.parse().ok()?,
+            room: room.as_deref()?.parse().ok()?,
+            resets,
+        })
+    }
 }
 
 /// What a series read: the counter's total (`None`: no such counter), what
@@ -348,6 +409,14 @@ impl Answer {
         match self {
             Answer::Series(series) => Ok(series),
             other => Err(other.unexpected("a series")),
+        }
+    }
+
+    /// The rows of a read of the room.
+    pub(crate) fn room(self) -> Result<Vec<Room>, CounterError> {
+        match self {
+            Answer::Room(room) => Ok(room),
+            other => Err(other.unexpected("the room")),
         }
     }
 

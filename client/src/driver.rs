@@ -54,6 +54,11 @@ pub trait Connection {
 
     /// Runs `statement`, a `SELECT` of one text, and reads it.
     async fn text(&mut self, statement: &Statement<'_>) -> Result<Option<String>, CounterError>;
+
+    /// Runs `statement`, a `CALL` that answers rows of texts and numbers,
+    /// and reads them, each column as a nullable text (a number as its
+    /// digits).
+    async fn texts(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<String>>>, CounterError>;
 }
 
 /// The output of `future`, which must be ready when first polled: a call

@@ -33,7 +33,7 @@ mod transaction;
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use batch::FlushStats;
 pub use builder::ClientBuilder;
-pub use call::{Keep, NewCounter, StartDate};
+pub use call::{Keep, NewCounter, Room, RoomOf, StartDate};
 pub use error::{Bound, CounterError};
 #[cfg(feature = "mysql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]

@@ -11,7 +11,7 @@ use slotted_counters_core::plain::EPOCH;
 
 use slotted_counters_core::periods::Period;
 
-use crate::call::{Answer, Call, Moment, Series, StartDate};
+use crate::call::{Answer, Call, Moment, Room, Series, StartDate};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
 
@@ -48,6 +48,7 @@ pub struct Routines {
     expire_periods: String,
     bound: String,
     limit: String,
+    room: String,
     package: String,
 }
 
@@ -97,6 +98,7 @@ impl Routines {
             expire_periods: call(Routine::ExpirePeriods),
             bound: call(Routine::Bound),
             limit: call(Routine::Limit),
+            room: call(Routine::Room),
             package: format!("SELECT `{}`()", Routine::Package.name(options)),
         }
     }
@@ -119,6 +121,16 @@ impl Routines {
                 one_row(conn, &read, reading.columns()).await.map(|row| reading.answer(row))
             }
             Request::Package(read) => conn.text(&read).await.map(Answer::Package),
+            Request::Room(read) => {
+                let rows = conn.texts(&read).await?;
+                let room: Option<Vec<Room>> = rows.iter().map(|row| Room::read(row)).collect();
+                room.map(Answer::Room).ok_or_else(|| {
+                    CounterError::unexpected_answer(
+                        format!("{rows:?} where counter_room answers its rows"),
+                        None,
+                    )
+                })
+            }
         }
     }
 
@@ -178,6 +190,7 @@ impl Routines {
                 &self.limit,
                 vec![Param::Text(name), Param::Text(period.name()), Param::Number(highest)],
             ),
+            Call::Room { name } => Request::Room(statement(&self.room, vec![Param::Text(name)])),
             Call::Package => Request::Package(statement(&self.package, Vec::new())),
             Call::GetMany { names } => Request::Read(
                 select(
@@ -239,6 +252,8 @@ enum Request<'a> {
     Read(Statement<'a>, Reading),
     /// `SELECT counter_package()`, which answers a line of text.
     Package(Statement<'a>),
+    /// `CALL counter_room(name)`, which answers a row per bound and limit.
+    Room(Statement<'a>),
 }
 
 /// How the one row a read answers reads.

@@ -56,6 +56,11 @@ pub const NULL_LIMITED_WRITE: &str = "a write to a limited bucket takes no NULL 
 pub const PLAIN_KEEPS_NO_LIMIT: &str =
     "the plain mode keeps no limit per period (set it with the package's routines), for counter";
 
+/// A read of the room asked of the client's plain mode, which runs no
+/// routine; the name follows.
+pub const PLAIN_READS_NO_ROOM: &str =
+    "the plain mode reads no room (read it with the package's counter_room), for counter";
+
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 

@@ -2022,13 +2022,14 @@ END$$
 -- 'ceiling' or 'limit'), `period` (NULL for a bound of the total), `bound`
 -- (its value), `value` (the total, or what the current bucket counted),
 -- `room` (how far a write may still move the value toward the bound), and
--- `resets_at` (the UTC moment the current bucket ends; NULL for a bound).
+-- `resets_at` (the UTC moment the current bucket ends, as text in the
+-- form a refusal writes it; NULL for a bound).
 -- A read: it locks nothing and refuses nothing but a name no counter has.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_room`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:c3cf01bddf8a13c2'
+COMMENT 'slotted-counters sha256:d4bab1a269d7bf0d'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -2044,7 +2045,7 @@ BEGIN
     END IF;
     SELECT `kind`, `period`, `bound`, `value`, `room`, `resets_at`
       FROM (SELECT 'floor' AS `kind`, CAST(NULL AS CHAR(6)) AS `period`, `floor` AS `bound`, `total` AS `value`,
-                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS DATETIME) AS `resets_at`, 1 AS `place`
+                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS CHAR(19)) AS `resets_at`, 1 AS `place`
               FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
                            CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
                            CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
@@ -2060,7 +2061,7 @@ BEGIN
             SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
                    CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
                    CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL 1 MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL 1 HOUR WHEN 'day' THEN `limits`.`current` + INTERVAL 1 DAY WHEN 'month' THEN `limits`.`current` + INTERVAL 1 MONTH END AS `resets_at`,
+                   DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL 1 MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL 1 HOUR WHEN 'day' THEN `limits`.`current` + INTERVAL 1 DAY WHEN 'month' THEN `limits`.`current` + INTERVAL 1 MONTH END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
               FROM (SELECT `period`, `highest`,
                            CAST(CASE `period` WHEN 'minute' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00') END AS DATETIME) AS `current`

@@ -5,7 +5,8 @@
 -- 'ceiling' or 'limit'), `period` (NULL for a bound of the total), `bound`
 -- (its value), `value` (the total, or what the current bucket counted),
 -- `room` (how far a write may still move the value toward the bound), and
--- `resets_at` (the UTC moment the current bucket ends; NULL for a bound).
+-- `resets_at` (the UTC moment the current bucket ends, as text in the
+-- form a refusal writes it; NULL for a bound).
 -- A read: it locks nothing and refuses nothing but a name no counter has.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Room) }}`(
     IN p_name {{ p.name_type }}
@@ -22,7 +23,7 @@ BEGIN
 {%- if p.bounds %}
     SELECT `kind`, `period`, `bound`, `value`, `room`, `resets_at`
       FROM (SELECT 'floor' AS `kind`, CAST(NULL AS CHAR(6)) AS `period`, `floor` AS `bound`, `total` AS `value`,
-                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS DATETIME) AS `resets_at`, 1 AS `place`
+                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS CHAR(19)) AS `resets_at`, 1 AS `place`
               FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
                            CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
                            CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
@@ -42,7 +43,7 @@ BEGIN
             SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
                    CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
                    CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   {% call periods::bucket_end(p, "`limits`.`period`", "`limits`.`current`") %}{% endcall %} AS `resets_at`,
+                   DATE_FORMAT({% call periods::bucket_end(p, "`limits`.`period`", "`limits`.`current`") %}{% endcall %}, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
               FROM (SELECT `period`, `highest`,
                            {% call periods::bucket_start(p, "`period`", "UTC_TIMESTAMP()") %}{% endcall %} AS `current`

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 use slotted_counters_core::periods::Period;
 
 use super::{AsyncConnections, AsyncCounters};
-use crate::call::Keep;
+use crate::call::{Keep, Room};
 use crate::error::CounterError;
 
 impl<C: AsyncConnections> AsyncCounters<C> {
@@ -18,6 +18,12 @@ impl<C: AsyncConnections> AsyncCounters<C> {
     /// [`crate::Counters::limit`].
     pub async fn limit(&self, name: &str, period: Period, highest: Option<u64>) -> Result<(), CounterError> {
         self.engine.limit(name, period, highest).await
+    }
+
+    /// The room toward each bound and limit of counter `name`, as
+    /// [`crate::Counters::room`].
+    pub async fn room(&self, name: &str) -> Result<Vec<Room>, CounterError> {
+        self.engine.room(name).await
     }
 
     /// Stops counting counter `name` per `period`, and drops its buckets.

@@ -1,9 +1,9 @@
 //! The async driver's side of the calls: statements on a sqlx
 //! [`MySqlConnection`], and sqlx's errors read as [`CounterError`]s.
 
-use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlDatabaseError};
+use sqlx::mysql::{MySqlArguments, MySqlConnection, MySqlDatabaseError, MySqlRow};
 use sqlx::query::Query;
-use sqlx::{MySql, Row};
+use sqlx::{MySql, Row, TypeInfo, ValueRef};
 
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
@@ -35,6 +35,28 @@ impl Connection for MySqlConnection {
         let bytes = row.map(|row| row.try_get::<Option<Vec<u8>>, _>(0)).transpose()?.flatten();
         Ok(bytes.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
+
+    async fn texts(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<String>>>, CounterError> {
+        let rows = bind(statement).fetch_all(self).await?;
+        let texts =
+            |row: &MySqlRow| (0..row.len()).map(|column| text(row, column)).collect::<Result<Vec<_>, _>>();
+        Ok(rows.iter().map(texts).collect::<Result<_, _>>()?)
+    }
+}
+
+/// Column `column` of `row` as a nullable text, a number as its digits.
+/// Texts are read as their bytes, unchecked: sqlx takes a text in a
+/// binary collation for VARBINARY, which no String decodes.
+fn text(row: &MySqlRow, column: usize) -> Result<Option<String>, sqlx::Error> {
+    let raw = row.try_get_raw(column)?;
+    if raw.is_null() {
+        return Ok(None);
+    }
+    if matches!(raw.type_info().name(), "BIGINT" | "INT" | "MEDIUMINT" | "SMALLINT" | "TINYINT") {
+        return Ok(Some(row.try_get::<i64, _>(column)?.to_string()));
+    }
+    let bytes = row.try_get_unchecked::<Vec<u8>, _>(column)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {

@@ -9,7 +9,7 @@ use slotted_counters_core::periods::{Period, SERIES_LIMIT};
 use slotted_counters_core::refusals::{self, FOR_COUNTER, UNKNOWN_COUNTER, UNTRACKED_PERIOD};
 
 use super::{Driver, Engine};
-use crate::call::{Call, Deltas, Keep, Moment, Series, add_delta, new_write_id, seconds, time_of};
+use crate::call::{Call, Deltas, Keep, Moment, Room, Series, add_delta, new_write_id, seconds, time_of};
 use crate::error::CounterError;
 
 impl<D: Driver> Engine<D> {
@@ -46,6 +46,12 @@ impl<D: Driver> Engine<D> {
         let highest =
             highest.map(|highest| i64::try_from(highest).map_err(|_| past_a_bucket(highest))).transpose()?;
         self.write(Call::Limit { name, period, highest }).await
+    }
+
+    /// The room toward each bound and limit of counter `name`.
+    pub(crate) async fn room(&self, name: &str) -> Result<Vec<Room>, CounterError> {
+        self.check(name)?;
+        self.run(Call::Room { name }).await?.room()
     }
 
     /// Stops counting counter `name` per `period`, and drops its buckets.

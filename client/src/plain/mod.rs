@@ -149,6 +149,12 @@ impl Plain {
             }
             Call::ExpirePeriods => self.expire(conn).await?,
             Call::Bound { name, floor, ceiling } => self.bound(conn, name, floor, ceiling, owner).await?,
+            Call::Room { name } => {
+                return Err(CounterError::InvalidArgument(refusals::about(
+                    refusals::PLAIN_READS_NO_ROOM,
+                    name,
+                )));
+            }
             // Its writes add to buckets without their shares of a limit.
             Call::Limit { name, .. } => {
                 return Err(CounterError::InvalidArgument(refusals::about(

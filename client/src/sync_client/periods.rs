@@ -5,7 +5,7 @@ use std::time::SystemTime;
 use slotted_counters_core::periods::Period;
 
 use super::{Counters, SyncConnections};
-use crate::call::Keep;
+use crate::call::{Keep, Room};
 use crate::driver::ready;
 use crate::error::CounterError;
 
@@ -48,6 +48,15 @@ impl<C: SyncConnections> Counters<C> {
     /// ```
     pub fn limit(&self, name: &str, period: Period, highest: Option<u64>) -> Result<(), CounterError> {
         ready(self.engine.limit(name, period, highest))
+    }
+
+    /// The room toward each bound and limit of counter `name`, one
+    /// [`Room`] each, in the order `counter_room` reads them: the floor,
+    /// the ceiling, then the limits from the minute's to the month's. A
+    /// read: it locks nothing. Needs the package's routines: the plain mode
+    /// refuses.
+    pub fn room(&self, name: &str) -> Result<Vec<Room>, CounterError> {
+        ready(self.engine.room(name))
     }
 
     /// Stops counting counter `name` per `period`, and drops its buckets.

@@ -31,6 +31,24 @@ impl<Q: Queryable> Connection for Blocking<'_, Q> {
         let text: Option<Option<String>> = self.0.exec_first(&*statement.sql, params(statement))?;
         Ok(text.flatten())
     }
+
+    async fn texts(&mut self, statement: &Statement<'_>) -> Result<Vec<Vec<Option<String>>>, CounterError> {
+        let rows: Vec<mysql::Row> = self.0.exec(&*statement.sql, params(statement))?;
+        rows.into_iter().map(|row| row.unwrap().into_iter().map(text).collect()).collect()
+    }
+}
+
+/// A column of a row as a nullable text, a number as its digits.
+fn text(value: Value) -> Result<Option<String>, CounterError> {
+    match value {
+        Value::NULL => Ok(None),
+        Value::Bytes(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Value::Int(number) => Ok(Some(number.to_string())),
+        Value::UInt(number) => Ok(Some(number.to_string())),
+        other => {
+            Err(CounterError::unexpected_answer(format!("{other:?} where a text or a number was read"), None))
+        }
+    }
 }
 
 /// The rows a statement's results say it changed, once every row of them

@@ -12,7 +12,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, PackageOptions, Period};
+use slotted_counters::{AsyncCounters, Bound, CounterError, Counters, PackageOptions, Period, Room, RoomOf};
 use slotted_counters_core::package::errno;
 use slotted_counters_core::periods;
 
@@ -201,9 +201,9 @@ fn refusal(conn: &mut PooledConn, sql: &str, name: &str) -> String {
 
 /// Each row of `counter_room(name)`: kind, period, bound, value, room and
 /// the end of the bucket.
-type Room = (String, Option<String>, i64, i64, i64, Option<String>);
+type RoomRow = (String, Option<String>, i64, i64, i64, Option<String>);
 
-fn room(conn: &mut PooledConn, name: &str) -> Vec<Room> {
+fn room(conn: &mut PooledConn, name: &str) -> Vec<RoomRow> {
     conn.exec_map(
         "CALL counter_room(?)",
         (name,),
@@ -217,10 +217,8 @@ fn room(conn: &mut PooledConn, name: &str) -> Vec<Room> {
         )| {
             let resets = match resets {
                 mysql::Value::NULL => None,
-                mysql::Value::Date(year, month, day, hour, minute, second, _) => {
-                    Some(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}"))
-                }
-                other => panic!("resets_at is a DATETIME, not {other:?}"),
+                mysql::Value::Bytes(text) => Some(String::from_utf8(text).unwrap()),
+                other => panic!("resets_at is a text, not {other:?}"),
             };
             (kind, period, bound, value, room, resets)
         },
@@ -228,7 +226,7 @@ fn room(conn: &mut PooledConn, name: &str) -> Vec<Room> {
     .unwrap()
 }
 
-fn limit_row(period: &str, bound: i64, value: i64, room: i64, resets: &str) -> Room {
+fn limit_row(period: &str, bound: i64, value: i64, room: i64, resets: &str) -> RoomRow {
     ("limit".into(), Some(period.into()), bound, value, room, Some(resets.into()))
 }
 
@@ -362,10 +360,12 @@ fn bad_limits_are_refused_and_null_removes_one() {
     assert!(message.contains("day limit 1 (room left: 0"), "the day counted on without its limit: {message}");
 }
 
-/// The sync and the async client set a limit, and read a quota's refusal
-/// as [`CounterError::PastLimit`], with the period, the limit, the room
-/// left and the end of the bucket that `counter_room` reads too. The
-/// plain mode, whose writes keep no shares, refuses to set a limit.
+/// The sync and the async client set a limit, read its room as
+/// `counter_room` does, and read a quota's refusal as
+/// [`CounterError::PastLimit`], with the period, the limit, the room left
+/// and the end of the bucket that `counter_room` reads too. The plain
+/// mode, whose writes keep no shares and which runs no routine, refuses to
+/// set a limit or read the room.
 fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
     let db = with_package();
     let mut conn = db.conn();
@@ -394,13 +394,26 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
         .query("SELECT CAST(period AS CHAR), highest FROM counter_periods WHERE highest IS NOT NULL")
         .unwrap();
     assert_eq!(limits, [("month".to_owned(), 3)], "the last limit set, and none by the plain mode");
+    counters.bound("sends", 0..=100).unwrap();
     counters.add("sends", 2).unwrap();
     runtime.block_on(async_counters.increment("sends")).unwrap();
-    let (.., room_now, resets_at) = room(&mut conn, "sends").remove(0);
+    let (.., room_now, resets_at) = room(&mut conn, "sends").remove(2);
     assert_eq!(room_now, 0);
     let resets_at = resets_at.expect("a limit resets");
     let resets =
         UNIX_EPOCH + Duration::from_secs(periods::utc_seconds(&resets_at).unwrap().try_into().unwrap());
+    let rooms = [
+        Room { of: RoomOf::Total(Bound::Floor), bound: 0, value: 3, room: 3, resets: None },
+        Room { of: RoomOf::Total(Bound::Ceiling), bound: 100, value: 3, room: 97, resets: None },
+        Room { of: RoomOf::Limit(Period::Month), bound: 3, value: 3, room: 0, resets: Some(resets) },
+    ];
+    assert_eq!(counters.room("sends").unwrap(), rooms);
+    assert_eq!(runtime.block_on(async_counters.room("sends")).unwrap(), rooms);
+    let refused = plain.room("sends").unwrap_err();
+    assert!(
+        matches!(&refused, CounterError::InvalidArgument(message) if message.starts_with("the plain mode reads no room")),
+        "{refused:?}"
+    );
     for refused in [counters.increment("sends"), runtime.block_on(async_counters.increment("sends"))] {
         match refused {
             Err(CounterError::PastLimit {
