@@ -29,7 +29,7 @@ const CRATE_BUDGET: usize = 100;
 /// share and their coalescing handles, what a call takes (periods and what
 /// they keep among it), the errors, the retry budget, and the options an
 /// application matches to its package.
-const APPLICATION_ITEMS: [&str; 18] = [
+const APPLICATION_ITEMS: [&str; 20] = [
     "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
@@ -37,6 +37,7 @@ const APPLICATION_ITEMS: [&str; 18] = [
     "enum.Keep",
     "enum.Period",
     "enum.RetryBudget",
+    "enum.RoomOf",
     "enum.StartDate",
     "struct.AsyncCoalescing",
     "struct.AsyncCounters",
@@ -46,6 +47,7 @@ const APPLICATION_ITEMS: [&str; 18] = [
     "struct.FlushStats",
     "struct.NewCounter",
     "struct.PackageOptions",
+    "struct.Room",
     "type.AsyncCountersOn",
     "type.CountersOn",
 ];
