@@ -2,13 +2,13 @@
 //! calls both clients make, with their arguments already checked.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::Routine;
-use slotted_counters_core::periods::{self, Period};
+use slotted_counters_core::periods::Period;
 use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
-use crate::error::{Bound, CounterError};
+use crate::error::{Bound, CounterError, moment_of};
 
 /// A counter for `setup` to create: its description, and the slot count
 /// and starting value unless the package's defaults will do.
@@ -363,9 +363,7 @@ impl Room {
         };
         let resets = match resets.as_deref() {
             None => None,
-            Some(moment) => {
-                Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(periods::utc_seconds(moment)?).ok()?))
-            }
+            Some(moment) => Some(moment_of(moment)?),
         };
         Some(Room {
             of,

@@ -367,14 +367,19 @@ struct PeriodLimit {
 impl PeriodLimit {
     fn read(message: &str) -> Option<PeriodLimit> {
         let read = refusals::read_past_period_limit(message)?;
-        let resets = u64::try_from(periods::utc_seconds(read.resets)?).ok()?;
         Some(PeriodLimit {
             period: Period::from_name(read.period)?,
             limit: read.limit,
             room: read.room,
-            resets: UNIX_EPOCH + Duration::from_secs(resets),
+            resets: moment_of(read.resets)?,
         })
     }
+}
+
+/// The time of the end of a bucket as the server writes it in a refusal
+/// and in `counter_room`: a UTC `YYYY-MM-DD hh:mm:ss`.
+pub(crate) fn moment_of(text: &str) -> Option<SystemTime> {
+    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(periods::utc_seconds(text)?).ok()?))
 }
 
 /// A bound of a bounded counter, as [`CounterError::PastBound`] names it.
