@@ -89,7 +89,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -112,7 +112,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
+           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -311,7 +311,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e81f7692b03881d4'
+COMMENT 'slotted-counters sha256:db8283e2289a4104'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -400,34 +400,46 @@ BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
             DECLARE v_highest_minute BIGINT;
+            DECLARE v_offset_minute SMALLINT;
             DECLARE v_keep_hour BIGINT;
             DECLARE v_highest_hour BIGINT;
+            DECLARE v_offset_hour SMALLINT;
             DECLARE v_keep_day BIGINT;
             DECLARE v_highest_day BIGINT;
+            DECLARE v_offset_day SMALLINT;
             DECLARE v_keep_month BIGINT;
             DECLARE v_highest_month BIGINT;
+            DECLARE v_offset_month SMALLINT;
             DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             ELSE
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name;
             END IF;
             IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
@@ -441,13 +453,13 @@ BEGIN
                           FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
                              OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d 00:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
                         IF v_fitting < v_found THEN
                             SET v_slot = 1;
@@ -455,14 +467,18 @@ BEGIN
                     END;
                 END IF;
                 INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
+                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
                     /*!80019 AS slotted_new */
                 ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
                     `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                    `utc_offset_minute` = v_offset_minute,
                     `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                    `utc_offset_hour` = v_offset_hour,
                     `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                    `utc_offset_day` = v_offset_day,
                     `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                    `utc_offset_month` = v_offset_month,
                     `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
             ELSE
                 UPDATE `counters` SET `counter` = `counter` + v_delta
@@ -507,7 +523,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c0023667b432f935'
+COMMENT 'slotted-counters sha256:47749818ed1a26b5'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -579,34 +595,46 @@ BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
             DECLARE v_highest_minute BIGINT;
+            DECLARE v_offset_minute SMALLINT;
             DECLARE v_keep_hour BIGINT;
             DECLARE v_highest_hour BIGINT;
+            DECLARE v_offset_hour SMALLINT;
             DECLARE v_keep_day BIGINT;
             DECLARE v_highest_day BIGINT;
+            DECLARE v_offset_day SMALLINT;
             DECLARE v_keep_month BIGINT;
             DECLARE v_highest_month BIGINT;
+            DECLARE v_offset_month SMALLINT;
             DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             ELSE
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name;
             END IF;
             IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
@@ -620,13 +648,13 @@ BEGIN
                           FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
                              OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d 00:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-01 00:00:00')));
+                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
                         IF v_fitting < v_found THEN
                             SET v_slot = 1;
@@ -634,14 +662,18 @@ BEGIN
                     END;
                 END IF;
                 INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
+                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
                     /*!80019 AS slotted_new */
                 ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
                     `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                    `utc_offset_minute` = v_offset_minute,
                     `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                    `utc_offset_hour` = v_offset_hour,
                     `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                    `utc_offset_day` = v_offset_day,
                     `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                    `utc_offset_month` = v_offset_month,
                     `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
             ELSE
                 UPDATE `counters` SET `counter` = `counter` + v_delta
@@ -1442,27 +1474,55 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_track` */$$
 -- Starts counting counter p_name per p_period ('minute', 'hour', 'day' or 'month'), in
--- buckets that start at UTC boundaries, keeping the last p_keep buckets,
--- the current one included (NULL: all). From then on every write that
--- changes the counter's total adds its delta to the current bucket, in the
--- write's statement. Called again, it changes p_keep: counter_expire_periods
--- removes the buckets beyond it. p_keep 0 stops counting per p_period and
--- drops its buckets. A period that starts being counted starts with no
--- bucket: one left by a counter of the same name that was deleted, or by a
--- drop that was cut short, is dropped first. Buckets are dropped 1000 rows
--- per statement, each a short transaction in autocommit mode.
+-- buckets that start at UTC boundaries (or where the period starts them
+-- already), keeping the last p_keep buckets, the current one included
+-- (NULL: all); p_keep 0 stops counting and drops its buckets. See
+-- counter_track_at_offset, which it calls.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_track`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3cce754df96f3d64'
+COMMENT 'slotted-counters sha256:4e736cea0325ca3f'
+BEGIN
+    CALL `counter_track_at_offset`(p_name, p_period, p_keep, NULL);
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track') */$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_track_at_offset` */$$
+-- Starts counting counter p_name per p_period ('minute', 'hour', 'day' or 'month'), in
+-- buckets that start p_utc_offset minutes east of UTC (-720 to 840: 480
+-- for +08:00, 345 for +05:45, -300 for -05:00; NULL: where the period
+-- starts them already, UTC for a period not tracked yet), keeping the last
+-- p_keep buckets, the current one included (NULL: all). A day at 480 starts
+-- at 16:00 UTC, the midnight of Shanghai, and so does its limit's reset.
+-- An offset is fixed: a time zone with daylight saving has two, and counts
+-- its days at one of them. Buckets keep the offset they started at: one
+-- tracked at another is refused, until keep 0 drops its buckets.
+-- From then on every write that changes the counter's total adds its
+-- delta to the current bucket, in the write's statement. Called again, it
+-- changes p_keep: counter_expire_periods removes the buckets beyond it.
+-- p_keep 0 stops counting per p_period and drops its buckets. A period
+-- that starts being counted starts with no bucket: one left by a counter
+-- of the same name that was deleted, or by a drop that was cut short, is
+-- dropped first. Buckets are dropped 1000 rows per statement, each a
+-- short transaction in autocommit mode.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_track_at_offset`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_keep VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_utc_offset VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:ae1ffc2149586ea3'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_keep BIGINT;
+    DECLARE v_offset SMALLINT;
+    DECLARE v_tracked_offset SMALLINT;
     DECLARE v_dropped INT;
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
@@ -1489,15 +1549,31 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_keep = v_number;
+    IF CONCAT(CAST(p_utc_offset AS SIGNED)) = p_utc_offset THEN
+        SET v_number = p_utc_offset;
+    ELSEIF p_utc_offset REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
+        SET v_number = CAST(p_utc_offset AS DECIMAL(65, 30));
+    ELSE
+        SET v_number = NULL;
+    END IF;
+    IF p_utc_offset IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -720 AND 840, FALSE) THEN
+        SET v_message = LEFT(CONCAT('utc offset must be NULL or a whole number of minutes from -720 to 840, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_utc_offset, 40)), 'NULL'), LEFT(p_utc_offset, 40)), ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+    END IF;
+    SET v_offset = v_number;
     IF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
-    SELECT COUNT(*) INTO v_tracked FROM `counter_periods`
+    SELECT COUNT(*), MAX(`utc_offset`) INTO v_tracked, v_tracked_offset FROM `counter_periods`
      WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
     IF v_keep = 0 THEN
         DELETE FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
     ELSE
+        IF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
+            SET v_message = LEFT(CONCAT('the ', p_period, ' starts at UTC offset ', v_tracked_offset, ' (minutes): untrack it (keep 0) before moving it to ', v_offset, ', for counter: ', QUOTE(p_name)), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
         IF v_tracked = 0 THEN
             SET v_dropped = 1000;
             WHILE v_dropped = 1000 DO
@@ -1517,7 +1593,8 @@ BEGIN
                 END IF;
             END WHILE;
         END IF;
-        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`) VALUES (p_name, p_period, v_keep)
+        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`, `utc_offset`)
+        VALUES (p_name, p_period, v_keep, COALESCE(v_offset, 0))
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
     -- The slots tell the writes whether to look at the periods: after the
@@ -1544,7 +1621,7 @@ BEGIN
         END WHILE;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track') */$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track_at_offset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_within_limit` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
@@ -1575,10 +1652,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_delta BIGINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:edd02ff5b7b2bd03'
+COMMENT 'slotted-counters sha256:39fede6544856479'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_limit BIGINT;
+    DECLARE v_offset SMALLINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
@@ -1600,7 +1678,7 @@ BEGIN
     ON DUPLICATE KEY UPDATE `counter` = `counter`;
     -- The limit as it is now: a change of it waits for this write's locks
     -- to clear the shares, or this read for the change.
-    SELECT `highest` INTO v_limit FROM `counter_periods`
+    SELECT `highest`, `utc_offset` INTO v_limit, v_offset FROM `counter_periods`
      WHERE `counter_name` = p_name AND `period` = p_period;
     SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
       INTO v_used, v_rows, v_own
@@ -1609,7 +1687,7 @@ BEGIN
        AND `counter_id` < 65535
        FOR UPDATE;
     IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-        SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL 1 MINUTE WHEN 'hour' THEN p_bucket + INTERVAL 1 HOUR WHEN 'day' THEN p_bucket + INTERVAL 1 DAY WHEN 'month' THEN p_bucket + INTERVAL 1 MONTH END, '), for counter: ', QUOTE(p_name)), 128);
+        SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 MINUTE - INTERVAL v_offset MINUTE WHEN 'hour' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 HOUR - INTERVAL v_offset MINUTE WHEN 'day' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 DAY - INTERVAL v_offset MINUTE WHEN 'month' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 MONTH - INTERVAL v_offset MINUTE END, '), for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
     END IF;
     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
@@ -1635,7 +1713,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:819dffba51973fee'
+COMMENT 'slotted-counters sha256:39899ee339f25096'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -1740,34 +1818,46 @@ BEGIN
             -- What each period the counter tracks keeps.
             DECLARE v_keep_minute BIGINT;
             DECLARE v_highest_minute BIGINT;
+            DECLARE v_offset_minute SMALLINT;
             DECLARE v_keep_hour BIGINT;
             DECLARE v_highest_hour BIGINT;
+            DECLARE v_offset_hour SMALLINT;
             DECLARE v_keep_day BIGINT;
             DECLARE v_highest_day BIGINT;
+            DECLARE v_offset_day SMALLINT;
             DECLARE v_keep_month BIGINT;
             DECLARE v_highest_month BIGINT;
+            DECLARE v_offset_month SMALLINT;
             DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
             IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             ELSE
                 SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                        MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                        MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
                   FROM `counter_periods` WHERE `counter_name` = p_name;
             END IF;
             IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
@@ -1782,13 +1872,13 @@ BEGIN
                           FROM `counter_buckets`
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d %H:%i:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d %H:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
                              OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-%d 00:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_moment, '%Y-%m-01 00:00:00')));
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
                         SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
                         IF v_fitting < v_found THEN
                             SET v_slot = 1;
@@ -1796,14 +1886,18 @@ BEGIN
                     END;
                 END IF;
                 INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `keep_hour`, `highest_hour`, `keep_day`, `highest_day`, `keep_month`, `highest_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month, v_room_seen, TRUE)
+                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
+                VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
                     /*!80019 AS slotted_new */
                 ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
                     `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                    `utc_offset_minute` = v_offset_minute,
                     `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                    `utc_offset_hour` = v_offset_hour,
                     `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                    `utc_offset_day` = v_offset_day,
                     `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                    `utc_offset_month` = v_offset_month,
                     `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
             ELSE
                 UPDATE `counters` SET `counter` = `counter` + v_delta
@@ -1940,7 +2034,9 @@ END$$
 -- What counter p_name counted in the bucket of p_period that holds p_at (a
 -- UTC time): 0 when nothing was counted there, NULL when the counter does
 -- not exist or does not track p_period. Reads that bucket's rows only, one
--- per slot written in it.
+-- per slot written in it. A time more than 300 seconds past now is
+-- refused: most often a local time taken for UTC, it would read an empty
+-- bucket of the future (the slack lets a client pass its own clock's now).
 CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1949,10 +2045,11 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:cbe32c944dbc7176'
+COMMENT 'slotted-counters sha256:e5ef0667638df465'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
+    DECLARE v_offset SMALLINT;
 
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
@@ -1970,6 +2067,10 @@ BEGIN
             SET v_message = LEFT(CONCAT('at must be a UTC time YYYY-MM-DD[ hh:mm[:ss[.ffffff]]] without offset in the years 1000 to 9998, not ', COALESCE(QUOTE(LEFT(p_at, 40)), 'NULL')), 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
+        IF v_moment > UTC_TIMESTAMP(6) + INTERVAL 300 SECOND THEN
+            SET v_message = LEFT(CONCAT('the moment must be a UTC time at most 300 seconds past now (a local time taken for UTC?), not ', v_moment), 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+        END IF;
     END IF;
 IF CHAR_LENGTH(p_name) > 50
        OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
@@ -1980,9 +2081,10 @@ IF CHAR_LENGTH(p_name) > 50
        OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
         RETURN NULL;
     END IF;
+    SELECT `utc_offset` INTO v_offset FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(v_moment, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(v_moment, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(v_moment, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(v_moment, '%Y-%m-01 00:00:00') END AS DATETIME));
+               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-01 00:00:00') END AS DATETIME) - INTERVAL v_offset MINUTE);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_period') */$$
 
@@ -2052,9 +2154,29 @@ IF CHAR_LENGTH(p_name) > 50
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_range') */$$
 
+/*!80000 DROP FUNCTION IF EXISTS `counter_utc_offset` */$$
+-- Where counter p_name's buckets of p_period start, in minutes east of UTC
+-- (0: at UTC boundaries; 480: at the midnight of +08:00), for a reader
+-- that computes bucket starts itself; NULL when the counter does not track
+-- p_period.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_utc_offset`(
+    p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_period VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+RETURNS INT
+NOT DETERMINISTIC
+READS SQL DATA
+COMMENT 'slotted-counters sha256:a51e9fcab91bad4a'
+BEGIN
+    RETURN (SELECT `utc_offset` FROM `counter_periods`
+             WHERE `counter_name` = p_name AND `period` = p_period);
+END$$
+/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_utc_offset') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_series` */$$
 -- For charts: one row per bucket of p_period that starts in [p_from, p_to)
--- (UTC times), in order, each with its start (`bucket_start`) and what
+-- (UTC times), in order, each with its start (`bucket_start`, UTC, at the
+-- period's offset: a day at +08:00 starts at 16:00) and what
 -- counter p_name counted in it (`value`, 0 where nothing was). At most
 -- 4096 buckets; reads those buckets' rows only. Refused (9001) for a counter
 -- that does not exist, (9003) for a period it does not track.
@@ -2065,7 +2187,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:e438f76510df1437'
+COMMENT 'slotted-counters sha256:b000930b3a01a790'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2073,6 +2195,10 @@ BEGIN
     DECLARE v_count BIGINT;
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
+    -- Where the buckets start, in minutes east of UTC: the range is
+    -- counted in the local time of that offset, and its starts given back
+    -- in UTC.
+    DECLARE v_offset SMALLINT;
 
     IF CHAR_LENGTH(p_name) > 50 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
         SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
@@ -2110,10 +2236,12 @@ BEGIN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+    SELECT `utc_offset` INTO v_offset FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
+    IF v_offset IS NULL THEN
         SET v_message = LEFT(CONCAT('untracked period ', QUOTE(p_period), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
+    SET v_from = v_from + INTERVAL v_offset MINUTE, v_to = v_to + INTERVAL v_offset MINUTE;
     CASE p_period
     WHEN 'minute' THEN
         SET v_first = DATE_FORMAT(v_from, '%Y-%m-%d %H:%i:00');
@@ -2158,7 +2286,8 @@ BEGIN
     END IF;
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
     SELECT series.`bucket_start`, COALESCE(CAST(SUM(bucket.`counter`) AS SIGNED), 0) AS `value`
-      FROM (SELECT CASE p_period WHEN 'minute' THEN v_first + INTERVAL (number.n - 1) MINUTE WHEN 'hour' THEN v_first + INTERVAL (number.n - 1) HOUR WHEN 'day' THEN v_first + INTERVAL (number.n - 1) DAY WHEN 'month' THEN v_first + INTERVAL (number.n - 1) MONTH END AS `bucket_start`
+      FROM (SELECT CASE p_period WHEN 'minute' THEN v_first + INTERVAL (number.n - 1) MINUTE WHEN 'hour' THEN v_first + INTERVAL (number.n - 1) HOUR WHEN 'day' THEN v_first + INTERVAL (number.n - 1) DAY WHEN 'month' THEN v_first + INTERVAL (number.n - 1) MONTH END
+                   - INTERVAL v_offset MINUTE AS `bucket_start`
               FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS n FROM digit AS d0, digit AS d1, digit AS d2) AS number
              WHERE number.n <= v_count) AS series
       LEFT JOIN `counter_buckets` AS bucket
@@ -2178,49 +2307,54 @@ END$$
 -- hour).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_expire_periods`()
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:f6c9eb91aef5d09a'
+COMMENT 'slotted-counters sha256:6ca5e0ede4f85ff5'
 BEGIN
     DECLARE v_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
     DECLARE v_keep BIGINT;
+    DECLARE v_offset SMALLINT;
     DECLARE v_before DATETIME;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_dropped INT;
     DECLARE v_until DATETIME;
     DECLARE v_until_slot INT;
     DECLARE c_periods CURSOR FOR
-        SELECT `counter_name`, `period`, `keep` FROM `counter_periods` WHERE `keep` IS NOT NULL;
+        SELECT `counter_name`, `period`, `keep`, `utc_offset` FROM `counter_periods` WHERE `keep` IS NOT NULL;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
     OPEN c_periods;
-    FETCH c_periods INTO v_name, v_period, v_keep;
+    FETCH c_periods INTO v_name, v_period, v_keep, v_offset;
     WHILE NOT v_done DO
         CASE v_period
         WHEN 'minute' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00');
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:%i:00');
             IF v_keep - 1 < TIMESTAMPDIFF(MINUTE, '1000-01-01', v_before) THEN
-                SET v_before = v_before - INTERVAL (v_keep - 1) MINUTE;
+                -- Counted in the local time of the period's offset, then in UTC.
+                SET v_before = v_before - INTERVAL (v_keep - 1) MINUTE - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '1000-01-01';
             END IF;
         WHEN 'hour' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00');
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:00:00');
             IF v_keep - 1 < TIMESTAMPDIFF(HOUR, '1000-01-01', v_before) THEN
-                SET v_before = v_before - INTERVAL (v_keep - 1) HOUR;
+                -- Counted in the local time of the period's offset, then in UTC.
+                SET v_before = v_before - INTERVAL (v_keep - 1) HOUR - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '1000-01-01';
             END IF;
         WHEN 'day' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00');
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '%Y-%m-%d 00:00:00');
             IF v_keep - 1 < TIMESTAMPDIFF(DAY, '1000-01-01', v_before) THEN
-                SET v_before = v_before - INTERVAL (v_keep - 1) DAY;
+                -- Counted in the local time of the period's offset, then in UTC.
+                SET v_before = v_before - INTERVAL (v_keep - 1) DAY - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '1000-01-01';
             END IF;
         WHEN 'month' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00');
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '%Y-%m-01 00:00:00');
             IF v_keep - 1 < TIMESTAMPDIFF(MONTH, '1000-01-01', v_before) THEN
-                SET v_before = v_before - INTERVAL (v_keep - 1) MONTH;
+                -- Counted in the local time of the period's offset, then in UTC.
+                SET v_before = v_before - INTERVAL (v_keep - 1) MONTH - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '1000-01-01';
             END IF;
@@ -2242,7 +2376,7 @@ BEGIN
                    AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
             END IF;
         END WHILE;
-        FETCH c_periods INTO v_name, v_period, v_keep;
+        FETCH c_periods INTO v_name, v_period, v_keep, v_offset;
     END WHILE;
     CLOSE c_periods;
 END$$
@@ -2382,7 +2516,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_room`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:d4bab1a269d7bf0d'
+COMMENT 'slotted-counters sha256:030adcb3e7bbbe44'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -2414,16 +2548,16 @@ BEGIN
             SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
                    CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
                    CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL 1 MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL 1 HOUR WHEN 'day' THEN `limits`.`current` + INTERVAL 1 DAY WHEN 'month' THEN `limits`.`current` + INTERVAL 1 MONTH END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
+                   DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
-              FROM (SELECT `period`, `highest`,
-                           CAST(CASE `period` WHEN 'minute' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-01 00:00:00') END AS DATETIME) AS `current`
+              FROM (SELECT `period`, `highest`, `utc_offset`,
+                           CAST(CASE `period` WHEN 'minute' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') END AS DATETIME) - INTERVAL `utc_offset` MINUTE AS `current`
                       FROM `counter_periods`
                      WHERE `counter_name` = p_name AND `highest` IS NOT NULL) AS `limits`
               LEFT JOIN `counter_buckets` AS `b`
                 ON `b`.`counter_name` = p_name AND `b`.`period` = `limits`.`period`
                AND `b`.`bucket_start` = `limits`.`current`
-             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`current`
+             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
            ) AS `rows`
      ORDER BY `place`;
 END$$
@@ -2497,12 +2631,16 @@ BEGIN
     DECLARE v_at DATETIME(6);
     DECLARE v_keep_minute BIGINT;
     DECLARE v_highest_minute BIGINT;
+    DECLARE v_offset_minute SMALLINT;
     DECLARE v_keep_hour BIGINT;
     DECLARE v_highest_hour BIGINT;
+    DECLARE v_offset_hour SMALLINT;
     DECLARE v_keep_day BIGINT;
     DECLARE v_highest_day BIGINT;
+    DECLARE v_offset_day SMALLINT;
     DECLARE v_keep_month BIGINT;
     DECLARE v_highest_month BIGINT;
+    DECLARE v_offset_month SMALLINT;
     DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
@@ -2602,13 +2740,17 @@ BEGIN
 
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
+                   MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
                    MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'hour', `highest`, NULL)),
+                   MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
                    MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'day', `utc_offset`, NULL)),
                    MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', `highest`, NULL))
-              INTO v_keep_minute, v_highest_minute, v_keep_hour, v_highest_hour, v_keep_day, v_highest_day, v_keep_month, v_highest_month
+                   MAX(IF(`period` = 'month', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', `utc_offset`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             BEGIN
                 DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
@@ -2630,32 +2772,33 @@ BEGIN
                       FROM `counter_buckets`
                      WHERE `counter_name` = p_name AND `counter_id` = v_slot
                        AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00'))
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
                          OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00'))
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
                          OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00'))
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
                          OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                             AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00')))
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE))
                        AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
                        FOR UPDATE;
                     IF v_room_taken THEN
                         UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
                          WHERE `counter_name` = p_name AND `counter_id` = v_slot
                            AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
                              OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
                              OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00'))
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
                              OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00')));
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
                     END IF;
                 END IF;
                 IF v_keep_minute IS NOT NULL THEN
-                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:%i:00');
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE;
                     IF v_keep_minute = 4294967295
-                       OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
+                       OR TIMESTAMPDIFF(MINUTE, v_bucket + INTERVAL v_offset_minute MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
                         IF v_highest_minute IS NULL THEN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
@@ -2666,9 +2809,10 @@ BEGIN
                     END IF;
                 END IF;
                 IF v_keep_hour IS NOT NULL THEN
-                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d %H:00:00');
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE;
                     IF v_keep_hour = 4294967295
-                       OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
+                       OR TIMESTAMPDIFF(HOUR, v_bucket + INTERVAL v_offset_hour MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
                         IF v_highest_hour IS NULL THEN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
@@ -2679,9 +2823,10 @@ BEGIN
                     END IF;
                 END IF;
                 IF v_keep_day IS NOT NULL THEN
-                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-%d 00:00:00');
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE;
                     IF v_keep_day = 4294967295
-                       OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
+                       OR TIMESTAMPDIFF(DAY, v_bucket + INTERVAL v_offset_day MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
                         IF v_highest_day IS NULL THEN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
@@ -2692,9 +2837,10 @@ BEGIN
                     END IF;
                 END IF;
                 IF v_keep_month IS NOT NULL THEN
-                    SET v_bucket = DATE_FORMAT(v_at, '%Y-%m-01 00:00:00');
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE;
                     IF v_keep_month = 4294967295
-                       OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < v_keep_month THEN
+                       OR TIMESTAMPDIFF(MONTH, v_bucket + INTERVAL v_offset_month MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00')) < v_keep_month THEN
                         IF v_highest_month IS NULL THEN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
@@ -2975,32 +3121,33 @@ BEGIN
               FROM `counter_buckets`
              WHERE `counter_name` = p_name AND `counter_id` = v_slot
                AND ((`period` = 'minute' AND NEW.highest_minute IS NOT NULL
-                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00'))
+                     AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL NEW.utc_offset_minute MINUTE)
                  OR (`period` = 'hour' AND NEW.highest_hour IS NOT NULL
-                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00'))
+                     AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_hour MINUTE)
                  OR (`period` = 'day' AND NEW.highest_day IS NOT NULL
-                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00'))
+                     AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_day MINUTE)
                  OR (`period` = 'month' AND NEW.highest_month IS NOT NULL
-                     AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00')))
+                     AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_month MINUTE))
                AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
                FOR UPDATE;
             IF v_room_taken THEN
                 UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
                  WHERE `counter_name` = p_name AND `counter_id` = v_slot
                    AND ((`period` = 'minute' AND NEW.highest_minute IS NOT NULL
-                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00'))
+                         AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL NEW.utc_offset_minute MINUTE)
                      OR (`period` = 'hour' AND NEW.highest_hour IS NOT NULL
-                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00'))
+                         AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_hour MINUTE)
                      OR (`period` = 'day' AND NEW.highest_day IS NOT NULL
-                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00'))
+                         AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_day MINUTE)
                      OR (`period` = 'month' AND NEW.highest_month IS NOT NULL
-                         AND `bucket_start` = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00')));
+                         AND `bucket_start` = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_month MINUTE));
             END IF;
         END IF;
         IF NEW.keep_minute IS NOT NULL THEN
-            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:%i:00');
+            SET v_bucket = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL NEW.utc_offset_minute MINUTE;
             IF NEW.keep_minute = 4294967295
-               OR TIMESTAMPDIFF(MINUTE, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:%i:00')) < NEW.keep_minute THEN
+               OR TIMESTAMPDIFF(MINUTE, v_bucket + INTERVAL NEW.utc_offset_minute MINUTE,
+                                DATE_FORMAT(v_now + INTERVAL NEW.utc_offset_minute MINUTE, '%Y-%m-%d %H:%i:00')) < NEW.keep_minute THEN
                 IF NEW.highest_minute IS NULL THEN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
@@ -3011,9 +3158,10 @@ BEGIN
             END IF;
         END IF;
         IF NEW.keep_hour IS NOT NULL THEN
-            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d %H:00:00');
+            SET v_bucket = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_hour MINUTE;
             IF NEW.keep_hour = 4294967295
-               OR TIMESTAMPDIFF(HOUR, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d %H:00:00')) < NEW.keep_hour THEN
+               OR TIMESTAMPDIFF(HOUR, v_bucket + INTERVAL NEW.utc_offset_hour MINUTE,
+                                DATE_FORMAT(v_now + INTERVAL NEW.utc_offset_hour MINUTE, '%Y-%m-%d %H:00:00')) < NEW.keep_hour THEN
                 IF NEW.highest_hour IS NULL THEN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
@@ -3024,9 +3172,10 @@ BEGIN
             END IF;
         END IF;
         IF NEW.keep_day IS NOT NULL THEN
-            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-%d 00:00:00');
+            SET v_bucket = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_day MINUTE;
             IF NEW.keep_day = 4294967295
-               OR TIMESTAMPDIFF(DAY, v_bucket, DATE_FORMAT(v_now, '%Y-%m-%d 00:00:00')) < NEW.keep_day THEN
+               OR TIMESTAMPDIFF(DAY, v_bucket + INTERVAL NEW.utc_offset_day MINUTE,
+                                DATE_FORMAT(v_now + INTERVAL NEW.utc_offset_day MINUTE, '%Y-%m-%d 00:00:00')) < NEW.keep_day THEN
                 IF NEW.highest_day IS NULL THEN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
@@ -3037,9 +3186,10 @@ BEGIN
             END IF;
         END IF;
         IF NEW.keep_month IS NOT NULL THEN
-            SET v_bucket = DATE_FORMAT(NEW.`counted_at`, '%Y-%m-01 00:00:00');
+            SET v_bucket = CAST(DATE_FORMAT(NEW.`counted_at` + INTERVAL NEW.utc_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL NEW.utc_offset_month MINUTE;
             IF NEW.keep_month = 4294967295
-               OR TIMESTAMPDIFF(MONTH, v_bucket, DATE_FORMAT(v_now, '%Y-%m-01 00:00:00')) < NEW.keep_month THEN
+               OR TIMESTAMPDIFF(MONTH, v_bucket + INTERVAL NEW.utc_offset_month MINUTE,
+                                DATE_FORMAT(v_now + INTERVAL NEW.utc_offset_month MINUTE, '%Y-%m-01 00:00:00')) < NEW.keep_month THEN
                 IF NEW.highest_month IS NULL THEN
                     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                     VALUES (p_name, 'month', v_bucket, v_slot, v_delta)

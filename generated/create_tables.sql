@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    `utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT 'minutes east of UTC where the buckets start: 480 for +08:00',
     `highest` BIGINT NULL COMMENT 'the most a bucket may count; NULL: no limit',
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
@@ -91,7 +92,7 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
-    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
+    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the start of the minute, hour, day or month the bucket counts, at its period''s offset',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or 65535 for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
@@ -113,12 +114,16 @@ CREATE TABLE IF NOT EXISTS `counter_tracked_writes` (
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
     `keep_minute` INT UNSIGNED NULL COMMENT 'what the minute keeps, as the write read it: NULL untracked, 4294967295 all',
     `highest_minute` BIGINT NULL COMMENT 'the limit of the minute, as the write read it: NULL none',
+    `utc_offset_minute` SMALLINT NULL COMMENT 'where buckets of the minute start, in minutes east of UTC, as the write read it',
     `keep_hour` INT UNSIGNED NULL COMMENT 'what the hour keeps, as the write read it: NULL untracked, 4294967295 all',
     `highest_hour` BIGINT NULL COMMENT 'the limit of the hour, as the write read it: NULL none',
+    `utc_offset_hour` SMALLINT NULL COMMENT 'where buckets of the hour start, in minutes east of UTC, as the write read it',
     `keep_day` INT UNSIGNED NULL COMMENT 'what the day keeps, as the write read it: NULL untracked, 4294967295 all',
     `highest_day` BIGINT NULL COMMENT 'the limit of the day, as the write read it: NULL none',
+    `utc_offset_day` SMALLINT NULL COMMENT 'where buckets of the day start, in minutes east of UTC, as the write read it',
     `keep_month` INT UNSIGNED NULL COMMENT 'what the month keeps, as the write read it: NULL untracked, 4294967295 all',
     `highest_month` BIGINT NULL COMMENT 'the limit of the month, as the write read it: NULL none',
+    `utc_offset_month` SMALLINT NULL COMMENT 'where buckets of the month start, in minutes east of UTC, as the write read it',
     `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the write saw room in its rows of each limited bucket',
     `pending` BOOLEAN NULL COMMENT 'TRUE until its trigger applies the row: a CHECK refuses the row while it is',
     PRIMARY KEY (`counter_name`, `counter_id`),
@@ -195,6 +200,21 @@ SET @slotted_counters_upgrade = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes` ADD COLUMN `highest_minute` BIGINT NULL COMMENT ''the limit of the minute, as the write read it: NULL none'', ADD COLUMN `highest_hour` BIGINT NULL COMMENT ''the limit of the hour, as the write read it: NULL none'', ADD COLUMN `highest_day` BIGINT NULL COMMENT ''the limit of the day, as the write read it: NULL none'', ADD COLUMN `highest_month` BIGINT NULL COMMENT ''the limit of the month, as the write read it: NULL none'', ADD COLUMN `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the write saw room in its rows of each limited bucket''', 'DO 0')
       FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'highest_minute');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+-- and before periods that start at an offset from UTC (counter_track_at_offset).
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_periods` ADD COLUMN `utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT ''minutes east of UTC where the buckets start: 480 for +08:00''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_periods' AND COLUMN_NAME = 'utc_offset');
+PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
+EXECUTE slotted_counters_upgrade;
+DEALLOCATE PREPARE slotted_counters_upgrade;
+SET @slotted_counters_upgrade = (
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes` ADD COLUMN `utc_offset_minute` SMALLINT NULL COMMENT ''where buckets of the minute start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_hour` SMALLINT NULL COMMENT ''where buckets of the hour start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_day` SMALLINT NULL COMMENT ''where buckets of the day start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_month` SMALLINT NULL COMMENT ''where buckets of the month start, in minutes east of UTC, as the write read it''', 'DO 0')
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'utc_offset_minute');
 PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
 EXECUTE slotted_counters_upgrade;
 DEALLOCATE PREPARE slotted_counters_upgrade;

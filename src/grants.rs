@@ -218,6 +218,7 @@ mod tests {
                 "GRANT EXECUTE ON PROCEDURE `hits_add_many_at` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_get_period` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_get_range` TO 'app'@'%'",
+                "GRANT EXECUTE ON FUNCTION `hits_utc_offset` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_series` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_expire_periods` TO 'app'@'%'",
                 "GRANT EXECUTE ON PROCEDURE `hits_room` TO 'app'@'%'",

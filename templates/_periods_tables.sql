@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_type }} NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    {% call periods::offset_column("'", false) %}{% endcall %}
     {% call periods::limit_column("'", false) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
@@ -25,7 +26,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
 CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_type }} NOT NULL,
-    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
+    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the start of the minute, hour, day or month the bucket counts, at its period''s offset',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or {{ p.bucket_end }} for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     {% call periods::share_column("'", false) %}{% endcall %}

@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
 {%- for period in p.periods %}
     `keep_{{ period.name() }}` INT UNSIGNED NULL COMMENT 'what the {{ period.name() }} keeps, as the write read it: NULL untracked, {{ p.keep_all }} all',
     {% call periods::limit_of_write_column(period, "'", false) %}{% endcall %}
+    {% call periods::offset_of_write_column(period, "'", false) %}{% endcall %}
 {%- endfor %}
     {% call periods::room_seen_column("'", false) %}{% endcall %}{%- call pending::column(p) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `counter_id`),{%- call pending::check(p, p.tracked_writes_table) %}{% endcall %}

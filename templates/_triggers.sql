@@ -71,7 +71,7 @@ BEGIN
 {%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
 {%- if p.periods_feature %}
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
-{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_room_seen") %}{% endcall %}
+{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "v_room_seen") %}{% endcall %}
 {%- endif %}
         END WHILE;
 {% call pending::clear("        ", p) %}{% endcall %}
@@ -137,7 +137,7 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
     SET p_name = NEW.`counter_name`, v_slot = NEW.`counter_id`, v_delta = NEW.`delta`;
 {%- call bounds::add_to_slot("    ", p, true) %}{% endcall %}
-{% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`", "NEW.keep_", "NEW.highest_", "NEW.`room_seen`") %}{% endcall %}
+{% call periods::add_to_buckets("    ", p, "v_delta", "NEW.`counted_at`", "NEW.keep_", "NEW.highest_", "NEW.utc_offset_", "NEW.`room_seen`") %}{% endcall %}
 {% call pending::clear("    ", p) %}{% endcall %}
 END$$
 {%- endif %}

@@ -36,6 +36,9 @@ SET @slotted_counters_untracked = NULL;
 {%- call when_missing(p.periods_table, "highest") %}{% call periods::limit_column("''", true) %}{% endcall %}{% endcall %}
 {%- call when_missing(p.buckets_table, "highest") %}{% call periods::share_column("''", true) %}{% endcall %}{% endcall %}
 {%- call when_missing(p.tracked_writes_table, "highest_" ~ p.periods[0].name()) %}{% for period in p.periods %}{% call periods::limit_of_write_column(period, "''", true) %}{% endcall %},{% endfor %}{% call periods::room_seen_column("''", true) %}{% endcall %}{% endcall %}
+-- and before periods that start at an offset from UTC ({{ p.routine(Routine::TrackAtOffset) }}).
+{%- call when_missing(p.periods_table, "utc_offset") %}{% call periods::offset_column("''", true) %}{% endcall %}{% endcall %}
+{%- call when_missing(p.tracked_writes_table, "utc_offset_" ~ p.periods[0].name()) %}{% for period in p.periods %}{% call periods::offset_of_write_column(period, "''", true) %}{% endcall %}{% if !loop.last %},{% endif %}{% endfor %}{% endcall %}
 {%- endif %}
 {%- for table in p.applied_tables %}
 {%- call when_missing(table, p.pending_column) %}{% call pending::add(p, table) %}{% endcall %}{% endcall %}

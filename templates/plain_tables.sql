@@ -19,6 +19,10 @@
 -- And one made before `untracked` lacks it, which the plain mode's track clears
 -- (FALSE: the routines' writes of the counter look at its periods):
 --   ALTER TABLE `{{ p.table }}` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE;
+-- Periods and buckets made before limits per period and offsets from UTC
+-- lack these, which the plain mode's statements name:
+--   ALTER TABLE `{{ p.periods_table }}` ADD COLUMN `highest` BIGINT NULL, ADD COLUMN `utc_offset` SMALLINT NOT NULL DEFAULT 0;
+--   ALTER TABLE `{{ p.buckets_table }}` ADD COLUMN `highest` BIGINT NULL;
 
 {% include "_writes_table.sql" %}
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::Routine;
-use slotted_counters_core::periods::Period;
+use slotted_counters_core::periods::{Period, UtcOffset};
 use slotted_counters_core::refusals::{self, FOR_COUNTER};
 
 use crate::error::{Bound, CounterError, moment_of};
@@ -162,11 +162,18 @@ pub enum Call<'a> {
         names: &'a [String],
     },
     /// Starts, changes or stops (`keep` 0) counting per `period`; `keep`
-    /// `None` keeps every bucket.
+    /// `None` keeps every bucket. `offset` `None` leaves where the buckets
+    /// start as it is (UTC for a period not tracked yet).
     Track {
         name: &'a str,
         period: Period,
         keep: Option<u32>,
+        offset: Option<UtcOffset>,
+    },
+    /// Where the buckets of `period` start, in minutes east of UTC.
+    UtcOffset {
+        name: &'a str,
+        period: Period,
     },
     /// An add counted in the buckets of `at`.
     AddAt {
@@ -202,15 +209,15 @@ pub enum Call<'a> {
         to: i64,
     },
     /// What each bucket of `period` that starts in `[from, to)` counted:
-    /// `starts` are their starts. Answers the counter's total (`None`: no
-    /// such counter), then what the range counted (`None`: `period` is not
-    /// tracked), then one value per start.
+    /// `bounds` are their starts, then the end of the last. Answers the
+    /// counter's total (`None`: no such counter), then what the range
+    /// counted (`None`: `period` is not tracked), then one value per bucket.
     Series {
         name: &'a str,
         period: Period,
         from: i64,
         to: i64,
-        starts: &'a [i64],
+        bounds: &'a [i64],
     },
     /// Drops the buckets beyond what each period keeps.
     ExpirePeriods,
@@ -251,6 +258,7 @@ impl<'a> Call<'a> {
             Call::Delete { .. } => "delete",
             Call::GetMany { .. } => "get_many",
             Call::Track { .. } => "track",
+            Call::UtcOffset { .. } => "utc_offset",
             Call::AddAt { .. } => "add_at",
             Call::FlushAdd { .. } => "flush_add",
             Call::AddManyAt { .. } => "add_many_at",
@@ -278,11 +286,13 @@ impl<'a> Call<'a> {
             Call::Reset { .. } => Routine::Reset,
             Call::Delete { .. } => Routine::Delete,
             Call::GetMany { .. } => Routine::Get,
-            Call::Track { .. } => Routine::Track,
+            Call::Track { offset: None, .. } => Routine::Track,
+            Call::Track { offset: Some(_), .. } => Routine::TrackAtOffset,
+            Call::UtcOffset { .. } => Routine::UtcOffset,
             Call::AddAt { .. } | Call::FlushAdd { .. } => Routine::AddAt,
             Call::AddManyAt { .. } => Routine::AddManyAt,
-            Call::GetPeriod { .. } | Call::Series { .. } => Routine::GetPeriod,
-            Call::GetRange { .. } => Routine::GetRange,
+            Call::GetPeriod { .. } => Routine::GetPeriod,
+            Call::GetRange { .. } | Call::Series { .. } => Routine::GetRange,
             Call::ExpirePeriods => Routine::ExpirePeriods,
             Call::Bound { .. } => Routine::Bound,
             Call::Limit { .. } => Routine::Limit,

@@ -39,7 +39,7 @@ pub use error::{Bound, CounterError};
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub use mysql;
 pub use retry::RetryBudget;
-pub use slotted_counters_core::periods::Period;
+pub use slotted_counters_core::periods::{Period, UtcOffset};
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
 #[cfg(feature = "sqlx")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlx")))]

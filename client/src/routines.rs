@@ -38,13 +38,17 @@ pub struct Routines {
     /// `counter_get`'s name: a read of n counters calls it n times.
     get: String,
     track: String,
+    track_at_offset: String,
     /// `counter_add_at` and `counter_add_many_at`, each for a moment given
     /// ([`Moment::At`]) and for one before the server's now.
     add_at: [String; 2],
     add_many_at: [String; 2],
-    /// The functions' names: a series calls `counter_get_period` once per bucket.
+    /// The functions' names: a series calls `counter_get_range` once per
+    /// bucket, which reads a bucket of the future as 0 where a point read
+    /// refuses it.
     get_period: String,
     get_range: String,
+    utc_offset: String,
     expire_periods: String,
     bound: String,
     limit: String,
@@ -89,12 +93,14 @@ impl Routines {
             delete: call(Routine::Delete),
             get: Routine::Get.name(options),
             track: call(Routine::Track),
+            track_at_offset: call(Routine::TrackAtOffset),
             add_at: moments()
                 .map(|moment| format!("CALL `{}`(?, ?, {moment})", Routine::AddAt.name(options))),
             add_many_at: moments()
                 .map(|moment| format!("CALL `{}`(?, ?, {moment})", Routine::AddManyAt.name(options))),
             get_period: Routine::GetPeriod.name(options),
             get_range: Routine::GetRange.name(options),
+            utc_offset: Routine::UtcOffset.name(options),
             expire_periods: call(Routine::ExpirePeriods),
             bound: call(Routine::Bound),
             limit: call(Routine::Limit),
@@ -169,9 +175,25 @@ impl Routines {
             ),
             Call::Delete { name } => write(&self.delete, vec![Param::Text(name)]),
             Call::ForgetWrites { seconds } => write(&self.forget_writes, vec![Param::Number(Some(seconds))]),
-            Call::Track { name, period, keep } => write(
+            Call::Track { name, period, keep, offset: None } => write(
                 &self.track,
                 vec![Param::Text(name), Param::Text(period.name()), Param::Number(keep.map(i64::from))],
+            ),
+            Call::Track { name, period, keep, offset: Some(offset) } => write(
+                &self.track_at_offset,
+                vec![
+                    Param::Text(name),
+                    Param::Text(period.name()),
+                    Param::Number(keep.map(i64::from)),
+                    Param::Number(Some(offset.as_minutes().into())),
+                ],
+            ),
+            Call::UtcOffset { name, period } => Request::Read(
+                select(
+                    vec![format!("`{}`(?, ?)", self.utc_offset)],
+                    vec![Param::Text(name), Param::Text(period.name())],
+                ),
+                Reading::Value,
             ),
             Call::AddAt { name, delta, at } | Call::FlushAdd { name, delta, at } => {
                 let (sql, moment) = at_moment(&self.add_at, at);
@@ -210,19 +232,18 @@ impl Routines {
                 select(vec![self.range()], range_params(name, period, from, to).into()),
                 Reading::Value,
             ),
-            Call::Series { name, period, from, to, starts } => {
+            Call::Series { name, period, from, to, bounds } => {
                 let mut values = vec![format!("`{}`(?)", self.get), self.range()];
                 let mut params = vec![Param::Text(name)];
                 params.extend(range_params(name, period, from, to));
-                for &start in starts {
-                    values.push(format!("`{}`(?, ?, {})", self.get_period, time()));
-                    params.extend([
-                        Param::Text(name),
-                        Param::Text(period.name()),
-                        Param::Number(Some(start)),
-                    ]);
+                for bucket in bounds.windows(2) {
+                    values.push(self.range());
+                    params.extend(range_params(name, period, bucket[0], bucket[1]));
                 }
-                Request::Read(select(values, params), Reading::Series { buckets: starts.len() })
+                Request::Read(
+                    select(values, params),
+                    Reading::Series { buckets: bounds.len().saturating_sub(1) },
+                )
             }
         }
     }
@@ -374,40 +395,33 @@ mod tests {
     }
 
     #[test]
-    fn a_series_reads_the_total_the_range_then_each_bucket_in_the_order_of_its_starts() {
+    fn a_series_reads_the_total_the_range_then_each_bucket_as_the_range_of_its_bounds() {
         let routines = Routines::new(&PackageOptions::default());
         let day = "TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND";
-        let read = format!(
-            "SELECT `counter_get`(?), `counter_get_range`(?, ?, {day}, {day}), \
-             `counter_get_period`(?, ?, {day}), `counter_get_period`(?, ?, {day})"
-        );
+        let range = format!("`counter_get_range`(?, ?, {day}, {day})");
+        let read = format!("SELECT `counter_get`(?), {range}, {range}, {range}");
         let mut conn = ScriptedConnection::new([answer(
             &read,
             Reply::Rows(vec![vec![Some(9), Some(5), Some(2), Some(3)]]),
         )]);
-        let call =
-            Call::Series { name: "likes", period: Period::Day, from: 0, to: 172_800, starts: &[0, 86_400] };
+        let call = Call::Series {
+            name: "likes",
+            period: Period::Day,
+            from: 0,
+            to: 172_800,
+            bounds: &[0, 86_400, 172_800],
+        };
 
         let series = ready(routines.run(&mut conn, call)).unwrap().series().unwrap();
 
         assert_eq!(series, Series { total: Some(9), range: Some(5), buckets: vec![Some(2), Some(3)] });
         let (likes, day) = (Arg::text("likes"), Arg::text("day"));
-        assert_eq!(
-            conn.sent()[0].params,
-            [
-                likes.clone(),
-                likes.clone(),
-                day.clone(),
-                Arg::number(0),
-                Arg::number(172_800),
-                likes.clone(),
-                day.clone(),
-                Arg::number(0),
-                likes,
-                day,
-                Arg::number(86_400),
-            ]
-        );
+        let range = |from, to| [likes.clone(), day.clone(), Arg::number(from), Arg::number(to)];
+        let mut expected = vec![likes.clone()];
+        for (from, to) in [(0, 172_800), (0, 86_400), (86_400, 172_800)] {
+            expected.extend(range(from, to));
+        }
+        assert_eq!(conn.sent()[0].params, expected);
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub enum Routine {
     AddManyOnce,
     ForgetWrites,
     Track,
+    /// `counter_track_at_offset(name, period, keep, utc_offset)`: `track`,
+    /// with buckets that start at a fixed offset from UTC in minutes, as a
+    /// customer's midnight; `counter_track` keeps a period's offset.
+    TrackAtOffset,
     /// `counter_add_within_limit(name, period, bucket, slot, delta)`: a
     /// write's delta to its bucket of a limited period under the quota's
     /// lock, or its refusal. The triggers that apply writes call it with
@@ -44,6 +48,9 @@ pub enum Routine {
     AddManyAt,
     GetPeriod,
     GetRange,
+    /// `counter_utc_offset(name, period)`: where a tracked period's buckets
+    /// start, in minutes east of UTC, for a reader that computes them.
+    UtcOffset,
     Series,
     ExpirePeriods,
     Bound,
@@ -61,7 +68,7 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`Routine::in_package`] tells which a given package has.
-    pub const ALL: [Routine; 27] = [
+    pub const ALL: [Routine; 29] = [
         Routine::NameProblem,
         Routine::Setup,
         Routine::Add,
@@ -78,11 +85,13 @@ impl Routine {
         Routine::AddManyOnce,
         Routine::ForgetWrites,
         Routine::Track,
+        Routine::TrackAtOffset,
         Routine::AddWithinLimit,
         Routine::AddAt,
         Routine::AddManyAt,
         Routine::GetPeriod,
         Routine::GetRange,
+        Routine::UtcOffset,
         Routine::Series,
         Routine::ExpirePeriods,
         Routine::Bound,
@@ -109,6 +118,8 @@ impl Routine {
             Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
             Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
             Routine::Track
+            | Routine::TrackAtOffset
+            | Routine::UtcOffset
             | Routine::AddAt
             | Routine::GetPeriod
             | Routine::GetRange
@@ -142,6 +153,8 @@ impl Routine {
             Routine::AddManyOnce => "add_many_once",
             Routine::ForgetWrites => "forget_writes",
             Routine::Track => "track",
+            Routine::TrackAtOffset => "track_at_offset",
+            Routine::UtcOffset => "utc_offset",
             Routine::AddWithinLimit => "add_within_limit",
             Routine::AddAt => "add_at",
             Routine::AddManyAt => "add_many_at",
@@ -179,6 +192,7 @@ impl Routine {
                 | Routine::AddManyAt
                 | Routine::GetPeriod
                 | Routine::GetRange
+                | Routine::UtcOffset
                 | Routine::Series
                 | Routine::ExpirePeriods
                 | Routine::Room
@@ -190,7 +204,7 @@ impl Routine {
     pub fn arity(self) -> usize {
         match self {
             Routine::AddWithinLimit => 5,
-            Routine::Setup | Routine::GetRange | Routine::Series => 4,
+            Routine::Setup | Routine::GetRange | Routine::Series | Routine::TrackAtOffset => 4,
             Routine::PlanBatch
             | Routine::Reset
             | Routine::AddOnce
@@ -200,7 +214,7 @@ impl Routine {
             | Routine::AddAt
             | Routine::AddManyAt
             | Routine::GetPeriod => 3,
-            Routine::Add | Routine::Resize | Routine::AddManyOnce => 2,
+            Routine::Add | Routine::Resize | Routine::AddManyOnce | Routine::UtcOffset => 2,
             Routine::ExpirePeriods | Routine::Package => 0,
             Routine::NameProblem
             | Routine::ForgetWrites
@@ -224,6 +238,7 @@ impl Routine {
                 | Routine::Estimate
                 | Routine::GetPeriod
                 | Routine::GetRange
+                | Routine::UtcOffset
                 | Routine::Package
         )
     }

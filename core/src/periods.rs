@@ -1,5 +1,7 @@
 //! Counting per period: a counter can track minutes, hours, days and
-//! months, each as buckets that start at UTC boundaries. A write that
+//! months, each as buckets that start at boundaries of UTC, or of a fixed
+//! offset from it ([`UtcOffset`]): a day at +08:00 starts at 16:00 UTC, the
+//! midnight of Shanghai. A bucket's start is kept as a UTC time. A write that
 //! changes the counter's total adds the same delta to the bucket of each
 //! tracked period that holds the write's moment. The routines compute a
 //! bucket's start in SQL from the formats here; the client computes it in
@@ -32,7 +34,53 @@ pub const LAST_YEAR: i32 = 9998;
 /// since 1970: a time before which every bucket starts.
 pub const LAST_SECOND: i64 = 253_402_300_799;
 
+/// How far past the server's clock a point read's moment may be: clients
+/// that pass their own now run a little ahead of the server, while a
+/// session's time zone mistaken for UTC is an hour off or more, and would
+/// read an empty bucket of the future.
+pub const READ_AHEAD_SECONDS: i64 = 300;
+
 const SECONDS_PER_DAY: i64 = 86_400;
+
+/// Where a tracked period's buckets start: a fixed offset from UTC, in
+/// whole minutes east of it, from UTC-12:00 to UTC+14:00, the offsets time
+/// zones use. A zone with daylight saving has two, and no one of them
+/// counts its days: the package counts in fixed offsets only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct UtcOffset(i16);
+
+impl UtcOffset {
+    /// UTC itself, where every period starts unless told otherwise.
+    pub const UTC: UtcOffset = UtcOffset(0);
+    /// The furthest offsets west and east, in minutes.
+    pub const WEST_MOST: i16 = -720;
+    pub const EAST_MOST: i16 = 840;
+
+    /// The offset `minutes` east of UTC (negative: west), or `None` past
+    /// [`UtcOffset::WEST_MOST`] and [`UtcOffset::EAST_MOST`].
+    pub fn minutes(minutes: i64) -> Option<Self> {
+        let minutes = i16::try_from(minutes).ok()?;
+        (Self::WEST_MOST..=Self::EAST_MOST).contains(&minutes).then_some(UtcOffset(minutes))
+    }
+
+    /// Its minutes east of UTC.
+    pub fn as_minutes(self) -> i16 {
+        self.0
+    }
+
+    fn seconds(self) -> i64 {
+        i64::from(self.0) * 60
+    }
+}
+
+impl std::fmt::Display for UtcOffset {
+    /// As ISO 8601 writes it: `+08:00`, `+05:45`, `-03:30`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sign = if self.0 < 0 { '-' } else { '+' };
+        let minutes = self.0.unsigned_abs();
+        write!(f, "{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+    }
+}
 
 impl Period {
     /// Every period, from the shortest.
@@ -135,6 +183,26 @@ impl Period {
             start = self.next(start);
         }
         Some(starts)
+    }
+
+    /// The starts of the buckets that start in `[from, to)`, for buckets
+    /// that start at `offset`, as [`Period::starts`].
+    pub fn starts_at(self, offset: UtcOffset, from: i64, to: i64) -> Option<Vec<i64>> {
+        let shift = offset.seconds();
+        let local = self.starts(from + shift, to + shift)?;
+        Some(local.into_iter().map(|start| start - shift).collect())
+    }
+
+    /// The start of the bucket that holds `seconds`, for buckets that start
+    /// at `offset`.
+    pub fn start_at(self, offset: UtcOffset, seconds: i64) -> i64 {
+        self.start(seconds + offset.seconds()) - offset.seconds()
+    }
+
+    /// The start of the bucket after the one that starts at `start`, for
+    /// buckets that start at `offset`.
+    pub fn next_at(self, offset: UtcOffset, start: i64) -> i64 {
+        self.next(start + offset.seconds()) - offset.seconds()
     }
 }
 
@@ -283,6 +351,41 @@ mod tests {
             Some(SERIES_LIMIT as usize)
         );
         assert_eq!(Period::Minute.starts(0, limit * 60 + 1), None);
+    }
+
+    #[test]
+    fn buckets_at_an_offset_start_at_its_midnight_in_utc() {
+        let shanghai = UtcOffset::minutes(480).unwrap();
+        let kathmandu = UtcOffset::minutes(345).unwrap();
+        let moment = at(2026, 11, 27, 15, 59, 59);
+        assert_eq!(Period::Day.start_at(shanghai, moment), at(2026, 11, 26, 16, 0, 0));
+        assert_eq!(Period::Day.start_at(shanghai, moment + 1), at(2026, 11, 27, 16, 0, 0));
+        assert_eq!(Period::Hour.start_at(kathmandu, moment), at(2026, 11, 27, 15, 15, 0));
+        assert_eq!(Period::Day.next_at(shanghai, at(2026, 11, 26, 16, 0, 0)), at(2026, 11, 27, 16, 0, 0));
+        assert_eq!(
+            Period::Month.next_at(shanghai, at(2026, 1, 31, 16, 0, 0)),
+            at(2026, 2, 28, 16, 0, 0),
+            "February at +08:00 ends at March's midnight there"
+        );
+        assert_eq!(
+            Period::Month.starts_at(shanghai, at(2026, 2, 1, 0, 0, 0), at(2026, 4, 1, 0, 0, 0)),
+            Some(vec![at(2026, 2, 28, 16, 0, 0), at(2026, 3, 31, 16, 0, 0)])
+        );
+        let west = UtcOffset::minutes(-300).unwrap();
+        assert_eq!(Period::Day.start_at(west, at(2026, 11, 27, 4, 0, 0)), at(2026, 11, 26, 5, 0, 0));
+        assert_eq!(Period::Day.start_at(UtcOffset::UTC, moment), Period::Day.start(moment));
+    }
+
+    #[test]
+    fn an_offset_is_whole_minutes_a_time_zone_may_be_from_utc() {
+        assert_eq!(UtcOffset::minutes(480).map(|offset| offset.to_string()), Some("+08:00".to_owned()));
+        assert_eq!(UtcOffset::minutes(345).map(|offset| offset.to_string()), Some("+05:45".to_owned()));
+        assert_eq!(UtcOffset::minutes(-210).map(|offset| offset.to_string()), Some("-03:30".to_owned()));
+        assert_eq!(UtcOffset::minutes(-720).map(UtcOffset::as_minutes), Some(-720));
+        assert_eq!(UtcOffset::minutes(840).map(UtcOffset::as_minutes), Some(840));
+        for minutes in [-721, 841, 1_440, i64::from(i16::MAX) + 1] {
+            assert_eq!(UtcOffset::minutes(minutes), None, "{minutes}");
+        }
     }
 
     #[test]

@@ -37,6 +37,33 @@ pub const FOR_COUNTER: &str = ", for counter";
 /// (`counter_add_at`) adds to buckets that have begun.
 pub const AT_IN_FUTURE: &str = "the moment must be a UTC time no later than now";
 
+/// A point read's moment later than the server's now by more than
+/// [`crate::periods::READ_AHEAD_SECONDS`]: most often a local time passed
+/// as UTC, which would read an empty bucket of the future.
+pub fn read_too_far_ahead(seconds: i64) -> String {
+    format!(
+        "the moment must be a UTC time at most {seconds} seconds past now (a local time taken for UTC?), not"
+    )
+}
+
+/// A UTC offset other than whole minutes from UTC-12:00 to UTC+14:00; what
+/// was passed follows.
+pub fn utc_offset_out_of_range(west_most: i16, east_most: i16) -> String {
+    format!("utc offset must be NULL or a whole number of minutes from {west_most} to {east_most}, not")
+}
+
+/// A period tracked at one UTC offset asked to count at another, between
+/// the period's offset and the one asked: its buckets, kept as they
+/// started, cannot move.
+pub const STARTS_AT_OFFSET: &str = "starts at UTC offset";
+pub const OFFSET_STAYS: &str = "(minutes): untrack it (keep 0) before moving it to";
+
+/// A write through the client's plain mode to a counter whose buckets
+/// start at an offset from UTC, which only the routines place; the name
+/// follows.
+pub const PLAIN_COUNTS_AT_UTC: &str = "the plain mode counts periods at UTC only, and a period of this counter starts at another offset \
+     (write it with the package's routines), for counter";
+
 /// A time argument that is no moment the routines read: a date and time
 /// of UTC without an offset, between the years [`crate::periods::FIRST_YEAR`]
 /// and [`crate::periods::LAST_YEAR`] (which follow it); what was passed
@@ -289,6 +316,11 @@ mod tests {
             &slots_out_of_range(1),
             &past_bound(1),
             &series_too_long(1),
+            &read_too_far_ahead(1),
+            &utc_offset_out_of_range(-1, 1),
+            STARTS_AT_OFFSET,
+            OFFSET_STAYS,
+            PLAIN_COUNTS_AT_UTC,
         ];
         for words in words {
             assert!(!words.contains(['\'', '\\']), "{words}");

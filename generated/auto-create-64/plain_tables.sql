@@ -34,6 +34,10 @@ CREATE TABLE IF NOT EXISTS `counters` (
 -- And one made before `untracked` lacks it, which the plain mode's track clears
 -- (FALSE: the routines' writes of the counter look at its periods):
 --   ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE;
+-- Periods and buckets made before limits per period and offsets from UTC
+-- lack these, which the plain mode's statements name:
+--   ALTER TABLE `counter_periods` ADD COLUMN `highest` BIGINT NULL, ADD COLUMN `utc_offset` SMALLINT NOT NULL DEFAULT 0;
+--   ALTER TABLE `counter_buckets` ADD COLUMN `highest` BIGINT NULL;
 
 -- One row per write that carries an id (counter_add_once, counter_add_many_once,
 -- or the client's plain mode), committed in the write's own transaction: a
@@ -59,6 +63,7 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
+    `utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT 'minutes east of UTC where the buckets start: 480 for +08:00',
     `highest` BIGINT NULL COMMENT 'the most a bucket may count; NULL: no limit',
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
@@ -78,7 +83,7 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(50) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
-    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the minute, hour, day or month the bucket counts',
+    `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the start of the minute, hour, day or month the bucket counts, at its period''s offset',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or 65535 for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
     `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',

@@ -219,6 +219,11 @@ pub(super) struct Context {
     /// `keep` as the counting triggers read a period that keeps every
     /// bucket: the column's largest value, which no keep check needs.
     pub(super) keep_all: u32,
+    /// The offsets from UTC, in minutes, a period's buckets may start at.
+    pub(super) west_most: i16,
+    pub(super) east_most: i16,
+    /// How far past now, in seconds, a point read's moment may be.
+    pub(super) read_ahead: i64,
     /// The years a moment passed to the routines may fall in.
     pub(super) first_year: i32,
     pub(super) last_year: i32,
@@ -417,6 +422,9 @@ impl Context {
             periods: Period::ALL,
             period_type: format!("ENUM({})", period_names.join(", ")),
             keep_all: u32::MAX,
+            west_most: periods::UtcOffset::WEST_MOST,
+            east_most: periods::UtcOffset::EAST_MOST,
+            read_ahead: periods::READ_AHEAD_SECONDS,
             first_year: periods::FIRST_YEAR,
             last_year: periods::LAST_YEAR,
             series_limit: periods::SERIES_LIMIT,

@@ -30,6 +30,19 @@
 {% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}the most a bucket may count; NULL: no limit{{ quote }}{% if !add %},{% endif %}
 {%- endmacro %}
 
+{#- The periods' column of where their buckets start, in CREATE TABLE
+    (`add` false) or ALTER TABLE (`add` true), with `quote` around its
+    comment. -#}
+{% macro offset_column(quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT {{ quote }}minutes east of UTC where the buckets start: 480 for +08:00{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
+{#- The tracked writes' column of the offset of `period` as the write read
+    it, for its trigger. -#}
+{% macro offset_of_write_column(period, quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`utc_offset_{{ period.name() }}` SMALLINT NULL COMMENT {{ quote }}where buckets of the {{ period.name() }} start, in minutes east of UTC, as the write read it{{ quote }}{% if !add %},{% endif %}
+{%- endmacro %}
+
 {#- The buckets' column of a row's share of its period's limit. -#}
 {% macro share_column(quote, add) -%}
 {% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}a limited period: the most this row may count, its share of the limit; NULL: none yet{{ quote }}{% if !add %},{% endif %}
@@ -52,13 +65,15 @@
 {%- for period in p.periods %}
 {{ indent }}DECLARE v_keep_{{ period.name() }} BIGINT;
 {{ indent }}DECLARE v_highest_{{ period.name() }} BIGINT;
+{{ indent }}DECLARE v_offset_{{ period.name() }} SMALLINT;
 {%- endfor %}
 {{ indent }}DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
 
 {#- Reads what each period of counter p_name keeps into v_keep_<period>:
-    NULL when it is not tracked, p.keep_all when every bucket is kept; and
-    its limit per bucket into v_highest_<period>, NULL for none.
+    NULL when it is not tracked, p.keep_all when every bucket is kept; its
+    limit per bucket into v_highest_<period>, NULL for none; and where its
+    buckets start into v_offset_<period>.
     Plain, or share-locked (`locked`: in a trigger, which may name no
     system variable, so that a period track stops or starts waits for the
     write's transaction), or both as the slot count is read
@@ -82,8 +97,9 @@
 {% macro select_keeps(indent, p, locking) -%}
 {{ indent }}SELECT {% for period in p.periods %}{% if !loop.first %},
 {{ indent }}       {% endif %}MAX(IF(`period` = '{{ period.name() }}', COALESCE(`keep`, {{ p.keep_all }}), NULL)),
-{{ indent }}       MAX(IF(`period` = '{{ period.name() }}', `highest`, NULL)){% endfor %}
-{{ indent }}  INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}, v_highest_{{ period.name() }}{% endfor %}
+{{ indent }}       MAX(IF(`period` = '{{ period.name() }}', `highest`, NULL)),
+{{ indent }}       MAX(IF(`period` = '{{ period.name() }}', `utc_offset`, NULL)){% endfor %}
+{{ indent }}  INTO {% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{ period.name() }}, v_highest_{{ period.name() }}, v_offset_{{ period.name() }}{% endfor %}
 {{ indent }}  FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name{{ locking }};
 {%- endmacro %}
 
@@ -114,7 +130,7 @@
 {{ indent }}        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
 {{ indent }}          INTO v_found, v_fitting
 {{ indent }}          FROM `{{ p.buckets_table }}`
-{{ indent }}         WHERE {% call limited_rows(indent ~ "         ", p, at, "v_highest_") %}{% endcall %};
+{{ indent }}         WHERE {% call limited_rows(indent ~ "         ", p, at, "v_highest_", "v_offset_") %}{% endcall %};
 {{ indent }}        SET v_room_seen = v_fitting = {% call limited_count(p, "v_highest_") %}{% endcall %};
 {{ indent }}        IF v_fitting < v_found THEN
 {{ indent }}            SET v_slot = 1;
@@ -125,12 +141,13 @@
 
 {#- The rows of slot v_slot of counter p_name in the bucket that holds
     `at` of each period limited (`highest` followed by the period's name
-    not NULL), as a condition of a WHERE clause. -#}
-{% macro limited_rows(indent, p, at, highest) -%}
+    not NULL), whose buckets start at `offset` followed by the name, as a
+    condition of a WHERE clause. -#}
+{% macro limited_rows(indent, p, at, highest, offset) -%}
 `counter_name` = p_name AND `counter_id` = v_slot
 {{ indent }}  AND ({% for period in p.periods %}{% if !loop.first %}
 {{ indent }}    OR {% endif %}(`period` = '{{ period.name() }}' AND {{ highest }}{{ period.name() }} IS NOT NULL
-{{ indent }}        AND `bucket_start` = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}')){% endfor %})
+{{ indent }}        AND `bucket_start` = {% call start_of(period, at, offset ~ period.name()) %}{% endcall %}){% endfor %})
 {%- endmacro %}
 
 {#- How many periods are limited (`highest` followed by the period's name
@@ -149,11 +166,12 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
     table, whose trigger applies it. -#}
 {% macro record_tracked_write(indent, p, at) -%}
 {{ indent }}INSERT INTO `{{ p.tracked_writes_table }}`
-{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`, `highest_{{ period.name() }}`{% endfor %}, `room_seen`, `{{ p.pending_column }}`)
-{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}, v_highest_{{ period.name() }}{% endfor %}, v_room_seen, TRUE)
+{{ indent }}    (`counter_name`, `counter_id`, `delta`, `counted_at`{% for period in p.periods %}, `keep_{{ period.name() }}`, `highest_{{ period.name() }}`, `utc_offset_{{ period.name() }}`{% endfor %}, `room_seen`, `{{ p.pending_column }}`)
+{{ indent }}VALUES (p_name, v_slot, v_delta, {{ at }}{% for period in p.periods %}, v_keep_{{ period.name() }}, v_highest_{{ period.name() }}, v_offset_{{ period.name() }}{% endfor %}, v_room_seen, TRUE)
 {{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = {{ at }}{% for period in p.periods %},
-{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}, `highest_{{ period.name() }}` = v_highest_{{ period.name() }}{% endfor %},
+{{ indent }}    `keep_{{ period.name() }}` = v_keep_{{ period.name() }}, `highest_{{ period.name() }}` = v_highest_{{ period.name() }},
+{{ indent }}    `utc_offset_{{ period.name() }}` = v_offset_{{ period.name() }}{% endfor %},
 {{ indent }}    `room_seen` = v_room_seen, {% call pending::update(p) %}{% endcall %};
 {%- endmacro %}
 
@@ -205,16 +223,26 @@ COALESCE({% for period in p.periods %}{% if !loop.first %}, {% endif %}v_keep_{{
 {{ indent }}END IF;
 {%- endmacro %}
 
+{#- The start of the bucket of `period` that holds time `at`, for buckets
+    that start `offset` minutes east of UTC (SQL expressions), as a UTC
+    DATETIME: the start of the bucket of the local time, less the offset. -#}
+{% macro start_of(period, at, offset) -%}
+CAST(DATE_FORMAT({{ at }} + INTERVAL {{ offset }} MINUTE, '{{ period.sql_start_format() }}') AS DATETIME) - INTERVAL {{ offset }} MINUTE
+{%- endmacro %}
+
 {#- The start of the bucket of period `period` (an SQL expression of a
-    period's name) that holds time `at`, as a DATETIME. -#}
-{% macro bucket_start(p, period, at) -%}
-CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }}, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME)
+    period's name) that holds time `at`, for buckets that start `offset`
+    minutes east of UTC, as a UTC DATETIME. -#}
+{% macro bucket_start(p, period, at, offset) -%}
+CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }} + INTERVAL {{ offset }} MINUTE, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME) - INTERVAL {{ offset }} MINUTE
 {%- endmacro %}
 
 {#- The end of the bucket of period `period` (an SQL expression of a
-    period's name) that starts at `start`, as a DATETIME. -#}
-{% macro bucket_end(p, period, start) -%}
-CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN {{ start }} + INTERVAL 1 {{ period_name.sql_unit() }}{% endfor %} END
+    period's name) that starts at `start`, for buckets that start `offset`
+    minutes east of UTC, as a UTC DATETIME: a month at +08:00 that starts
+    on 31 January at 16:00 ends on 28 February at 16:00. -#}
+{% macro bucket_end(p, period, start, offset) -%}
+CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN {{ start }} + INTERVAL {{ offset }} MINUTE + INTERVAL 1 {{ period_name.sql_unit() }} - INTERVAL {{ offset }} MINUTE{% endfor %} END
 {%- endmacro %}
 
 {#- Adds `delta`, written to slot v_slot of counter p_name, to the bucket
@@ -224,12 +252,13 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     of the same slot, whose lock the slot's writers hold already. What each
     period keeps is `keep` followed by the period's name (NULL: untracked;
     p.keep_all: every bucket), as read_keeps reads it; its limit is
-    `highest` followed by the name (NULL: none). A write whose routine saw
+    `highest` followed by the name (NULL: none); where its buckets start,
+    `offset` followed by the name (minutes east of UTC). A write whose routine saw
     room in its rows of the limited buckets (`room_seen`, look_at_limits)
     adds to them at once if they still have it, under their locks; any
     other is counted in each limited bucket by counter_add_within_limit,
     which takes the quota's lock and refuses the write past the limit. -#}
-{% macro add_to_buckets(indent, p, delta, at, keep, highest, room_seen) -%}
+{% macro add_to_buckets(indent, p, delta, at, keep, highest, offset, room_seen) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
@@ -247,19 +276,20 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}    IF {{ room_seen }} THEN
 {{ indent }}        SELECT COUNT(*) = {% call limited_count(p, highest) %}{% endcall %} INTO v_room_taken
 {{ indent }}          FROM `{{ p.buckets_table }}`
-{{ indent }}         WHERE {% call limited_rows(indent ~ "         ", p, at, highest) %}{% endcall %}
+{{ indent }}         WHERE {% call limited_rows(indent ~ "         ", p, at, highest, offset) %}{% endcall %}
 {{ indent }}           AND `counter` + CAST({{ delta }} AS DECIMAL(20, 0)) <= `highest`
 {{ indent }}           FOR UPDATE;
 {{ indent }}        IF v_room_taken THEN
 {{ indent }}            UPDATE `{{ p.buckets_table }}` SET `counter` = `counter` + {{ delta }}
-{{ indent }}             WHERE {% call limited_rows(indent ~ "             ", p, at, highest) %}{% endcall %};
+{{ indent }}             WHERE {% call limited_rows(indent ~ "             ", p, at, highest, offset) %}{% endcall %};
 {{ indent }}        END IF;
 {{ indent }}    END IF;
 {%- for period in p.periods %}
 {{ indent }}    IF {{ keep }}{{ period.name() }} IS NOT NULL THEN
-{{ indent }}        SET v_bucket = DATE_FORMAT({{ at }}, '{{ period.sql_start_format() }}');
+{{ indent }}        SET v_bucket = {% call start_of(period, at, offset ~ period.name()) %}{% endcall %};
 {{ indent }}        IF {{ keep }}{{ period.name() }} = {{ p.keep_all }}
-{{ indent }}           OR TIMESTAMPDIFF({{ period.sql_unit() }}, v_bucket, DATE_FORMAT(v_now, '{{ period.sql_start_format() }}')) < {{ keep }}{{ period.name() }} THEN
+{{ indent }}           OR TIMESTAMPDIFF({{ period.sql_unit() }}, v_bucket + INTERVAL {{ offset }}{{ period.name() }} MINUTE,
+{{ indent }}                            DATE_FORMAT(v_now + INTERVAL {{ offset }}{{ period.name() }} MINUTE, '{{ period.sql_start_format() }}')) < {{ keep }}{{ period.name() }} THEN
 {{ indent }}            IF {{ highest }}{{ period.name() }} IS NULL THEN
 {{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
 {{ indent }}                VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})

@@ -33,6 +33,7 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_limit BIGINT;
+    DECLARE v_offset SMALLINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
@@ -53,7 +54,7 @@ BEGIN
     ON DUPLICATE KEY UPDATE `counter` = `counter`;
     -- The limit as it is now: a change of it waits for this write's locks
     -- to clear the shares, or this read for the change.
-    SELECT `highest` INTO v_limit FROM `{{ p.periods_table }}`
+    SELECT `highest`, `utc_offset` INTO v_limit, v_offset FROM `{{ p.periods_table }}`
      WHERE `counter_name` = p_name AND `period` = p_period;
     SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
       INTO v_used, v_rows, v_own
@@ -62,7 +63,7 @@ BEGIN
        AND `counter_id` < {{ p.bucket_end }}
        FOR UPDATE;
     IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-{% call m::refuse("        ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', v_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(v_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse("        ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', v_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(v_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket", "v_offset") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, p_slot, p_delta)

@@ -15,29 +15,31 @@ BEGIN
     DECLARE v_name {{ p.name_type }};
     DECLARE v_period {{ p.period_type }};
     DECLARE v_keep BIGINT;
+    DECLARE v_offset SMALLINT;
     DECLARE v_before DATETIME;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
 {%- call periods::declare_drop("    ") %}{% endcall %}
     DECLARE c_periods CURSOR FOR
-        SELECT `counter_name`, `period`, `keep` FROM `{{ p.periods_table }}` WHERE `keep` IS NOT NULL;
+        SELECT `counter_name`, `period`, `keep`, `utc_offset` FROM `{{ p.periods_table }}` WHERE `keep` IS NOT NULL;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 
     OPEN c_periods;
-    FETCH c_periods INTO v_name, v_period, v_keep;
+    FETCH c_periods INTO v_name, v_period, v_keep, v_offset;
     WHILE NOT v_done DO
         CASE v_period
 {%- for period in p.periods %}
         WHEN '{{ period.name() }}' THEN
-            SET v_before = DATE_FORMAT(UTC_TIMESTAMP(), '{{ period.sql_start_format() }}');
+            SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '{{ period.sql_start_format() }}');
             IF v_keep - 1 < TIMESTAMPDIFF({{ period.sql_unit() }}, '{{ p.first_year }}-01-01', v_before) THEN
-                SET v_before = v_before - INTERVAL (v_keep - 1) {{ period.sql_unit() }};
+                -- Counted in the local time of the period's offset, then in UTC.
+                SET v_before = v_before - INTERVAL (v_keep - 1) {{ period.sql_unit() }} - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '{{ p.first_year }}-01-01';
             END IF;
 {%- endfor %}
         END CASE;
 {% call periods::drop_buckets("        ", p, "v_name", "v_period", "v_before") %}{% endcall %}
-        FETCH c_periods INTO v_name, v_period, v_keep;
+        FETCH c_periods INTO v_name, v_period, v_keep, v_offset;
     END WHILE;
     CLOSE c_periods;
 END$$

@@ -4,7 +4,9 @@
 -- What counter p_name counted in the bucket of p_period that holds p_at (a
 -- UTC time): 0 when nothing was counted there, NULL when the counter does
 -- not exist or does not track p_period. Reads that bucket's rows only, one
--- per slot written in it.
+-- per slot written in it. A time more than {{ p.read_ahead }} seconds past now is
+-- refused: most often a local time taken for UTC, it would read an empty
+-- bucket of the future (the slack lets a client pass its own clock's now).
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetPeriod) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }},
@@ -17,15 +19,20 @@ COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_moment DATETIME(6);
+    DECLARE v_offset SMALLINT;
 
 {% call periods::check_period("    ", p) %}{% endcall %}
 {% call periods::read_moment("    ", p, "p_at", "v_moment") %}{% endcall %}
     IF p_at IS NOT NULL THEN
 {% call periods::check_moment("        ", p, "p_at", "v_moment", "at", false) %}{% endcall %}
+        IF v_moment > UTC_TIMESTAMP(6) + INTERVAL {{ p.read_ahead }} SECOND THEN
+{% call m::refuse("            ", p, p.invalid_argument) %}'{{ refusals::read_too_far_ahead(*p.read_ahead) }} ', v_moment{% endcall %}
+        END IF;
     END IF;
 {% call m::null_if_unusable(p) %}{% endcall %}
 {%- call periods::null_unless_tracked(p, ["v_moment"]) %}{% endcall %}
+    SELECT `utc_offset` INTO v_offset FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "v_moment") %}{% endcall %});
+               AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "v_moment", "v_offset") %}{% endcall %});
 END$$

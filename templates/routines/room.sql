@@ -43,16 +43,16 @@ BEGIN
             SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
                    CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
                    CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   DATE_FORMAT({% call periods::bucket_end(p, "`limits`.`period`", "`limits`.`current`") %}{% endcall %}, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
+                   DATE_FORMAT({% call periods::bucket_end(p, "`limits`.`period`", "`limits`.`current`", "`limits`.`utc_offset`") %}{% endcall %}, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
-              FROM (SELECT `period`, `highest`,
-                           {% call periods::bucket_start(p, "`period`", "UTC_TIMESTAMP()") %}{% endcall %} AS `current`
+              FROM (SELECT `period`, `highest`, `utc_offset`,
+                           {% call periods::bucket_start(p, "`period`", "UTC_TIMESTAMP()", "`utc_offset`") %}{% endcall %} AS `current`
                       FROM `{{ p.periods_table }}`
                      WHERE `counter_name` = p_name AND `highest` IS NOT NULL) AS `limits`
               LEFT JOIN `{{ p.buckets_table }}` AS `b`
                 ON `b`.`counter_name` = p_name AND `b`.`period` = `limits`.`period`
                AND `b`.`bucket_start` = `limits`.`current`
-             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`current`
+             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
            ) AS `rows`
      ORDER BY `place`;
 END$$

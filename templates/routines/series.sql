@@ -2,7 +2,8 @@
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Series) }}` */$$
 -- For charts: one row per bucket of p_period that starts in [p_from, p_to)
--- (UTC times), in order, each with its start (`bucket_start`) and what
+-- (UTC times), in order, each with its start (`bucket_start`, UTC, at the
+-- period's offset: a day at +08:00 starts at 16:00) and what
 -- counter p_name counted in it (`value`, 0 where nothing was). At most
 -- {{ p.series_limit }} buckets; reads those buckets' rows only. Refused (9001) for a counter
 -- that does not exist, (9003) for a period it does not track.
@@ -21,6 +22,10 @@ BEGIN
     DECLARE v_count BIGINT;
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
+    -- Where the buckets start, in minutes east of UTC: the range is
+    -- counted in the local time of that offset, and its starts given back
+    -- in UTC.
+    DECLARE v_offset SMALLINT;
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
@@ -31,9 +36,11 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+    SELECT `utc_offset` INTO v_offset FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
+    IF v_offset IS NULL THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::UNTRACKED_PERIOD }} ', QUOTE(p_period), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
+    SET v_from = v_from + INTERVAL v_offset MINUTE, v_to = v_to + INTERVAL v_offset MINUTE;
     CASE p_period
 {%- for period in p.periods %}
     WHEN '{{ period.name() }}' THEN
@@ -52,7 +59,8 @@ BEGIN
     END IF;
     WITH digit (d) AS ({{ p.series_numbers.digits }})
     SELECT series.`bucket_start`, COALESCE(CAST(SUM(bucket.`counter`) AS SIGNED), 0) AS `value`
-      FROM (SELECT CASE p_period{% for period in p.periods %} WHEN '{{ period.name() }}' THEN v_first + INTERVAL (number.n - 1) {{ period.sql_unit() }}{% endfor %} END AS `bucket_start`
+      FROM (SELECT CASE p_period{% for period in p.periods %} WHEN '{{ period.name() }}' THEN v_first + INTERVAL (number.n - 1) {{ period.sql_unit() }}{% endfor %} END
+                   - INTERVAL v_offset MINUTE AS `bucket_start`
               FROM (SELECT {{ p.series_numbers.number }} AS n FROM {{ p.series_numbers.tables }}) AS number
              WHERE number.n <= v_count) AS series
       LEFT JOIN `{{ p.buckets_table }}` AS bucket

@@ -29,7 +29,7 @@ const CRATE_BUDGET: usize = 100;
 /// share and their coalescing handles, what a call takes (periods and what
 /// they keep among it), the errors, the retry budget, and the options an
 /// application matches to its package.
-const APPLICATION_ITEMS: [&str; 20] = [
+const APPLICATION_ITEMS: [&str; 21] = [
     "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
@@ -48,6 +48,7 @@ const APPLICATION_ITEMS: [&str; 20] = [
     "struct.NewCounter",
     "struct.PackageOptions",
     "struct.Room",
+    "struct.UtcOffset",
     "type.AsyncCountersOn",
     "type.CountersOn",
 ];

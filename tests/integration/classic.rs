@@ -273,9 +273,12 @@ fn each_feature_alone_installs_and_counts() {
                 "counter_room",
                 "counter_series",
                 "counter_track",
+                "counter_track_at_offset",
+                "counter_utc_offset",
             ],
             &[
                 "CALL counter_track('c', 'hour', NULL)",
+                "CALL counter_track_at_offset('c', 'month', NULL, 480)",
                 "CALL counter_limit('c', 'day', 100)",
                 "CALL counter_add('c', 1)",
             ],

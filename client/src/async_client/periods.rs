@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use slotted_counters_core::periods::Period;
+use slotted_counters_core::periods::{Period, UtcOffset};
 
 use super::{AsyncConnections, AsyncCounters};
 use crate::call::{Keep, Room};
@@ -11,7 +11,19 @@ use crate::error::CounterError;
 impl<C: AsyncConnections> AsyncCounters<C> {
     /// Counts counter `name` per `period`, as [`crate::Counters::track`].
     pub async fn track(&self, name: &str, period: Period, keep: Keep) -> Result<(), CounterError> {
-        self.engine.track(name, period, keep).await
+        self.engine.track(name, period, keep, None).await
+    }
+
+    /// Counts counter `name` per `period` in buckets that start at
+    /// `offset` from UTC, as [`crate::Counters::track_at_offset`].
+    pub async fn track_at_offset(
+        &self,
+        name: &str,
+        period: Period,
+        keep: Keep,
+        offset: UtcOffset,
+    ) -> Result<(), CounterError> {
+        self.engine.track(name, period, keep, Some(offset)).await
     }
 
     /// Limits each bucket of counter `name`'s `period`, as

@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use slotted_counters_core::periods::{Period, SERIES_LIMIT};
+use slotted_counters_core::periods::{Period, SERIES_LIMIT, UtcOffset};
 use slotted_counters_core::refusals::{self, FOR_COUNTER, UNKNOWN_COUNTER, UNTRACKED_PERIOD};
 
 use super::{Driver, Engine};
@@ -14,8 +14,16 @@ use crate::error::CounterError;
 
 impl<D: Driver> Engine<D> {
     /// Starts counting counter `name` per `period`, keeping `keep`
-    /// buckets, or changes what it keeps.
-    pub(crate) async fn track(&self, name: &str, period: Period, keep: Keep) -> Result<(), CounterError> {
+    /// buckets, or changes what it keeps; with `offset`, in buckets that
+    /// start there (`None`: where they start already, UTC for a period not
+    /// tracked yet).
+    pub(crate) async fn track(
+        &self,
+        name: &str,
+        period: Period,
+        keep: Keep,
+        offset: Option<UtcOffset>,
+    ) -> Result<(), CounterError> {
         self.check(name)?;
         let keep = match keep {
             Keep::All => None,
@@ -27,7 +35,7 @@ impl<D: Driver> Engine<D> {
             }
             Keep::Last(buckets) => Some(buckets),
         };
-        self.write(Call::Track { name, period, keep }).await
+        self.write(Call::Track { name, period, keep, offset }).await
     }
 
     /// Limits what each bucket of counter `name`'s `period` may count to
@@ -57,7 +65,7 @@ impl<D: Driver> Engine<D> {
     /// Stops counting counter `name` per `period`, and drops its buckets.
     pub(crate) async fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         self.check(name)?;
-        self.write(Call::Track { name, period, keep: Some(0) }).await
+        self.write(Call::Track { name, period, keep: Some(0), offset: None }).await
     }
 
     /// Adds `delta` to counter `name`, counted in the buckets that hold `at`.
@@ -150,20 +158,26 @@ impl<D: Driver> Engine<D> {
     ) -> Result<Vec<(SystemTime, i64)>, CounterError> {
         self.check(name)?;
         let (from, to) = (seconds(from), seconds(to));
-        let starts = period.starts(from, to).ok_or_else(|| {
+        let offset = self.run(Call::UtcOffset { name, period }).await?.value()?;
+        let offset = offset.and_then(UtcOffset::minutes).unwrap_or(UtcOffset::UTC);
+        let mut bounds = period.starts_at(offset, from, to).ok_or_else(|| {
             CounterError::InvalidArgument(refusals::about(
                 &format!("{}{FOR_COUNTER}", refusals::series_too_long(SERIES_LIMIT)),
                 name,
             ))
         })?;
-        let series = self.run(Call::Series { name, period, from, to, starts: &starts }).await?.series()?;
+        let starts = bounds.len();
+        if let Some(&last) = bounds.last() {
+            bounds.push(period.next_at(offset, last));
+        }
+        let series = self.run(Call::Series { name, period, from, to, bounds: &bounds }).await?.series()?;
         match series {
             Series { total: None, .. } => Err(CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))),
             Series { range: None, .. } => Err(CounterError::InvalidArgument(refusals::about(
                 &format!("{UNTRACKED_PERIOD} '{period}'{FOR_COUNTER}"),
                 name,
             ))),
-            Series { buckets, .. } => Ok(starts
+            Series { buckets, .. } => Ok(bounds[..starts]
                 .iter()
                 .zip(buckets)
                 .map(|(&start, value)| (time_of(start), value.unwrap_or(0)))

@@ -91,7 +91,7 @@ fn a_missing_routine_is_tried_again_through_a_reinstall_even_on_the_callers_conn
 fn a_call_needing_a_feature_the_package_lacks_fails_at_once_naming_it() {
     let missing = Reply::Error(server_errno::NO_SUCH_ROUTINE);
     let client = routines(ScriptedDriver::new([missing, package_line("batches,bounds")]));
-    let error = ready(client.track("likes", Period::Day, crate::call::Keep::Last(7))).unwrap_err();
+    let error = ready(client.track("likes", Period::Day, crate::call::Keep::Last(7), None)).unwrap_err();
     let CounterError::FeatureMissing { feature, call, ref with_it, .. } = error else {
         panic!("{error:?}");
     };
@@ -109,7 +109,7 @@ fn a_missing_routine_of_a_package_that_cannot_say_what_it_holds_is_waited_for() 
     // A package from before counter_package(), or one whose function a
     // re-install is replacing too.
     let client = routines(ScriptedDriver::new([missing.clone(), missing, Changed(1)]));
-    ready(client.track("likes", Period::Day, crate::call::Keep::Last(7))).unwrap();
+    ready(client.track("likes", Period::Day, crate::call::Keep::Last(7), None)).unwrap();
     assert_eq!(
         client.driver.sql(),
         ["CALL `counter_track`(?, ?, ?)", PACKAGE, "CALL `counter_track`(?, ?, ?)"]
@@ -542,13 +542,31 @@ fn a_series_tells_an_unknown_counter_from_an_untracked_period_and_reads_each_buc
             Ok(vec![(from, 2), (from + day, 0), (from + 2 * day, 5)]),
         ),
     ] {
-        let client = routines(ScriptedDriver::new([Rows(vec![row])]));
+        let client = routines(ScriptedDriver::new([Rows(vec![vec![None]]), Rows(vec![row])]));
         let series = ready(client.series("views", Period::Day, from, to));
         assert_eq!(series.map_err(|error| error.code().unwrap_or(0)), outcome);
         let sent = client.driver.sent();
-        // The total, the range, then one bucket per day: three per bucket.
-        assert_eq!(sent[0].params.len(), 5 + 3 * 3, "{sent:?}");
+        // The offset; then the total, the range, and the range of each day.
+        assert_eq!(sent[0].sql, "SELECT `counter_utc_offset`(?, ?)", "{sent:?}");
+        assert_eq!(sent[1].params.len(), 5 + 3 * 4, "{sent:?}");
     }
+}
+
+#[test]
+fn a_series_of_a_period_at_an_offset_reads_the_buckets_that_start_there() {
+    use Reply::Rows;
+    let day = Duration::from_secs(86_400);
+    let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 3 * day);
+    let buckets = vec![Some(9), Some(7), Some(2), Some(0), Some(5)];
+    let client = routines(ScriptedDriver::new([Rows(vec![vec![Some(480)]]), Rows(vec![buckets])]));
+    let sixteen = from + Duration::from_secs(16 * 3_600);
+    assert_eq!(
+        ready(client.series("views", Period::Day, from, to)).unwrap(),
+        [(sixteen, 2), (sixteen + day, 0), (sixteen + 2 * day, 5)]
+    );
+    let sent = client.driver.sent();
+    let last_bucket = &sent[1].params[sent[1].params.len() - 2..];
+    assert_eq!(last_bucket, [Arg::number(230_400), Arg::number(316_800)], "{sent:?}");
 }
 
 #[test]
@@ -558,8 +576,9 @@ fn a_plain_series_whose_buckets_pass_bigint_together_reads_each_bucket() {
     let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 2 * day);
     let sql = statements();
     let script = [
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0)]])),
         answer(&sql.get_many(1).sql, Rows(vec![vec![Some(0), Some(7)]])),
-        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None]])),
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0)]])),
         answer(&sql.series().sql, Rows(vec![vec![Some(0), Some(i64::MAX)], vec![Some(86_400), Some(5)]])),
     ];
     let client = plain(ScriptedDriver::new(script));

@@ -132,7 +132,12 @@ impl Plain {
             Call::AddManyOnce { id, deltas } => {
                 self.add_many(conn, entries(deltas), Some(id), NOW, owner).await?
             }
-            Call::Track { name, period, keep } => self.track(conn, name, period, keep).await?,
+            Call::Track { name, period, keep, offset } => {
+                self.track(conn, name, period, keep, offset).await?
+            }
+            Call::UtcOffset { name, period } => {
+                return Ok(Answer::Value(self.utc_offset(conn, name, period).await?));
+            }
             Call::AddAt { name, delta, at } => self.add_counted(conn, name, delta, at, owner).await?,
             Call::FlushAdd { name, delta, at } => self.add(conn, name, delta, at, owner).await?,
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
@@ -144,7 +149,8 @@ impl Plain {
             Call::GetRange { name, period, from, to } => {
                 return Ok(Answer::Value(self.get_range(conn, name, period, from, to).await?));
             }
-            Call::Series { name, period, from, to, starts } => {
+            Call::Series { name, period, from, to, bounds } => {
+                let starts = bounds.split_last().map_or(&[][..], |(_, starts)| starts);
                 return self.series(conn, name, period, from, to, starts).await;
             }
             Call::ExpirePeriods => self.expire(conn).await?,

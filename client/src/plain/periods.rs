@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use slotted_counters_core::package::server_errno;
-use slotted_counters_core::periods::{self, LAST_SECOND, Period};
+use slotted_counters_core::periods::{self, LAST_SECOND, Period, UtcOffset};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, AT_IN_FUTURE, FOR_COUNTER};
 
@@ -73,13 +73,18 @@ fn period_param(period: Period) -> Param<'static> {
 pub(super) type Tracked = Vec<(Period, Option<i64>)>;
 
 impl Plain {
-    /// The periods counter `name` tracks.
+    /// The periods counter `name` tracks. Refused for a counter with a
+    /// period whose buckets start at an offset from UTC, which only the
+    /// routines place: the plain mode computes every start at UTC.
     pub(super) async fn tracked(
         &self,
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Tracked, CounterError> {
         let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
+        if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
+            return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+        }
         Ok(rows
             .into_iter()
             .filter_map(|row| {
@@ -87,6 +92,18 @@ impl Plain {
                 Some((*Period::ALL.get(position.checked_sub(1)?)?, row.get(1).copied().flatten()))
             })
             .collect())
+    }
+
+    /// Where counter `name`'s buckets of `period` start: UTC when it
+    /// tracks `period`, the only offset the plain mode counts at.
+    pub(super) async fn utc_offset(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+    ) -> Result<Option<i64>, CounterError> {
+        let tracked = self.tracked(conn, name).await?;
+        Ok(tracked.iter().any(|(tracked, _)| *tracked == period).then_some(0))
     }
 
     /// The server's clock, in seconds since 1970 UTC.
@@ -168,7 +185,11 @@ impl Plain {
         name: &str,
         period: Period,
         keep: Option<u32>,
+        offset: Option<UtcOffset>,
     ) -> Result<(), CounterError> {
+        if offset.is_some_and(|offset| offset != UtcOffset::UTC) {
+            return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+        }
         if !self.sql.auto_create() {
             self.read_slot_count(conn, name).await?;
         }

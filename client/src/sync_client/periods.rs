@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use slotted_counters_core::periods::Period;
+use slotted_counters_core::periods::{Period, UtcOffset};
 
 use super::{Counters, SyncConnections};
 use crate::call::{Keep, Room};
@@ -25,7 +25,32 @@ impl<C: SyncConnections> Counters<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn track(&self, name: &str, period: Period, keep: Keep) -> Result<(), CounterError> {
-        ready(self.engine.track(name, period, keep))
+        ready(self.engine.track(name, period, keep, None))
+    }
+
+    /// [`Counters::track`], in buckets that start at `offset` from UTC: a
+    /// day at +08:00 starts at 16:00 UTC, the midnight of Shanghai, and so
+    /// does a limit's reset ([`Counters::limit`]). Series read in it. An
+    /// offset is fixed: a period tracked at another is refused until
+    /// [`Counters::untrack`] drops its buckets. Needs the package's
+    /// routines: the plain mode counts at UTC only, and refuses.
+    ///
+    /// ```no_run
+    /// use slotted_counters::{Keep, Period, UtcOffset};
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
+    /// let shanghai = UtcOffset::minutes(8 * 60).expect("within UTC-12:00 to UTC+14:00");
+    /// counters.track_at_offset("api:3f2c9a", Period::Day, Keep::Last(31), shanghai)?;
+    /// counters.limit("api:3f2c9a", Period::Day, Some(1_000))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn track_at_offset(
+        &self,
+        name: &str,
+        period: Period,
+        keep: Keep,
+        offset: UtcOffset,
+    ) -> Result<(), CounterError> {
+        ready(self.engine.track(name, period, keep, Some(offset)))
     }
 
     /// Limits what each bucket of counter `name`'s `period` may count to

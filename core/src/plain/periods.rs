@@ -13,13 +13,17 @@ use crate::periods::{EXPIRE_BATCH, Period};
 pub const EPOCH: &str = "TIMESTAMP'1970-01-01 00:00:00'";
 
 impl PlainSql {
-    /// The periods a counter tracks and what each keeps.
+    /// The periods a counter tracks, what each keeps and where its buckets
+    /// start.
     pub fn periods(&self) -> PlainStatement {
         PlainStatement {
             purpose: "the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, \
-                      3 day, 4 month) and how many buckets it keeps (NULL: all); no row: none",
+                      3 day, 4 month), how many buckets it keeps (NULL: all), and where its buckets start in \
+                      minutes east of UTC (the plain mode writes a counter only while every offset is 0); \
+                      no row: none",
             sql: format!(
-                "SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED) FROM `{}` WHERE `counter_name` = ?",
+                "SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED) \
+                 FROM `{}` WHERE `counter_name` = ?",
                 self.periods_table
             ),
             params: &["name"],

@@ -116,6 +116,7 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}add_many_at` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON FUNCTION `{prefix}get_period` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON FUNCTION `{prefix}get_range` TO 'app'@'10.0.0.%';"),
+            format!("GRANT EXECUTE ON FUNCTION `{prefix}utc_offset` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}series` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}expire_periods` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}room` TO 'app'@'10.0.0.%';"),

@@ -6,6 +6,7 @@
 
 mod clients;
 mod keeping;
+mod offsets;
 mod quotas;
 mod routines;
 

@@ -192,7 +192,7 @@ fn an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hou
 }
 
 /// The refusal of a write of counter `name` (9004), its message.
-fn refusal(conn: &mut PooledConn, sql: &str, name: &str) -> String {
+pub(super) fn refusal(conn: &mut PooledConn, sql: &str, name: &str) -> String {
     let error = conn.exec_drop(sql, (name,)).expect_err(sql);
     let (code, message) = server_error(error);
     assert_eq!(code, errno::PAST_BOUND, "{message}");
@@ -201,9 +201,9 @@ fn refusal(conn: &mut PooledConn, sql: &str, name: &str) -> String {
 
 /// Each row of `counter_room(name)`: kind, period, bound, value, room and
 /// the end of the bucket.
-type RoomRow = (String, Option<String>, i64, i64, i64, Option<String>);
+pub(super) type RoomRow = (String, Option<String>, i64, i64, i64, Option<String>);
 
-fn room(conn: &mut PooledConn, name: &str) -> Vec<RoomRow> {
+pub(super) fn room(conn: &mut PooledConn, name: &str) -> Vec<RoomRow> {
     conn.exec_map(
         "CALL counter_room(?)",
         (name,),
@@ -226,7 +226,7 @@ fn room(conn: &mut PooledConn, name: &str) -> Vec<RoomRow> {
     .unwrap()
 }
 
-fn limit_row(period: &str, bound: i64, value: i64, room: i64, resets: &str) -> RoomRow {
+pub(super) fn limit_row(period: &str, bound: i64, value: i64, room: i64, resets: &str) -> RoomRow {
     ("limit".into(), Some(period.into()), bound, value, room, Some(resets.into()))
 }
 

@@ -33,7 +33,13 @@ fn range(conn: &mut PooledConn, name: &str, period: &str, from: &str, to: &str) 
     conn.exec_first("SELECT counter_get_range(?, ?, ?, ?)", (name, period, from, to)).unwrap().flatten()
 }
 
-fn series(conn: &mut PooledConn, name: &str, period: &str, from: &str, to: &str) -> Vec<(String, i64)> {
+pub(super) fn series(
+    conn: &mut PooledConn,
+    name: &str,
+    period: &str,
+    from: &str,
+    to: &str,
+) -> Vec<(String, i64)> {
     conn.exec("CALL counter_series(?, ?, ?, ?)", (name, period, from, to))
         .unwrap()
         .into_iter()

@@ -360,7 +360,7 @@ pub const CLASSIC_ROUTINES: [&str; 9] = [
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 27] = [
+pub const ROUTINES: [&str; 29] = [
     "counter_add",
     "counter_add_at",
     "counter_add_many",
@@ -388,6 +388,8 @@ pub const ROUTINES: [&str; 27] = [
     "counter_series",
     "counter_setup",
     "counter_track",
+    "counter_track_at_offset",
+    "counter_utc_offset",
 ];
 
 /// The routines of a package, by name: a fixed-slot package has no resize.
