@@ -96,8 +96,9 @@ fn a_day_quota_at_plus_eight_resets_at_sixteen_utc() {
 
 /// At +05:45 (Kathmandu) an hour starts at a quarter past the UTC hour, and
 /// a month at its local midnight of the 1st: February's bucket starts on 31
-/// January at 18:15 UTC and ends on 28 February at 18:15 UTC, as a limit's
-/// reset says.
+/// January at 18:15 UTC and ends on 28 February at 18:15 UTC, and March's
+/// ends on 31 March (not a month after 28 February), as a limit's reset
+/// says.
 fn hours_and_months_at_a_quarter_hour_offset_start_at_its_minutes() {
     let db = with_package();
     let mut conn = db.conn();
@@ -120,6 +121,12 @@ fn hours_and_months_at_a_quarter_hour_offset_start_at_its_minutes() {
         .into(),
     );
     assert_eq!(room(&mut conn, "k"), [limit_row("month", 100, 7, 93, "2026-02-28 18:15:00")]);
+    at(&mut conn, "2026-03-01 00:00:00");
+    assert_eq!(
+        room(&mut conn, "k"),
+        [limit_row("month", 100, 0, 100, "2026-03-31 18:15:00")],
+        "March there starts on 28 February at 18:15 UTC, and ends with March"
+    );
     assert_eq!(
         series(&mut conn, "k", "month", "2026-01-01 00:00:00", "2026-04-01 00:00:00"),
         [
