@@ -11,7 +11,7 @@ use crate::render;
 use crate::script;
 use crate::status;
 use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, errno};
-use slotted_counters_core::{PackageOptions, refusals};
+use slotted_counters_core::{PackageOptions, PackageOptionsBuilder, refusals};
 
 /// Where the package to install comes from.
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +30,28 @@ pub fn setup_script(source: Source<'_>) -> Result<String, Error> {
             let path = dir.join(render::SETUP_SQL);
             fs::read_to_string(&path).map_err(|source| Error::Io { action: "read", path, source })
         }
+    }
+}
+
+/// The options `package` gives, at the width of names the slots' table
+/// holds when it exists and `--name-length` was not given: a re-install
+/// keeps the width an earlier install made its tables at (a package for
+/// longer names than they hold is refused by its probe).
+pub fn options_held(
+    conn: &mut impl Queryable,
+    package: &PackageOptionsBuilder,
+) -> Result<PackageOptions, Error> {
+    let options = package.build()?;
+    let held: Option<u32> = conn
+        .exec_first(
+            "SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
+            (options.table(),),
+        )
+        .map_err(Error::Query)?;
+    match held {
+        Some(held) => Ok(package.clone().name_length_unless_given(held).build()?),
+        None => Ok(options),
     }
 }
 

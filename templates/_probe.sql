@@ -50,6 +50,24 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `{{ p.probe }}` left'), {{ p.message_length }});
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
+{%- if checks_name_width %}
+    -- A table an earlier install made for shorter names than this package's
+    -- routines take would cut the longer ones as they go in (or refuse them,
+    -- 1406): `install` renders the package at the width the tables hold.
+    -- The slots' table first: the one a DBA knows.
+    SELECT SUBSTRING_INDEX(GROUP_CONCAT(CONCAT('table `', TABLE_NAME, '` holds names of ', CHARACTER_MAXIMUM_LENGTH,
+                                               ' characters, not {{ p.name_length }}: generate with --name-length ',
+                                               CHARACTER_MAXIMUM_LENGTH, ' or widen it')
+                                        ORDER BY TABLE_NAME <> '{{ p.table }}', TABLE_NAME SEPARATOR '|'), '|', 1)
+      INTO v_clash
+      FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME = 'counter_name' AND CHARACTER_MAXIMUM_LENGTH < {{ p.name_length }}
+       AND TABLE_NAME IN ({% for relation in p.relations %}{% if !relation.is_view %}{% if !loop.first %}, {% endif %}'{{ relation.name }}'{% endif %}{% endfor %});
+    IF v_clash IS NOT NULL THEN
+        SET v_message = LEFT(CONCAT('the ', v_clash, '; nothing changed'), {{ p.message_length }});
+        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
+    END IF;
+{%- endif %}
 {%- if !p.lacked_features.is_empty() %}
     -- A feature installed that this package lacks goes only when the DBA
     -- names it in {{ p.drop_features_variable }} (install --drop-features).

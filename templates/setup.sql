@@ -3,6 +3,7 @@
 -- Running it again replaces the routines and keeps every count.
 {% include "_header.sql" %}
 
+{% let checks_name_width = true %}
 {% include "_probe.sql" %}
 
 {% include "_grants_keeper.sql" %}

@@ -19,6 +19,7 @@
 --     DROP EVENT IF EXISTS `{{ event }}`;
 {%- endfor %}
 
+{% let checks_name_width = false %}
 {% include "_probe.sql" %}
 SET @slotted_counters_grants = NULL;
 DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;

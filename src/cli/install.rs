@@ -16,6 +16,8 @@ use slotted_counters_core::{PackageOptions, PackageOptionsBuilder};
 pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
     let accounts =
         args.app_users.iter().map(|account| Account::parse(account)).collect::<Result<Vec<_>, _>>()?;
+    // Before rendering: the package takes the width of names the tables hold.
+    let mut connected = if args.dry_run { None } else { Some(super::connect(&args.connect.url)?) };
     let (script, options) = match &args.from {
         Some(_) if args.package != PackageOptionsBuilder::default() => {
             return Err(Error::InvalidOption(
@@ -28,7 +30,10 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
             (script, options)
         }
         None => {
-            let options = args.package.build()?;
+            let options = match connected.as_mut() {
+                Some(connected) => install::options_held(&mut connected.conn, &args.package)?,
+                None => args.package.build()?,
+            };
             (install::setup_script(install::Source::Options(&options))?, Some(options))
         }
     };
@@ -42,13 +47,12 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
         let names: Vec<&str> = features.iter().map(|feature| feature.name()).collect();
         format!("SET {} = '{}';\n", package::DROP_FEATURES_VARIABLE, names.join(","))
     });
-    if args.dry_run {
+    let Some(database::Connected { mut conn, target, .. }) = connected else {
         let [drop_features, script, grants] =
             [&drop_features, &script, &grants].map(|sql| install::describe(sql));
         print!("{}{}{}", drop_features?, script?, grants?);
         return Ok(());
-    }
-    let database::Connected { mut conn, target, .. } = super::connect(&args.connect.url)?;
+    };
     grants::check_accounts_exist(&mut conn, &accounts)?;
     if !drop_features.is_empty() {
         script::run(&mut conn, &drop_features)?;

@@ -119,7 +119,7 @@ fn client_errors_are_typed() {
     let refusals = [
         (counters.increment("missing"), errno::UNKNOWN_COUNTER),
         (counters.setup("exists", NewCounter::new("d")), errno::ALREADY_EXISTS),
-        (counters.increment(&"x".repeat(51)), errno::INVALID_ARGUMENT),
+        (counters.increment(&"x".repeat(129)), errno::INVALID_ARGUMENT),
     ];
     for (outcome, code) in refusals {
         let error = outcome.unwrap_err();

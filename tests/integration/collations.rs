@@ -167,7 +167,7 @@ fn call_every_routine(db: &Database, session: Session, flags: &[&str], context: 
     }
     let (code, message) = refused("CALL counter_add(?, NULL)", vec![encoded()]);
     assert_eq!(code, errno::INVALID_ARGUMENT, "{context}: {message}");
-    let too_long = "ü".repeat(51);
+    let too_long = "ü".repeat(129);
     let (code, message) = refused("CALL counter_increment(?)", vec![encode(session, &too_long)]);
     assert_eq!(code, errno::INVALID_ARGUMENT, "{context}: {message}");
     assert_eq!(support::total(&mut conn, "no such counter"), None, "{context}");

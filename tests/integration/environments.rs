@@ -60,10 +60,10 @@ fn latin1_database_reports_every_error_for_non_latin1_names() {
         error_of(&mut conn, "CALL counter_setup(?, 'd', NULL, NULL)", ("日本語",)),
         (errno::ALREADY_EXISTS, "counter already exists: '日本語'".into())
     );
-    let long_name = "語".repeat(51);
+    let long_name = "語".repeat(129);
     let (code, message) = error_of(&mut conn, "CALL counter_setup(?, 'd', NULL, NULL)", (&long_name,));
     assert_eq!(code, errno::INVALID_ARGUMENT);
-    assert!(message.starts_with("counter name is longer than 50 characters: '語語"), "{message}");
+    assert!(message.starts_with("counter name is longer than 128 characters: '語語"), "{message}");
     assert_eq!(
         error_of(&mut conn, "CALL counter_setup(?, ?, NULL, NULL)", ("説明", "説".repeat(256))),
         (errno::INVALID_ARGUMENT, "description is longer than 255 characters, for counter: '説明'".into())
@@ -105,9 +105,9 @@ fn latin1_database_keeps_non_latin1_names_and_descriptions_through_resize() {
 /// fit its parameter with only a warning.
 fn over_long_names_never_reach_another_counter_in_any_sql_mode() {
     let db = support::with_committed("generated");
-    let short = "k".repeat(50);
+    let short = "k".repeat(128);
     // The collation ignores trailing spaces: cut after the space, this name
-    // would be the 50-character counter.
+    // would be the 128-character counter.
     let long = format!("{short} tttttttttt");
     let huge = format!("{short} {}", "t".repeat(2000));
     db.conn().exec_drop("CALL counter_setup(?, 'd', 2, 7)", (&short,)).unwrap();
@@ -310,7 +310,7 @@ fn refused_resize_keeps_the_callers_transaction() {
         let (code, _) = server_error(conn.query_drop(refused).unwrap_err());
         assert_eq!(code, errno::INVALID_ARGUMENT, "{refused}");
     }
-    let too_long = format!("CALL counter_compact('{}')", "x".repeat(51));
+    let too_long = format!("CALL counter_compact('{}')", "x".repeat(129));
     assert_eq!(server_error(conn.query_drop(&too_long).unwrap_err()).0, errno::INVALID_ARGUMENT);
     assert_eq!(total(&mut conn, "orders"), Some(5), "the caller's add is still there");
     conn.query_drop("ROLLBACK").unwrap();

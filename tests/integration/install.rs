@@ -12,6 +12,7 @@ on_each_server!(
     install_creates_the_package_and_reinstall_keeps_counts,
     install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts,
     install_over_periods_made_before_limits_and_offsets_adds_their_columns_and_keeps_buckets,
+    a_reinstall_keeps_the_width_of_names_the_tables_hold_until_the_documented_alter_widens_them,
     install_reads_the_url_from_database_url,
     install_from_a_generated_folder,
     dry_run_prints_statements_and_runs_none,
@@ -166,6 +167,58 @@ fn install_over_periods_made_before_limits_and_offsets_adds_their_columns_and_ke
     conn.query_drop("CALL counter_track_at_offset('views', 'hour', NULL, 345)").unwrap();
     conn.query_drop("CALL counter_add('views', -1)").unwrap();
     assert_eq!(support::total(&mut conn, "views"), Some(6));
+}
+
+/// Tables made for 50-character names (the earlier default): `install`
+/// and `status` keep that width; the default `setup.sql`, for 128, is
+/// refused before it changes anything; the ALTERs of operations.md widen
+/// the tables with every count kept, and the next install takes a quota
+/// key of 128 characters.
+fn a_reinstall_keeps_the_width_of_names_the_tables_hold_until_the_documented_alter_widens_them() {
+    let db = Database::new();
+    let url = db.url();
+    let mut conn = db.conn();
+    succeeded(slotted_counters(&["install", "--url", &url, "--name-length", "50"]));
+    conn.query_drop("CALL counter_setup('old', 'd', 4, 41)").unwrap();
+    let package = |conn: &mut mysql::PooledConn| -> String {
+        conn.query_first("SELECT counter_package()").unwrap().unwrap()
+    };
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    assert!(package(&mut conn).contains("--name-length 50 "), "{}", package(&mut conn));
+    succeeded(slotted_counters(&["status", "--url", &url]));
+
+    let script = std::fs::read_to_string(support::committed_setup_sql("generated")).unwrap();
+    let refused = slotted_counters_cli::script::run(&mut conn, &script).unwrap_err().to_string();
+    assert!(
+        refused.contains(
+            "the table `counters` holds names of 50 characters, not 128: generate with --name-length 50 \
+             or widen it; nothing changed"
+        ),
+        "{refused}"
+    );
+    assert!(package(&mut conn).contains("--name-length 50 "), "the refused script changed nothing");
+
+    let operations = std::fs::read_to_string(support::in_project("docs/operations.md")).unwrap();
+    let widening = operations
+        .split("<!-- widening names -->")
+        .nth(1)
+        .and_then(|after| after.split("```sql").nth(1))
+        .and_then(|block| block.split("```").next())
+        .expect("operations.md has the widening's SQL");
+    for statement in widening.split(";\n").map(str::trim).filter(|statement| !statement.is_empty()) {
+        conn.query_drop(statement).unwrap_or_else(|error| panic!("{statement}: {error}"));
+    }
+    succeeded(slotted_counters(&["install", "--url", &url]));
+    assert!(package(&mut conn).contains("--name-length 128 "), "{}", package(&mut conn));
+    let key = "api:3f2c9a1e-7b4d-4c8e-9f1a-2b3c4d5e6f70:day:".repeat(3);
+    let key = &key[..128];
+    conn.exec_drop("CALL counter_setup(?, 'd', 4, NULL)", (key,)).unwrap();
+    conn.exec_drop("CALL counter_increment(?)", (key,)).unwrap();
+    assert_eq!(support::total(&mut conn, key), Some(1));
+    assert_eq!(support::total(&mut conn, "old"), Some(41), "the widening kept every count");
+    let (code, _) =
+        support::server_error(conn.exec_drop("CALL counter_increment(?)", (format!("{key}x"),)).unwrap_err());
+    assert_eq!(code, slotted_counters_core::package::errno::INVALID_ARGUMENT, "129 characters");
 }
 
 fn install_reads_the_url_from_database_url() {

@@ -88,7 +88,8 @@ fn lazy_counters_appear_when_first_hit() {
 
     let (code, message) = server_error(conn.query_drop("CALL counter_increment(NULL)").unwrap_err());
     assert_eq!((code, message.as_str()), (errno::INVALID_ARGUMENT, "counter name must not be NULL or empty"));
-    let (code, _) = server_error(conn.exec_drop("CALL counter_increment(?)", ("n".repeat(51),)).unwrap_err());
+    let (code, _) =
+        server_error(conn.exec_drop("CALL counter_increment(?)", ("n".repeat(129),)).unwrap_err());
     assert_eq!(code, errno::INVALID_ARGUMENT);
     let rows: u32 = conn.query_first("SELECT COUNT(*) FROM counters").unwrap().unwrap();
     assert_eq!(rows, 0, "bad names created nothing");
@@ -191,7 +192,7 @@ fn the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server(
 
     conn.query_drop("START TRANSACTION").unwrap();
     conn.query_drop("CALL counter_add('hits', 5)").unwrap();
-    let too_long = format!("CALL counter_reset('{}', 1, FALSE)", "x".repeat(51));
+    let too_long = format!("CALL counter_reset('{}', 1, FALSE)", "x".repeat(129));
     assert_eq!(server_error(conn.query_drop(&too_long).unwrap_err()).0, errno::INVALID_ARGUMENT);
     conn.query_drop("ROLLBACK").unwrap();
     assert_eq!(total(&mut conn, "hits"), Some(0), "a refused reset leaves the caller's transaction open");

@@ -122,6 +122,14 @@ impl PackageOptionsBuilder {
         self
     }
 
+    /// The longest counter name unless [`Self::name_length`] was given:
+    /// what the tables of an earlier install hold, so that a re-install
+    /// keeps their width.
+    pub fn name_length_unless_given(mut self, chars: u32) -> Self {
+        self.name_length.get_or_insert(chars);
+        self
+    }
+
     /// Every counter gets exactly this many slots (`--fixed-slots`).
     pub fn fixed_slots(mut self, slots: u32) -> Self {
         self.fixed_slots = Some(slots);

@@ -24,8 +24,11 @@ pub const DEFAULT_MAX_SLOTS: u32 = 1024;
 /// `utf8mb4_unicode_ci` every emoji into one). Known to MySQL 8 and MariaDB
 /// alike, PAD SPACE on both; trailing spaces are refused anyway.
 pub const DEFAULT_COLLATION: &str = "utf8mb4_bin";
-/// Width of the `counter_name` column unless `--name-length` says otherwise.
-pub const DEFAULT_NAME_LENGTH: u32 = 50;
+/// Width of the `counter_name` column unless `--name-length` says otherwise:
+/// a customer's UUID (36), a period and a prefix fit (`api:`, `:day`), as
+/// quota keys need. Tables made at another width keep it: `install` renders
+/// the package at the width they hold.
+pub const DEFAULT_NAME_LENGTH: u32 = 128;
 /// How long a write id is kept unless `--write-id-window` says otherwise: a
 /// write whose answer was lost may be sent again, and counted once, for
 /// this long. The retry budget of a client must end well within it.

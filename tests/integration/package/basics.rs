@@ -135,7 +135,7 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
     let before = table(&mut conn);
 
     let setup = "CALL counter_setup(?, ?, ?, ?)";
-    let long_name = "n".repeat(51);
+    let long_name = "n".repeat(129);
     let mut cases: Vec<(&str, Params, u16, String)> = vec![
         (
             setup,
@@ -159,15 +159,15 @@ pub(super) fn errors_name_the_counter_and_change_nothing(package: &Package) {
             setup,
             (long_name.as_str(), "d", None::<u32>, None::<i64>).into(),
             errno::INVALID_ARGUMENT,
-            format!("counter name is longer than 50 characters: '{long_name}'"),
+            format!("counter name is longer than 128 characters: '{}", &long_name[..83]),
         ),
         // A refusal is cut to 128 characters, counted as characters: the
-        // 44 of its words and quote, and 84 of the name.
+        // 45 of its words and quote, and 83 of the name.
         (
             "CALL counter_add(?, ?)",
             ("é".repeat(200), 1).into(),
             errno::INVALID_ARGUMENT,
-            format!("counter name is longer than 50 characters: '{}", "é".repeat(84)),
+            format!("counter name is longer than 128 characters: '{}", "é".repeat(83)),
         ),
         (
             setup,

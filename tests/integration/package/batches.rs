@@ -89,9 +89,9 @@ pub(super) fn add_many_is_all_or_nothing(package: &Package) {
         ),
         (r#"'{"a": 1, "b": null}'"#.to_owned(), errno::INVALID_ARGUMENT, "delta must be an integer"),
         (
-            format!("'{{\"a\": 1, \"{}\": 1}}'", "x".repeat(51)),
+            format!("'{{\"a\": 1, \"{}\": 1}}'", "x".repeat(129)),
             errno::INVALID_ARGUMENT,
-            "longer than 50 characters",
+            "longer than 128 characters",
         ),
         (
             r#"'{"a": 1, "b": 1, "missing": 1}'"#.to_owned(),
@@ -104,7 +104,7 @@ pub(super) fn add_many_is_all_or_nothing(package: &Package) {
             "more than 4096 counters",
         ),
         (
-            format!("'{}'", padded(r#"{"a": 1}"#, batch_bytes(50) + 1)),
+            format!("'{}'", padded(r#"{"a": 1}"#, batch_bytes(128) + 1)),
             errno::INVALID_ARGUMENT,
             "deltas are longer than",
         ),
@@ -141,7 +141,7 @@ support::on_each_server!(the_largest_batch_is_taken);
 fn the_largest_batch_is_taken() {
     let db = support::with_committed("generated");
     let mut conn = db.conn();
-    let names: Vec<String> = (0..BATCH_LIMIT).map(|i| format!("c{i:05}-{}", "n".repeat(43))).collect();
+    let names: Vec<String> = (0..BATCH_LIMIT).map(|i| format!("c{i:05}-{}", "n".repeat(121))).collect();
     for chunk in names.chunks(512) {
         let values = vec!["(?, 'd', ?, 0)"; chunk.len()].join(", ");
         let params: Vec<mysql::Value> =
@@ -154,12 +154,12 @@ fn the_largest_batch_is_taken() {
     }
     let object =
         serde_json::Value::Object(names.iter().map(|name| (name.clone(), json!(1))).collect()).to_string();
-    let largest = padded(&object, batch_bytes(50));
+    let largest = padded(&object, batch_bytes(128));
     add_many(&mut conn, &largest).unwrap();
-    let (code, message) = add_many(&mut conn, &padded(&object, batch_bytes(50) + 1)).unwrap_err();
+    let (code, message) = add_many(&mut conn, &padded(&object, batch_bytes(128) + 1)).unwrap_err();
     assert_eq!(
         (code, message.as_str()),
-        (errno::INVALID_ARGUMENT, format!("deltas are longer than {} bytes", batch_bytes(50)).as_str())
+        (errno::INVALID_ARGUMENT, format!("deltas are longer than {} bytes", batch_bytes(128)).as_str())
     );
     let totals: (u64, i64) = conn
         .query_first("SELECT COUNT(DISTINCT counter_name), CAST(SUM(counter) AS SIGNED) FROM counters")

@@ -153,9 +153,9 @@ pub(crate) fn batches_add_exactly_their_decoded_keys(
                 Some("delta must be an integer")
             }
             1 => {
-                let key = names[0].chars().chain(std::iter::repeat('y')).take(51).collect();
+                let key = names[0].chars().chain(std::iter::repeat('y')).take(129).collect();
                 entries.push(Entry { key, delta: "1".to_owned(), adds: None });
-                Some("counter name is longer than 50 characters")
+                Some("counter name is longer than 128 characters")
             }
             2 => {
                 let unusable =
@@ -204,10 +204,10 @@ fn totals(conn: &mut PooledConn, names: &[String]) -> Vec<Option<i64>> {
 
 /// A name of counter `index`: a prefix of its own, which no collation
 /// can confuse with another's (digits in the same places), then characters
-/// drawn from [`CHARACTERS`], one name in four exactly 50 characters long,
+/// drawn from [`CHARACTERS`], one name in four exactly 128 characters long,
 /// and none ending with a space.
 fn name(rng: &mut StdRng, index: usize) -> String {
-    let length = if rng.random_bool(0.25) { 50 } else { rng.random_range(6..50) };
+    let length = if rng.random_bool(0.25) { 128 } else { rng.random_range(6..128) };
     let mut name = format!("k{index:04}x");
     while name.chars().count() < length {
         name.push(CHARACTERS[rng.random_range(0..CHARACTERS.len())]);

@@ -30,6 +30,7 @@ on_each_server!(
     a_batch_past_a_limit_is_refused_whole,
     bad_limits_are_refused_and_null_removes_one,
     the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
+    a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole,
 );
 
 /// The moment every client of the races writes at: a fixed session clock,
@@ -430,4 +431,31 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
         }
     }
     assert_eq!(total(&mut conn, "sends"), Some(3));
+}
+
+/// A quota key of 128 characters (a prefix, a customer's UUID, a period):
+/// its refusal's message is cut to 128 characters, cutting the name, and
+/// the client's error still carries the period, limit, room and reset.
+fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
+    let db = with_package();
+    let key = format!("api:{}:", "3f2c9a1e-7b4d-4c8e-9f1a-2b3c4d5e6f70:".repeat(4));
+    let key = &key[..128];
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    counters.setup(key, slotted_counters::NewCounter::new("quota")).unwrap();
+    counters.limit(key, Period::Day, Some(1)).unwrap();
+    counters.increment(key).unwrap();
+    match counters.increment(key) {
+        Err(CounterError::PastLimit { period: Period::Day, limit: 1, room: 0, resets, message }) => {
+            assert_eq!(message.chars().count(), 128, "{message}");
+            assert!(
+                message.starts_with("the write would pass the day limit 1 (room left: 0, resets "),
+                "{message}"
+            );
+            let day = Duration::from_secs(86_400);
+            let since_1970 = resets.duration_since(UNIX_EPOCH).unwrap();
+            assert_eq!(since_1970.as_secs() % day.as_secs(), 0, "a UTC midnight: {message}");
+        }
+        other => panic!("a quota's refusal: {other:?}"),
+    }
+    assert_eq!(counters.get(key).unwrap(), Some(1));
 }

@@ -17,7 +17,7 @@ fn defaults_match_the_classic_package() {
     assert_eq!(Routine::Increment.name(&options), "counter_increment");
     assert_eq!(options.slots(), SlotPolicy::Dynamic { default: 5 });
     assert_eq!(options.max_slots(), 1024);
-    assert_eq!(options.name_length(), 50);
+    assert_eq!(options.name_length(), 128);
 }
 
 #[test]
