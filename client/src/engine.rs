@@ -256,6 +256,19 @@ impl<D: Driver> Engine<D> {
         self.write(Call::Setup { name, counter }).await
     }
 
+    /// `setup`, unless a counter has the name: the routine refuses that
+    /// (9002) before it writes anything, so a caller's transaction goes on.
+    pub(crate) async fn setup_if_missing(
+        &self,
+        name: &str,
+        counter: NewCounter<'_>,
+    ) -> Result<(), CounterError> {
+        match self.setup(name, counter).await {
+            Err(CounterError::AlreadyExists(_)) => Ok(()),
+            done => done,
+        }
+    }
+
     pub(crate) async fn increment(&self, name: &str) -> Result<(), CounterError> {
         self.check(name)?;
         self.once_or(name, 1, Call::Increment { name }).await

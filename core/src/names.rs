@@ -134,9 +134,9 @@ mod tests {
         for collation in ["utf8mb4_bin", "utf8mb4_unicode_ci"] {
             assert_eq!(check_in(collation, "downloads"), Ok(()));
             assert_eq!(check_in(collation, "名前 😀 é"), Ok(()));
-            assert_eq!(check_in(collation, &"x".repeat(50)), Ok(()));
+            assert_eq!(check_in(collation, &"x".repeat(128)), Ok(()));
             for (name, problem) in [
-                ("x".repeat(51), "is longer than 50 characters"),
+                ("x".repeat(129), "is longer than 128 characters"),
                 ("admin\u{1f}".to_owned(), "has a control character (U+001F)"),
                 ("tab\there".to_owned(), "has a control character (U+0009)"),
                 ("c1\u{85}".to_owned(), "has a control character (U+0085)"),

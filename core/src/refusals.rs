@@ -62,7 +62,7 @@ pub const OFFSET_STAYS: &str = "(minutes): untrack it (keep 0) before moving it 
 /// start at an offset from UTC, which only the routines place; the name
 /// follows.
 pub const PLAIN_COUNTS_AT_UTC: &str = "the plain mode counts periods at UTC only, and a period of this counter starts at another offset \
-     (write it with the package's routines), for counter";
+     (write it through the routines), for counter";
 
 /// A time argument that is no moment the routines read: a date and time
 /// of UTC without an offset, between the years [`crate::periods::FIRST_YEAR`]

@@ -134,6 +134,12 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.engine.setup(name, counter).await
     }
 
+    /// Creates a counter unless one has the name, as
+    /// [`crate::Counters::setup_if_missing`].
+    pub async fn setup_if_missing(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        self.engine.setup_if_missing(name, counter).await
+    }
+
     /// Adds 1 to a counter.
     pub async fn increment(&self, name: &str) -> Result<(), CounterError> {
         self.engine.increment(name).await

@@ -137,6 +137,30 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.engine.setup(name, counter))
     }
 
+    /// Creates a counter as `counter` describes it unless one has the name
+    /// already, which it leaves as it is: one call, after which the counter
+    /// exists. With [`Counters::on`], a counter is set up with its bound,
+    /// limits and periods in one transaction of the caller's:
+    ///
+    /// ```no_run
+    /// use mysql::TxOpts;
+    /// use slotted_counters::{Keep, NewCounter, Period, UtcOffset};
+    /// # let pool = mysql::Pool::new("mysql://a@h/db")?;
+    /// # let counters = slotted_counters::Counters::new(pool.clone())?;
+    /// let shanghai = UtcOffset::minutes(480).expect("an offset of a time zone");
+    /// let mut tx = pool.start_transaction(TxOpts::default())?;
+    /// let customer = counters.on(&mut tx);
+    /// customer.setup_if_missing("api:3f2c9a", NewCounter::new("API calls").slots(8))?;
+    /// customer.track_at_offset("api:3f2c9a", Period::Day, Keep::Last(31), shanghai)?;
+    /// customer.limit("api:3f2c9a", Period::Day, Some(1_000))?;
+    /// customer.limit("api:3f2c9a", Period::Minute, Some(100))?;
+    /// tx.commit()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn setup_if_missing(&self, name: &str, counter: NewCounter<'_>) -> Result<(), CounterError> {
+        ready(self.engine.setup_if_missing(name, counter))
+    }
+
     /// Adds 1 to a counter.
     ///
     /// ```no_run

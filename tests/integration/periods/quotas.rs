@@ -12,7 +12,10 @@ use std::time::{Duration, UNIX_EPOCH};
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, Bound, CounterError, Counters, PackageOptions, Period, Room, RoomOf};
+use slotted_counters::{
+    AsyncCounters, Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, Room, RoomOf,
+    UtcOffset,
+};
 use slotted_counters_core::package::errno;
 use slotted_counters_core::periods;
 
@@ -31,6 +34,7 @@ on_each_server!(
     bad_limits_are_refused_and_null_removes_one,
     the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
     a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole,
+    a_customer_is_set_up_with_its_quotas_in_one_transaction_from_either_client,
 );
 
 /// The moment every client of the races writes at: a fixed session clock,
@@ -441,7 +445,7 @@ fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
     let key = format!("api:{}:", "3f2c9a1e-7b4d-4c8e-9f1a-2b3c4d5e6f70:".repeat(4));
     let key = &key[..128];
     let counters = Counters::new(db.pool().clone()).unwrap();
-    counters.setup(key, slotted_counters::NewCounter::new("quota")).unwrap();
+    counters.setup(key, NewCounter::new("quota")).unwrap();
     counters.limit(key, Period::Day, Some(1)).unwrap();
     counters.increment(key).unwrap();
     match counters.increment(key) {
@@ -458,4 +462,80 @@ fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
         other => panic!("a quota's refusal: {other:?}"),
     }
     assert_eq!(counters.get(key).unwrap(), Some(1));
+}
+
+/// A customer's counter is set up with its floor, its day at +08:00 and
+/// two limits in one transaction of the application's, from either client
+/// (`setup_if_missing` first): rolled back, none of it is there; committed,
+/// all of it, the day's limit resetting at 16:00 UTC. Set up "if missing"
+/// again, it keeps what it has.
+fn a_customer_is_set_up_with_its_quotas_in_one_transaction_from_either_client() {
+    let db = with_package();
+    let mut conn = db.conn();
+    let shanghai = UtcOffset::minutes(480).unwrap();
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let sqlx_pool = runtime.block_on(MySqlPoolOptions::new().connect(&db.url())).unwrap();
+    let async_counters = AsyncCounters::new(sqlx_pool.clone()).unwrap();
+    let periods_of = |conn: &mut PooledConn, name: &str| -> Vec<(String, Option<i64>, i32)> {
+        conn.exec(
+            "SELECT CAST(period AS CHAR), highest, utc_offset FROM counter_periods WHERE counter_name = ? ORDER BY period",
+            (name,),
+        )
+        .unwrap()
+    };
+    for commit in [false, true] {
+        let mut tx = db.pool().start_transaction(mysql::TxOpts::default()).unwrap();
+        {
+            let customer = counters.on(&mut tx);
+            customer.setup_if_missing("sync", NewCounter::new("API calls").slots(4)).unwrap();
+            customer.bound("sync", 0..).unwrap();
+            customer.track_at_offset("sync", Period::Day, Keep::Last(31), shanghai).unwrap();
+            customer.limit("sync", Period::Day, Some(1_000)).unwrap();
+            customer.limit("sync", Period::Minute, Some(100)).unwrap();
+        }
+        if commit { tx.commit() } else { tx.rollback() }.unwrap();
+        runtime.block_on(async {
+            let mut tx = sqlx_pool.begin().await.unwrap();
+            {
+                let customer = async_counters.on(&mut tx);
+                customer.setup_if_missing("async", NewCounter::new("API calls").slots(4)).await.unwrap();
+                customer.bound("async", 0..).await.unwrap();
+                customer.track_at_offset("async", Period::Day, Keep::Last(31), shanghai).await.unwrap();
+                customer.limit("async", Period::Day, Some(1_000)).await.unwrap();
+                customer.limit("async", Period::Minute, Some(100)).await.unwrap();
+            }
+            if commit { tx.commit().await } else { tx.rollback().await }.unwrap();
+        });
+        for name in ["sync", "async"] {
+            if !commit {
+                assert_eq!(total(&mut conn, name), None, "rolled back: {name}");
+                assert!(periods_of(&mut conn, name).is_empty(), "rolled back: {name}");
+                continue;
+            }
+            assert_eq!(
+                periods_of(&mut conn, name),
+                [("minute".to_owned(), Some(100), 0), ("day".to_owned(), Some(1_000), 480)],
+                "{name}"
+            );
+            let rooms = counters.room(name).unwrap();
+            let kinds: Vec<(RoomOf, i64, u64)> =
+                rooms.iter().map(|room| (room.of, room.bound, room.room)).collect();
+            assert_eq!(
+                kinds,
+                [
+                    (RoomOf::Total(Bound::Floor), 0, 0),
+                    (RoomOf::Limit(Period::Minute), 100, 100),
+                    (RoomOf::Limit(Period::Day), 1_000, 1_000)
+                ],
+                "{name}"
+            );
+            let day_resets = rooms[2].resets.unwrap().duration_since(UNIX_EPOCH).unwrap().as_secs();
+            assert_eq!(day_resets % 86_400, 16 * 3_600, "{name}: Shanghai's midnight");
+        }
+    }
+    counters.increment("sync").unwrap();
+    counters.setup_if_missing("sync", NewCounter::new("another").initial_value(5)).unwrap();
+    runtime.block_on(async_counters.setup_if_missing("sync", NewCounter::new("another"))).unwrap();
+    assert_eq!(total(&mut conn, "sync"), Some(1), "set up if missing: the counter as it was");
 }
