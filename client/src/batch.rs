@@ -248,8 +248,8 @@ impl<C> Batch<C> {
 impl<C> Share<C> {
     /// Each caller's outcome, from `applied`, the outcome of the counter's
     /// sum: the same for all, unless the sum would have passed the
-    /// counter's bound, when its callers are applied in groups until each
-    /// has its own ([`split`]).
+    /// counter's bound or a limit of its period, when its callers are
+    /// applied in groups until each has its own ([`split`]).
     async fn settle<D: Driver>(
         &self,
         engine: &Engine<D>,
@@ -258,7 +258,9 @@ impl<C> Share<C> {
         applied: Result<(), CounterError>,
     ) -> Vec<Result<(), CounterError>> {
         match applied {
-            Err(error @ CounterError::PastBound { .. }) if self.callers.len() > 1 => {
+            Err(error @ (CounterError::PastBound { .. } | CounterError::PastLimit { .. }))
+                if self.callers.len() > 1 =>
+            {
                 let deltas: Vec<i64> = self.callers.iter().map(|&(_, delta)| delta).collect();
                 split::settle(engine, name, at, &deltas, error).await
             }

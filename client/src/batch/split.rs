@@ -1,7 +1,8 @@
 //! How the callers of one bounded counter are answered when their summed
-//! delta would have passed its bound: each gets its own outcome, exactly
-//! as many as fit succeed, and none is refused while the room for it is
-//! there.
+//! delta would have passed its bound, or a limit of its period (a
+//! quota's, which a write approaches as it does a ceiling): each gets its
+//! own outcome, exactly as many as fit succeed, and none is refused while
+//! the room for it is there.
 //!
 //! The callers are applied in groups, each group one write of its sum.
 //! A group refused for a bound ([`CounterError::PastBound`], which says
@@ -17,7 +18,7 @@ use std::collections::VecDeque;
 
 use crate::call::Moment;
 use crate::engine::{Driver, Engine};
-use crate::error::CounterError;
+use crate::error::{Bound, CounterError};
 
 /// Each caller's outcome, for callers of counter `name` whose deltas are
 /// `deltas` (in their order), whose sum was refused with `refusal`: each
@@ -52,9 +53,14 @@ pub(super) async fn settle<D: Driver>(
                 }
             }
         };
-        let CounterError::PastBound { bound, room, .. } = refusal else {
-            group.iter().for_each(|&caller| outcomes[caller] = Some(Err(refusal.clone())));
-            continue;
+        let (bound, room) = match refusal {
+            CounterError::PastBound { bound, room, .. } => (bound, room),
+            // A refund moves away from a limit, as from a ceiling.
+            CounterError::PastLimit { room, .. } => (Bound::Ceiling, room),
+            refusal => {
+                group.iter().for_each(|&caller| outcomes[caller] = Some(Err(refusal.clone())));
+                continue;
+            }
         };
         if group.len() == 1 {
             outcomes[group[0]] = Some(Err(refusal));
@@ -112,7 +118,6 @@ mod tests {
 
     use super::*;
     use crate::driver::ready;
-    use crate::error::Bound;
     use crate::scripted::{Arg, Reply, ScriptedDriver};
 
     /// Settles callers of `deltas`, whose sum was refused with `room` left

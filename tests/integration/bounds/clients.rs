@@ -65,7 +65,15 @@ fn clients(
 
             let (db, url) = database(plain, &options);
             let counters = runtime.block_on(async {
-                let pool = MySqlPoolOptions::new().max_connections(32).connect(&url).await.unwrap();
+                // 64 takers share 32 connections, and near the bound their
+                // takes queue: on a loaded CI machine a wait for a connection
+                // passed sqlx's 30 s default, which is not what is tested.
+                let pool = MySqlPoolOptions::new()
+                    .max_connections(32)
+                    .acquire_timeout(std::time::Duration::from_secs(300))
+                    .connect(&url)
+                    .await
+                    .unwrap();
                 if plain {
                     AsyncCounters::builder(pool).package(&options).plain_sql().build()
                 } else {

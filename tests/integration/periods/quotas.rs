@@ -35,6 +35,7 @@ on_each_server!(
     the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
     a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole,
     a_customer_is_set_up_with_its_quotas_in_one_transaction_from_either_client,
+    a_coalescing_handles_callers_each_hear_their_own_quota_outcome,
 );
 
 /// The moment every client of the races writes at: a fixed session clock,
@@ -538,4 +539,31 @@ fn a_customer_is_set_up_with_its_quotas_in_one_transaction_from_either_client() 
     counters.setup_if_missing("sync", NewCounter::new("another").initial_value(5)).unwrap();
     runtime.block_on(async_counters.setup_if_missing("sync", NewCounter::new("another"))).unwrap();
     assert_eq!(total(&mut conn, "sync"), Some(1), "set up if missing: the counter as it was");
+}
+
+/// 30 increments through one coalescing handle, from 30 threads at once,
+/// under a month limit of 10: the handle sums them into flushes, and each
+/// caller hears its own outcome, exactly 10 accepted and 20 refused with the
+/// quota's refusal, as if each had called alone.
+fn a_coalescing_handles_callers_each_hear_their_own_quota_outcome() {
+    let db = with_package();
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    counters.setup("coalesced", NewCounter::new("d").slots(8)).unwrap();
+    counters.limit("coalesced", Period::Month, Some(10)).unwrap();
+    let handle = counters.coalescing();
+    let outcomes: Vec<Result<(), CounterError>> = thread::scope(|scope| {
+        let callers: Vec<_> = (0..30).map(|_| scope.spawn(|| handle.increment("coalesced"))).collect();
+        callers.into_iter().map(|caller| caller.join().unwrap()).collect()
+    });
+    assert_eq!(outcomes.iter().filter(|outcome| outcome.is_ok()).count(), 10, "{outcomes:?}");
+    for refused in outcomes.iter().filter_map(|outcome| outcome.as_ref().err()) {
+        assert!(
+            matches!(refused, CounterError::PastLimit { period: Period::Month, limit: 10, room: 0, .. }),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(counters.get("coalesced").unwrap(), Some(10));
+    let month: Option<i64> =
+        db.conn().query_first("SELECT counter_get_period('coalesced', 'month', UTC_TIMESTAMP())").unwrap();
+    assert_eq!(month, Some(10));
 }
