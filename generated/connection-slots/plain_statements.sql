@@ -41,6 +41,10 @@
 -- (counter_bound: the total checked against the new bounds, then spread, or
 -- unbound for none), go the same way.
 
+-- name_width: the most characters a name of the table may have, read once before the first write that may create a counter: a non-strict session would cut a longer name into another counter's; no row where the engine does not say
+-- Parameters: the table's name
+SELECT CAST(`CHARACTER_MAXIMUM_LENGTH` AS SIGNED) FROM information_schema.`COLUMNS` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = 'counter_name';
+
 -- last_slot: the counter's slot count (its last slot's number); no row when it does not exist
 -- Parameters: name
 SELECT CAST(`counter_id` AS SIGNED) FROM `counters` WHERE `counter_name` = ? ORDER BY `counter_id` DESC LIMIT 1;

@@ -33,6 +33,7 @@ on_each_server!(
     calls_on_the_callers_connection_commit_or_roll_back_with_it,
     a_deadlocked_plain_call_is_retried,
     a_lazy_package_creates_counters_and_keeps_its_bound,
+    a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -392,4 +393,46 @@ fn a_lazy_package_creates_counters_and_keeps_its_bound() {
     counters.delete("lazy").unwrap();
     assert!(matches!(counters.reset("lazy", 0, StartDate::Keep), Err(CounterError::NotFound(_))));
     assert!(matches!(counters.delete("lazy"), Err(CounterError::NotFound(_))));
+}
+
+/// Tables made at 50 characters (an earlier default), written by plain
+/// clients built with the default options (128) in non-strict sessions,
+/// which cut a name too long for its column with only a warning: a setup,
+/// and a lazy package's first add, of a name longer than the table holds
+/// are refused, and nothing is cut into the 50-character counter.
+fn a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session() {
+    for auto_create in [false, true] {
+        let narrow = PackageOptions::builder()
+            .name_length(50)
+            .auto_create(auto_create)
+            .fixed_slots(4)
+            .build()
+            .unwrap();
+        let (db, url) = support::plain_database(&narrow);
+        let non_strict = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&url).unwrap())
+            .init(vec!["SET SESSION sql_mode = ''"]);
+        let options = PackageOptions::builder().auto_create(auto_create).fixed_slots(4).build().unwrap();
+        let counters =
+            Counters::builder(Pool::new(non_strict).unwrap()).package(&options).plain_sql().build().unwrap();
+        let short = "k".repeat(50);
+        counters.setup(&short, NewCounter::new("d").initial_value(7)).unwrap();
+        let long = format!("{short}-and-more");
+        let mut refusals = vec![counters.setup(&long, NewCounter::new("d")).unwrap_err()];
+        match counters.add(&long, 5).unwrap_err() {
+            // Without auto-create an add creates nothing: no such counter.
+            CounterError::NotFound(_) if !auto_create => {}
+            refused => refusals.push(refused),
+        }
+        for refused in refusals {
+            assert!(
+                matches!(&refused, CounterError::InvalidArgument(message)
+                    if message.starts_with("counter name is longer than 50 characters")),
+                "auto_create {auto_create}: {refused:?}"
+            );
+        }
+        assert_eq!(counters.get(&short).unwrap(), Some(7), "auto_create {auto_create}: nothing cut into it");
+        let names: u64 =
+            db.conn().query_first("SELECT COUNT(DISTINCT counter_name) FROM counters").unwrap().unwrap();
+        assert_eq!(names, 1, "auto_create {auto_create}");
+    }
 }

@@ -14,7 +14,7 @@ mod tracking;
 mod writes;
 
 use std::borrow::Cow;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
@@ -36,6 +36,12 @@ const NOW: Moment = Moment::Now;
 #[derive(Debug)]
 pub struct Plain {
     sql: PlainSql,
+    name_width: PlainStatement,
+    /// The width of names the table holds, read at the first write that may
+    /// create a counter; 0 until then.
+    table_width: AtomicU32,
+    /// The width the options say, which a table made for it holds.
+    options_width: u32,
     last_slot: PlainStatement,
     add_to_slot: PlainStatement,
     add_to_untracked_slot: PlainStatement,
@@ -80,6 +86,9 @@ impl Plain {
     pub(crate) fn new(options: &PackageOptions) -> Result<Self, ConfigError> {
         let sql = PlainSql::new(options)?;
         Ok(Plain {
+            name_width: sql.name_width(),
+            table_width: AtomicU32::new(0),
+            options_width: options.name_length(),
             last_slot: sql.last_slot(),
             add_to_slot: sql.add_to_slot(),
             add_to_untracked_slot: sql.add_to_untracked_slot(),
@@ -174,6 +183,29 @@ impl Plain {
         Ok(Answer::Done)
     }
 
+    /// Refuses a name longer than the table holds, which a non-strict
+    /// session would cut into another counter's name as it creates it: a
+    /// table an earlier version made keeps its width (50), below the
+    /// options' default. Read once; the options' width where the engine
+    /// does not say.
+    pub(super) async fn check_width(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<(), CounterError> {
+        let mut width = self.table_width.load(Ordering::Relaxed);
+        if width == 0 {
+            let read = statement(&self.name_width, vec![Param::Text(self.sql.table())]);
+            let held = conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten());
+            width = held.and_then(|held| u32::try_from(held).ok()).unwrap_or(self.options_width);
+            self.table_width.store(width, Ordering::Relaxed);
+        }
+        if name.chars().count() > width as usize {
+            return Err(CounterError::InvalidArgument(refusals::about(&refusals::long_name(width), name)));
+        }
+        Ok(())
+    }
+
     fn past_bound(&self, name: &str) -> CounterError {
         CounterError::InvalidArgument(refusals::about(
             &format!("{}{FOR_COUNTER}", refusals::past_bound(self.bound)),
@@ -198,6 +230,7 @@ impl Plain {
         counter: NewCounter<'_>,
     ) -> Result<(), CounterError> {
         check_not_blank(name)?;
+        self.check_width(conn, name).await?;
         let invalid = |problem: String| {
             Err(CounterError::InvalidArgument(refusals::about(&format!("{problem}{FOR_COUNTER}"), name)))
         };

@@ -169,6 +169,8 @@ impl Plain {
         });
         let spread_from = slots.unwrap_or(self.max_slots);
         if self.sql.auto_create() {
+            // The upsert may create the counter.
+            self.check_width(conn, name).await?;
             let kick = if delta >= 0 { i64::MAX } else { i64::MIN };
             let mut params = vec![Param::Text(name), number(slot), number(delta)];
             params.extend(fits(delta, spread_from));

@@ -111,6 +111,7 @@ impl PlainSql {
         // period; a lazy package's flushes upsert instead.
         let untracked = (!self.auto_create).then(|| ("add_to_untracked_slot", self.add_to_untracked_slot()));
         let mut reference = vec![
+            ("name_width", self.name_width()),
             ("last_slot", self.last_slot()),
             add,
             ("setup (3 slots)", self.setup(3)),
@@ -137,6 +138,25 @@ impl PlainSql {
         reference.extend(fill);
         reference.extend(untracked);
         reference
+    }
+
+    /// Reads the width of the names the table holds, which may be less than
+    /// the package's options say: a table an earlier version made.
+    pub fn name_width(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "the most characters a name of the table may have, read once before the first write that \
+                      may create a counter: a non-strict session would cut a longer name into another counter's; \
+                      no row where the engine does not say",
+            sql: "SELECT CAST(`CHARACTER_MAXIMUM_LENGTH` AS SIGNED) FROM information_schema.`COLUMNS` \
+                  WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = 'counter_name'"
+                .to_owned(),
+            params: &["the table's name"],
+        }
+    }
+
+    /// The table the counters' slots are in.
+    pub fn table(&self) -> &str {
+        &self.table
     }
 
     /// Reads a counter's last slot: its slot count, and whether it exists.
