@@ -125,6 +125,20 @@ fn a_bounded_sale_from_every_node_sells_exactly_its_stock() {
     eprintln!("a sale of 600 from 3 nodes: {conflicts} certification conflicts");
 }
 
+/// A quota taken from every node: exactly its limit gets through; the
+/// certification conflicts on the quota's lock are its cost, each retried
+/// by the client.
+#[test]
+fn a_quota_taken_from_every_node_lets_exactly_its_limit_through() {
+    let cluster = take_cluster();
+    let conflicts = multi_primary::check_quota_lets_exactly_its_limit_through_from_every_node(
+        &*cluster,
+        "galera_quota",
+        &galera(),
+    );
+    eprintln!("a quota of 600 from 3 nodes: {conflicts} certification conflicts");
+}
+
 /// Counting per period on node slots: every bucket row a node writes is
 /// of a slot of its own, so buckets, like totals, meet no conflict.
 #[test]

@@ -227,6 +227,20 @@ fn a_bounded_sale_from_every_member_sells_exactly_its_stock() {
     eprintln!("a sale of 600 from 3 members: {conflicts} certification conflicts");
 }
 
+/// A quota taken from every member: exactly its limit gets through; the
+/// conflicts on the quota's lock are its cost, each retried by the client.
+#[test]
+fn a_quota_taken_from_every_member_lets_exactly_its_limit_through() {
+    let mut group = take_group();
+    group.set_server_ids([1, 2, 3]);
+    let conflicts = multi_primary::check_quota_lets_exactly_its_limit_through_from_every_node(
+        &*group,
+        "group_quota",
+        &group_replication(),
+    );
+    eprintln!("a quota of 600 from 3 members: {conflicts} certification conflicts");
+}
+
 /// Counting per period on member slots: every bucket row a member writes
 /// is of a slot of its own, so buckets, like totals, meet no conflict.
 #[test]

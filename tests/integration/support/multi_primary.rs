@@ -273,6 +273,48 @@ pub fn check_bounded_sale_sells_exactly_from_every_node<C: MultiPrimary>(
     conflicts
 }
 
+/// Checks that a quota of 600 a month, taken by increments from every
+/// node (half of the clients through a coalescing handle) until each is
+/// refused for the month, lets exactly 600 through: the month's bucket and
+/// the total read 600 on every node. The quota's lock, its bucket's end
+/// row, is written from every node, so its certification conflicts are
+/// the quota's cost, each retried by the client: returns how many.
+pub fn check_quota_lets_exactly_its_limit_through_from_every_node<C: MultiPrimary>(
+    cluster: &C,
+    database: &str,
+    options: &PackageOptions,
+) -> u64 {
+    install(cluster, database, options);
+    let admin = client(cluster.nodes()[0], database);
+    admin.setup("api", NewCounter::new("calls this month").slots(64)).unwrap();
+    admin.limit("api", Period::Month, Some(600)).unwrap();
+    let taken = AtomicU64::new(0);
+    let handle = AtomicBool::new(false);
+    let conflicts = load_on_every_node(cluster, 2, |node| {
+        let counters = client(node, database);
+        let coalesced = handle.fetch_xor(true, Ordering::SeqCst);
+        let coalescing = counters.coalescing();
+        loop {
+            let called = if coalesced { coalescing.increment("api") } else { counters.increment("api") };
+            match called {
+                Ok(()) => drop(taken.fetch_add(1, Ordering::SeqCst)),
+                Err(CounterError::PastLimit { period: Period::Month, limit: 600, .. }) => break,
+                Err(error) => panic!("node {}: a call failed otherwise: {error}", node.port),
+            }
+        }
+    });
+    assert_eq!(taken.into_inner(), 600);
+    assert_eq!(totals_on_every_node(cluster, database, "api"), [Some(600); 3]);
+    for node in cluster.nodes() {
+        let month: Option<i64> = causal_conn::<C>(node, database)
+            .query_first("SELECT counter_get_period('api', 'month', UTC_TIMESTAMP())")
+            .unwrap()
+            .flatten();
+        assert_eq!(month, Some(600), "node {}", node.port);
+    }
+    conflicts
+}
+
 /// How long a resize may take to win under unpaced load. A shrink moves
 /// one slot per transaction, two rows each, so it rarely meets another
 /// node's increment, and on Group Replication each of those transactions
