@@ -42,13 +42,8 @@ pub fn options_held(
     package: &PackageOptionsBuilder,
 ) -> Result<PackageOptions, Error> {
     let options = package.build()?;
-    let held: Option<u32> = conn
-        .exec_first(
-            "SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS \
-             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'counter_name'",
-            (options.table(),),
-        )
-        .map_err(Error::Query)?;
+    let held: Option<u32> =
+        conn.exec_first(package::NAME_WIDTH_SQL, (options.table(),)).map_err(Error::Query)?;
     match held {
         Some(held) => Ok(package.clone().name_length_unless_given(held).build()?),
         None => Ok(options),

@@ -225,6 +225,13 @@ pub fn lacked_features(options: &PackageOptions) -> Vec<LackedFeature> {
 /// --drop-features`): their routines and triggers; their tables stay.
 pub const DROP_FEATURES_VARIABLE: &str = "@slotted_counters_drop_features";
 
+/// The read of the width of names a table holds (the table's name its
+/// parameter), which may be less than the options say for a table an
+/// earlier version made: no row for no such table, or an engine that does
+/// not say.
+pub const NAME_WIDTH_SQL: &str = "SELECT CAST(`CHARACTER_MAXIMUM_LENGTH` AS SIGNED) FROM information_schema.`COLUMNS` \
+     WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = 'counter_name'";
+
 /// Every table of the package and its view, as [`tables`] orders the
 /// tables, the view last.
 pub fn relations(options: &PackageOptions) -> Vec<Relation> {

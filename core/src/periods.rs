@@ -170,9 +170,15 @@ impl Period {
     /// The starts of the buckets that start in `[from, to)`, in order; `None`
     /// when there are more than [`SERIES_LIMIT`].
     pub fn starts(self, from: i64, to: i64) -> Option<Vec<i64>> {
-        let mut start = self.start(from);
+        self.starts_at(UtcOffset::UTC, from, to)
+    }
+
+    /// The starts of the buckets that start in `[from, to)`, for buckets
+    /// that start at `offset`, as [`Period::starts`].
+    pub fn starts_at(self, offset: UtcOffset, from: i64, to: i64) -> Option<Vec<i64>> {
+        let mut start = self.start_at(offset, from);
         if start < from {
-            start = self.next(start);
+            start = self.next_at(offset, start);
         }
         let mut starts = Vec::new();
         while start < to {
@@ -180,17 +186,9 @@ impl Period {
                 return None;
             }
             starts.push(start);
-            start = self.next(start);
+            start = self.next_at(offset, start);
         }
         Some(starts)
-    }
-
-    /// The starts of the buckets that start in `[from, to)`, for buckets
-    /// that start at `offset`, as [`Period::starts`].
-    pub fn starts_at(self, offset: UtcOffset, from: i64, to: i64) -> Option<Vec<i64>> {
-        let shift = offset.seconds();
-        let local = self.starts(from + shift, to + shift)?;
-        Some(local.into_iter().map(|start| start - shift).collect())
     }
 
     /// The start of the bucket that holds `seconds`, for buckets that start

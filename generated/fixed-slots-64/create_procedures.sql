@@ -1841,7 +1841,7 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_period`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:5bfde905490564b6'
+COMMENT 'slotted-counters sha256:5b5d8d168e465922'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_moment DATETIME(6);
@@ -1872,15 +1872,14 @@ IF CHAR_LENGTH(p_name) > 128
        OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
-    IF p_name IS NULL OR v_moment IS NULL
-       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
-       OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+    SET v_offset = (SELECT `utc_offset` FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period);
+    IF p_name IS NULL OR v_offset IS NULL OR v_moment IS NULL
+       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
         RETURN NULL;
     END IF;
-    SELECT `utc_offset` INTO v_offset FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
              WHERE `counter_name` = p_name AND `period` = p_period
-               AND `bucket_start` = CAST(CASE p_period WHEN 'minute' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-01 00:00:00') END AS DATETIME) - INTERVAL v_offset MINUTE);
+               AND `bucket_start` = CASE p_period WHEN 'minute' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset MINUTE END);
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_period') */$$
 
@@ -1899,11 +1898,13 @@ CREATE /*M! OR REPLACE */ FUNCTION `counter_get_range`(
 RETURNS BIGINT
 NOT DETERMINISTIC
 READS SQL DATA
-COMMENT 'slotted-counters sha256:fb12c9f694eaea85'
+COMMENT 'slotted-counters sha256:6e54481873f59082'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
+    -- Where the period's buckets start: NULL when it is not tracked.
+    DECLARE v_offset SMALLINT;
 
     IF p_period IS NULL OR CAST(p_period AS BINARY) NOT IN ('minute', 'hour', 'day', 'month') THEN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
@@ -1939,9 +1940,9 @@ IF CHAR_LENGTH(p_name) > 128
        OR (OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ') AND `counter_name_problem`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
-    IF p_name IS NULL OR v_from IS NULL OR v_to IS NULL
-       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name)
-       OR NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+    SET v_offset = (SELECT `utc_offset` FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period);
+    IF p_name IS NULL OR v_offset IS NULL OR v_from IS NULL OR v_to IS NULL
+       OR NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
         RETURN NULL;
     END IF;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `counter_buckets`
@@ -1983,7 +1984,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_series`(
     IN p_to VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:12977b313f77ea4d'
+COMMENT 'slotted-counters sha256:fbd259dbb4562691'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     -- The first bucket's start, and how many buckets the range holds.
@@ -2032,7 +2033,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
-    SELECT `utc_offset` INTO v_offset FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
+    SET v_offset = (SELECT `utc_offset` FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period);
     IF v_offset IS NULL THEN
         SET v_message = LEFT(CONCAT('untracked period ', QUOTE(p_period), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2312,7 +2313,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_room`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:be892f2cd99676f8'
+COMMENT 'slotted-counters sha256:5bc34aee6020bd9e'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -2347,7 +2348,7 @@ BEGIN
                    DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
               FROM (SELECT `period`, `highest`, `utc_offset`,
-                           CAST(CASE `period` WHEN 'minute' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') WHEN 'hour' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') WHEN 'day' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') WHEN 'month' THEN DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') END AS DATETIME) - INTERVAL `utc_offset` MINUTE AS `current`
+                           CASE `period` WHEN 'minute' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE END AS `current`
                       FROM `counter_periods`
                      WHERE `counter_name` = p_name AND `highest` IS NOT NULL) AS `limits`
               LEFT JOIN `counter_buckets` AS `b`

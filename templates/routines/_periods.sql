@@ -234,7 +234,7 @@ CAST(DATE_FORMAT({{ at }} + INTERVAL {{ offset }} MINUTE, '{{ period.sql_start_f
     period's name) that holds time `at`, for buckets that start `offset`
     minutes east of UTC, as a UTC DATETIME. -#}
 {% macro bucket_start(p, period, at, offset) -%}
-CAST(CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN DATE_FORMAT({{ at }} + INTERVAL {{ offset }} MINUTE, '{{ period_name.sql_start_format() }}'){% endfor %} END AS DATETIME) - INTERVAL {{ offset }} MINUTE
+CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() }}' THEN {% call start_of(period_name, at, offset) %}{% endcall %}{% endfor %} END
 {%- endmacro %}
 
 {#- The end of the bucket of period `period` (an SQL expression of a
@@ -337,11 +337,13 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {%- endmacro %}
 
 {#- A function's answer when counter p_name does not exist or does not
-    track p_period, or when one of `times` is NULL: NULL. -#}
+    track p_period, or when one of `times` is NULL: NULL. Reads where the
+    period's buckets start into v_offset, which the function declares:
+    NULL for a period it does not track. -#}
 {% macro null_unless_tracked(p, times) %}
-    IF p_name IS NULL{% for time in times %} OR {{ time }} IS NULL{% endfor %}
-       OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name)
-       OR NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
+    SET v_offset = (SELECT `utc_offset` FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period);
+    IF p_name IS NULL OR v_offset IS NULL{% for time in times %} OR {{ time }} IS NULL{% endfor %}
+       OR NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
         RETURN NULL;
     END IF;
 {%- endmacro %}

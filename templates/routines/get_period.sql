@@ -31,7 +31,6 @@ BEGIN
     END IF;
 {% call m::null_if_unusable(p) %}{% endcall %}
 {%- call periods::null_unless_tracked(p, ["v_moment"]) %}{% endcall %}
-    SELECT `utc_offset` INTO v_offset FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
     RETURN (SELECT COALESCE(CAST(SUM(`counter`) AS SIGNED), 0) FROM `{{ p.buckets_table }}`
              WHERE `counter_name` = p_name AND `period` = p_period
                AND `bucket_start` = {% call periods::bucket_start(p, "p_period", "v_moment", "v_offset") %}{% endcall %});

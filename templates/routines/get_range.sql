@@ -20,6 +20,8 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
+    -- Where the period's buckets start: NULL when it is not tracked.
+    DECLARE v_offset SMALLINT;
 
 {% call periods::check_period("    ", p) %}{% endcall %}
 {% call periods::read_moment("    ", p, "p_from", "v_from") %}{% endcall %}

@@ -36,7 +36,7 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
-    SELECT `utc_offset` INTO v_offset FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
+    SET v_offset = (SELECT `utc_offset` FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period);
     IF v_offset IS NULL THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::UNTRACKED_PERIOD }} ', QUOTE(p_period), '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;

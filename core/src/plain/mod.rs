@@ -147,9 +147,7 @@ impl PlainSql {
             purpose: "the most characters a name of the table may have, read once before the first write that \
                       may create a counter: a non-strict session would cut a longer name into another counter's; \
                       no row where the engine does not say",
-            sql: "SELECT CAST(`CHARACTER_MAXIMUM_LENGTH` AS SIGNED) FROM information_schema.`COLUMNS` \
-                  WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = 'counter_name'"
-                .to_owned(),
+            sql: crate::package::NAME_WIDTH_SQL.to_owned(),
             params: &["the table's name"],
         }
     }
