@@ -83,6 +83,12 @@ pub const NULL_LIMITED_WRITE: &str = "a write to a limited bucket takes no NULL 
 pub const PLAIN_KEEPS_NO_LIMIT: &str =
     "the plain mode keeps no limit per period (set it with the package's routines), for counter";
 
+/// A write through the client's plain mode to a counter with a limit per
+/// period, which its writes would pass (they add to buckets without the
+/// limit's shares); the name follows.
+pub const PLAIN_WRITES_NO_LIMITED: &str =
+    "the plain mode writes no counter with a limit per period (write it through the routines), for counter";
+
 /// A read of the room asked of the client's plain mode, which runs no
 /// routine; the name follows.
 pub const PLAIN_READS_NO_ROOM: &str =

@@ -89,9 +89,9 @@ INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (
 -- Parameters: window, in seconds (600; far above any writer's retry budget)
 DELETE FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL ? SECOND;
 
--- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month), how many buckets it keeps (NULL: all), and where its buckets start in minutes east of UTC (the plain mode writes a counter only while every offset is 0); no row: none
+-- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month), how many buckets it keeps (NULL: all), where its buckets start in minutes east of UTC (the plain mode writes a counter only while every offset is 0), and its limit per bucket (the plain mode writes a counter only while it has none); no row: none
 -- Parameters: name
-SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ?;
+SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED), CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ?;
 
 -- server_now: the server's clock, in seconds since 1970-01-01 UTC: for a late write, to refuse a moment later than now and to skip the periods that keep no bucket so old
 -- Parameters: none

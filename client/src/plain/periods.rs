@@ -81,17 +81,28 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Tracked, CounterError> {
+        Ok(self.tracked_and_limited(conn, name).await?.0)
+    }
+
+    /// What [`Self::tracked`] reads, and whether a period has a limit.
+    async fn tracked_and_limited(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<(Tracked, bool), CounterError> {
         let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
         if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
             return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
         }
-        Ok(rows
+        let limited = rows.iter().any(|row| row.get(3).copied().flatten().is_some());
+        let tracked = rows
             .into_iter()
             .filter_map(|row| {
                 let position = usize::try_from(row.first().copied().flatten()?).ok()?;
                 Some((*Period::ALL.get(position.checked_sub(1)?)?, row.get(1).copied().flatten()))
             })
-            .collect())
+            .collect();
+        Ok((tracked, limited))
     }
 
     /// Where counter `name`'s buckets of `period` start: UTC when it
@@ -115,14 +126,23 @@ impl Plain {
     /// Of the periods counter `name` tracks, those a write at `at` counts
     /// in: all for a write made now; for a late one, those that keep its
     /// bucket, after refusing a moment later than the server's now.
+    /// Refused for a counter with a limit per period, which the plain
+    /// mode's writes would pass: they add to buckets without its shares.
     pub(super) async fn counted_periods(
         &self,
         conn: &mut impl Connection,
         name: &str,
         at: Moment,
     ) -> Result<Vec<Period>, CounterError> {
+        let (tracked, limited) = self.tracked_and_limited(conn, name).await?;
+        if limited {
+            return Err(CounterError::InvalidArgument(refusals::about(
+                refusals::PLAIN_WRITES_NO_LIMITED,
+                name,
+            )));
+        }
         let Moment::At(at) = at else {
-            return Ok(self.tracked(conn, name).await?.into_iter().map(|(period, _)| period).collect());
+            return Ok(tracked.into_iter().map(|(period, _)| period).collect());
         };
         let now = self.server_now(conn).await?;
         if at > now {
@@ -133,13 +153,7 @@ impl Plain {
             Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
             None => true,
         };
-        Ok(self
-            .tracked(conn, name)
-            .await?
-            .into_iter()
-            .filter(|&(p, keep)| kept(p, keep))
-            .map(|(p, _)| p)
-            .collect())
+        Ok(tracked.into_iter().filter(|&(p, keep)| kept(p, keep)).map(|(p, _)| p).collect())
     }
 
     /// Adds `delta`, written to `slot` of counter `name`, to the bucket of

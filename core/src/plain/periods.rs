@@ -18,12 +18,12 @@ impl PlainSql {
     pub fn periods(&self) -> PlainStatement {
         PlainStatement {
             purpose: "the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, \
-                      3 day, 4 month), how many buckets it keeps (NULL: all), and where its buckets start in \
-                      minutes east of UTC (the plain mode writes a counter only while every offset is 0); \
-                      no row: none",
+                      3 day, 4 month), how many buckets it keeps (NULL: all), where its buckets start in \
+                      minutes east of UTC (the plain mode writes a counter only while every offset is 0), and \
+                      its limit per bucket (the plain mode writes a counter only while it has none); no row: none",
             sql: format!(
-                "SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED) \
-                 FROM `{}` WHERE `counter_name` = ?",
+                "SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED), \
+                 CAST(`highest` AS SIGNED) FROM `{}` WHERE `counter_name` = ?",
                 self.periods_table
             ),
             params: &["name"],

@@ -400,6 +400,14 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
         .query("SELECT CAST(period AS CHAR), highest FROM counter_periods WHERE highest IS NOT NULL")
         .unwrap();
     assert_eq!(limits, [("month".to_owned(), 3)], "the last limit set, and none by the plain mode");
+    for refused in [plain.add("sends", 1), plain.add_many([("sends", 1), ("other", 1)])] {
+        assert!(
+            matches!(&refused, Err(CounterError::InvalidArgument(message))
+                if message.starts_with("the plain mode writes no counter with a limit per period")),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(total(&mut conn, "sends"), Some(0), "the plain mode passed no limit");
     counters.bound("sends", 0..=100).unwrap();
     counters.add("sends", 2).unwrap();
     runtime.block_on(async_counters.increment("sends")).unwrap();
