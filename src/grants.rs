@@ -69,12 +69,16 @@ pub fn application_grants(options: &PackageOptions, account: &Account) -> Vec<St
         .map(|routine| {
             format!("GRANT EXECUTE ON {} `{}` TO {account}", routine.kind(), routine.name(options))
         })
-        .chain([format!("GRANT SELECT ON `{}` TO {account}", package::totals_view(options))])
+        .chain(
+            package::views_in_package(options)
+                .into_iter()
+                .map(|view| format!("GRANT SELECT ON `{view}` TO {account}")),
+        )
         .collect()
 }
 
 /// The REVOKE statements that take back every privilege an account holds
-/// on the package's routines and view, read from the grant tables; `None`
+/// on the package's routines and views, read from the grant tables; `None`
 /// when this account may not read them. Dropping an object leaves the
 /// grants on it (MariaDB keeps a routine's, both servers a view's), so an
 /// uninstall revokes them first.
@@ -84,7 +88,7 @@ pub fn grants_on_package(
 ) -> Result<Option<Vec<String>>, Error> {
     let routines: Vec<String> =
         Routine::in_package(options).into_iter().map(|routine| routine.name(options)).collect();
-    let view = package::totals_view(options);
+    let (totals, rooms) = (package::totals_view(options), package::rooms_view(options));
     let routine_grants = conn.exec::<(String, String, String, String, String), _, _>(
         format!(
             "SELECT `User`, `Host`, `Routine_type`, `Routine_name`, `Proc_priv` FROM mysql.procs_priv \
@@ -93,9 +97,10 @@ pub fn grants_on_package(
         ),
         routines,
     );
-    let view_grants = conn.exec::<(String, String, String), _, _>(
-        "SELECT `User`, `Host`, `Table_priv` FROM mysql.tables_priv WHERE `Db` = DATABASE() AND `Table_name` = ?",
-        (&view,),
+    let view_grants = conn.exec::<(String, String, String, String), _, _>(
+        "SELECT `User`, `Host`, `Table_name`, `Table_priv` FROM mysql.tables_priv \
+         WHERE `Db` = DATABASE() AND `Table_name` IN (?, ?)",
+        (totals, rooms),
     );
     let (routine_grants, view_grants) = match (routine_grants, view_grants) {
         (Ok(routine_grants), Ok(view_grants)) => (routine_grants, view_grants),
@@ -113,7 +118,7 @@ pub fn grants_on_package(
             Account { user, host }
         ))
     });
-    let view_revokes = view_grants.into_iter().filter_map(|(user, host, privileges)| {
+    let view_revokes = view_grants.into_iter().filter_map(|(user, host, view, privileges)| {
         Some(format!("REVOKE {} ON `{view}` FROM {}", privilege_names(&privileges)?, Account { user, host }))
     });
     Ok(Some(routine_revokes.chain(view_revokes).collect()))
@@ -224,6 +229,7 @@ mod tests {
                 "GRANT EXECUTE ON PROCEDURE `hits_room` TO 'app'@'%'",
                 "GRANT EXECUTE ON FUNCTION `hits_package` TO 'app'@'%'",
                 "GRANT SELECT ON `hits_totals` TO 'app'@'%'",
+                "GRANT SELECT ON `hits_rooms` TO 'app'@'%'",
             ]
         );
     }

@@ -166,7 +166,9 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         };
         objects.push(ObjectStatus { name, kind: routine.kind(), state });
     }
-    let views_and_tables = std::iter::once((package::totals_view(options), "VIEW"))
+    let views_and_tables = package::views_in_package(options)
+        .into_iter()
+        .map(|view| (view, "VIEW"))
         .chain(package::tables_in_package(options).into_iter().map(|table| (table, "TABLE")));
     for (name, kind) in views_and_tables {
         let listed = is_listed(conn, &name)?;

@@ -109,6 +109,9 @@ DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {%- for trigger in p.lacked_triggers %}
 DROP TRIGGER IF EXISTS `{{ trigger }}`;
 {%- endfor %}
+{%- if !p.periods_feature %}
+DROP VIEW IF EXISTS `{{ p.rooms_view }}`;
+{%- endif %}
 {%- endif %}
 {%- if let Some(members) = p.group_members %}
 -- The routines find their member's position in the group as their definer,

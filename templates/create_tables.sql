@@ -27,3 +27,7 @@
 
 {% include "_upgrades.sql" %}
 {%- endif %}
+{%- if p.periods_feature %}
+
+{% include "_rooms_view.sql" %}
+{%- endif %}

@@ -34,5 +34,9 @@
 
 {% include "_upgrades.sql" %}
 {%- endif %}
+{%- if p.periods_feature %}
+
+{% include "_rooms_view.sql" %}
+{%- endif %}
 
 {{ routines }}

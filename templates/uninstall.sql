@@ -1,4 +1,4 @@
--- uninstall.sql: drops the routines, the view and the triggers of the
+-- uninstall.sql: drops the routines, the views and the triggers of the
 -- slotted-counter package, after the same check as setup.sql's: nothing of
 -- the package's names that is not the package's is dropped.
 {% include "_header.sql" %}
@@ -9,9 +9,10 @@
 {%- endif %}{% endfor %}
 -- (`slotted-counters uninstall --drop-data` drops them all.)
 -- What it leaves that names the package's objects:
---   grants on the view and on the routines (MySQL revokes those on a
+--   grants on the views and on the routines (MySQL revokes those on a
 --   routine as it drops the routine; MariaDB keeps them):
 --     REVOKE ALL PRIVILEGES ON `{{ p.totals_view }}` FROM 'app'@'%';
+--     REVOKE ALL PRIVILEGES ON `{{ p.rooms_view }}` FROM 'app'@'%';
 --   (`slotted-counters uninstall` revokes them itself);
 --   events that call the routines, such as those the docs suggest, which
 --   then fail each time they run:
@@ -28,6 +29,7 @@ DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {% endfor -%}
 DROP VIEW IF EXISTS `{{ p.totals_view }}`;
+DROP VIEW IF EXISTS `{{ p.rooms_view }}`;
 {%- for (trigger, _) in p.trigger_tables %}
 DROP TRIGGER IF EXISTS `{{ trigger }}`;
 {%- endfor %}

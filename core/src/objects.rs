@@ -252,6 +252,10 @@ impl Routine {
 /// Suffix of the view of totals: `counter_totals` with the default prefix.
 pub const TOTALS_VIEW_SUFFIX: &str = "totals";
 
+/// Suffix of the view of every counter's bounds, limits and room:
+/// `counter_rooms` with the default prefix.
+pub const ROOMS_VIEW_SUFFIX: &str = "rooms";
+
 /// Suffix of the table of write ids: `counter_writes` with the default prefix.
 pub const WRITES_TABLE_SUFFIX: &str = "writes";
 

@@ -6,7 +6,7 @@
 use crate::features::{Feature, Features};
 pub use crate::objects::{
     APPLIED_CHECK_SUFFIX, BUCKETS_TABLE_SUFFIX, CHANGES_TABLE_SUFFIX, GRANTS_KEEPER_SUFFIX,
-    PERIODS_TABLE_SUFFIX, PROBE_SUFFIX, Routine, SPREADS_TABLE_SUFFIX, TOTALS_VIEW_SUFFIX,
+    PERIODS_TABLE_SUFFIX, PROBE_SUFFIX, ROOMS_VIEW_SUFFIX, Routine, SPREADS_TABLE_SUFFIX, TOTALS_VIEW_SUFFIX,
     TRACKED_WRITES_TABLE_SUFFIX, TRIGGER_SUFFIXES, WRITES_TABLE_SUFFIX,
 };
 use crate::options::{PackageOptions, SlotPolicy, flags};
@@ -33,6 +33,18 @@ impl Routine {
 /// The name of the view of totals, prefix included.
 pub fn totals_view(options: &PackageOptions) -> String {
     format!("{}{TOTALS_VIEW_SUFFIX}", options.prefix())
+}
+
+/// The name of the view of every counter's room, prefix included.
+pub fn rooms_view(options: &PackageOptions) -> String {
+    format!("{}{ROOMS_VIEW_SUFFIX}", options.prefix())
+}
+
+/// The views of the package made with `options`: the totals, and the
+/// rooms where it has periods.
+pub fn views_in_package(options: &PackageOptions) -> Vec<String> {
+    let rooms = options.features().has(Feature::Periods).then(|| rooms_view(options));
+    std::iter::once(totals_view(options)).chain(rooms).collect()
 }
 
 /// The name of the table of write ids, prefix included.
@@ -186,7 +198,7 @@ pub fn is_missing_trigger(code: u16, message: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relation {
     pub name: String,
-    /// Whether it is the view of totals, not a table.
+    /// Whether it is a view, not a table.
     pub is_view: bool,
     /// Columns every version of the package gave it: an object of this name
     /// that lacks one is not the package's.
@@ -232,8 +244,9 @@ pub const DROP_FEATURES_VARIABLE: &str = "@slotted_counters_drop_features";
 pub const NAME_WIDTH_SQL: &str = "SELECT CAST(`CHARACTER_MAXIMUM_LENGTH` AS SIGNED) FROM information_schema.`COLUMNS` \
      WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = 'counter_name'";
 
-/// Every table of the package and its view, as [`tables`] orders the
-/// tables, the view last.
+/// Every table of the package and its views, as [`tables`] orders the
+/// tables, the views last: those of every feature, as an install refuses
+/// an object of one of their names that is not the package's.
 pub fn relations(options: &PackageOptions) -> Vec<Relation> {
     const IDENTIFYING: [&[&str]; 7] = [
         &["counter_name", "counter_id", "counter"],
@@ -248,11 +261,18 @@ pub fn relations(options: &PackageOptions) -> Vec<Relation> {
         .into_iter()
         .zip(IDENTIFYING)
         .map(|(name, identifying_columns)| Relation { name, is_view: false, identifying_columns })
-        .chain([Relation {
-            name: totals_view(options),
-            is_view: true,
-            identifying_columns: &["counter_name", "total"],
-        }])
+        .chain([
+            Relation {
+                name: totals_view(options),
+                is_view: true,
+                identifying_columns: &["counter_name", "total"],
+            },
+            Relation {
+                name: rooms_view(options),
+                is_view: true,
+                identifying_columns: &["counter_name", "kind", "room"],
+            },
+        ])
         .collect()
 }
 

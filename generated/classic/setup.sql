@@ -48,6 +48,13 @@ BEGIN
                 WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
                   AND found_column.COLUMN_NAME IN ('counter_name', 'total')))
         UNION ALL
+        SELECT 'view `counter_rooms` (--prefix)' AS clash
+          FROM information_schema.TABLES AS found
+         WHERE found.TABLE_SCHEMA = DATABASE() AND found.TABLE_NAME = 'counter_rooms'
+           AND (found.TABLE_TYPE <> 'VIEW' OR 3 > (SELECT COUNT(*) FROM information_schema.COLUMNS AS found_column
+                WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
+                  AND found_column.COLUMN_NAME IN ('counter_name', 'kind', 'room')))
+        UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
            AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room', 'counter_bound', 'counter_install_grants')
@@ -150,6 +157,7 @@ DROP TRIGGER IF EXISTS `counter_apply_write`;
 DROP TRIGGER IF EXISTS `counter_apply_change`;
 DROP TRIGGER IF EXISTS `counter_apply_tracked_write`;
 DROP TRIGGER IF EXISTS `counter_apply_spread`;
+DROP VIEW IF EXISTS `counter_rooms`;
 
 -- MySQL revokes the grants on a routine when the routine is dropped, and
 -- an install drops each routine just before it creates it again: this

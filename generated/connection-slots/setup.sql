@@ -89,6 +89,13 @@ BEGIN
                 WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
                   AND found_column.COLUMN_NAME IN ('counter_name', 'total')))
         UNION ALL
+        SELECT 'view `counter_rooms` (--prefix)' AS clash
+          FROM information_schema.TABLES AS found
+         WHERE found.TABLE_SCHEMA = DATABASE() AND found.TABLE_NAME = 'counter_rooms'
+           AND (found.TABLE_TYPE <> 'VIEW' OR 3 > (SELECT COUNT(*) FROM information_schema.COLUMNS AS found_column
+                WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
+                  AND found_column.COLUMN_NAME IN ('counter_name', 'kind', 'room')))
+        UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
            AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
@@ -438,6 +445,39 @@ PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
 EXECUTE slotted_counters_upgrade;
 DEALLOCATE PREPARE slotted_counters_upgrade;
 SET @slotted_counters_upgrade = NULL;
+
+-- One row per bound and limit of every counter, led by its name: what
+-- counter_room returns for one counter, for a dashboard. It computes every
+-- counter's rows before a WHERE on counter_name picks some: a call of
+-- counter_room reads one counter's.
+CREATE OR REPLACE VIEW `counter_rooms` AS
+SELECT `counter_name`, `kind`, `period`, `bound`, `value`, `room`, `resets_at`
+  FROM (
+            SELECT `bounds`.`counter_name`, `kinds`.`kind`, NULL AS `period`,
+                   IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
+                   CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
+                   NULL AS `resets_at`, `kinds`.`place`
+              FROM (SELECT `counter_name`, CAST(SUM(`counter`) AS SIGNED) AS `total`,
+                           CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
+                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
+                      FROM `counters` GROUP BY `counter_name`) AS `bounds`
+              JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
+                ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
+            UNION ALL
+            SELECT `limits`.`counter_name`, 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
+                   CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
+                   CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
+                   DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
+                   2 + `limits`.`period` AS `place`
+              FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
+                           CASE `period` WHEN 'minute' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE END AS `current`
+                      FROM `counter_periods`
+                     WHERE `highest` IS NOT NULL) AS `limits`
+              LEFT JOIN `counter_buckets` AS `b`
+                ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
+               AND `b`.`bucket_start` = `limits`.`current`
+             GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
+       ) AS `rows`;
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists), 9003 (invalid argument) or 9004 (the
@@ -2789,7 +2829,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_room`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:5bc34aee6020bd9e'
+COMMENT 'slotted-counters sha256:ea4bd65d60e789d5'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -2804,33 +2844,31 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
     SELECT `kind`, `period`, `bound`, `value`, `room`, `resets_at`
-      FROM (SELECT 'floor' AS `kind`, CAST(NULL AS CHAR(6)) AS `period`, `floor` AS `bound`, `total` AS `value`,
-                   CAST(`total` - `floor` AS SIGNED) AS `room`, CAST(NULL AS CHAR(19)) AS `resets_at`, 1 AS `place`
+      FROM (
+            SELECT `kinds`.`kind`, NULL AS `period`,
+                   IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
+                   CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
+                   NULL AS `resets_at`, `kinds`.`place`
               FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
                            CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
                            CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
                       FROM `counters` WHERE `counter_name` = p_name) AS `bounds`
-             WHERE `floor` IS NOT NULL
-            UNION ALL
-            SELECT 'ceiling', NULL, `ceiling`, `total`, CAST(`ceiling` - `total` AS SIGNED), NULL, 2
-              FROM (SELECT CAST(SUM(`counter`) AS SIGNED) AS `total`,
-                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
-                      FROM `counters` WHERE `counter_name` = p_name) AS `bounds`
-             WHERE `ceiling` IS NOT NULL
+              JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
+                ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
             UNION ALL
             SELECT 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
                    CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
                    CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
                    DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
                    2 + `limits`.`period` AS `place`
-              FROM (SELECT `period`, `highest`, `utc_offset`,
+              FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
                            CASE `period` WHEN 'minute' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE END AS `current`
                       FROM `counter_periods`
                      WHERE `counter_name` = p_name AND `highest` IS NOT NULL) AS `limits`
               LEFT JOIN `counter_buckets` AS `b`
-                ON `b`.`counter_name` = p_name AND `b`.`period` = `limits`.`period`
+                ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
                AND `b`.`bucket_start` = `limits`.`current`
-             GROUP BY `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
+             GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
            ) AS `rows`
      ORDER BY `place`;
 END$$

@@ -160,6 +160,8 @@ pub(super) struct Context {
     /// lazily created counters have only the rows that were hit.
     pub(super) view_slots: String,
     pub(super) totals_view: String,
+    /// The view of every counter's room, which a package with periods has.
+    pub(super) rooms_view: String,
     pub(super) probe: String,
     /// The procedure that grants again, on MySQL, what accounts held on a
     /// routine the install dropped and created again.
@@ -369,6 +371,7 @@ impl Context {
             auto_create: options.auto_create(),
             view_slots,
             totals_view: package::totals_view(options),
+            rooms_view: package::rooms_view(options),
             probe: package::probe_name(options),
             grants_keeper: package::grants_keeper_name(options),
             relations: package::relations(options)

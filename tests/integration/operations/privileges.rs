@@ -43,6 +43,13 @@ fn an_app_user_counts_and_reads_and_nothing_else() {
     let total: Option<i64> =
         conn.query_first("SELECT total FROM counter_totals WHERE counter_name = 'hits'").unwrap();
     assert_eq!(total, Some(15));
+    db.conn()
+        .query_drop("CALL counter_setup('quota', 'd', 2, NULL); CALL counter_limit('quota', 'day', 5)")
+        .unwrap();
+    conn.query_drop("CALL counter_add('quota', 2)").unwrap();
+    let rooms: Vec<(String, String, i64)> =
+        conn.query("SELECT counter_name, kind, room FROM counter_rooms").unwrap();
+    assert_eq!(rooms, [("quota".to_owned(), "limit".to_owned(), 3)], "a dashboard reads the room");
     let counters = Counters::new(mysql::Pool::new(app.url.as_str()).unwrap()).unwrap();
     counters.increment("hits").unwrap();
     assert_eq!(counters.get("hits").unwrap(), Some(16));
@@ -122,6 +129,7 @@ fn dry_run_prints_the_grants_of_the_package_it_would_install() {
             format!("GRANT EXECUTE ON PROCEDURE `{prefix}room` TO 'app'@'10.0.0.%';"),
             format!("GRANT EXECUTE ON FUNCTION `{prefix}package` TO 'app'@'10.0.0.%';"),
             format!("GRANT SELECT ON `{prefix}totals` TO 'app'@'10.0.0.%';"),
+            format!("GRANT SELECT ON `{prefix}rooms` TO 'app'@'10.0.0.%';"),
         ]
     };
     let url = "mysql://nobody@127.0.0.1:1/app";
@@ -169,7 +177,7 @@ fn status_fails_naming_the_definer_when_it_was_dropped() {
     let output = slotted_counters(&["status", "--url", &db.url()]);
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let (report, message) = (stdout(&output), stderr(&output));
-    for name in support::ROUTINES.into_iter().chain(["counter_totals"]) {
+    for name in support::ROUTINES.into_iter().chain(["counter_totals", "counter_rooms"]) {
         assert!(line(&report, name).contains("broken: "), "{name}: {report}");
     }
     assert!(line(&report, "counters").ends_with("present"), "{report}");
@@ -196,6 +204,7 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
     }
     for name in [
         "counter_totals",
+        "counter_rooms",
         "counters",
         "counter_writes",
         "counter_changes",
@@ -224,7 +233,7 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
         "nothing is called missing: {message}"
     );
     assert!(
-        message.contains("cannot check with this account: view counter_totals (needs SELECT), table counters (needs SELECT)"),
+        message.contains("cannot check with this account: view counter_totals (needs SELECT), view counter_rooms (needs SELECT), table counters (needs SELECT)"),
         "{message}"
     );
 
@@ -239,6 +248,7 @@ fn status_tells_a_restricted_account_what_it_cannot_see() {
         );
     }
     assert!(line(&report, "counter_totals").ends_with("present"), "{report}");
+    assert!(line(&report, "counter_rooms").ends_with("present"), "{report}");
     assert!(line(&report, "counters").ends_with("not visible to this account (needs SELECT)"), "{report}");
 }
 

@@ -30,6 +30,7 @@ on_each_server!(
     an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour,
     a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_day,
     the_room_is_read_as_a_refusal_tells_it,
+    the_rooms_view_holds_what_counter_room_returns_for_every_counter,
     a_batch_past_a_limit_is_refused_whole,
     bad_limits_are_refused_and_null_removes_one,
     the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
@@ -311,6 +312,43 @@ fn the_room_is_read_as_a_refusal_tells_it() {
     let message = refusal(&mut conn, "CALL counter_add(?, 2)", "plan");
     assert!(message.contains("month limit 7 (room left: 1, resets 2026-03-01 00:00:00)"), "{message}");
     assert_eq!(room(&mut conn, "plan")[3], limit_row("month", 7, 6, 1, "2026-03-01 00:00:00"));
+}
+
+/// The view of rooms has, for every counter with a bound or a limit, the
+/// rows `counter_room` returns for it, each led by the counter's name, in
+/// the offset of each period; a counter with neither has none.
+fn the_rooms_view_holds_what_counter_room_returns_for_every_counter() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop(
+        "CALL counter_setup('plan', 'd', 4, NULL); CALL counter_bound('plan', 0, 1000); \
+         CALL counter_limit('plan', 'month', 7); CALL counter_limit('plan', 'minute', 5); \
+         CALL counter_setup('stock', 'd', 3, 10); CALL counter_bound('stock', 0, NULL); \
+         CALL counter_setup('api', 'd', 2, NULL); CALL counter_track_at_offset('api', 'day', NULL, 480); \
+         CALL counter_limit('api', 'day', 100); CALL counter_setup('views', 'd', 4, 3)",
+    )
+    .unwrap();
+    at(&mut conn, "2026-02-27 08:15:42");
+    conn.query_drop("CALL counter_add('plan', 4); CALL counter_add('stock', -2); CALL counter_add('api', 9)")
+        .unwrap();
+    let mut from_view: Vec<(String, RoomRow)> = conn
+        .query_map(
+            "SELECT counter_name, kind, period, bound, value, room, resets_at FROM counter_rooms",
+            |(name, kind, period, bound, value, room, resets)| {
+                (name, (kind, period, bound, value, room, resets))
+            },
+        )
+        .unwrap();
+    from_view.sort();
+    let mut from_calls: Vec<(String, RoomRow)> = ["plan", "stock", "api", "views"]
+        .into_iter()
+        .flat_map(|name| room(&mut conn, name).into_iter().map(move |row| (name.to_owned(), row)))
+        .collect();
+    from_calls.sort();
+    assert_eq!(from_view, from_calls);
+    assert_eq!(from_view.len(), 6, "{from_view:?}");
+    assert!(from_view.contains(&("api".into(), limit_row("day", 100, 9, 91, "2026-02-27 16:00:00"))));
+    assert!(from_view.contains(&("stock".into(), ("floor".into(), None, 0, 8, 8, None))));
 }
 
 /// A batch one of whose counters would pass its limit is refused whole:
