@@ -325,7 +325,8 @@ fn the_rooms_view_holds_what_counter_room_returns_for_every_counter() {
          CALL counter_limit('plan', 'month', 7); CALL counter_limit('plan', 'minute', 5); \
          CALL counter_setup('stock', 'd', 3, 10); CALL counter_bound('stock', 0, NULL); \
          CALL counter_setup('api', 'd', 2, NULL); CALL counter_track_at_offset('api', 'day', NULL, 480); \
-         CALL counter_limit('api', 'day', 100); CALL counter_setup('views', 'd', 4, 3)",
+         CALL counter_limit('api', 'day', 100); CALL counter_limit('api', 'minute', 50); \
+         CALL counter_setup('views', 'd', 4, 3)",
     )
     .unwrap();
     at(&mut conn, "2026-02-27 08:15:42");
@@ -346,8 +347,10 @@ fn the_rooms_view_holds_what_counter_room_returns_for_every_counter() {
         .collect();
     from_calls.sort();
     assert_eq!(from_view, from_calls);
-    assert_eq!(from_view.len(), 6, "{from_view:?}");
+    assert_eq!(from_view.len(), 7, "{from_view:?}");
     assert!(from_view.contains(&("api".into(), limit_row("day", 100, 9, 91, "2026-02-27 16:00:00"))));
+    assert!(from_view.contains(&("api".into(), limit_row("minute", 50, 9, 41, "2026-02-27 08:16:00"))));
+    assert!(from_view.contains(&("plan".into(), limit_row("minute", 5, 4, 1, "2026-02-27 08:16:00"))));
     assert!(from_view.contains(&("stock".into(), ("floor".into(), None, 0, 8, 8, None))));
 }
 
