@@ -78,22 +78,6 @@ pub const BUCKET_FULL: &str = "the write would take a bucket of its period past 
 /// argument, as `status` probes every routine (errno 9003).
 pub const NULL_LIMITED_WRITE: &str = "a write to a limited bucket takes no NULL argument";
 
-/// A limit per period asked of the client's plain mode, whose writes add
-/// to buckets without the shares that keep a limit; the name follows.
-pub const PLAIN_KEEPS_NO_LIMIT: &str =
-    "the plain mode keeps no limit per period (set it with the package's routines), for counter";
-
-/// A write through the client's plain mode to a counter with a limit per
-/// period, which its writes would pass (they add to buckets without the
-/// limit's shares); the name follows.
-pub const PLAIN_WRITES_NO_LIMITED: &str =
-    "the plain mode writes no counter with a limit per period (write it through the routines), for counter";
-
-/// A read of the room asked of the client's plain mode, which runs no
-/// routine; the name follows.
-pub const PLAIN_READS_NO_ROOM: &str =
-    "the plain mode reads no room (read it with the package's counter_room), for counter";
-
 /// A read of a period the counter does not count in; the period follows.
 pub const UNTRACKED_PERIOD: &str = "untracked period";
 
@@ -148,6 +132,14 @@ pub fn read_past_limit(message: &str) -> Option<(Limit, u64)> {
     let room = words.split_once(&format!("({ROOM_LEFT}: "))?.1;
     let digits = room.split_once(')')?.0;
     Some((bound, digits.parse().ok()?))
+}
+
+/// The words of a refusal of errno 9004 of a limit per period, before the
+/// name, as the routines' SIGNAL writes them: the write would pass
+/// `period`'s `limit`, with `room` left in the bucket, which ends at
+/// `resets` (UTC, `YYYY-MM-DD hh:mm:ss`).
+pub fn past_period_limit(period: &str, limit: i64, room: u64, resets: &str) -> String {
+    format!("{WOULD_PASS_THE} {period} {LIMIT} {limit} ({ROOM_LEFT}: {room}, {RESETS} {resets}){FOR_COUNTER}")
 }
 
 /// A refusal of errno 9004 of a limit per period read back, by the
@@ -252,6 +244,20 @@ pub fn about(words: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_period_limits_refusal_reads_back_as_written() {
+        let message = about(&past_period_limit("day", 1000, 3, "2026-11-28 00:00:00"), "api");
+        assert_eq!(
+            message,
+            "the write would pass the day limit 1000 (room left: 3, resets 2026-11-28 00:00:00), for counter: 'api'"
+        );
+        let read = read_past_period_limit(&message).unwrap();
+        assert_eq!(
+            read,
+            PastPeriodLimit { period: "day", limit: 1000, room: 3, resets: "2026-11-28 00:00:00" }
+        );
+    }
 
     #[test]
     fn names_are_quoted_as_sql_quotes_them() {

@@ -9,6 +9,7 @@
 
 mod bounds;
 mod periods;
+mod quotas;
 mod slot_counts;
 mod tracking;
 mod writes;
@@ -26,6 +27,7 @@ use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
 use crate::transaction::atomically;
 use periods::PeriodStatements;
+use quotas::QuotaStatements;
 use slot_counts::SlotCounts;
 use tracking::Tracking;
 
@@ -56,6 +58,7 @@ pub struct Plain {
     record_write: PlainStatement,
     forget_writes: PlainStatement,
     periods: PeriodStatements,
+    quotas: QuotaStatements,
     slots: SlotPolicy,
     max_slots: u32,
     bound: i64,
@@ -105,6 +108,7 @@ impl Plain {
             record_write: sql.record_write(),
             forget_writes: sql.forget_writes(),
             periods: PeriodStatements::new(&sql),
+            quotas: QuotaStatements::new(&sql),
             sql,
             slots: options.slots(),
             max_slots: options.max_slots(),
@@ -164,19 +168,8 @@ impl Plain {
             }
             Call::ExpirePeriods => self.expire(conn).await?,
             Call::Bound { name, floor, ceiling } => self.bound(conn, name, floor, ceiling, owner).await?,
-            Call::Room { name } => {
-                return Err(CounterError::InvalidArgument(refusals::about(
-                    refusals::PLAIN_READS_NO_ROOM,
-                    name,
-                )));
-            }
-            // Its writes add to buckets without their shares of a limit.
-            Call::Limit { name, .. } => {
-                return Err(CounterError::InvalidArgument(refusals::about(
-                    refusals::PLAIN_KEEPS_NO_LIMIT,
-                    name,
-                )));
-            }
+            Call::Room { name } => return Ok(Answer::Room(self.room(conn, name).await?)),
+            Call::Limit { name, period, highest } => self.limit(conn, name, period, highest, owner).await?,
             // The plain mode runs no routine, and needs every feature's tables.
             Call::Package => return Ok(Answer::Package(None)),
         }

@@ -72,6 +72,9 @@ fn period_param(period: Period) -> Param<'static> {
 /// The periods a counter tracks, with what each keeps (`None`: all).
 pub(super) type Tracked = Vec<(Period, Option<i64>)>;
 
+/// The periods a write counts in, each with whether it has a limit.
+pub(super) type Counted = Vec<(Period, bool)>;
+
 impl Plain {
     /// The periods counter `name` tracks. Refused for a counter with a
     /// period whose buckets start at an offset from UTC, which only the
@@ -81,28 +84,48 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Tracked, CounterError> {
-        Ok(self.tracked_and_limited(conn, name).await?.0)
+        Ok(self
+            .tracked_and_limits(conn, name)
+            .await?
+            .into_iter()
+            .map(|(period, keep, _)| (period, keep))
+            .collect())
     }
 
-    /// What [`Self::tracked`] reads, and whether a period has a limit.
-    async fn tracked_and_limited(
+    /// What [`Self::tracked`] reads, and each period's limit (`None`: none).
+    async fn tracked_and_limits(
         &self,
         conn: &mut impl Connection,
         name: &str,
-    ) -> Result<(Tracked, bool), CounterError> {
+    ) -> Result<Vec<(Period, Option<i64>, Option<i64>)>, CounterError> {
         let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
         if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
             return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
         }
-        let limited = rows.iter().any(|row| row.get(3).copied().flatten().is_some());
-        let tracked = rows
+        Ok(rows
             .into_iter()
             .filter_map(|row| {
                 let position = usize::try_from(row.first().copied().flatten()?).ok()?;
-                Some((*Period::ALL.get(position.checked_sub(1)?)?, row.get(1).copied().flatten()))
+                let period = *Period::ALL.get(position.checked_sub(1)?)?;
+                Some((period, row.get(1).copied().flatten(), row.get(3).copied().flatten()))
             })
+            .collect())
+    }
+
+    /// The limits of counter `name`, by period, in the order of the periods.
+    pub(super) async fn limits(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<Vec<(Period, i64)>, CounterError> {
+        let mut limits: Vec<(Period, i64)> = self
+            .tracked_and_limits(conn, name)
+            .await?
+            .into_iter()
+            .filter_map(|(period, _, limit)| Some((period, limit?)))
             .collect();
-        Ok((tracked, limited))
+        limits.sort_by_key(|&(period, _)| period as usize);
+        Ok(limits)
     }
 
     /// Where counter `name`'s buckets of `period` start: UTC when it
@@ -118,31 +141,25 @@ impl Plain {
     }
 
     /// The server's clock, in seconds since 1970 UTC.
-    async fn server_now(&self, conn: &mut impl Connection) -> Result<i64, CounterError> {
+    pub(super) async fn server_now(&self, conn: &mut impl Connection) -> Result<i64, CounterError> {
         let rows = conn.rows(&statement(&self.periods.server_now, Vec::new())).await?;
         Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
     }
 
     /// Of the periods counter `name` tracks, those a write at `at` counts
-    /// in: all for a write made now; for a late one, those that keep its
-    /// bucket, after refusing a moment later than the server's now.
-    /// Refused for a counter with a limit per period, which the plain
-    /// mode's writes would pass: they add to buckets without its shares.
+    /// in, each with whether it has a limit: all for a write made now; for
+    /// a late one, those that keep its bucket, after refusing a moment
+    /// later than the server's now.
     pub(super) async fn counted_periods(
         &self,
         conn: &mut impl Connection,
         name: &str,
         at: Moment,
-    ) -> Result<Vec<Period>, CounterError> {
-        let (tracked, limited) = self.tracked_and_limited(conn, name).await?;
-        if limited {
-            return Err(CounterError::InvalidArgument(refusals::about(
-                refusals::PLAIN_WRITES_NO_LIMITED,
-                name,
-            )));
-        }
+    ) -> Result<Counted, CounterError> {
+        let tracked = self.tracked_and_limits(conn, name).await?;
+        let counted = |(period, _, limit): (Period, Option<i64>, Option<i64>)| (period, limit.is_some());
         let Moment::At(at) = at else {
-            return Ok(tracked.into_iter().map(|(period, _)| period).collect());
+            return Ok(tracked.into_iter().map(counted).collect());
         };
         let now = self.server_now(conn).await?;
         if at > now {
@@ -153,12 +170,14 @@ impl Plain {
             Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
             None => true,
         };
-        Ok(tracked.into_iter().filter(|&(p, keep)| kept(p, keep)).map(|(p, _)| p).collect())
+        Ok(tracked.into_iter().filter(|&(p, keep, _)| kept(p, keep)).map(counted).collect())
     }
 
     /// Adds `delta`, written to `slot` of counter `name`, to the bucket of
-    /// each of `periods` that holds moment `at`: inside the write's
-    /// transaction.
+    /// each of `counted` that holds moment `at`: inside the write's
+    /// transaction. The periods without a limit in one statement; then
+    /// each limited one in turn, in the order of the periods, as the
+    /// routines' trigger does, through its quota ([`Plain::add_within_limit`]).
     pub(super) async fn add_to_buckets(
         &self,
         conn: &mut impl Connection,
@@ -166,28 +185,46 @@ impl Plain {
         slot: u32,
         delta: i64,
         at: Moment,
-        counted: &[Period],
+        counted: &[(Period, bool)],
     ) -> Result<(), CounterError> {
         if counted.is_empty() || delta == 0 {
             return Ok(());
         }
-        let set: usize = counted.iter().map(|period| 1 << (*period as usize)).sum();
-        let (seconds, ago) = match at {
-            Moment::At(seconds) => (Some(seconds), 0),
-            moment => (None, moment.age().unwrap_or(0)),
-        };
-        let mut params = Vec::with_capacity(5 * counted.len() + 1);
-        for _ in counted {
-            params.extend([
-                Param::Text(name),
-                Param::Number(seconds),
-                number(ago),
-                number(slot),
-                number(delta),
-            ]);
+        let free: Vec<Period> =
+            counted.iter().filter(|(_, limited)| !limited).map(|&(period, _)| period).collect();
+        if !free.is_empty() {
+            let set: usize = free.iter().map(|period| 1 << (*period as usize)).sum();
+            let (seconds, ago) = match at {
+                Moment::At(seconds) => (Some(seconds), 0),
+                moment => (None, moment.age().unwrap_or(0)),
+            };
+            let mut params = Vec::with_capacity(5 * free.len() + 1);
+            for _ in &free {
+                params.extend([
+                    Param::Text(name),
+                    Param::Number(seconds),
+                    number(ago),
+                    number(slot),
+                    number(delta),
+                ]);
+            }
+            params.push(number(delta));
+            conn.execute(&statement(&self.periods.add_to_buckets[set], params)).await?;
         }
-        params.push(number(delta));
-        conn.execute(&statement(&self.periods.add_to_buckets[set], params)).await.map(drop)
+        let mut limited: Vec<Period> =
+            counted.iter().filter(|(_, limited)| *limited).map(|&(period, _)| period).collect();
+        if limited.is_empty() {
+            return Ok(());
+        }
+        limited.sort_by_key(|&period| period as usize);
+        let at = match at {
+            Moment::At(seconds) => seconds,
+            moment => self.server_now(conn).await? - moment.age().unwrap_or(0) / 1_000_000,
+        };
+        for period in limited {
+            self.add_within_limit(conn, name, period, period.start(at), slot, delta).await?;
+        }
+        Ok(())
     }
 
     /// Starts, changes (`keep` not 0) or stops counting counter `name` per

@@ -58,8 +58,9 @@ impl<C: SyncConnections> Counters<C> {
     /// the limit. The period is tracked first, keeping every bucket, if it
     /// was not. From then on a write that would take its bucket past the
     /// limit is refused with [`CounterError::PastLimit`], which says the
-    /// room left and when the bucket ends, and changes nothing. Needs the
-    /// package's routines: the plain mode keeps no limit, and refuses.
+    /// room left and when the bucket ends, and changes nothing. The plain
+    /// mode keeps it too, each of its writes of the period through the
+    /// quota's lock.
     ///
     /// ```no_run
     /// use slotted_counters::{CounterError, Period};
@@ -78,8 +79,7 @@ impl<C: SyncConnections> Counters<C> {
     /// The room toward each bound and limit of counter `name`, one
     /// [`Room`] each, in the order `counter_room` reads them: the floor,
     /// the ceiling, then the limits from the minute's to the month's. A
-    /// read: it locks nothing. Needs the package's routines: the plain mode
-    /// refuses.
+    /// read: it locks nothing.
     pub fn room(&self, name: &str) -> Result<Vec<Room>, CounterError> {
         ready(self.engine.room(name))
     }

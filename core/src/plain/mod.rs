@@ -21,6 +21,7 @@ use crate::periods::Period;
 
 mod bounds;
 mod periods;
+mod quotas;
 
 pub use periods::EPOCH;
 
@@ -134,6 +135,14 @@ impl PlainSql {
             ("get_range", self.get_range()),
             ("series", self.series()),
             ("expire (hour)", self.expire(Period::Hour)),
+            ("lock_quota", self.lock_quota()),
+            ("read_limit", self.read_limit()),
+            ("lock_bucket", self.lock_bucket()),
+            ("add_to_limited_bucket", self.add_to_limited_bucket()),
+            ("share_limit", self.share_limit()),
+            ("set_limit", self.set_limit()),
+            ("clear_shares", self.clear_shares()),
+            ("bounds", self.bounds()),
         ];
         reference.extend(fill);
         reference.extend(untracked);

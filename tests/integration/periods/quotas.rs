@@ -26,6 +26,7 @@ on_each_server!(
     a_day_limit_alone_lets_exactly_the_limit_through_per_customer,
     batches_under_a_day_limit_let_exactly_the_limit_through_per_customer,
     increments_in_applications_transactions_let_exactly_the_limit_through,
+    plain_writes_beside_the_routines_let_exactly_the_limit_through,
     a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day,
     an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour,
     a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_day,
@@ -60,13 +61,28 @@ enum Write {
     /// INSERT INTO calls ...; COMMIT`), under REPEATABLE READ with
     /// MariaDB's snapshot isolation off, as the reference advises.
     InTransaction,
+    /// Every other client through the plain mode, by a late write at
+    /// [`RACE_AT`] (its pool's sessions keep the server's clock), which
+    /// takes the quota's lock each time; the others by `counter_increment`.
+    PlainBesideRoutines,
 }
 
 impl Write {
-    fn to(&self, conn: &mut PooledConn, customer: &str) -> Result<(), mysql::Error> {
+    /// Writes 1 to `customer` as client number `client`, on `conn` or
+    /// through `plain`; a failure as its errno and message.
+    fn to(
+        &self,
+        conn: &mut PooledConn,
+        plain: &Counters,
+        client: usize,
+        customer: &str,
+    ) -> Result<(), (u16, String)> {
+        let routine = |written: Result<(), mysql::Error>| written.map_err(server_error);
         match self {
-            Write::Increment => conn.exec_drop("CALL counter_increment(?)", (customer,)),
-            Write::Batch => conn.exec_drop("CALL counter_add_many(?)", (format!("{{\"{customer}\": 1}}"),)),
+            Write::Increment => routine(conn.exec_drop("CALL counter_increment(?)", (customer,))),
+            Write::Batch => {
+                routine(conn.exec_drop("CALL counter_add_many(?)", (format!("{{\"{customer}\": 1}}"),)))
+            }
             Write::InTransaction => {
                 let mut call = || {
                     conn.query_drop("START TRANSACTION")?;
@@ -76,10 +92,16 @@ impl Write {
                 };
                 let called = call();
                 if called.is_err() {
-                    conn.query_drop("ROLLBACK")?;
+                    routine(conn.query_drop("ROLLBACK"))?;
                 }
-                called
+                routine(called)
             }
+            Write::PlainBesideRoutines if client % 2 == 1 => {
+                let at = UNIX_EPOCH
+                    + Duration::from_secs(periods::utc_seconds(RACE_AT).unwrap().try_into().unwrap());
+                plain.add_at(customer, 1, at).map_err(|error| (error.code().unwrap_or(0), error.to_string()))
+            }
+            Write::PlainBesideRoutines => routine(conn.exec_drop("CALL counter_increment(?)", (customer,))),
         }
     }
 
@@ -87,7 +109,7 @@ impl Write {
     /// for a bound, in autocommit and in applications' transactions.
     fn deadlocks_allowed(&self) -> f64 {
         match self {
-            Write::Increment | Write::Batch => 1.0,
+            Write::Increment | Write::Batch | Write::PlainBesideRoutines => 1.0,
             Write::InTransaction => 50.0,
         }
     }
@@ -110,12 +132,14 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
             conn.exec_drop("CALL counter_limit(?, ?, ?)", (customer, period, limit)).unwrap();
         }
     }
+    let plain =
+        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
     let full = CUSTOMERS.map(|_| AtomicBool::new(false));
     let refusals = Mutex::new(Vec::new());
     let (accepted, deadlocks) = (AtomicU64::new(0), AtomicU64::new(0));
     thread::scope(|scope| {
         for client in 0..20 {
-            let (db, full, refusals) = (&db, &full, &refusals);
+            let (db, plain, full, refusals) = (&db, &plain, &full, &refusals);
             let (accepted, deadlocks) = (&accepted, &deadlocks);
             scope.spawn(move || {
                 let mut conn = db.conn();
@@ -127,16 +151,14 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
                 while let Some(next) =
                     (0..3).map(|step| (turn + step) % 3).find(|&c| !full[c].load(Ordering::SeqCst))
                 {
-                    match write.to(&mut conn, CUSTOMERS[next]) {
+                    match write.to(&mut conn, plain, client, CUSTOMERS[next]) {
                         Ok(()) => drop(accepted.fetch_add(1, Ordering::SeqCst)),
-                        Err(error) => match server_error(error) {
-                            (1213, _) => drop(deadlocks.fetch_add(1, Ordering::SeqCst)),
-                            (code, message) if code == errno::PAST_BOUND => {
-                                full[next].store(true, Ordering::SeqCst);
-                                refusals.lock().unwrap().push(message);
-                            }
-                            (code, message) => panic!("an increment failed otherwise: {code} {message}"),
-                        },
+                        Err((1213, _)) => drop(deadlocks.fetch_add(1, Ordering::SeqCst)),
+                        Err((code, message)) if code == errno::PAST_BOUND => {
+                            full[next].store(true, Ordering::SeqCst);
+                            refusals.lock().unwrap().push(message);
+                        }
+                        Err((code, message)) => panic!("an increment failed otherwise: {code} {message}"),
                     }
                     turn = next + 1;
                 }
@@ -188,6 +210,13 @@ fn batches_under_a_day_limit_let_exactly_the_limit_through_per_customer() {
 
 fn increments_in_applications_transactions_let_exactly_the_limit_through() {
     race(&Write::InTransaction, &[("hour", 200), ("day", 300)], 200, "hour limit 200");
+}
+
+/// The plain mode's writes beside the routines' keep one limit: each
+/// takes the quota's lock and shares the room again, so the routines'
+/// writes keep finding room in their own rows.
+fn plain_writes_beside_the_routines_let_exactly_the_limit_through() {
+    race(&Write::PlainBesideRoutines, &[("hour", 80), ("day", 500)], 80, "hour limit 80");
 }
 
 fn a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day() {
@@ -407,12 +436,12 @@ fn bad_limits_are_refused_and_null_removes_one() {
     assert!(message.contains("day limit 1 (room left: 0"), "the day counted on without its limit: {message}");
 }
 
-/// The sync and the async client set a limit, read its room as
+/// Both clients, and the plain mode of either, set limits, read the room as
 /// `counter_room` does, and read a quota's refusal as
 /// [`CounterError::PastLimit`], with the period, the limit, the room left
 /// and the end of the bucket that `counter_room` reads too. The plain
-/// mode, whose writes keep no shares and which runs no routine, refuses to
-/// set a limit or read the room.
+/// mode's writes keep a limit the routines set, and the routines' keep
+/// one the plain mode set.
 fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
     let db = with_package();
     let mut conn = db.conn();
@@ -423,34 +452,24 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
         let pool = MySqlPoolOptions::new().connect(&db.url()).await.unwrap();
         AsyncCounters::new(pool).unwrap()
     });
-    runtime.block_on(async_counters.limit("sends", Period::Month, Some(5))).unwrap();
-    counters.limit("sends", Period::Month, Some(3)).unwrap();
-    let too_big = counters.limit("sends", Period::Month, Some(u64::MAX)).unwrap_err();
-    assert!(
-        matches!(&too_big, CounterError::InvalidArgument(message) if message.contains("a limit must be")),
-        "{too_big:?}"
-    );
     let plain =
         Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
-    let refused = plain.limit("sends", Period::Day, Some(3)).unwrap_err();
-    assert!(
-        matches!(&refused, CounterError::InvalidArgument(message) if message.starts_with("the plain mode keeps no limit")),
-        "{refused:?}"
-    );
+    runtime.block_on(async_counters.limit("sends", Period::Month, Some(5))).unwrap();
+    plain.limit("sends", Period::Month, Some(4)).unwrap();
+    counters.limit("sends", Period::Month, Some(3)).unwrap();
+    for client in [&counters, &plain] {
+        let too_big = client.limit("sends", Period::Month, Some(u64::MAX)).unwrap_err();
+        assert!(
+            matches!(&too_big, CounterError::InvalidArgument(message) if message.contains("a limit must be")),
+            "{too_big:?}"
+        );
+    }
     let limits: Vec<(String, i64)> = conn
         .query("SELECT CAST(period AS CHAR), highest FROM counter_periods WHERE highest IS NOT NULL")
         .unwrap();
-    assert_eq!(limits, [("month".to_owned(), 3)], "the last limit set, and none by the plain mode");
-    for refused in [plain.add("sends", 1), plain.add_many([("sends", 1), ("other", 1)])] {
-        assert!(
-            matches!(&refused, Err(CounterError::InvalidArgument(message))
-                if message.starts_with("the plain mode writes no counter with a limit per period")),
-            "{refused:?}"
-        );
-    }
-    assert_eq!(total(&mut conn, "sends"), Some(0), "the plain mode passed no limit");
+    assert_eq!(limits, [("month".to_owned(), 3)], "the last limit set");
     counters.bound("sends", 0..=100).unwrap();
-    counters.add("sends", 2).unwrap();
+    plain.add("sends", 2).unwrap();
     runtime.block_on(async_counters.increment("sends")).unwrap();
     let (.., room_now, resets_at) = room(&mut conn, "sends").remove(2);
     assert_eq!(room_now, 0);
@@ -464,12 +483,14 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
     ];
     assert_eq!(counters.room("sends").unwrap(), rooms);
     assert_eq!(runtime.block_on(async_counters.room("sends")).unwrap(), rooms);
-    let refused = plain.room("sends").unwrap_err();
-    assert!(
-        matches!(&refused, CounterError::InvalidArgument(message) if message.starts_with("the plain mode reads no room")),
-        "{refused:?}"
-    );
-    for refused in [counters.increment("sends"), runtime.block_on(async_counters.increment("sends"))] {
+    assert_eq!(plain.room("sends").unwrap(), rooms);
+    let refusals = [
+        counters.increment("sends"),
+        runtime.block_on(async_counters.increment("sends")),
+        plain.increment("sends"),
+        plain.add_many([("sends", 1)]),
+    ];
+    for refused in refusals {
         match refused {
             Err(CounterError::PastLimit {
                 period: Period::Month,
@@ -485,6 +506,14 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
         }
     }
     assert_eq!(total(&mut conn, "sends"), Some(3));
+    plain.limit("sends", Period::Month, None).unwrap();
+    plain.increment("sends").unwrap();
+    let bounds_only = [
+        Room { of: RoomOf::Total(Bound::Floor), bound: 0, value: 4, room: 4, resets: None },
+        Room { of: RoomOf::Total(Bound::Ceiling), bound: 100, value: 4, room: 96, resets: None },
+    ];
+    assert_eq!(plain.room("sends").unwrap(), bounds_only, "the limit went");
+    assert_eq!(counters.room("sends").unwrap(), bounds_only);
 }
 
 /// A quota key of 128 characters (a prefix, a customer's UUID, a period):

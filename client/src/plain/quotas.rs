@@ -1,0 +1,203 @@
+//! Limits per period in plain SQL: what `counter_limit`,
+//! `counter_add_within_limit` and `counter_room` do, where no routine
+//! runs. Every plain write of a limited period takes the quota's lock and
+//! every row of its bucket (the routines' slow way), checks the limit
+//! against their sum and shares the room left among the rows again, so
+//! that the routines' writes beside it keep finding room in their own
+//! rows. Exact, and one bucket's plain writes wait for each other.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use slotted_counters_core::periods::{self, Period};
+use slotted_counters_core::plain::{PlainSql, PlainStatement};
+use slotted_counters_core::refusals;
+
+use super::{Plain, number, statement, unknown};
+use crate::call::{Room, RoomOf};
+use crate::driver::{Connection, Owner, Param};
+use crate::error::{Bound, CounterError};
+use crate::transaction::atomically;
+
+/// The statements of limits per period, made once per client.
+#[derive(Debug)]
+pub(super) struct QuotaStatements {
+    lock_quota: PlainStatement,
+    read_limit: PlainStatement,
+    lock_bucket: PlainStatement,
+    add_to_limited_bucket: PlainStatement,
+    share_limit: PlainStatement,
+    set_limit: PlainStatement,
+    clear_shares: PlainStatement,
+    bounds: PlainStatement,
+}
+
+impl QuotaStatements {
+    pub(super) fn new(sql: &PlainSql) -> Self {
+        QuotaStatements {
+            lock_quota: sql.lock_quota(),
+            read_limit: sql.read_limit(),
+            lock_bucket: sql.lock_bucket(),
+            add_to_limited_bucket: sql.add_to_limited_bucket(),
+            share_limit: sql.share_limit(),
+            set_limit: sql.set_limit(),
+            clear_shares: sql.clear_shares(),
+            bounds: sql.bounds(),
+        }
+    }
+}
+
+/// The first value of the first row, if any.
+fn first(rows: &[Vec<Option<i64>>]) -> Option<i64> {
+    rows.first().and_then(|row| row.first().copied().flatten())
+}
+
+/// A moment as the server's `DATETIME` shows it, which a refusal writes.
+fn seconds_text(seconds: i64) -> String {
+    let text = periods::utc_text(seconds);
+    text.split_once('.').map_or(text.clone(), |(whole, _)| whole.to_owned())
+}
+
+fn moment(seconds: i64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(u64::try_from(seconds).unwrap_or(0))
+}
+
+impl Plain {
+    /// Adds `delta`, written to `slot` of counter `name`, to its bucket of
+    /// `period` that starts at `start`, a period with a limit: inside the
+    /// write's transaction, after its slot's UPDATE. Refused, and the
+    /// transaction rolled back by the caller, when a positive delta would
+    /// take the bucket past the limit.
+    pub(super) async fn add_within_limit(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        start: i64,
+        slot: u32,
+        delta: i64,
+    ) -> Result<(), CounterError> {
+        let q = &self.quotas;
+        let bucket = || [Param::Text(name), Param::Text(period.name()), number(start)];
+        conn.execute(&statement(&q.lock_quota, bucket().to_vec())).await?;
+        let limit = first(
+            &conn
+                .rows(&statement(&q.read_limit, vec![Param::Text(name), Param::Text(period.name())]))
+                .await?,
+        );
+        let mut params = vec![number(slot)];
+        params.extend(bucket());
+        let rows = conn.rows(&statement(&q.lock_bucket, params)).await?;
+        let [used, found, own] = match rows.first().map(Vec::as_slice) {
+            Some(&[Some(used), Some(found), Some(own)]) => [used, found, own],
+            _ => [0, 0, 0],
+        };
+        let (used, delta_wide) = (i128::from(used), i128::from(delta));
+        if let Some(limit) = limit
+            && delta > 0
+            && used + delta_wide > i128::from(limit)
+        {
+            let room = u64::try_from((i128::from(limit) - used).max(0)).unwrap_or(u64::MAX);
+            let resets = period.next(start);
+            let words = refusals::past_period_limit(period.name(), limit, room, &seconds_text(resets));
+            return Err(CounterError::PastLimit {
+                message: refusals::about(&words, name),
+                period,
+                limit,
+                room,
+                resets: moment(resets),
+            });
+        }
+        let mut params = bucket().to_vec();
+        params.extend([number(slot), number(delta), number(delta)]);
+        conn.execute(&statement(&q.add_to_limited_bucket, params)).await?;
+        // The room left, shared again among the rows, the slot's included.
+        let rows = i128::from(found + 1 - own);
+        let room = limit.map(|limit| (i128::from(limit) - used - delta_wide).max(0));
+        let share = room.map(|room| i64::try_from(room / rows).unwrap_or(i64::MAX));
+        let extra = room.map(|room| i64::try_from(room % rows).unwrap_or(0));
+        let mut params = vec![Param::Number(share), number(slot), Param::Number(extra)];
+        params.extend(bucket());
+        conn.execute(&statement(&q.share_limit, params)).await.map(drop)
+    }
+
+    /// Limits what each bucket of `period` of counter `name` may count to
+    /// `highest` (`None`: no limit), tracking the period first if it was
+    /// not; the shares of the old limit go, so that the next write of each
+    /// bucket shares the new one.
+    pub(super) async fn limit(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        highest: Option<i64>,
+        owner: Owner,
+    ) -> Result<(), CounterError> {
+        if let Some(highest) = highest.filter(|&highest| highest < 0) {
+            let words =
+                format!("{} {highest}{}", refusals::limit_out_of_range(i64::MAX), refusals::FOR_COUNTER);
+            return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
+        }
+        self.read_slot_count(conn, name).await?;
+        if highest.is_some() && !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period)
+        {
+            self.track(conn, name, period, None, None).await?;
+        }
+        let q = &self.quotas;
+        atomically(conn, owner, async |conn| {
+            let set = vec![Param::Number(highest), Param::Text(name), Param::Text(period.name())];
+            conn.execute(&statement(&q.set_limit, set)).await?;
+            let clear = vec![Param::Text(name), Param::Text(period.name())];
+            conn.execute(&statement(&q.clear_shares, clear)).await.map(drop)
+        })
+        .await
+    }
+
+    /// The room of counter `name` toward each bound and limit, as
+    /// `counter_room` reads it: its bounds, then each limit in the order of
+    /// the periods, with what the current bucket (at the server's clock)
+    /// counted.
+    pub(super) async fn room(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<Vec<Room>, CounterError> {
+        let rows = conn.rows(&statement(&self.quotas.bounds, vec![Param::Text(name)])).await?;
+        let Some(&[total, floor, ceiling]) = rows.first().map(Vec::as_slice) else {
+            return Err(unknown(name));
+        };
+        let total = total.unwrap_or(0);
+        let toward = |from: i64, to: i64| u64::try_from(i128::from(to) - i128::from(from)).unwrap_or(0);
+        let mut room: Vec<Room> = [
+            floor.map(|floor| (Bound::Floor, floor, toward(floor, total))),
+            ceiling.map(|ceiling| (Bound::Ceiling, ceiling, toward(total, ceiling))),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|(bound, value, left)| Room {
+            of: RoomOf::Total(bound),
+            bound: value,
+            value: total,
+            room: left,
+            resets: None,
+        })
+        .collect();
+        let limits = self.limits(conn, name).await?;
+        if limits.is_empty() {
+            return Ok(room);
+        }
+        let now = self.server_now(conn).await?;
+        for (period, limit) in limits {
+            let start = period.start(now);
+            let next = period.next(start);
+            let value = self.get_range(conn, name, period, start, next).await?.unwrap_or(0);
+            room.push(Room {
+                of: RoomOf::Limit(period),
+                bound: limit,
+                value,
+                room: toward(value, limit),
+                resets: Some(moment(next)),
+            });
+        }
+        Ok(room)
+    }
+}
