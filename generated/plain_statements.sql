@@ -89,7 +89,7 @@ INSERT INTO `counter_writes` (`counter_name`, `write_id`, `written_at`) VALUES (
 -- Parameters: window, in seconds (600; far above any writer's retry budget)
 DELETE FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL ? SECOND;
 
--- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month), how many buckets it keeps (NULL: all), where its buckets start in minutes east of UTC (the plain mode writes a counter only while every offset is 0), and its limit per bucket (the plain mode writes a counter only while it has none); no row: none
+-- periods: the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, 3 day, 4 month), how many buckets it keeps (NULL: all), where its buckets start in minutes east of UTC (the plain mode writes a counter only while every offset is 0), and its limit per bucket (NULL: none; a write counts in a limited period through lock_quota); no row: none
 -- Parameters: name
 SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED), CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ?;
 
@@ -97,7 +97,7 @@ SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` A
 -- Parameters: none
 SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP());
 
--- add_to_buckets (hour and day): after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked period (one row each) that holds the write's moment, on the slot written
+-- add_to_buckets (hour and day): after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked period without a limit (one row each) that holds the write's moment, on the slot written
 -- Parameters: for each period: name, the moment in seconds since 1970 UTC (NULL: the server's now), how long before the server's now, in microseconds, when the moment is NULL (0 for a write made now), the slot written, delta, then delta
 INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES (?, 'hour', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d %H:00:00'), ?, ?, NULL), (?, 'day', DATE_FORMAT(COALESCE(TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND), '%Y-%m-%d 00:00:00'), ?, ?, NULL) ON DUPLICATE KEY UPDATE `counter` = `counter` + ?;
 
@@ -132,6 +132,38 @@ SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`), CA
 -- expire (hour): for each period in turn: drops every counter's buckets beyond the last `keep` (the current one included); call it regularly, so that each run deletes little
 -- Parameters: none
 DELETE `bucket` FROM `counter_buckets` AS `bucket` JOIN `counter_periods` AS `tracked` ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` WHERE `bucket`.`period` = 'hour' AND `tracked`.`keep` IS NOT NULL AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (`tracked`.`keep` - 1) HOUR;
+
+-- lock_quota: in the write's transaction, after its slot's UPDATE, for each limited period in the order minute, hour, day, month: takes the quota's lock, the bucket's end row (a row of no slot that counts 0)
+-- Parameters: name, period, the bucket's start, in seconds since 1970 UTC
+INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES (?, ?, TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, 65535, 0, NULL) ON DUPLICATE KEY UPDATE `counter` = `counter`;
+
+-- read_limit: after lock_quota: the period's limit as it is now (NULL: removed meanwhile, and the write counts without one)
+-- Parameters: name, period
+SELECT CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ? LOCK IN SHARE MODE;
+
+-- lock_bucket: after read_limit: locks every slot's row of the bucket; what they counted, how many there are, whether the slot written has one (1) or not (0), and whether that row has room for delta in its share of the limit (1) or not (0). A write with a positive delta that would take what they counted past the limit is refused, and the transaction rolled back
+-- Parameters: the slot written, the slot written, delta, name, period, the bucket's start
+SELECT CAST(COALESCE(SUM(`counter`), 0) AS SIGNED), COUNT(*), CAST(COALESCE(SUM(`counter_id` = ?), 0) AS SIGNED), CAST(COALESCE(SUM(`counter_id` = ? AND CAST(`counter` AS DECIMAL(20, 0)) + ? <= `highest`), 0) AS SIGNED) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` = TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND AND `counter_id` < 65535 FOR UPDATE;
+
+-- add_to_limited_bucket: after lock_bucket found room: adds delta to the slot's row of the bucket
+-- Parameters: name, period, the bucket's start, the slot written, delta, delta
+INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES (?, ?, TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND, ?, ?, NULL) ON DUPLICATE KEY UPDATE `counter` = `counter` + ?;
+
+-- share_limit: last, unless lock_bucket found room in the slot's row (then the other rows keep their shares, and the routines' writes the room they saw in theirs): shares the room left (the limit less what the rows counted, delta included, at least 0) evenly among the bucket's rows again, the remainder to the slot written; a NULL share (no limit) clears the shares
+-- Parameters: each row's share (the room left divided by the rows, the slot written's included), the slot written, the remainder, name, period, the bucket's start
+UPDATE `counter_buckets` SET `highest` = `counter` + ? + IF(`counter_id` = ?, ?, 0) WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` = TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND AND `counter_id` < 65535;
+
+-- set_limit: in one transaction with clear_shares, after track when the period was not tracked: sets the period's limit (NULL: none)
+-- Parameters: limit, name, period
+UPDATE `counter_periods` SET `highest` = ? WHERE `counter_name` = ? AND `period` = ?;
+
+-- clear_shares: after set_limit: clears the shares of the old limit, so that the next write of each bucket shares the new one
+-- Parameters: name, period
+UPDATE `counter_buckets` SET `highest` = NULL WHERE `counter_name` = ? AND `period` = ? AND `highest` IS NOT NULL;
+
+-- bounds: the room of a counter's bounds: its total, floor and ceiling (NULL: none), then for each limit the periods statement reads, get_range of its current bucket; no row: no counter
+-- Parameters: name
+SELECT CAST(SUM(`counter`) AS SIGNED), CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED), CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) FROM `counters` WHERE `counter_name` = ? HAVING COUNT(*) > 0;
 
 -- add_to_untracked_slot: adds delta to one slot, as add_to_slot does, when the counter tracks no period; 0 rows changed also when it tracks one
 -- Parameters: delta (as for add_to_slot, and each up to the last), name, slot, lowest, highest, delta, the slot count - 1, delta, 1 - the slot count, name

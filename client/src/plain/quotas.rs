@@ -1,10 +1,10 @@
 //! Limits per period in plain SQL: what `counter_limit`,
 //! `counter_add_within_limit` and `counter_room` do, where no routine
 //! runs. Every plain write of a limited period takes the quota's lock and
-//! every row of its bucket (the routines' slow way), checks the limit
-//! against their sum and shares the room left among the rows again, so
-//! that the routines' writes beside it keep finding room in their own
-//! rows. Exact, and one bucket's plain writes wait for each other.
+//! every row of its bucket (the routines' slow way) and checks the limit
+//! against their sum; it adds to its row alone when the row's share has
+//! room, and else shares the room left among the rows again. Exact, and
+//! one bucket's plain writes wait for each other.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -84,12 +84,12 @@ impl Plain {
                 .rows(&statement(&q.read_limit, vec![Param::Text(name), Param::Text(period.name())]))
                 .await?,
         );
-        let mut params = vec![number(slot)];
+        let mut params = vec![number(slot), number(slot), number(delta)];
         params.extend(bucket());
         let rows = conn.rows(&statement(&q.lock_bucket, params)).await?;
-        let [used, found, own] = match rows.first().map(Vec::as_slice) {
-            Some(&[Some(used), Some(found), Some(own)]) => [used, found, own],
-            _ => [0, 0, 0],
+        let [used, found, own, fits] = match rows.first().map(Vec::as_slice) {
+            Some(&[Some(used), Some(found), Some(own), Some(fits)]) => [used, found, own, fits],
+            _ => [0, 0, 0, 0],
         };
         let (used, delta_wide) = (i128::from(used), i128::from(delta));
         if let Some(limit) = limit
@@ -110,6 +110,12 @@ impl Plain {
         let mut params = bucket().to_vec();
         params.extend([number(slot), number(delta), number(delta)]);
         conn.execute(&statement(&q.add_to_limited_bucket, params)).await?;
+        // A write its row's share has room for leaves the other rows' shares
+        // alone: a routine's write that saw room in its own row finds it
+        // still there, and never waits for the quota's lock holding its row.
+        if limit.is_some() && fits == 1 {
+            return Ok(());
+        }
         // The room left, shared again among the rows, the slot's included.
         let rows = i128::from(found + 1 - own);
         let room = limit.map(|limit| (i128::from(limit) - used - delta_wide).max(0));

@@ -20,7 +20,8 @@ impl PlainSql {
             purpose: "the periods the counter tracks, one row each: the period's number (1 minute, 2 hour, \
                       3 day, 4 month), how many buckets it keeps (NULL: all), where its buckets start in \
                       minutes east of UTC (the plain mode writes a counter only while every offset is 0), and \
-                      its limit per bucket (the plain mode writes a counter only while it has none); no row: none",
+                      its limit per bucket (NULL: none; a write counts in a limited period through lock_quota); \
+                      no row: none",
             sql: format!(
                 "SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED), \
                  CAST(`highest` AS SIGNED) FROM `{}` WHERE `counter_name` = ?",
@@ -59,7 +60,7 @@ impl PlainSql {
             .collect();
         PlainStatement {
             purpose: "after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked \
-                      period (one row each) that holds the write's moment, on the slot written",
+                      period without a limit (one row each) that holds the write's moment, on the slot written",
             sql: format!(
                 "INSERT INTO `{}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`, `highest`) VALUES {} \
                  ON DUPLICATE KEY UPDATE `counter` = `counter` + ?",

@@ -47,17 +47,26 @@ impl PlainSql {
     pub fn lock_bucket(&self) -> PlainStatement {
         PlainStatement {
             purpose: "after read_limit: locks every slot's row of the bucket; what they counted, how many there \
-                      are, and whether the slot written has one (1) or not (0). A write with a positive delta \
-                      that would take what they counted past the limit is refused, and the transaction rolled \
-                      back",
+                      are, whether the slot written has one (1) or not (0), and whether that row has room for \
+                      delta in its share of the limit (1) or not (0). A write with a positive delta that would \
+                      take what they counted past the limit is refused, and the transaction rolled back",
             sql: format!(
                 "SELECT CAST(COALESCE(SUM(`counter`), 0) AS SIGNED), COUNT(*), \
-                 CAST(COALESCE(SUM(`counter_id` = ?), 0) AS SIGNED) FROM `{}` \
+                 CAST(COALESCE(SUM(`counter_id` = ?), 0) AS SIGNED), \
+                 CAST(COALESCE(SUM(`counter_id` = ? AND CAST(`counter` AS DECIMAL(20, 0)) + ? <= `highest`), 0) AS SIGNED) \
+                 FROM `{}` \
                  WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` = {EPOCH} + INTERVAL ? SECOND \
                  AND `counter_id` < {BUCKET_END} FOR UPDATE",
                 self.buckets_table
             ),
-            params: &["the slot written", "name", "period", "the bucket's start"],
+            params: &[
+                "the slot written",
+                "the slot written",
+                "delta",
+                "name",
+                "period",
+                "the bucket's start",
+            ],
         }
     }
 
@@ -78,9 +87,10 @@ impl PlainSql {
     /// Shares the room left in a limited bucket among its rows again.
     pub fn share_limit(&self) -> PlainStatement {
         PlainStatement {
-            purpose: "last: shares the room left (the limit less what the rows counted, delta included, at least \
-                      0) evenly among the bucket's rows again, the remainder to the slot written, so that the \
-                      routines' writes find room in their own rows; a NULL share (no limit) clears the shares",
+            purpose: "last, unless lock_bucket found room in the slot's row (then the other rows keep their \
+                      shares, and the routines' writes the room they saw in theirs): shares the room left (the \
+                      limit less what the rows counted, delta included, at least 0) evenly among the bucket's \
+                      rows again, the remainder to the slot written; a NULL share (no limit) clears the shares",
             sql: format!(
                 "UPDATE `{}` SET `highest` = `counter` + ? + IF(`counter_id` = ?, ?, 0) \
                  WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` = {EPOCH} + INTERVAL ? SECOND \

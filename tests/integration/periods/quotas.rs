@@ -109,7 +109,11 @@ impl Write {
     /// for a bound, in autocommit and in applications' transactions.
     fn deadlocks_allowed(&self) -> f64 {
         match self {
-            Write::Increment | Write::Batch | Write::PlainBesideRoutines => 1.0,
+            Write::Increment | Write::Batch => 1.0,
+            // A routine's write that saw room in its row, and lost it to a
+            // plain write's new shares before it locked the row, waits for
+            // the quota's lock holding the row: 0 to 2 per 1,200 writes.
+            Write::PlainBesideRoutines => 5.0,
             Write::InTransaction => 50.0,
         }
     }
@@ -213,10 +217,10 @@ fn increments_in_applications_transactions_let_exactly_the_limit_through() {
 }
 
 /// The plain mode's writes beside the routines' keep one limit: each
-/// takes the quota's lock and shares the room again, so the routines'
-/// writes keep finding room in their own rows.
+/// takes the quota's lock and checks every row of the bucket, and shares
+/// the room again only when its own row is short of it.
 fn plain_writes_beside_the_routines_let_exactly_the_limit_through() {
-    race(&Write::PlainBesideRoutines, &[("hour", 80), ("day", 500)], 80, "hour limit 80");
+    race(&Write::PlainBesideRoutines, &[("hour", 400), ("day", 2000)], 400, "hour limit 400");
 }
 
 fn a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day() {
