@@ -156,16 +156,16 @@ impl Plain {
         name: &str,
         at: Moment,
     ) -> Result<Counted, CounterError> {
-        let tracked = self.tracked_and_limits(conn, name).await?;
         let counted = |(period, _, limit): (Period, Option<i64>, Option<i64>)| (period, limit.is_some());
         let Moment::At(at) = at else {
-            return Ok(tracked.into_iter().map(counted).collect());
+            return Ok(self.tracked_and_limits(conn, name).await?.into_iter().map(counted).collect());
         };
         let now = self.server_now(conn).await?;
         if at > now {
             let words = format!("{AT_IN_FUTURE}, not {}{FOR_COUNTER}", periods::utc_text(at));
             return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
         }
+        let tracked = self.tracked_and_limits(conn, name).await?;
         let kept = |period: Period, keep: Option<i64>| match keep.and_then(|keep| u32::try_from(keep).ok()) {
             Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
             None => true,
