@@ -100,7 +100,7 @@ fn send(conn: &mut PooledConn, write: &Write, gaps: &Gaps) -> bool {
 /// The `n`th write of a writer: every path in turn.
 fn nth_write(n: u64, id: String) -> Write {
     let at = || Params::Positional(vec![]);
-    match n % 10 {
+    match n % 11 {
         0 => Write { sql: "CALL counter_increment('plain')", params: at(), deltas: &[("plain", 1)] },
         1 => Write { sql: "CALL counter_add('plain', 2)", params: at(), deltas: &[("plain", 2)] },
         2 => Write {
@@ -133,7 +133,10 @@ fn nth_write(n: u64, id: String) -> Write {
         // their slot and are spread over all of them, by the spread's
         // trigger; some are refused at the floor.
         8 => Write { sql: "CALL counter_add('bounded', -2)", params: at(), deltas: &[("bounded", -2)] },
-        _ => Write { sql: "CALL counter_add('bounded', 3)", params: at(), deltas: &[("bounded", 3)] },
+        9 => Write { sql: "CALL counter_add('bounded', 3)", params: at(), deltas: &[("bounded", 3)] },
+        // A quota of a day that starts at +08:00: some are refused at its
+        // limit.
+        _ => Write { sql: "CALL counter_increment('quota')", params: at(), deltas: &[("quota", 1)] },
     }
 }
 
@@ -219,17 +222,23 @@ fn source_with(mut client: Command) {
 }
 
 /// The counters the writers write: `tracked` per hour and per day, every
-/// bucket kept; `bounded` with a floor of 0, starting at 40 over 8 slots.
+/// bucket kept; `bounded` with a floor of 0, starting at 40 over 8 slots;
+/// `quota` with a limit of [`QUOTA`] per day at +08:00.
 fn counters_for_writers(db: &Database) {
     let mut conn = db.conn();
-    for name in ["plain", "batch_a", "batch_b", "ids", "tracked", "bounded", "plain_mode"] {
+    for name in ["plain", "batch_a", "batch_b", "ids", "tracked", "bounded", "plain_mode", "quota"] {
         conn.exec_drop("CALL counter_setup(?, 'd', 8, NULL)", (name,)).unwrap();
     }
     conn.query_drop("CALL counter_track('tracked', 'hour', NULL)").unwrap();
     conn.query_drop("CALL counter_track('tracked', 'day', NULL)").unwrap();
     conn.query_drop("CALL counter_add('bounded', 40)").unwrap();
     conn.query_drop("CALL counter_bound('bounded', 0, NULL)").unwrap();
+    conn.query_drop("CALL counter_track_at_offset('quota', 'day', NULL, 480)").unwrap();
+    conn.exec_drop("CALL counter_limit('quota', 'day', ?)", (QUOTA,)).unwrap();
 }
+
+/// The day limit of `quota`, which the writers reach.
+const QUOTA: i64 = 300;
 
 /// Every total is what was acknowledged, and each period's buckets of
 /// `tracked` add up to its total.
@@ -251,6 +260,25 @@ fn check_counted(db: &Database, acknowledged: &BTreeMap<&'static str, i64>, star
             .flatten();
         assert_eq!(buckets, Some(tracked), "the {period} buckets of 'tracked'");
     }
+    let days: Vec<(i64, i64)> = conn
+        .query(
+            "SELECT CAST(SUM(counter) AS SIGNED), CAST(MINUTE(bucket_start) + 60 * HOUR(bucket_start) AS SIGNED) \
+             FROM counter_buckets WHERE counter_name = 'quota' AND period = 'day' GROUP BY bucket_start",
+        )
+        .unwrap();
+    assert!(days.iter().all(|&(counted, _)| counted <= QUOTA), "no day past its limit: {days:?}");
+    assert!(days.iter().any(|&(counted, _)| counted == QUOTA), "the writers reached the limit: {days:?}");
+    assert!(days.iter().all(|&(_, start)| start == 16 * 60), "every day starts at 16:00 UTC: {days:?}");
+    let counted: i64 = days.iter().map(|&(counted, _)| counted).sum();
+    assert_eq!(Some(counted), total(&mut conn, "quota"), "the days hold every write of 'quota'");
+    let kept: (Option<i64>, Option<i64>) = conn
+        .query_first(
+            "SELECT counter_utc_offset('quota', 'day'), \
+             (SELECT highest FROM counter_periods WHERE counter_name = 'quota' AND period = 'day')",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept, (Some(480), Some(QUOTA)), "the offset and the limit outlive the re-installs");
 }
 
 /// 30 re-installs, by `install` and by the command-line client with
@@ -269,6 +297,7 @@ fn re_installs_under_writes_on_every_path_lose_and_double_nothing() {
         ("tracked", 0),
         ("bounded", 40),
         ("plain_mode", 0),
+        ("quota", 0),
     ]);
 
     let writers = Writers::start(&db, 8);
