@@ -8,7 +8,7 @@ use std::time::Instant;
 use mysql::prelude::Queryable;
 use slotted_counters::defaults::REINSTALL_WINDOW;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
-use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, Period};
+use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, Period, UtcOffset};
 
 use crate::support::{self, CLASSIC_ROUTINES, Database, on_each_server, slotted_counters, succeeded};
 
@@ -335,6 +335,13 @@ fn both_clients_fail_at_once_naming_a_feature_the_package_lacks() {
     assert_eq!(lacked(counters.add_many([("c", 1)]), started), "batches");
     let started = Instant::now();
     assert_eq!(lacked(counters.bound("c", 0..), started), "bounds");
+    let shanghai = UtcOffset::minutes(480).unwrap();
+    let started = Instant::now();
+    assert_eq!(lacked(counters.track_at_offset("c", Period::Day, Keep::All, shanghai), started), "periods");
+    let started = Instant::now();
+    assert_eq!(lacked(counters.limit("c", Period::Day, Some(10)), started), "periods");
+    let started = Instant::now();
+    assert_eq!(lacked(counters.room("c").map(drop), started), "periods");
 
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
