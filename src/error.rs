@@ -159,6 +159,11 @@ pub enum Error {
     #[error("totals were not exact, so these figures cannot be trusted: {}", .0.join("; "))]
     InexactTotals(Vec<String>),
 
+    /// `reconcile` could not correct some counters: a bound or a limit
+    /// refused the correction, which changed nothing.
+    #[error("corrections refused, the counters left as they were: {}", .0.join("; "))]
+    Uncorrected(Vec<String>),
+
     /// `show` was asked for counters that do not exist.
     #[error("unknown counter: {}", .0.join(", "))]
     UnknownCounters(Vec<String>),

@@ -331,6 +331,7 @@ pub enum Answer {
     Series(Series),
     Room(Vec<Room>),
     Package(Option<String>),
+    Drifts(Vec<crate::reconcile::Drift>),
 }
 
 /// One bound or limit of a counter and the room toward it, as

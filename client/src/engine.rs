@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use slotted_counters_core::names::NameRule;
-use slotted_counters_core::package;
+use slotted_counters_core::package::{self, Routine};
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
@@ -17,6 +17,7 @@ use crate::error::CounterError;
 use crate::flushing::FlushSettings;
 use crate::mode::Mode;
 use crate::plain::Plain;
+use crate::reconcile::{self, Drift, Reconcile, ReconcileCall};
 use crate::retry::{Retry, RetryBudget, Tries};
 
 /// What a client knows of its package: the statements its calls send and
@@ -26,6 +27,8 @@ use crate::retry::{Retry, RetryBudget, Tries};
 struct Package {
     mode: Mode,
     names: NameRule,
+    /// The view of totals, which names a reconcile's set and its lock.
+    totals_view: String,
 }
 
 /// Where a client runs its calls: connections from a pool, or the caller's
@@ -54,13 +57,61 @@ pub(crate) mod sealed {
 #[derive(Debug, Clone, Copy)]
 pub struct Attempt<'a> {
     mode: &'a Mode,
-    call: Call<'a>,
+    work: Work<'a>,
 }
 
 impl Attempt<'_> {
     /// Runs the try on `conn`, which `owner`'s transaction may hold.
     pub(crate) async fn run(self, conn: &mut impl Connection, owner: Owner) -> Result<Outcome, CounterError> {
-        self.mode.run(conn, self.call, owner).await.map(Outcome)
+        match self.work {
+            Work::Call(call) => self.mode.run(conn, call, owner).await.map(Outcome),
+            Work::Reconcile(reconcile) => {
+                reconcile::run(self.mode, conn, reconcile).await.map(|drifts| Outcome(Answer::Drifts(drifts)))
+            }
+        }
+    }
+}
+
+/// What a try runs: one call, or a reconcile, which makes several calls on
+/// one connection around a snapshot of its own.
+#[derive(Debug, Clone, Copy)]
+enum Work<'a> {
+    Call(Call<'a>),
+    Reconcile(ReconcileCall<'a>),
+}
+
+impl<'a> From<Call<'a>> for Work<'a> {
+    fn from(call: Call<'a>) -> Self {
+        Work::Call(call)
+    }
+}
+
+impl Work<'_> {
+    /// Its name, as its events show it.
+    fn kind(&self) -> &'static str {
+        match self {
+            Work::Call(call) => call.kind(),
+            Work::Reconcile(_) => "reconcile",
+        }
+    }
+
+    /// The routine whose features it needs: a reconcile's corrections
+    /// carry write ids.
+    fn routine(&self) -> Routine {
+        match self {
+            Work::Call(call) => call.routine(),
+            Work::Reconcile(_) => Routine::AddOnce,
+        }
+    }
+
+    /// Whether running it again after a lost answer cannot count twice: a
+    /// reconcile reads again in a new snapshot, and corrects under the
+    /// same ids.
+    fn carries_id(&self) -> bool {
+        match self {
+            Work::Call(call) => call.carries_id(),
+            Work::Reconcile(_) => true,
+        }
     }
 }
 
@@ -108,7 +159,11 @@ impl<D> Engine<D> {
             budget: RetryBudget::default(),
             write_ids: false,
             flushes: FlushSettings::default(),
-            package: Arc::new(Package { mode, names: NameRule::new(options) }),
+            package: Arc::new(Package {
+                mode,
+                names: NameRule::new(options),
+                totals_view: package::totals_view(options),
+            }),
         }
     }
 
@@ -169,8 +224,8 @@ impl<D> Engine<D> {
 /// Tells the application's logger why a call runs again: at debug for a rollback, which
 /// contention brings by the thousand; at info for a reinstall ridden
 /// through; at warn for a lost answer, sent again under its write id.
-fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration, why: Retry) {
-    let call = call.kind();
+fn report_retry(work: Work<'_>, error: &CounterError, pause: Duration, why: Retry) {
+    let call = work.kind();
     match why {
         Retry::Reinstall => log::info!(
             call, pause:?, error:%;
@@ -191,29 +246,30 @@ fn report_retry(call: Call<'_>, error: &CounterError, pause: Duration, why: Retr
 }
 
 impl<D: Driver> Engine<D> {
-    /// Runs `call`, again while [`Tries`] says it may.
-    async fn run(&self, call: Call<'_>) -> Result<Answer, CounterError> {
+    /// Runs `work`, again while [`Tries`] says it may.
+    async fn run<'w>(&self, work: impl Into<Work<'w>>) -> Result<Answer, CounterError> {
+        let work = work.into();
         let mut tries = Tries::new(self.budget);
         loop {
-            let attempt = Attempt { mode: &self.package.mode, call };
+            let attempt = Attempt { mode: &self.package.mode, work };
             let outcome = self.driver.attempt(attempt).await;
             // A routine's first miss: a feature the package lacks fails the
             // call at once; any other miss is a re-install's, waited for.
             if matches!(outcome, Err(CounterError::NotInstalled(_)))
                 && !tries.met_missing()
-                && let Some(lacked) = self.lacked_feature(call).await
+                && let Some(lacked) = self.lacked_feature(work).await
             {
                 return Err(lacked);
             }
             match outcome {
-                Err(error) => match tries.pause_after(&error, call.carries_id()) {
+                Err(error) => match tries.pause_after(&error, work.carries_id()) {
                     Some((pause, why)) => {
-                        report_retry(call, &error, pause, why);
+                        report_retry(work, &error, pause, why);
                         self.driver.pause(pause).await
                     }
                     None => {
                         if tries.attempts() > 1 {
-                            let (call, attempts) = (call.kind(), tries.attempts());
+                            let (call, attempts) = (work.kind(), tries.attempts());
                             log::warn!(
                                 call, attempts, error:%;
                                 "the call {call} failed after its retries, {attempts} tries: {error}"
@@ -232,16 +288,16 @@ impl<D: Driver> Engine<D> {
     /// `counter_package()` says. `None` when it has them all (a re-install
     /// is replacing the routine) or cannot say (the package predates the
     /// function, or the function is being replaced too).
-    async fn lacked_feature(&self, call: Call<'_>) -> Option<CounterError> {
-        let attempt = Attempt { mode: &self.package.mode, call: Call::Package };
+    async fn lacked_feature(&self, work: Work<'_>) -> Option<CounterError> {
+        let attempt = Attempt { mode: &self.package.mode, work: Work::Call(Call::Package) };
         let Ok(Outcome(Answer::Package(Some(line)))) = self.driver.attempt(attempt).await else {
             return None;
         };
         let installed = package::features_in_line(&line)?;
-        let feature = call.routine().needs().missing_from(installed).iter().next()?;
+        let feature = work.routine().needs().missing_from(installed).iter().next()?;
         Some(CounterError::FeatureMissing {
             feature: feature.name(),
-            call: call.kind(),
+            call: work.kind(),
             with_it: installed.with(feature).to_string(),
             package: line,
         })
@@ -339,6 +395,17 @@ impl<D: Driver> Engine<D> {
 
     pub(crate) async fn get(&self, name: &str) -> Result<Option<i64>, CounterError> {
         Ok(self.get_many([name]).await?.pop().flatten())
+    }
+
+    /// Reconciles counters with their source of truth (see
+    /// [`crate::Reconcile`]): every counter's drift, and what was done.
+    pub(crate) async fn reconcile(&self, reconcile: Reconcile<'_>) -> Result<Vec<Drift>, CounterError> {
+        let id = new_write_id();
+        let call = ReconcileCall { reconcile, totals_view: &self.package.totals_view, id: &id };
+        match self.run(Work::Reconcile(call)).await? {
+            Answer::Drifts(drifts) => Ok(drifts),
+            other => Err(CounterError::unexpected_answer(format!("{other:?} for a reconcile"), None)),
+        }
     }
 
     /// The values of `names`, in their order, read in one round trip.

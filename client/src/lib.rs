@@ -20,6 +20,7 @@ mod flushing;
 mod kept;
 mod mode;
 mod plain;
+mod reconcile;
 mod retry;
 mod routines;
 #[cfg(test)]
@@ -38,6 +39,7 @@ pub use error::{Bound, CounterError};
 #[cfg(feature = "mysql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub use mysql;
+pub use reconcile::{Correction, Drift, Reconcile};
 pub use retry::RetryBudget;
 pub use slotted_counters_core::periods::{Period, UtcOffset};
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};
@@ -79,6 +81,7 @@ pub mod options {
 pub mod defaults {
     pub use crate::flushing::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
     pub use crate::kept::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
+    pub use crate::reconcile::RECONCILE_WAIT;
     pub use crate::retry::REINSTALL_WINDOW;
     pub use slotted_counters_core::options::WRITE_ID_WINDOW;
     pub use slotted_counters_core::periods::SERIES_LIMIT;

@@ -49,6 +49,13 @@ pub enum Command {
     /// Recommend a slot count: short rounds over 1, 2, 4, ... slots, and the
     /// smallest count within 10% of the best throughput.
     Advise(AdviseArgs),
+
+    /// Recount counters from their source of truth while writes go on: the
+    /// query's counts and the counters are read in one consistent snapshot,
+    /// and each difference is added as an ordinary write with a write id.
+    /// Prints every counter that drifted; exits 1 when a correction was
+    /// refused (a bound or a limit).
+    Reconcile(ReconcileArgs),
 }
 
 /// Where the database is.
@@ -57,6 +64,35 @@ pub struct ConnectArgs {
     /// Database to use, as mysql://user:password@host:port/database
     #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
     pub url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// The query that counts each counter's source: rows of a counter's
+    /// name and a whole number, such as "SELECT CONCAT('comments:',
+    /// post_id), COUNT(*) FROM comments GROUP BY post_id"
+    #[arg(long, value_name = "SQL")]
+    pub query: String,
+
+    /// The counters the query counts: every counter whose name begins
+    /// with this; one the query returns no row for is corrected to 0.
+    /// Without it, such counters are left alone
+    #[arg(long, value_name = "PREFIX")]
+    pub set: Option<String>,
+
+    /// Read and report every drift, and correct none
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write through plain SQL, as on engines that run no routine
+    #[arg(long)]
+    pub plain_sql: bool,
+
+    #[command(flatten)]
+    pub package: PackageOptionsBuilder,
 }
 
 /// Where the benchmark's clients connect.

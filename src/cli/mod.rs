@@ -7,6 +7,7 @@ mod bench;
 mod generate;
 mod inspect;
 mod install;
+mod reconcile;
 mod table;
 
 use crate::database;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Show(args) => inspect::run_show(&args),
         Command::Bench(args) => bench::run_bench(&args),
         Command::Advise(args) => bench::run_advise(&args),
+        Command::Reconcile(args) => reconcile::run(&args),
     }
 }
 

@@ -29,10 +29,11 @@ const CRATE_BUDGET: usize = 100;
 /// share and their coalescing handles, what a call takes (periods and what
 /// they keep among it), the errors, the retry budget, and the options an
 /// application matches to its package.
-const APPLICATION_ITEMS: [&str; 21] = [
+const APPLICATION_ITEMS: [&str; 24] = [
     "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
+    "enum.Correction",
     "enum.CounterError",
     "enum.Keep",
     "enum.Period",
@@ -44,9 +45,11 @@ const APPLICATION_ITEMS: [&str; 21] = [
     "struct.ClientBuilder",
     "struct.Coalescing",
     "struct.Counters",
+    "struct.Drift",
     "struct.FlushStats",
     "struct.NewCounter",
     "struct.PackageOptions",
+    "struct.Reconcile",
     "struct.Room",
     "struct.UtcOffset",
     "type.AsyncCountersOn",
@@ -57,7 +60,7 @@ const APPLICATION_ITEMS: [&str; 21] = [
 /// `connections`, where the clients run their calls (they fill the
 /// clients' type parameters); in `defaults`, the figures the clients start
 /// from; in `options`, the builder and what it takes beyond the root's.
-const MODULE_ITEMS: [&str; 16] = [
+const MODULE_ITEMS: [&str; 17] = [
     "connections/struct.AsyncOnConnection",
     "connections/struct.AsyncPooled",
     "connections/struct.OnConnection",
@@ -67,6 +70,7 @@ const MODULE_ITEMS: [&str; 16] = [
     "defaults/constant.COUNTERS_PER_FLUSH",
     "defaults/constant.FLUSHES",
     "defaults/constant.KEPT_CONNECTIONS",
+    "defaults/constant.RECONCILE_WAIT",
     "defaults/constant.REINSTALL_WINDOW",
     "defaults/constant.SERIES_LIMIT",
     "defaults/constant.SLOT_COUNT_LIFETIME",

@@ -26,6 +26,7 @@ mod operations;
 mod package;
 mod periods;
 mod plain;
+mod reconcile;
 mod resize;
 mod snapshot_isolation;
 mod spider;

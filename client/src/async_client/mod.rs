@@ -28,6 +28,7 @@ use crate::call::{NewCounter, StartDate};
 use crate::engine::Engine;
 use crate::error::CounterError;
 use crate::kept::KeptConnections;
+use crate::reconcile::{Drift, Reconcile};
 
 pub use coalescing::AsyncCoalescing;
 pub use connections::{AsyncConnections, AsyncOnConnection, AsyncPooled};
@@ -108,6 +109,12 @@ impl AsyncCounters {
     /// ```
     pub fn on<'c>(&self, conn: &'c mut MySqlConnection) -> AsyncCountersOn<'c> {
         AsyncCounters { engine: self.engine.on(AsyncOnConnection::new(conn)) }
+    }
+
+    /// Recounts counters from their source of truth while writes go on,
+    /// as [`crate::Counters::reconcile`].
+    pub async fn reconcile(&self, reconcile: Reconcile<'_>) -> Result<Vec<Drift>, CounterError> {
+        self.engine.reconcile(reconcile).await
     }
 }
 

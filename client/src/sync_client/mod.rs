@@ -40,6 +40,7 @@ use crate::call::{NewCounter, StartDate};
 use crate::driver::ready;
 use crate::engine::Engine;
 use crate::error::CounterError;
+use crate::reconcile::{Drift, Reconcile};
 
 use crate::kept::{DEFAULT_KEPT_CONNECTIONS, KeptConnections};
 pub use coalescing::Coalescing;
@@ -111,6 +112,32 @@ impl Counters {
     /// ```
     pub fn on<'a, Q: Queryable>(&self, conn: &'a mut Q) -> CountersOn<'a, Q> {
         Counters { engine: self.engine.on(OnConnection::new(conn)) }
+    }
+
+    /// Recounts counters from their source of truth while writes go on:
+    /// reads what the query of `reconcile` counts and each counter's value
+    /// in one consistent snapshot, then adds each counter's difference as
+    /// an ordinary write with a write id, in a transaction of its own, so
+    /// that writes committed meanwhile count on top. Exact when the
+    /// application changes its source rows and the counter in one
+    /// transaction. Reconciles of one package wait for each other (up to
+    /// [`RECONCILE_WAIT`](crate::defaults::RECONCILE_WAIT)). Needs the
+    /// write-ids feature; not on a caller's connection, whose transaction
+    /// its snapshot would end.
+    ///
+    /// ```no_run
+    /// use slotted_counters::{Correction, Reconcile};
+    /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
+    /// let query = "SELECT CONCAT('comments:', post_id), COUNT(*) FROM comments GROUP BY post_id";
+    /// for drift in counters.reconcile(Reconcile::query(query).set("comments:"))? {
+    ///     if drift.correction != Correction::NoDrift {
+    ///         println!("{}: {:?} ({:?})", drift.name, drift.drift(), drift.correction);
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reconcile(&self, reconcile: Reconcile<'_>) -> Result<Vec<Drift>, CounterError> {
+        ready(self.engine.reconcile(reconcile))
     }
 }
 

@@ -1,0 +1,284 @@
+//! Recounting counters from their source of truth while writes go on. The
+//! source's counts and the counters' values are read in one consistent
+//! snapshot, where a counter kept in the same transactions as its source
+//! agrees with it unless it drifted; the difference is then added as an
+//! ordinary write with a write id, in a transaction of its own, so that
+//! writes committed meanwhile count on top and a lost answer neither loses
+//! nor doubles it. Reconciles of one package wait for each other, on a
+//! named lock of the server's, so that two never add the same drift.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::Duration;
+
+use crate::call::{Answer, Call, WriteId};
+use crate::driver::{Connection, Owner, Param, Statement};
+use crate::error::CounterError;
+use crate::mode::Mode;
+
+/// How long a reconcile waits for another of the same package to finish.
+pub const RECONCILE_WAIT: Duration = Duration::from_secs(60);
+
+/// The most counters one statement reads the values of.
+const READ_BATCH: usize = 500;
+
+/// What to reconcile: the query that counts each counter's source, and
+/// what else to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reconcile<'a> {
+    pub(crate) source: &'a str,
+    pub(crate) set: Option<&'a str>,
+    pub(crate) dry_run: bool,
+}
+
+impl<'a> Reconcile<'a> {
+    /// Reconciles the counters `source` returns a row for: a query of no
+    /// parameter whose rows are a counter's name and its source's count,
+    /// a whole number (`SELECT CONCAT('post:', post_id), COUNT(*) FROM
+    /// comments GROUP BY post_id`). Counters it returns no row for are
+    /// left alone.
+    pub fn query(source: &'a str) -> Self {
+        Reconcile { source, set: None, dry_run: false }
+    }
+
+    /// Names the set of counters the query counts, every counter whose
+    /// name begins with `prefix`: one the query returns no row for counts
+    /// 0 at its source, and is corrected to 0.
+    pub fn set(self, prefix: &'a str) -> Self {
+        Reconcile { set: Some(prefix), ..self }
+    }
+
+    /// Reads and reports every drift, and corrects none.
+    pub fn dry_run(self) -> Self {
+        Reconcile { dry_run: true, ..self }
+    }
+}
+
+/// What a reconcile found of one counter, and did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    pub name: String,
+    /// What its source counted.
+    pub source: i64,
+    /// Its value in the same snapshot; `None`: no such counter.
+    pub counted: Option<i64>,
+    pub correction: Correction,
+}
+
+impl Drift {
+    /// How far the counter was from its source: what the correction adds.
+    pub fn drift(&self) -> Option<i64> {
+        self.counted.and_then(|counted| self.source.checked_sub(counted))
+    }
+}
+
+/// What a reconcile did to one counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Correction {
+    /// It agreed with its source: nothing to add.
+    NoDrift,
+    /// The drift was added.
+    Added,
+    /// A dry run: the drift was not added.
+    DryRun,
+    /// The correction was refused, and changed nothing: the counter's
+    /// bound or a limit of its periods (a [`CounterError::PastBound`] or
+    /// [`CounterError::PastLimit`], whose message this is). Never forced.
+    Refused(String),
+    /// No counter has the name: a reconcile creates none.
+    NoCounter,
+}
+
+/// A reconcile as a call: what to reconcile, the package's view of totals
+/// (which names the set's members and the lock), and the write id each
+/// counter's correction derives its own from, kept through the retries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReconcileCall<'a> {
+    pub(crate) reconcile: Reconcile<'a>,
+    pub(crate) totals_view: &'a str,
+    pub(crate) id: &'a WriteId,
+}
+
+fn text<'a>(sql: impl Into<Cow<'a, str>>, params: Vec<Param<'a>>) -> Statement<'a> {
+    Statement { sql: sql.into(), params }
+}
+
+/// The server's named lock of the reconciles of the package whose view of
+/// totals is the parameter, in the current database: 57 characters, within
+/// the 64 a lock's name may have. SHA2, not SHA1, which MySQL 9.7 no longer
+/// has (1305).
+const LOCK_NAME: &str = "CONCAT('slotted_counters:', LEFT(SHA2(CONCAT(DATABASE(), '.', ?), 256), 40))";
+
+/// The write id of counter `name`'s correction, from the reconcile's.
+fn correction_id(id: &WriteId, name: &str) -> WriteId {
+    let mut id = *id;
+    for (half, seed) in id.chunks_mut(8).zip([0_u8, 1]) {
+        let mut hasher = DefaultHasher::new();
+        (seed, name).hash(&mut hasher);
+        for (byte, mixed) in half.iter_mut().zip(hasher.finish().to_le_bytes()) {
+            *byte ^= mixed;
+        }
+    }
+    id
+}
+
+/// Runs `call` on `conn`, holding the package's lock of reconciles.
+pub(crate) async fn run(
+    mode: &Mode,
+    conn: &mut impl Connection,
+    call: ReconcileCall<'_>,
+) -> Result<Vec<Drift>, CounterError> {
+    let wait = i64::try_from(RECONCILE_WAIT.as_secs()).unwrap_or(i64::MAX);
+    let lock = text(
+        format!("SELECT GET_LOCK({LOCK_NAME}, ?)"),
+        vec![Param::Text(call.totals_view), Param::Number(Some(wait))],
+    );
+    let held = conn.rows(&lock).await?.first().and_then(|row| row.first().copied().flatten());
+    if held != Some(1) {
+        return Err(CounterError::InvalidArgument(format!(
+            "another reconcile of these counters has run for more than {} s: try again when it is done",
+            RECONCILE_WAIT.as_secs()
+        )));
+    }
+    let outcome = reconcile_locked(mode, conn, call).await;
+    let release = text(format!("DO RELEASE_LOCK({LOCK_NAME})"), vec![Param::Text(call.totals_view)]);
+    // A broken connection has released it already.
+    let _ = conn.execute(&release).await;
+    outcome
+}
+
+/// Reads every count in one snapshot, then corrects each drift.
+async fn reconcile_locked(
+    mode: &Mode,
+    conn: &mut impl Connection,
+    call: ReconcileCall<'_>,
+) -> Result<Vec<Drift>, CounterError> {
+    conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
+    conn.execute(&text("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", Vec::new())).await?;
+    let read = read_snapshot(mode, conn, call).await;
+    let end = if read.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    let ended = conn.execute(&text(end, Vec::new())).await;
+    let mut drifts = read?;
+    ended?;
+    for drift in &mut drifts {
+        drift.correction = match (drift.counted, drift.drift()) {
+            (None, _) => Correction::NoCounter,
+            (_, Some(0)) => Correction::NoDrift,
+            _ if call.reconcile.dry_run => Correction::DryRun,
+            (_, Some(delta)) => {
+                let id = correction_id(call.id, &drift.name);
+                let add = Call::AddOnce { id: &id, name: &drift.name, delta };
+                match mode.run(conn, add, Owner::Client).await {
+                    Ok(_) => Correction::Added,
+                    Err(refused @ (CounterError::PastBound { .. } | CounterError::PastLimit { .. })) => {
+                        Correction::Refused(refused.to_string())
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+            (_, None) => Correction::Refused(format!(
+                "the drift from {} to {} passes a BIGINT",
+                drift.counted.unwrap_or_default(),
+                drift.source
+            )),
+        };
+    }
+    Ok(drifts)
+}
+
+/// The source's counts, the set's members it has no row for, and every
+/// counter's value, in the snapshot the transaction on `conn` holds.
+async fn read_snapshot(
+    mode: &Mode,
+    conn: &mut impl Connection,
+    call: ReconcileCall<'_>,
+) -> Result<Vec<Drift>, CounterError> {
+    let mut sources = BTreeMap::new();
+    for row in conn.texts(&text(call.reconcile.source, Vec::new())).await? {
+        let (name, source) = source_row(&row)?;
+        if sources.insert(name.clone(), source).is_some() {
+            return Err(CounterError::InvalidArgument(format!(
+                "the reconcile's query returned counter {} twice",
+                slotted_counters_core::refusals::quoted(&name)
+            )));
+        }
+    }
+    if let Some(prefix) = call.reconcile.set {
+        let pattern: String = prefix
+            .chars()
+            .flat_map(|character| match character {
+                '!' | '%' | '_' => vec!['!', character],
+                character => vec![character],
+            })
+            .chain(['%'])
+            .collect();
+        let members = text(
+            format!(
+                "SELECT `counter_name` FROM `{}` WHERE `counter_name` LIKE ? ESCAPE '!'",
+                call.totals_view
+            ),
+            vec![Param::Text(&pattern)],
+        );
+        for row in conn.texts(&members).await? {
+            if let Some(Some(name)) = row.into_iter().next() {
+                sources.entry(name).or_insert(0);
+            }
+        }
+    }
+    let names: Vec<String> = sources.keys().cloned().collect();
+    let mut counted = Vec::with_capacity(names.len());
+    for batch in names.chunks(READ_BATCH) {
+        match mode.run(conn, Call::GetMany { names: batch }, Owner::Caller).await? {
+            Answer::Values(values) => counted.extend(values),
+            other => return Err(CounterError::unexpected_answer(format!("{other:?} for values"), None)),
+        }
+    }
+    Ok(sources
+        .into_iter()
+        .zip(counted)
+        .map(|((name, source), counted)| Drift { name, source, counted, correction: Correction::NoDrift })
+        .collect())
+}
+
+/// A row of the source query: a counter's name and its source's count.
+fn source_row(row: &[Option<String>]) -> Result<(String, i64), CounterError> {
+    let shown = || format!("{row:?}");
+    match row {
+        [Some(name), Some(count)] => match count.trim().parse::<i64>() {
+            Ok(count) => Ok((name.clone(), count)),
+            Err(_) => Err(CounterError::InvalidArgument(format!(
+                "the reconcile's query must return a whole number as a counter's count (CAST(... AS SIGNED)), not {}",
+                shown()
+            ))),
+        },
+        _ => Err(CounterError::InvalidArgument(format!(
+            "the reconcile's query must return rows of two columns, a counter's name and its count, neither NULL, not {}",
+            shown()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_counter_corrects_under_an_id_of_its_own_kept_through_the_retries() {
+        let id = [7; 16];
+        assert_eq!(correction_id(&id, "a"), correction_id(&id, "a"));
+        assert_ne!(correction_id(&id, "a"), correction_id(&id, "b"));
+        assert_ne!(correction_id(&id, "a"), correction_id(&[8; 16], "a"));
+    }
+
+    #[test]
+    fn a_source_row_is_a_name_and_a_whole_number() {
+        let row =
+            |name: Option<&str>, count: Option<&str>| vec![name.map(str::to_owned), count.map(str::to_owned)];
+        assert_eq!(source_row(&row(Some("post:1"), Some("12"))).unwrap(), ("post:1".to_owned(), 12));
+        for bad in [row(Some("post:1"), Some("1.5")), row(None, Some("1")), row(Some("a"), None), vec![None]]
+        {
+            assert!(matches!(source_row(&bad), Err(CounterError::InvalidArgument(_))), "{bad:?}");
+        }
+    }
+}
