@@ -12,12 +12,13 @@ use slotted_counters_core::package::{self, Routine};
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::call::{Answer, Call, Deltas, NewCounter, StartDate, add_delta, new_write_id};
+use crate::call::{Drift, Reconcile};
 use crate::driver::{Connection, Owner};
 use crate::error::CounterError;
 use crate::flushing::FlushSettings;
 use crate::mode::Mode;
 use crate::plain::Plain;
-use crate::reconcile::{self, Drift, Reconcile, ReconcileCall};
+use crate::reconcile::{self, ReconcileCall};
 use crate::retry::{Retry, RetryBudget, Tries};
 
 /// What a client knows of its package: the statements its calls send and

@@ -34,12 +34,11 @@ mod transaction;
 pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use batch::FlushStats;
 pub use builder::ClientBuilder;
-pub use call::{Keep, NewCounter, Room, RoomOf, StartDate};
+pub use call::{Correction, Drift, Keep, NewCounter, Reconcile, Room, RoomOf, StartDate};
 pub use error::{Bound, CounterError};
 #[cfg(feature = "mysql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub use mysql;
-pub use reconcile::{Correction, Drift, Reconcile};
 pub use retry::RetryBudget;
 pub use slotted_counters_core::periods::{Period, UtcOffset};
 pub use slotted_counters_core::{Cluster, ConfigError, PackageOptions};

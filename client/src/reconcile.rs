@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Duration;
 
-use crate::call::{Answer, Call, WriteId};
+use crate::call::{Answer, Call, Correction, Drift, Reconcile, WriteId};
 use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
 use crate::mode::Mode;
@@ -22,73 +22,6 @@ pub const RECONCILE_WAIT: Duration = Duration::from_secs(60);
 
 /// The most counters one statement reads the values of.
 const READ_BATCH: usize = 500;
-
-/// What to reconcile: the query that counts each counter's source, and
-/// what else to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reconcile<'a> {
-    pub(crate) source: &'a str,
-    pub(crate) set: Option<&'a str>,
-    pub(crate) dry_run: bool,
-}
-
-impl<'a> Reconcile<'a> {
-    /// Reconciles the counters `source` returns a row for: a query of no
-    /// parameter whose rows are a counter's name and its source's count,
-    /// a whole number (`SELECT CONCAT('post:', post_id), COUNT(*) FROM
-    /// comments GROUP BY post_id`). Counters it returns no row for are
-    /// left alone.
-    pub fn query(source: &'a str) -> Self {
-        Reconcile { source, set: None, dry_run: false }
-    }
-
-    /// Names the set of counters the query counts, every counter whose
-    /// name begins with `prefix`: one the query returns no row for counts
-    /// 0 at its source, and is corrected to 0.
-    pub fn set(self, prefix: &'a str) -> Self {
-        Reconcile { set: Some(prefix), ..self }
-    }
-
-    /// Reads and reports every drift, and corrects none.
-    pub fn dry_run(self) -> Self {
-        Reconcile { dry_run: true, ..self }
-    }
-}
-
-/// What a reconcile found of one counter, and did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Drift {
-    pub name: String,
-    /// What its source counted.
-    pub source: i64,
-    /// Its value in the same snapshot; `None`: no such counter.
-    pub counted: Option<i64>,
-    pub correction: Correction,
-}
-
-impl Drift {
-    /// How far the counter was from its source: what the correction adds.
-    pub fn drift(&self) -> Option<i64> {
-        self.counted.and_then(|counted| self.source.checked_sub(counted))
-    }
-}
-
-/// What a reconcile did to one counter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Correction {
-    /// It agreed with its source: nothing to add.
-    NoDrift,
-    /// The drift was added.
-    Added,
-    /// A dry run: the drift was not added.
-    DryRun,
-    /// The correction was refused, and changed nothing: the counter's
-    /// bound or a limit of its periods (a [`CounterError::PastBound`] or
-    /// [`CounterError::PastLimit`], whose message this is). Never forced.
-    Refused(String),
-    /// No counter has the name: a reconcile creates none.
-    NoCounter,
-}
 
 /// A reconcile as a call: what to reconcile, the package's view of totals
 /// (which names the set's members and the lock), and the write id each

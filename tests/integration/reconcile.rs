@@ -173,7 +173,7 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
     let round = AtomicU64::new(0);
     under_writes(&db, || {
         let reconcile = Reconcile::query(SOURCE).set("comments:");
-        if round.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+        if round.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
             counters.reconcile(reconcile).unwrap()
         } else {
             runtime.block_on(async_counters.reconcile(reconcile)).unwrap()

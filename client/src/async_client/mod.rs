@@ -24,11 +24,11 @@ use sqlx::MySqlPool;
 use sqlx::mysql::{MySqlConnection, MySqlSslMode};
 
 use crate::builder::ClientBuilder;
+use crate::call::{Drift, Reconcile};
 use crate::call::{NewCounter, StartDate};
 use crate::engine::Engine;
 use crate::error::CounterError;
 use crate::kept::KeptConnections;
-use crate::reconcile::{Drift, Reconcile};
 
 pub use coalescing::AsyncCoalescing;
 pub use connections::{AsyncConnections, AsyncOnConnection, AsyncPooled};

@@ -36,11 +36,11 @@ use mysql::prelude::Queryable;
 use slotted_counters_core::ConfigError;
 
 use crate::builder::ClientBuilder;
+use crate::call::{Drift, Reconcile};
 use crate::call::{NewCounter, StartDate};
 use crate::driver::ready;
 use crate::engine::Engine;
 use crate::error::CounterError;
-use crate::reconcile::{Drift, Reconcile};
 
 use crate::kept::{DEFAULT_KEPT_CONNECTIONS, KeptConnections};
 pub use coalescing::Coalescing;
