@@ -222,7 +222,8 @@ fn unwritable_out_names_the_path() {
 
 #[test]
 fn help_texts_match_reviewed_snapshots() {
-    for command in ["", "generate", "install", "uninstall", "status", "show", "bench", "advise"] {
+    for command in ["", "generate", "install", "uninstall", "status", "show", "bench", "advise", "reconcile"]
+    {
         let (name, args) = match command {
             "" => ("help".to_owned(), vec!["--help"]),
             command => (format!("{command}-help"), vec![command, "--help"]),
