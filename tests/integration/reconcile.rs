@@ -31,10 +31,10 @@ on_each_server!(
 );
 
 /// The posts, each counted by counter `comments:<post>`.
-const POSTS: i64 = 10;
+pub(crate) const POSTS: i64 = 10;
 
 /// The query that counts each post's comments.
-const SOURCE: &str = "SELECT CONCAT('comments:', post), COUNT(*) FROM comments GROUP BY post";
+pub(crate) const SOURCE: &str = "SELECT CONCAT('comments:', post), COUNT(*) FROM comments GROUP BY post";
 
 /// The default package, a table of comments and a counter per post.
 fn with_comments() -> Database {
@@ -63,7 +63,7 @@ fn sources_and_counters(conn: &mut PooledConn) -> Vec<(i64, i64)> {
 
 /// What one writer's transaction does to a post.
 #[derive(Clone, Copy)]
-enum Change {
+pub(crate) enum Change {
     /// A comment and its increment, in one transaction.
     Comment,
     /// A comment's delete and its decrement, in one transaction.
@@ -74,12 +74,13 @@ enum Change {
     IncrementOnly,
 }
 
-/// Runs `change` on `post` in one transaction, again after a deadlock.
-fn apply(conn: &mut PooledConn, change: Change, post: i64) {
+/// Runs `change` on `post` in one transaction, again after a deadlock (or
+/// a lost certification, on a cluster).
+pub(crate) fn apply(conn: &mut impl Queryable, change: Change, post: i64) {
     let name = format!("comments:{post}");
     loop {
-        conn.query_drop("START TRANSACTION").unwrap();
         let done = (|| -> Result<(), mysql::Error> {
+            conn.query_drop("START TRANSACTION")?;
             match change {
                 Change::Comment | Change::CommentOnly => {
                     conn.exec_drop("INSERT INTO comments (post) VALUES (?)", (post,))?;
@@ -89,9 +90,10 @@ fn apply(conn: &mut PooledConn, change: Change, post: i64) {
                         "SELECT id FROM comments WHERE post = ? ORDER BY id LIMIT 1 FOR UPDATE",
                         (post,),
                     )?;
-                    let Some(id) = id else { return Ok(()) };
-                    conn.exec_drop("DELETE FROM comments WHERE id = ?", (id,))?;
-                    conn.exec_drop("CALL counter_add(?, -1)", (&name,))?;
+                    if let Some(id) = id {
+                        conn.exec_drop("DELETE FROM comments WHERE id = ?", (id,))?;
+                        conn.exec_drop("CALL counter_add(?, -1)", (&name,))?;
+                    }
                 }
                 Change::IncrementOnly => {}
             }
@@ -103,7 +105,9 @@ fn apply(conn: &mut PooledConn, change: Change, post: i64) {
         match done {
             Ok(()) => return,
             Err(error) => {
-                conn.query_drop("ROLLBACK").unwrap();
+                // A deadlock, or a certification lost on Galera, has
+                // rolled the transaction back already.
+                let _ = conn.query_drop("ROLLBACK");
                 match server_error(error) {
                     (1213 | 1020, _) => continue,
                     (code, message) => panic!("a writer failed: {code} {message}"),
