@@ -312,11 +312,24 @@ impl Plain {
         if !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period) {
             return Ok(None);
         }
+        self.counted_in(conn, name, period, from, to).await.map(Some)
+    }
+
+    /// What the buckets of `period` of counter `name` that start in
+    /// `[from, to)` counted, for a period the caller knows it tracks.
+    pub(super) async fn counted_in(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        from: i64,
+        to: i64,
+    ) -> Result<i64, CounterError> {
         let read = statement(
             &self.periods.get_range,
             vec![Param::Text(name), period_param(period), number(from), number(to)],
         );
-        Ok(Some(conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten()).unwrap_or(0)))
+        Ok(conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten()).unwrap_or(0))
     }
 
     /// The answer of a series (see [`crate::call::Call::Series`]): the

@@ -53,8 +53,9 @@ fn first(rows: &[Vec<Option<i64>>]) -> Option<i64> {
 
 /// A moment as the server's `DATETIME` shows it, which a refusal writes.
 fn seconds_text(seconds: i64) -> String {
-    let text = periods::utc_text(seconds);
-    text.split_once('.').map_or(text.clone(), |(whole, _)| whole.to_owned())
+    let mut text = periods::utc_text(seconds);
+    text.truncate("YYYY-MM-DD hh:mm:ss".len());
+    text
 }
 
 fn moment(seconds: i64) -> SystemTime {
@@ -195,7 +196,8 @@ impl Plain {
         for (period, limit) in limits {
             let start = period.start(now);
             let next = period.next(start);
-            let value = self.get_range(conn, name, period, start, next).await?.unwrap_or(0);
+            // The periods were read once, above: a limited one is tracked.
+            let value = self.counted_in(conn, name, period, start, next).await?;
             room.push(Room {
                 of: RoomOf::Limit(period),
                 bound: limit,
