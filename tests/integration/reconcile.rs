@@ -28,6 +28,7 @@ on_each_server!(
     two_reconciles_at_once_add_a_drift_once,
     reconciles_through_cut_connections_neither_lose_nor_double_a_correction,
     the_command_reconciles_and_reports_what_drifted,
+    the_documented_sql_sequence_corrects_a_drift,
 );
 
 /// The posts, each counted by counter `comments:<post>`.
@@ -338,4 +339,39 @@ fn the_command_reconciles_and_reports_what_drifted() {
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
     assert!(stderr(&refused).contains("the write would pass the ceiling 2"), "{}", stderr(&refused));
     assert_eq!(total(&mut conn, "comments:5"), Some(2));
+}
+
+/// The statements of docs/operations.md's reconcile "From SQL", the page's
+/// own text.
+fn documented_sql_sequence() -> Vec<String> {
+    let page = std::fs::read_to_string(support::in_project("docs/operations.md")).unwrap();
+    let section = &page[page.find("**From SQL.**").expect("the paragraph")..];
+    let start = section.find("```sql\n").expect("an SQL block") + "```sql\n".len();
+    let block = &section[start..start + section[start..].find("```").expect("the block's end")];
+    block.split(';').map(str::trim).filter(|statement| !statement.is_empty()).map(str::to_owned).collect()
+}
+
+/// A DBA's sequence, as the docs write it: the snapshot's read shows the
+/// drift of the post with 3 comments its counter missed, and the
+/// correction it shows mends it.
+fn the_documented_sql_sequence_corrects_a_drift() {
+    let db = support::with_package(&PackageOptions::default());
+    let mut conn = db.conn();
+    conn.query_drop(
+        "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL); \
+         INSERT INTO comments (post_id) VALUES (7), (7), (7); \
+         CALL counter_setup('comments:7', 'comments', 4, NULL)",
+    )
+    .unwrap();
+    let statements = documented_sql_sequence();
+    assert_eq!(statements.len(), 7, "{statements:?}");
+    for statement in statements {
+        if statement.starts_with("SELECT name") {
+            let read: Vec<(String, i64, Option<i64>)> = conn.query(&statement).unwrap();
+            assert_eq!(read, [("comments:7".to_owned(), 3, Some(0))], "{statement}");
+        } else {
+            conn.query_drop(&statement).unwrap_or_else(|error| panic!("{statement}: {error}"));
+        }
+    }
+    assert_eq!(total(&mut conn, "comments:7"), Some(3));
 }
