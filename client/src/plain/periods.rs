@@ -72,7 +72,8 @@ fn period_param(period: Period) -> Param<'static> {
 /// The periods a counter tracks, with what each keeps (`None`: all).
 pub(super) type Tracked = Vec<(Period, Option<i64>)>;
 
-/// The periods a write counts in, each with whether it has a limit.
+/// The periods a write counts in, each with whether it has a limit, in the
+/// order of the periods.
 pub(super) type Counted = Vec<(Period, bool)>;
 
 impl Plain {
@@ -92,7 +93,9 @@ impl Plain {
             .collect())
     }
 
-    /// What [`Self::tracked`] reads, and each period's limit (`None`: none).
+    /// What [`Self::tracked`] reads, and each period's limit (`None`:
+    /// none), in the order of the periods: the order in which a write
+    /// takes the quotas' locks, as the routines' trigger does.
     async fn tracked_and_limits(
         &self,
         conn: &mut impl Connection,
@@ -102,14 +105,16 @@ impl Plain {
         if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
             return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
         }
-        Ok(rows
+        let mut tracked: Vec<_> = rows
             .into_iter()
             .filter_map(|row| {
                 let position = usize::try_from(row.first().copied().flatten()?).ok()?;
                 let period = *Period::ALL.get(position.checked_sub(1)?)?;
                 Some((period, row.get(1).copied().flatten(), row.get(3).copied().flatten()))
             })
-            .collect())
+            .collect();
+        tracked.sort_by_key(|&(period, ..)| period as usize);
+        Ok(tracked)
     }
 
     /// The limits of counter `name`, by period, in the order of the periods.
@@ -118,14 +123,12 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Vec<(Period, i64)>, CounterError> {
-        let mut limits: Vec<(Period, i64)> = self
+        Ok(self
             .tracked_and_limits(conn, name)
             .await?
             .into_iter()
             .filter_map(|(period, _, limit)| Some((period, limit?)))
-            .collect();
-        limits.sort_by_key(|&(period, _)| period as usize);
-        Ok(limits)
+            .collect())
     }
 
     /// Where counter `name`'s buckets of `period` start: UTC when it
@@ -211,12 +214,11 @@ impl Plain {
             params.push(number(delta));
             conn.execute(&statement(&self.periods.add_to_buckets[set], params)).await?;
         }
-        let mut limited: Vec<Period> =
+        let limited: Vec<Period> =
             counted.iter().filter(|(_, limited)| *limited).map(|&(period, _)| period).collect();
         if limited.is_empty() {
             return Ok(());
         }
-        limited.sort_by_key(|&period| period as usize);
         let at = match at {
             Moment::At(seconds) => seconds,
             moment => self.server_now(conn).await? - moment.age().unwrap_or(0) / 1_000_000,
