@@ -164,6 +164,14 @@ pub enum Error {
     #[error("corrections refused, the counters left as they were: {}", .0.join("; "))]
     Uncorrected(Vec<String>),
 
+    /// `reconcile --keys` stopped in a range: the ranges before it are done.
+    #[error("the reconcile stopped in keys {first}..{last}: {source}; {resume}")]
+    Stopped { first: i64, last: i64, resume: String, source: slotted_counters::CounterError },
+
+    /// `reconcile --resume` was given a file it cannot resume from.
+    #[error("cannot resume from {}: {problem}", path.display())]
+    Resume { path: PathBuf, problem: String },
+
     /// `show` was asked for counters that do not exist.
     #[error("unknown counter: {}", .0.join(", "))]
     UnknownCounters(Vec<String>),

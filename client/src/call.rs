@@ -2,6 +2,8 @@
 //! calls both clients make, with their arguments already checked.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU64;
+use std::ops::RangeInclusive;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::Routine;
@@ -460,6 +462,8 @@ pub struct Reconcile<'a> {
     pub(crate) source: &'a str,
     pub(crate) set: Option<&'a str>,
     pub(crate) dry_run: bool,
+    /// The first and last key of the source's range the query counts.
+    pub(crate) keys: Option<(i64, i64)>,
 }
 
 impl<'a> Reconcile<'a> {
@@ -469,7 +473,7 @@ impl<'a> Reconcile<'a> {
     /// comments GROUP BY post_id`). Counters it returns no row for are
     /// left alone.
     pub fn query(source: &'a str) -> Self {
-        Reconcile { source, set: None, dry_run: false }
+        Reconcile { source, set: None, dry_run: false, keys: None }
     }
 
     /// Names the set of counters the query counts, every counter whose
@@ -482,6 +486,40 @@ impl<'a> Reconcile<'a> {
     /// Reads and reports every drift, and corrects none.
     pub fn dry_run(self) -> Self {
         Reconcile { dry_run: true, ..self }
+    }
+
+    /// Reconciles the counters of the source's keys `keys` alone, in a
+    /// snapshot of their own: the query takes the range's first and last
+    /// key as its two parameters, in that order (`... WHERE post_id
+    /// BETWEEN ? AND ? GROUP BY post_id`). A range cannot name a set, whose
+    /// members have no key: a query that counts every key of the range,
+    /// zeros included, reads them from the parent table (`FROM posts LEFT
+    /// JOIN comments ...`).
+    pub fn keys(self, keys: RangeInclusive<i64>) -> Self {
+        Reconcile { keys: Some((*keys.start(), *keys.end())), ..self }
+    }
+
+    /// The range of the source's keys this reconcile counts, if one.
+    pub fn key_range(&self) -> Option<RangeInclusive<i64>> {
+        self.keys.map(|(first, last)| first..=last)
+    }
+
+    /// This reconcile split into ranges of at most `batch` keys each, in
+    /// the order of the keys, which together cover `keys`: each is run as
+    /// a reconcile of its own, so that no snapshot spans a large source,
+    /// and a run that stopped resumes at the range after the last it
+    /// finished.
+    pub fn ranges(self, keys: RangeInclusive<i64>, batch: NonZeroU64) -> impl Iterator<Item = Reconcile<'a>> {
+        let (first, last) = (i128::from(*keys.start()), i128::from(*keys.end()));
+        let batch = i128::from(batch.get());
+        let count = if first > last { 0 } else { (last - first) / batch + 1 };
+        (0..count).map(move |range| {
+            let start = first + range * batch;
+            let end = (start + batch - 1).min(last);
+            // Both lie within the i64 range `keys` came from.
+            let key = |key: i128| i64::try_from(key).unwrap_or(i64::MAX);
+            self.keys(key(start)..=key(end))
+        })
     }
 }
 

@@ -62,6 +62,7 @@ pub(crate) async fn run(
     conn: &mut impl Connection,
     call: ReconcileCall<'_>,
 ) -> Result<Vec<Drift>, CounterError> {
+    check(&call.reconcile)?;
     let wait = i64::try_from(RECONCILE_WAIT.as_secs()).unwrap_or(i64::MAX);
     let lock = text(
         format!("SELECT GET_LOCK({LOCK_NAME}, ?)"),
@@ -79,6 +80,79 @@ pub(crate) async fn run(
     // A broken connection has released it already.
     let _ = conn.execute(&release).await;
     outcome
+}
+
+/// Refuses a reconcile that could not count what it names.
+fn check(reconcile: &Reconcile<'_>) -> Result<(), CounterError> {
+    match (reconcile.keys, reconcile.set) {
+        (Some(_), Some(_)) => Err(CounterError::InvalidArgument(
+            "a reconcile of a range of keys cannot name a set, whose members have no key: \
+             count every key of the range, zeros included, from the parent table (FROM posts LEFT JOIN ...)"
+                .to_owned(),
+        )),
+        (Some((first, last)), None) if first > last => Err(CounterError::InvalidArgument(format!(
+            "the range of keys {first}..={last} holds no key: its first key is past its last"
+        ))),
+        (keys, _) => match (placeholders(reconcile.source), keys) {
+            (2, Some(_)) | (0, None) => Ok(()),
+            (taken, Some(_)) => Err(CounterError::InvalidArgument(format!(
+                "the reconcile's query takes {taken} parameters (?), and a range of keys gives it two: \
+                 the range's first and last key (... WHERE post_id BETWEEN ? AND ?)"
+            ))),
+            (taken, None) => Err(CounterError::InvalidArgument(format!(
+                "the reconcile's query takes {taken} parameters (?): give it a range of keys, \
+                 whose first and last key are its two"
+            ))),
+        },
+    }
+}
+
+/// How many `?` parameters `sql` takes: those outside its strings, quoted
+/// names and comments. A comment the server runs (`/*! ... */`, `/*M!
+/// ... */`) is code. Counted here because the drivers differ: the `mysql`
+/// crate refuses a mismatch, sqlx sends parameters a statement does not
+/// take, and the server ignores them.
+fn placeholders(sql: &str) -> usize {
+    let chars: Vec<char> = sql.chars().collect();
+    let at = |index: usize| chars.get(index).copied();
+    let (mut count, mut index) = (0, 0);
+    while let Some(character) = at(index) {
+        index += 1;
+        match character {
+            '?' => count += 1,
+            quote @ ('\'' | '"' | '`') => {
+                while let Some(inside) = at(index) {
+                    index += 1;
+                    if inside == '\\' && quote != '`' {
+                        index += 1;
+                    } else if inside == quote {
+                        // A doubled quote is one quote inside the string.
+                        if at(index) != Some(quote) {
+                            break;
+                        }
+                        index += 1;
+                    }
+                }
+            }
+            // `--` begins a comment only before a space: `a --1` is `a - -1`.
+            '-' if at(index) == Some('-') && at(index + 1).is_none_or(char::is_whitespace) => {
+                index = line_end(&chars, index);
+            }
+            '#' => index = line_end(&chars, index),
+            '/' if at(index) == Some('*') && !matches!(at(index + 1), Some('!' | 'M')) => {
+                index = (index + 1..chars.len())
+                    .find(|&end| chars[end - 1] == '*' && chars[end] == '/' && end > index + 1)
+                    .map_or(chars.len(), |end| end + 1);
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+/// Where the line that holds `index` ends.
+fn line_end(chars: &[char], index: usize) -> usize {
+    chars[index..].iter().position(|&character| character == '\n').map_or(chars.len(), |end| index + end + 1)
 }
 
 /// Reads every count in one snapshot, then corrects each drift.
@@ -128,7 +202,11 @@ async fn read_snapshot(
     call: ReconcileCall<'_>,
 ) -> Result<Vec<Drift>, CounterError> {
     let mut sources = BTreeMap::new();
-    for row in conn.texts(&text(call.reconcile.source, Vec::new())).await? {
+    let keys = match call.reconcile.keys {
+        Some((first, last)) => vec![Param::Number(Some(first)), Param::Number(Some(last))],
+        None => Vec::new(),
+    };
+    for row in conn.texts(&text(call.reconcile.source, keys)).await? {
         let (name, source) = source_row(&row)?;
         if sources.insert(name.clone(), source).is_some() {
             return Err(CounterError::InvalidArgument(format!(
@@ -194,6 +272,8 @@ fn source_row(row: &[Option<String>]) -> Result<(String, i64), CounterError> {
 
 #[cfg(test)]
 mod tests {
+    use std::num::NonZeroU64;
+
     use super::*;
 
     #[test]
@@ -202,6 +282,51 @@ mod tests {
         assert_eq!(correction_id(&id, "a"), correction_id(&id, "a"));
         assert_ne!(correction_id(&id, "a"), correction_id(&id, "b"));
         assert_ne!(correction_id(&id, "a"), correction_id(&[8; 16], "a"));
+    }
+
+    #[test]
+    fn ranges_cover_the_keys_once_in_order_and_in_batches() {
+        let batch = |size| NonZeroU64::new(size).unwrap();
+        let keys = |reconcile: Reconcile<'_>| reconcile.key_range().unwrap();
+        let ranges: Vec<_> = Reconcile::query("q").ranges(1..=10, batch(4)).map(keys).collect();
+        assert_eq!(ranges, [1..=4, 5..=8, 9..=10]);
+        let single: Vec<_> = Reconcile::query("q").ranges(-3..=-3, batch(100)).map(keys).collect();
+        assert_eq!(single, [-3..=-3]);
+        // A first key past the last, as a caller's variables may give it.
+        let (first, last) = (5, 4);
+        assert_eq!(Reconcile::query("q").ranges(first..=last, batch(1)).count(), 0);
+        let edge: Vec<_> =
+            Reconcile::query("q").ranges(i64::MAX - 2..=i64::MAX, batch(2)).map(keys).collect();
+        assert_eq!(edge, [i64::MAX - 2..=i64::MAX - 1, i64::MAX..=i64::MAX]);
+        let wide = Reconcile::query("q").ranges(i64::MIN..=i64::MAX, batch(u64::MAX));
+        assert_eq!(wide.map(keys).collect::<Vec<_>>(), [i64::MIN..=i64::MAX - 1, i64::MAX..=i64::MAX]);
+    }
+
+    #[test]
+    fn a_range_refuses_a_set_a_first_key_past_its_last_and_a_query_without_its_two_parameters() {
+        let ranged = "SELECT p, COUNT(*) FROM t WHERE p BETWEEN ? AND ? GROUP BY p";
+        assert!(check(&Reconcile::query(ranged).keys(1..=2)).is_ok());
+        assert!(check(&Reconcile::query(ranged).keys(1..=2).set("p:")).is_err());
+        let (first, last) = (2, 1);
+        assert!(check(&Reconcile::query(ranged).keys(first..=last)).is_err());
+        assert!(check(&Reconcile::query(ranged)).is_err());
+        assert!(check(&Reconcile::query("SELECT p, COUNT(*) FROM t GROUP BY p").keys(1..=2)).is_err());
+    }
+
+    #[test]
+    fn parameters_are_counted_outside_strings_names_and_comments() {
+        for (sql, taken) in [
+            ("SELECT a, b FROM t WHERE k BETWEEN ? AND ?", 2),
+            ("SELECT '?', \"?\", `?` FROM t WHERE k = ?", 1),
+            ("SELECT 'it''s ?', 'a \\' ?' FROM t", 0),
+            ("SELECT a -- why?\n, b # really?\n FROM t /* ? */ WHERE k >= ?", 1),
+            ("SELECT a, b FROM t WHERE k >= ? /*!80000 AND k <= ? */", 2),
+            ("SELECT a --1, b FROM t WHERE k = ?", 1),
+            ("SELECT a, b FROM t WHERE k = ? --", 1),
+            ("SELECT a, b FROM t /*/ ? */ WHERE k = ?", 1),
+        ] {
+            assert_eq!(placeholders(sql), taken, "{sql}");
+        }
     }
 
     #[test]

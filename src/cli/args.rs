@@ -1,6 +1,8 @@
 //! The command line: argument definitions only. Doc comments here are the
 //! `--help` text, written for the DBA who runs the tool.
 
+use std::num::NonZeroU64;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -82,6 +84,26 @@ pub struct ReconcileArgs {
     /// Without it, such counters are left alone
     #[arg(long, value_name = "PREFIX")]
     pub set: Option<String>,
+
+    /// Reconcile the counters of keys FIRST to LAST, both included, in
+    /// ranges of --batch-size keys, each in a snapshot of its own. A key is
+    /// what a counter's name is made of (a post's id), so that each counter
+    /// falls in one range; the query takes a range's first and last key as
+    /// its two parameters ("... WHERE post_id BETWEEN ? AND ? GROUP BY
+    /// post_id") and counts every key of it, zeros included (FROM posts
+    /// LEFT JOIN comments ...)
+    #[arg(long, value_name = "FIRST..LAST", value_parser = parse_keys, conflicts_with = "set")]
+    pub keys: Option<RangeInclusive<i64>>,
+
+    /// How many keys each range of --keys holds
+    #[arg(long, value_name = "N", default_value = "1000", requires = "keys")]
+    pub batch_size: NonZeroU64,
+
+    /// Keep the run's progress in FILE, and resume from it: a run that
+    /// stopped starts again at the first range it did not finish. The
+    /// file is removed when every range is done
+    #[arg(long, value_name = "FILE", requires = "keys")]
+    pub resume: Option<PathBuf>,
 
     /// Read and report every drift, and correct none
     #[arg(long)]
@@ -281,4 +303,15 @@ pub struct AdviseArgs {
     /// Seconds each round runs
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     pub duration: f64,
+}
+
+/// A range of keys, `FIRST..LAST`, both included.
+fn parse_keys(text: &str) -> Result<RangeInclusive<i64>, String> {
+    let (first, last) = text.split_once("..").ok_or("expected FIRST..LAST, such as 1..100000")?;
+    let key = |key: &str| key.trim().parse::<i64>().map_err(|error| format!("{key:?} is not a key: {error}"));
+    let (first, last) = (key(first)?, key(last)?);
+    if first > last {
+        return Err(format!("the first key, {first}, is past the last, {last}"));
+    }
+    Ok(first..=last)
 }

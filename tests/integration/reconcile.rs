@@ -3,9 +3,12 @@
 //! transactions as its rows, drifts injected beside them, and reconciles
 //! through every client and the command line.
 
+use std::io::{BufRead, BufReader};
+use std::num::NonZeroU64;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mysql::PooledConn;
 use mysql::prelude::Queryable;
@@ -28,6 +31,8 @@ on_each_server!(
     two_reconciles_at_once_add_a_drift_once,
     reconciles_through_cut_connections_neither_lose_nor_double_a_correction,
     the_command_reconciles_and_reports_what_drifted,
+    the_command_refuses_bad_ranges_and_stops_where_a_range_fails,
+    a_large_source_reconciles_in_ranges_stopped_once_and_resumed,
     the_documented_sql_sequence_corrects_a_drift,
 );
 
@@ -37,15 +42,23 @@ pub(crate) const POSTS: i64 = 10;
 /// The query that counts each post's comments.
 pub(crate) const SOURCE: &str = "SELECT CONCAT('comments:', post), COUNT(*) FROM comments GROUP BY post";
 
-/// The default package, a table of comments and a counter per post.
+/// The query that counts the comments of the posts of a range of their
+/// ids, zeros included, as a reconcile in ranges runs it.
+const RANGED_SOURCE: &str = "SELECT CONCAT('comments:', p.id), COUNT(c.id) FROM posts p \
+     LEFT JOIN comments c ON c.post = p.id WHERE p.id BETWEEN ? AND ? GROUP BY p.id";
+
+/// The default package, a table of posts, one of their comments and a
+/// counter per post.
 fn with_comments() -> Database {
     let db = support::with_package(&PackageOptions::default());
     let mut conn = db.conn();
     conn.query_drop(
-        "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post))",
+        "CREATE TABLE posts (id INT PRIMARY KEY); \
+         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post))",
     )
     .unwrap();
     for post in 0..POSTS {
+        conn.exec_drop("INSERT INTO posts VALUES (?)", (post,)).unwrap();
         conn.exec_drop("CALL counter_setup(?, 'comments', 8, NULL)", (format!("comments:{post}"),)).unwrap();
     }
     db
@@ -178,10 +191,13 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
     let round = AtomicU64::new(0);
     under_writes(&db, || {
         let reconcile = Reconcile::query(SOURCE).set("comments:");
-        if round.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
-            counters.reconcile(reconcile).unwrap()
-        } else {
-            runtime.block_on(async_counters.reconcile(reconcile)).unwrap()
+        match round.fetch_add(1, Ordering::SeqCst) % 3 {
+            0 => counters.reconcile(reconcile).unwrap(),
+            1 => runtime.block_on(async_counters.reconcile(reconcile)).unwrap(),
+            _ => Reconcile::query(RANGED_SOURCE)
+                .ranges(0..=POSTS - 1, NonZeroU64::new(3).unwrap())
+                .flat_map(|range| counters.reconcile(range).unwrap())
+                .collect(),
         }
     });
 }
@@ -259,14 +275,39 @@ fn a_set_corrects_counters_without_source_rows_and_refuses_past_a_bound() {
     }
     assert_eq!(total(&mut conn, "stock:1"), Some(2), "a refused correction changes nothing");
 
-    for (query, words) in [
-        ("SELECT 'a'", "rows of two columns"),
-        ("SELECT 'comments:1', 1.5", "a whole number"),
-        ("SELECT 'comments:1', 1 UNION ALL SELECT 'comments:1', 2", "twice"),
+    let (first, last) = (3, 0);
+    let past_the_last = first..=last;
+    for (reconcile, words) in [
+        (Reconcile::query("SELECT 'a'"), "rows of two columns"),
+        (Reconcile::query("SELECT 'comments:1', 1.5"), "a whole number"),
+        (Reconcile::query("SELECT 'comments:1', 1 UNION ALL SELECT 'comments:1', 2"), "twice"),
+        (Reconcile::query(RANGED_SOURCE).keys(0..=3).set("comments:"), "cannot name a set"),
+        (Reconcile::query(RANGED_SOURCE).keys(past_the_last), "holds no key"),
     ] {
-        match counters.reconcile(Reconcile::query(query)) {
+        match counters.reconcile(reconcile) {
             Err(CounterError::InvalidArgument(message)) => assert!(message.contains(words), "{message}"),
-            other => panic!("{query}: {other:?}"),
+            other => panic!("{reconcile:?}: {other:?}"),
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let async_counters = runtime.block_on(async {
+        let pool = MySqlPoolOptions::new().connect(&db.url()).await.unwrap();
+        AsyncCounters::new(pool).unwrap()
+    });
+    // The drivers differ here: sqlx would send a query parameters it does
+    // not take, and the server would ignore them.
+    for reconcile in [Reconcile::query(RANGED_SOURCE), Reconcile::query(SOURCE).keys(0..=3)] {
+        for refused in [counters.reconcile(reconcile), runtime.block_on(async_counters.reconcile(reconcile))]
+        {
+            match refused {
+                Err(CounterError::InvalidArgument(message)) => {
+                    assert!(
+                        message.contains("takes 2 parameters") || message.contains("takes 0 parameters"),
+                        "{message}"
+                    );
+                }
+                other => panic!("{reconcile:?}: {other:?}"),
+            }
         }
     }
 }
@@ -339,6 +380,228 @@ fn the_command_reconciles_and_reports_what_drifted() {
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
     assert!(stderr(&refused).contains("the write would pass the ceiling 2"), "{}", stderr(&refused));
     assert_eq!(total(&mut conn, "comments:5"), Some(2));
+}
+
+/// Ranges the command cannot run are refused with the option at fault; a
+/// range whose query fails stops the run there, saying where, and leaves
+/// the ranges before it done and the file pointing at it.
+fn the_command_refuses_bad_ranges_and_stops_where_a_range_fails() {
+    let db = with_comments();
+    let mut conn = db.conn();
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    let progress = dir.path().join("progress");
+    let file = progress.to_str().unwrap();
+    let command = |extra: &[&str]| {
+        let mut args = vec!["reconcile", "--url", &url, "--query", RANGED_SOURCE];
+        args.extend(extra);
+        slotted_counters(&args)
+    };
+    for (extra, words) in [
+        (&["--keys", "5..1"][..], "the first key, 5, is past the last, 1"),
+        (&["--keys", "1-5"], "expected FIRST..LAST"),
+        (&["--keys", "0..9", "--set", "comments:"], "cannot be used with"),
+        (&["--keys", "0..9", "--batch-size", "0"], "--batch-size"),
+        (&["--batch-size", "5"], "--keys"),
+        (&["--resume", file], "--keys"),
+    ] {
+        let refused = command(extra);
+        assert_eq!(refused.status.code(), Some(2), "{extra:?}: {}", stderr(&refused));
+        assert!(stderr(&refused).contains(words), "{extra:?}: {}", stderr(&refused));
+    }
+
+    std::fs::write(&progress, "next 3\nquery SELECT 1\n").unwrap();
+    let other = command(&["--keys", "0..9", "--resume", file]);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(stderr(&other).contains("holds the progress of another query"), "{}", stderr(&other));
+    assert_eq!(std::fs::read_to_string(&progress).unwrap(), "next 3\nquery SELECT 1\n", "the file is kept");
+    std::fs::remove_file(&progress).unwrap();
+
+    conn.query_drop("INSERT INTO comments (post) VALUES (1), (8)").unwrap();
+    let failing =
+        RANGED_SOURCE.replace("CONCAT('comments:', p.id)", "IF(p.id = 7, NULL, CONCAT('comments:', p.id))");
+    let args = [
+        "reconcile",
+        "--url",
+        &url,
+        "--query",
+        &failing,
+        "--keys",
+        "0..9",
+        "--batch-size",
+        "5",
+        "--resume",
+        file,
+    ];
+    let stopped = slotted_counters(&args);
+    assert_eq!(stopped.status.code(), Some(1));
+    let steps = stderr(&stopped);
+    assert!(
+        steps.starts_with("keys 0..4: 5 counters read, 1 drifted, 1 corrected; 50.0% of the keys done\n"),
+        "{steps}"
+    );
+    assert!(
+        steps.contains("the reconcile stopped in keys 5..9: ") && steps.contains("neither NULL"),
+        "{steps}"
+    );
+    assert!(steps.contains("run the same command again to resume"), "{steps}");
+    assert!(std::fs::read_to_string(&progress).unwrap().starts_with("next 5\n"));
+    assert_eq!(sources_and_counters(&mut conn)[1], (1, 1));
+    assert_eq!(sources_and_counters(&mut conn)[8], (1, 0), "not corrected: its range stopped");
+}
+
+/// The posts of the large source, each with 10 comments.
+const LARGE_POSTS: i64 = 10_000;
+
+/// `SELECT n` for every n in `0..10^digits`, without a recursive CTE's
+/// depth limit, which MySQL and MariaDB set apart.
+fn numbers(digits: u32) -> String {
+    let digit = "(SELECT 0 AS d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 \
+         UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+    let sum: Vec<String> = (0..digits).map(|place| format!("{} * d{place}.d", 10_i64.pow(place))).collect();
+    let from: Vec<String> = (0..digits).map(|place| format!("{digit} AS d{place}")).collect();
+    format!("SELECT {} AS n FROM {}", sum.join(" + "), from.join(" CROSS JOIN "))
+}
+
+/// The posts whose counter differs from their comments: none once a
+/// reconcile of every post is done.
+fn large_drifts(conn: &mut PooledConn) -> Vec<(i64, i64, i64)> {
+    conn.query(
+        "SELECT p.id, COALESCE(c.comments, 0), t.total FROM posts p \
+         LEFT JOIN (SELECT post, COUNT(*) AS comments FROM comments GROUP BY post) c ON c.post = p.id \
+         JOIN counter_totals t ON t.counter_name = CONCAT('comments:', p.id) \
+         WHERE t.total <> COALESCE(c.comments, 0) ORDER BY p.id",
+    )
+    .unwrap()
+}
+
+/// The session of this test's database that waits in `GET_LOCK`.
+fn waiting_for_a_named_lock(conn: &mut PooledConn) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let waiting: Option<u64> = conn
+            .query_first(
+                "SELECT ID FROM information_schema.PROCESSLIST \
+                 WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE '%GET_LOCK%'",
+            )
+            .unwrap();
+        if let Some(id) = waiting {
+            return id;
+        }
+        assert!(Instant::now() < deadline, "no reconcile waited for the lock");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// 100,000 comments over 10,000 posts, 311 of whose counters drifted (a
+/// comment without its increment, increments without comments, every
+/// comment of a post deleted): `reconcile --keys` in ranges of 500 shows
+/// each range on stderr. Killed while it waits for the package's lock of
+/// reconciles, which a DBA's session holds as the docs spell it, it leaves
+/// in its file the first range it did not finish; run again, it resumes
+/// there, and every counter equals its source.
+fn a_large_source_reconciles_in_ranges_stopped_once_and_resumed() {
+    let db = support::with_package(&PackageOptions::default());
+    let mut conn = db.conn();
+    conn.query_drop(format!(
+        "CREATE TABLE posts (id INT PRIMARY KEY); \
+         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post)); \
+         INSERT INTO posts SELECT n + 1 FROM ({}) AS numbers; \
+         INSERT INTO comments (post) SELECT n % {LARGE_POSTS} + 1 FROM ({}) AS numbers",
+        numbers(4),
+        numbers(5)
+    ))
+    .unwrap();
+    for first in (1..=LARGE_POSTS).step_by(1000) {
+        let calls: Vec<String> = (first..first + 1000)
+            .map(|post| format!("CALL counter_setup('comments:{post}', 'comments', 2, 10)"))
+            .collect();
+        conn.query_drop(calls.join("; ")).unwrap();
+    }
+    conn.query_drop(
+        "INSERT INTO comments (post) SELECT id FROM posts WHERE id <= 200; \
+         DELETE FROM comments WHERE post >= 9990",
+    )
+    .unwrap();
+    let increments: Vec<String> =
+        (5001..=5100).map(|post| format!("CALL counter_add('comments:{post}', 2)")).collect();
+    conn.query_drop(increments.join("; ")).unwrap();
+    assert_eq!(large_drifts(&mut conn).len(), 311);
+
+    let dir = tempfile::tempdir().unwrap();
+    let progress = dir.path().join("comments.progress");
+    let url = db.url();
+    let args = [
+        "reconcile",
+        "--url",
+        &url,
+        "--query",
+        RANGED_SOURCE,
+        "--keys",
+        "1..10000",
+        "--batch-size",
+        "500",
+        "--resume",
+        progress.to_str().unwrap(),
+    ];
+    let mut run = Command::new(env!("CARGO_BIN_EXE_slotted-counters-under-test"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(run.stderr.take().unwrap()).lines();
+    let mut shown = Vec::new();
+    let mut dba = db.conn();
+    while shown.len() < 2 {
+        shown.push(lines.next().expect("a range's progress").unwrap());
+    }
+    let lock: i64 = dba
+        .query_first(
+            "SELECT GET_LOCK(CONCAT('slotted_counters:', \
+             LEFT(SHA2(CONCAT(DATABASE(), '.', 'counter_totals'), 256), 40)), 60)",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(lock, 1);
+    let waiting = waiting_for_a_named_lock(&mut dba);
+    run.kill().unwrap();
+    run.wait().unwrap();
+    dba.query_drop(format!("KILL {waiting}")).unwrap();
+    shown.extend(lines.map_while(Result::ok));
+    dba.query_drop("DO RELEASE_LOCK(CONCAT('slotted_counters:', LEFT(SHA2(CONCAT(DATABASE(), '.', 'counter_totals'), 256), 40)))").unwrap();
+
+    assert!(
+        shown[0].starts_with("keys 1..500: 500 counters read, 200 drifted, 200 corrected; 5.0%"),
+        "{shown:?}"
+    );
+    let last_done: i64 = shown
+        .last()
+        .unwrap()
+        .strip_prefix("keys ")
+        .and_then(|line| line.split_once(':'))
+        .and_then(|(keys, _)| keys.split_once(".."))
+        .and_then(|(_, last)| last.parse().ok())
+        .unwrap_or_else(|| panic!("{shown:?}"));
+    assert!(last_done < LARGE_POSTS, "the run stopped before its end: {shown:?}");
+    let held = std::fs::read_to_string(&progress).unwrap();
+    assert!(held.starts_with(&format!("next {}\n", last_done + 1)), "{held}");
+
+    let resumed = succeeded(slotted_counters(&args));
+    let (report, steps) = (stdout(&resumed), stderr(&resumed));
+    assert!(
+        steps.starts_with(&format!("resuming at key {}\nkeys {}..", last_done + 1, last_done + 1)),
+        "{steps}"
+    );
+    assert!(
+        steps.contains("keys 9501..10000: 500 counters read, 11 drifted, 11 corrected; 100.0%"),
+        "{steps}"
+    );
+    assert!(report.contains("comments:9990") && report.contains("comments:5001"), "{report}");
+    let summary = report.lines().last().unwrap_or_default();
+    assert!(summary.starts_with(&format!("{} counters read, ", LARGE_POSTS - last_done)), "{report}");
+    assert!(!progress.exists(), "a finished run removes its progress");
+    assert_eq!(large_drifts(&mut conn), []);
 }
 
 /// The statements of docs/operations.md's reconcile "From SQL", the page's

@@ -88,12 +88,16 @@ fn params(statement: &Statement<'_>) -> Params {
 
 /// An error of the `mysql` crate: a server's keeps its number, SQLSTATE
 /// and message, and the package's refusals become their variants; a value
-/// that is not the type asked for is an unexpected answer; any other is a
-/// failed connection.
+/// that is not the type asked for is an unexpected answer; parameters a
+/// caller's statement does not take are an invalid argument, refused
+/// before it was sent; any other is a failed connection.
 impl From<mysql::Error> for CounterError {
     fn from(error: mysql::Error) -> Self {
         match error {
             mysql::Error::MySqlError(server) => server_error(server),
+            error @ mysql::Error::DriverError(mysql::DriverError::MismatchedStmtParams(..)) => {
+                CounterError::InvalidArgument(sentence(&error))
+            }
             error @ (mysql::Error::FromValueError(_) | mysql::Error::FromRowError(_)) => {
                 CounterError::unexpected_answer(sentence(&error), Some(Box::new(error)))
             }
