@@ -627,7 +627,7 @@ fn the_documented_sql_sequence_corrects_a_drift() {
     )
     .unwrap();
     let statements = documented_sql_sequence();
-    assert_eq!(statements.len(), 7, "{statements:?}");
+    assert_eq!(statements.len(), 8, "{statements:?}");
     for statement in statements {
         if statement.starts_with("SELECT name") {
             let read: Vec<(String, i64, Option<i64>)> = conn.query(&statement).unwrap();
