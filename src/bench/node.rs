@@ -57,7 +57,10 @@ impl Node {
             )
             .map_err(|source| Error::Connect { target: target.clone(), source, hint: "" })
         };
-        let pool = pool_of(clients + 1)?;
+        // Beside the clients: the round's own connection, and the
+        // reconciler's when a round reconciles.
+        let reconciler = variants.iter().any(|variant| variant.profile().reconciles);
+        let pool = pool_of(clients + 1 + u32::from(reconciler))?;
         let handle = |variant: Variant, write_ids: bool| -> Result<Option<Coalescing>, Error> {
             if !variants.contains(&variant) {
                 return Ok(None);

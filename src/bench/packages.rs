@@ -42,6 +42,10 @@ pub(super) fn package(
             PackageOptions::builder().table("bench_periods_counters").prefix("bench_periods_")
         }
         Variant::Quota => PackageOptions::builder().table("bench_quota_counters").prefix("bench_quota_"),
+        Variant::Sourced => {
+            PackageOptions::builder().table("bench_sourced_counters").prefix("bench_sourced_")
+        }
+        Variant::SourcedReconciling => return package(Variant::Sourced, slots, max_slots, group_replication),
         Variant::Transaction => PackageOptions::builder().table("bench_tx_counters").prefix("bench_tx_"),
         Variant::AddMany => PackageOptions::builder().table("bench_many_counters").prefix("bench_many_"),
         Variant::Coalesced => {

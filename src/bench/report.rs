@@ -206,6 +206,9 @@ pub struct RoundResult {
     pub server_deadlocks: Option<u64>,
     /// How the shared handle flushed, for the coalesced variant.
     pub coalesced: Option<CoalescedFigures>,
+    /// The reconciles that ran beside the clients, for
+    /// `sourced-reconciling`.
+    pub reconciles: Option<ReconcileFigures>,
     /// The benchmark process's own CPU time per acknowledged increment, in
     /// microseconds: what the clients cost beside the server's work, on a
     /// machine both share.
@@ -213,6 +216,15 @@ pub struct RoundResult {
     /// How much the measured counters grew, and whether that is exactly `increments`.
     pub total_change: i64,
     pub total_exact: bool,
+}
+
+/// What the reconciles beside a round's clients did.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct ReconcileFigures {
+    /// Reconciles run, one after another, while the clients wrote.
+    pub runs: u64,
+    /// Corrections they added: none, when each increment commits with its row.
+    pub corrected: u64,
 }
 
 /// What the coalesced variant's handles did in one round.
@@ -329,6 +341,7 @@ impl RoundResult {
             group_replication_conflicts: None,
             server_deadlocks: None,
             coalesced: None,
+            reconciles: None,
             client_cpu_us: CpuTime::default(),
             total_change,
             total_exact: total_change == 100,

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,12 +16,12 @@ use mysql::{PooledConn, Statement};
 
 use super::floor::Floor;
 use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
-use super::report::{ClientOutcome, CoalescedFigures, CpuTime, Latencies, RoundResult};
+use super::report::{ClientOutcome, CoalescedFigures, CpuTime, Latencies, ReconcileFigures, RoundResult};
 use super::variant::Variant;
-use super::workbench::{ORDER_SQL, REPLICATION_WAIT, Workbench};
+use super::workbench::{ORDER_SQL, RECONCILE_SQL, REPLICATION_WAIT, SOURCE_SQL, Workbench};
 use crate::database;
 use crate::error::Error;
-use slotted_counters::{Coalescing, CounterError, Counters, FlushStats};
+use slotted_counters::{Coalescing, Correction, CounterError, Counters, FlushStats, Reconcile};
 
 impl Workbench {
     /// Runs one round and checks its totals; a coalesced round's flushes
@@ -41,9 +42,11 @@ impl Workbench {
         let before_total = self.total(&mut conn, case)?;
         let before_cpu = ProcessCpu::now();
 
-        let (started, outcomes) = if case.variant.profile().is_async {
+        let (started, outcomes, reconciles) = if case.variant.profile().is_async {
             let tasks = self.tasks.as_ref().expect("prepare makes the tasks' runtime for the async variants");
-            tasks.round(case, budget, |client| self.targets(case, client), progress)
+            let (started, outcomes) =
+                tasks.round(case, budget, |client| self.targets(case, client), progress);
+            (started, outcomes, None)
         } else {
             self.threads(case, budget, progress)?
         };
@@ -95,6 +98,7 @@ impl Workbench {
                     flush_over_commit: floor.map(|floor| flush_ms / floor.commit_ms),
                 }
             }),
+            reconciles,
             client_cpu_us: cpu.per(increments),
             total_change: after_total - before_total,
             total_exact: after_total - before_total == moved,
@@ -153,24 +157,35 @@ impl Workbench {
         case: Case,
         budget: Budget,
         progress: &ProgressBar,
-    ) -> Result<(Instant, Vec<ClientOutcome>), Error> {
+    ) -> Result<(Instant, Vec<ClientOutcome>, Option<ReconcileFigures>), Error> {
+        let reconciler = match (case.variant.profile().reconciles, self.package(case.variant, case.slots)?) {
+            (true, Some(package)) => {
+                Some(Counters::builder(self.pool_of(0).clone()).package(&package).build()?)
+            }
+            _ => None,
+        };
         let barrier = Barrier::new(case.clients as usize + 1);
-        let (started, outcomes) = thread::scope(|scope| {
+        let clients_done = AtomicBool::new(false);
+        let (started, outcomes, reconciles) = thread::scope(|scope| {
             let clients: Vec<_> = (0..case.clients)
                 .map(|client| {
                     let barrier = &barrier;
                     scope.spawn(move || self.client(case, client, budget, barrier, progress))
                 })
                 .collect();
+            let reconciles =
+                reconciler.as_ref().map(|counters| scope.spawn(|| reconcile_until(counters, &clients_done)));
             barrier.wait();
             let started = Instant::now();
             let outcomes: Vec<Result<ClientOutcome, Error>> = clients
                 .into_iter()
                 .map(|client| client.join().expect("a benchmark client panicked"))
                 .collect();
-            (started, outcomes)
+            clients_done.store(true, Ordering::Relaxed);
+            let reconciles = reconciles.map(|reconciles| reconciles.join().expect("the reconciler panicked"));
+            (started, outcomes, reconciles)
         });
-        Ok((started, outcomes.into_iter().collect::<Result<Vec<_>, _>>()?))
+        Ok((started, outcomes.into_iter().collect::<Result<Vec<_>, _>>()?, reconciles.transpose()?))
     }
 
     /// One client's loop: prepared statement, barrier, bounded iterations.
@@ -211,6 +226,10 @@ impl Workbench {
                         without_snapshot_isolation(&mut conn)?;
                         let order = conn.prep(ORDER_SQL).map_err(Error::Query)?;
                         Incrementer::Order(conn, statement, order)
+                    }
+                    Variant::Sourced | Variant::SourcedReconciling => {
+                        let row = conn.prep(SOURCE_SQL).map_err(Error::Query)?;
+                        Incrementer::Order(conn, statement, row)
                     }
                     Variant::AddMany => {
                         let deltas: serde_json::Map<String, serde_json::Value> = self
@@ -256,8 +275,8 @@ enum Incrementer<'a> {
     Statement(PooledConn, Statement),
     /// One transaction per iteration, one statement per counter in it.
     Transaction(PooledConn, Statement),
-    /// One transaction per counter: the statement, then the insert of an
-    /// order for that counter ([`ORDER_SQL`]).
+    /// One transaction per counter: the statement, then the insert of the
+    /// row it counts ([`ORDER_SQL`], [`SOURCE_SQL`]).
     Order(PooledConn, Statement, Statement),
     /// One statement per iteration for every counter, with this argument.
     Batch(PooledConn, Statement, String),
@@ -330,6 +349,19 @@ impl Incrementer<'_> {
         }
         Ok(())
     }
+}
+
+/// Reconciles `sourced-reconciling`'s counters against their rows, one
+/// run after another, until `clients_done`.
+fn reconcile_until(counters: &Counters, clients_done: &AtomicBool) -> Result<ReconcileFigures, Error> {
+    let mut figures = ReconcileFigures::default();
+    while !clients_done.load(Ordering::Relaxed) {
+        let drifts = counters.reconcile(Reconcile::query(RECONCILE_SQL)).map_err(Error::Counter)?;
+        figures.runs += 1;
+        figures.corrected +=
+            drifts.iter().filter(|drift| drift.correction == Correction::Added).count() as u64;
+    }
+    Ok(figures)
 }
 
 /// What several coalescing handles have flushed, together.

@@ -89,6 +89,18 @@ pub enum Variant {
     /// each client a task on a runtime of the machine's cores, sharing one
     /// sqlx pool per node. Runs at hold 0 only.
     ClientAsync,
+    /// A counter kept with its source, as the reconcile expects it: each
+    /// increment in a transaction of the application's beside the insert
+    /// of the row it counts (`START TRANSACTION; CALL counter_increment(name);
+    /// INSERT INTO bench_sources ...; COMMIT`), on counters of its own.
+    /// Runs at hold 0 only.
+    Sourced,
+    /// `sourced` while a reconcile of its counters against `bench_sources`
+    /// runs again and again beside the clients (`Counters::reconcile`),
+    /// on the same counters: set against `sourced`, what the reconciles
+    /// cost the writers. Its totals are exact only if no reconcile
+    /// corrected anything, as none should. Runs at hold 0 only.
+    SourcedReconciling,
     /// `coalesced` for tasks: one `AsyncCoalescing` handle per node that
     /// the client tasks share, on coalesced's counters. Clients are tasks,
     /// not connections: thousands fit in a server's `max_connections`.
@@ -125,6 +137,8 @@ pub(super) struct Profile {
     pub(super) tracks: bool,
     /// What each bucket of its periods may count, if it is limited.
     pub(super) limit: Option<i64>,
+    /// A reconcile of its counters runs beside its clients.
+    pub(super) reconciles: bool,
 }
 
 /// The quota per bucket of `quota`'s periods: a round never comes near it.
@@ -147,6 +161,7 @@ impl Variant {
             sells: false,
             tracks: false,
             limit: None,
+            reconciles: false,
         };
         let own_transactions = Profile { holds: false, ..package };
         match self {
@@ -183,6 +198,13 @@ impl Variant {
             ClientAsync => {
                 Profile { name: "client-async", counters_of: Dynamic, is_async: true, ..own_transactions }
             }
+            Sourced => Profile { name: "sourced", ..own_transactions },
+            SourcedReconciling => Profile {
+                name: "sourced-reconciling",
+                counters_of: Sourced,
+                reconciles: true,
+                ..own_transactions
+            },
             CoalescedAsync => Profile {
                 name: "coalesced-async",
                 counters_of: Coalesced,

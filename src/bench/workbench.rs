@@ -238,7 +238,8 @@ impl Workbench {
 
     fn drop_objects(&self, conn: &mut impl Queryable) -> Result<(), Error> {
         let mut sql = String::from(
-            "DROP TABLE IF EXISTS bench_single_row;\nDROP TABLE IF EXISTS bench_stock;\nDROP TABLE IF EXISTS bench_orders;\n",
+            "DROP TABLE IF EXISTS bench_single_row;\nDROP TABLE IF EXISTS bench_stock;\nDROP TABLE IF EXISTS bench_orders;\n\
+             DROP TABLE IF EXISTS bench_sources;\n",
         );
         for options in self.packages()? {
             sql.push_str(&install::uninstall_script(&options, true)?);
@@ -257,11 +258,13 @@ impl Workbench {
             ))
             .map_err(Error::Query)?;
         }
-        conn.query_drop(
-            "CREATE TABLE bench_orders (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, \
-             counter_name VARCHAR(255) NOT NULL) ENGINE=InnoDB",
-        )
-        .map_err(Error::Query)?;
+        for table in ["bench_orders", "bench_sources"] {
+            conn.query_drop(format!(
+                "CREATE TABLE {table} (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, \
+                 counter_name VARCHAR(255) NOT NULL) ENGINE=InnoDB"
+            ))
+            .map_err(Error::Query)?;
+        }
         for &id in &self.hot {
             conn.exec_drop("INSERT INTO bench_stock (id, n) VALUES (?, ?)", (id, STOCK))
                 .map_err(Error::Query)?;
@@ -479,6 +482,14 @@ impl Workbench {
 /// The order a `sale-in-transactions` take inserts in its transaction,
 /// given the counter it took from.
 pub(super) const ORDER_SQL: &str = "INSERT INTO bench_orders (counter_name) VALUES (?)";
+
+/// The row a `sourced` increment inserts in its transaction, given the
+/// counter it incremented.
+pub(super) const SOURCE_SQL: &str = "INSERT INTO bench_sources (counter_name) VALUES (?)";
+
+/// What `sourced-reconciling`'s reconcile counts: each counter's rows.
+pub(super) const RECONCILE_SQL: &str =
+    "SELECT counter_name, COUNT(*) FROM bench_sources GROUP BY counter_name";
 
 /// The table of a variant without a package: the single-row counters, or
 /// the guarded stock.

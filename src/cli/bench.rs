@@ -129,6 +129,10 @@ fn report_table(report: &Report) -> String {
             format!("{:.1}", 1_000.0 * result.deadlocks_seen as f64 / takes.max(1) as f64)
         }));
     }
+    if report.results.iter().any(|result| result.reconciles.is_some()) {
+        // Reconciles that ran beside the round's writers.
+        columns.push(("reconciles", |result| optional(result.reconciles.map(|figures| figures.runs))));
+    }
     columns.push(("exact", |result| if result.total_exact { "yes" } else { "NO" }.to_owned()));
     if coalesced {
         columns.push(("batch", |result| {

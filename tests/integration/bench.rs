@@ -18,6 +18,7 @@ on_each_server!(
     bench_periods_counts_every_increment_in_every_bucket,
     bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock,
     bench_batching_variants_apply_every_hot_counter_of_an_iteration,
+    bench_sourced_writers_meet_reconciles_that_find_nothing_to_correct,
     bench_counters_fills_each_table_and_reports_its_rows_and_reads,
     bench_counters_are_the_rows_counter_setup_makes,
     advise_recommends_a_slot_count_from_its_table,
@@ -226,6 +227,33 @@ fn bench_periods_counts_every_increment_in_every_bucket() {
 /// units per client and refuses each client's last take, in autocommit
 /// with no error, and with each take in a transaction beside its order
 /// with no error but a rare deadlock.
+/// `sourced` writes each increment with its row; `sourced-reconciling`
+/// does the same while reconciles run beside it, each finding the counters
+/// equal to their rows: none corrects anything, and every total is exact.
+fn bench_sourced_writers_meet_reconciles_that_find_nothing_to_correct() {
+    let db = Database::new();
+    let (table, report) = bench_report(
+        &db,
+        "--variant sourced,sourced-reconciling --hot 2 --clients 1,4 --slots 4 --iterations 100",
+    );
+    assert!(table.lines().nth(1).unwrap().contains("reconciles"), "{table}");
+    let results = report["results"].as_array().unwrap();
+    for variant in ["sourced", "sourced-reconciling"] {
+        let rounds: Vec<&Value> = results.iter().filter(|result| result["variant"] == variant).collect();
+        assert_eq!(rounds.len(), 2, "{variant}: 2 client counts: {table}");
+        for round in rounds {
+            support::check_bench_round(round, round["clients"].as_u64().unwrap() * 100 * 2);
+            if variant == "sourced" {
+                assert_eq!(round["reconciles"], Value::Null, "{round}");
+            } else {
+                assert!(round["reconciles"]["runs"].as_u64().unwrap() > 0, "{round}");
+                assert_eq!(round["reconciles"]["corrected"], 0, "{round}");
+            }
+        }
+    }
+    assert_eq!(bench_objects(&db), Vec::<String>::new(), "the benchmark cleans up");
+}
+
 fn bench_bounded_takes_exactly_and_a_sale_sells_exactly_its_stock() {
     let db = Database::new();
     let (table, report) = bench_report(
