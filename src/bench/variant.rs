@@ -96,9 +96,9 @@ pub enum Variant {
     /// Runs at hold 0 only.
     Sourced,
     /// `sourced` while a reconcile of its counters against `bench_sources`
-    /// runs again and again beside the clients (`Counters::reconcile`),
-    /// on the same counters: set against `sourced`, what the reconciles
-    /// cost the writers. Its totals are exact only if no reconcile
+    /// runs every second beside the clients (`Counters::reconcile`), on the
+    /// same counters: set against `sourced`, what the reconciles cost the
+    /// writers. Its totals are exact only if no reconcile
     /// corrected anything, as none should. Runs at hold 0 only.
     SourcedReconciling,
     /// `coalesced` for tasks: one `AsyncCoalescing` handle per node that
