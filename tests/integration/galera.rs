@@ -3,7 +3,6 @@
 //! all three, with no certification conflict, and a reset erases every
 //! increment acknowledged anywhere before it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::Instant;
@@ -11,18 +10,18 @@ use std::time::Instant;
 use mysql::Conn;
 use mysql::prelude::Queryable;
 use slotted_counters::options::SlotChoice;
-use slotted_counters::{Cluster as ClusterKind, Correction, PackageOptions, Reconcile};
+use slotted_counters::{Cluster as ClusterKind, PackageOptions};
 
 use serde_json::Value;
 
-use crate::reconcile::{self, Change};
+use crate::reconcile;
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
     self, MultiPrimary, client, conn, increment_from_every_node, install, owned_slots, slots_hit,
     totals_on_every_node,
 };
 use crate::support::server::Booted;
-use crate::support::{ROUTINES, StopOnDrop, routines_in, slotted_counters, stderr};
+use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
 
 /// One cluster for every test here (booting three nodes takes half a
 /// minute), held by one test at a time: the tests count the cluster's
@@ -78,72 +77,13 @@ fn conflicts(cluster: &Cluster) -> u64 {
     MultiPrimary::conflicts(cluster).iter().sum()
 }
 
-/// Reconciles on node 3 while nodes 1 and 2 comment and uncomment, each
-/// change with its counter in one transaction, and node 1 injects drifts
-/// for a while: every counter equals its comments at the end, read on
-/// every node. A node's snapshot holds a writeset whole, its rows and its
-/// counter together.
+/// Reconciles on node 3 while nodes 1 and 2 write and drift: every counter
+/// exact on every node. A node's snapshot holds a writeset whole, its rows
+/// and its counter together.
 #[test]
 fn reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact() {
     let cluster = take_cluster();
-    let database = "galera_reconcile";
-    install(&*cluster, database, &galera());
-    let mut setup = conn(cluster.node(1), database);
-    setup
-        .query_drop(
-            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post))",
-        )
-        .unwrap();
-    for post in 0..reconcile::POSTS {
-        setup.exec_drop("CALL counter_setup(?, 'comments', 8, NULL)", (format!("comments:{post}"),)).unwrap();
-    }
-    let reconciler = client(cluster.node(3), database);
-    let (running, drifting) = (AtomicBool::new(true), AtomicBool::new(true));
-    let corrected = thread::scope(|scope| {
-        for writer in 0..6_i64 {
-            let (running, drifting) = (&running, &drifting);
-            let mut conn = conn(cluster.node(1 + writer as usize % 2), database);
-            scope.spawn(move || {
-                let mut n = writer;
-                while running.load(Ordering::SeqCst) {
-                    let change = match n % 10 {
-                        0 if writer == 0 && drifting.load(Ordering::SeqCst) => Change::CommentOnly,
-                        1 if writer == 0 && drifting.load(Ordering::SeqCst) => Change::IncrementOnly,
-                        0..=5 => Change::Comment,
-                        _ => Change::Uncomment,
-                    };
-                    reconcile::apply(&mut conn, change, (n * 7 + writer) % reconcile::POSTS);
-                    n += 1;
-                }
-            });
-        }
-        let stop = StopOnDrop(&running);
-        let mut corrected = 0;
-        for round in 0..8 {
-            if round == 5 {
-                drifting.store(false, Ordering::SeqCst);
-            }
-            thread::sleep(std::time::Duration::from_millis(300));
-            let drifts = reconciler.reconcile(Reconcile::query(reconcile::SOURCE).set("comments:")).unwrap();
-            corrected += drifts.iter().filter(|drift| drift.correction == Correction::Added).count();
-        }
-        drop(stop);
-        corrected
-    });
-    assert!(corrected > 0, "some reconcile corrected a drift");
-    for node in cluster.nodes() {
-        let mut causal = causal_conn(node, database);
-        for post in 0..reconcile::POSTS {
-            let (comments, counted): (i64, Option<i64>) = causal
-                .exec_first(
-                    "SELECT (SELECT COUNT(*) FROM comments WHERE post = ?), counter_get(?)",
-                    (post, format!("comments:{post}")),
-                )
-                .unwrap()
-                .unwrap();
-            assert_eq!(Some(comments), counted, "post {post} on the node of port {}", node.port);
-        }
-    }
+    reconcile::on_one_node_under_writes_on_the_others(&*cluster, "galera_reconcile", &galera());
 }
 
 #[test]

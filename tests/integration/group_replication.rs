@@ -14,6 +14,7 @@ use serde_json::Value;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{AsyncCounters, Cluster, PackageOptions, RetryBudget};
 
+use crate::reconcile;
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
     self, MultiPrimary, client, conn, increment_from_every_node, install, load_on_every_node, owned_slots,
@@ -114,6 +115,15 @@ fn offset_positions(group: &Group) -> Vec<u32> {
                 .unwrap()
         })
         .collect()
+}
+
+/// Reconciles on member 3 while members 1 and 2 write and drift: every
+/// counter exact on every member. A member's snapshot holds a transaction
+/// whole, its rows and its counter together.
+#[test]
+fn reconciles_on_one_member_under_writes_on_the_others_leave_every_counter_exact() {
+    let group = take_group();
+    reconcile::on_one_node_under_writes_on_the_others(&*group, "group_reconcile", &group_replication());
 }
 
 #[test]
