@@ -29,7 +29,9 @@ on_each_server!(
     the_plain_mode_reconciles_under_writes_too,
     a_dry_run_changes_nothing_and_reports_every_drift,
     a_set_corrects_counters_without_source_rows_and_refuses_past_a_bound,
+    a_correction_past_a_day_limit_is_refused_and_one_within_counts_in_today,
     two_reconciles_at_once_add_a_drift_once,
+    reconciles_ride_through_re_installs_and_correct_each_drift_once,
     reconciles_through_cut_connections_neither_lose_nor_double_a_correction,
     the_command_reconciles_and_reports_what_drifted,
     the_command_refuses_bad_ranges_and_stops_where_a_range_fails,
@@ -318,6 +320,53 @@ fn a_set_corrects_counters_without_source_rows_and_refuses_past_a_bound() {
     }
 }
 
+/// A counter with a day limit of 5 that counted 3 today: a correction to
+/// 10 is refused with the limit's message and changes nothing; one to 4
+/// counts in today's bucket, as every write does. Through the routines and
+/// the plain mode alike.
+fn a_correction_past_a_day_limit_is_refused_and_one_within_counts_in_today() {
+    let db = with_comments();
+    let mut conn = db.conn();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain =
+        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
+    for (post, counters) in [(1, &routines), (2, &plain)] {
+        let name = format!("comments:{post}");
+        conn.exec_drop("CALL counter_limit(?, 'day', '5')", (&name,)).unwrap();
+        conn.exec_drop("CALL counter_add(?, 3)", (&name,)).unwrap();
+        let today = |conn: &mut PooledConn| -> Option<i64> {
+            conn.exec_first("SELECT counter_get_period(?, 'day', UTC_TIMESTAMP())", (&name,))
+                .unwrap()
+                .flatten()
+        };
+        let comments = vec![format!("({post})"); 10].join(", ");
+        conn.query_drop(format!("INSERT INTO comments (post) VALUES {comments}")).unwrap();
+        let query = format!(
+            "SELECT CONCAT('comments:', post), COUNT(*) FROM comments WHERE post = {post} GROUP BY post"
+        );
+        match &counters.reconcile(Reconcile::query(&query)).unwrap()[..] {
+            [drift] => {
+                assert_eq!((drift.source, drift.counted), (10, Some(3)));
+                assert!(
+                    matches!(&drift.correction, Correction::Refused(why) if why.starts_with("the write would pass the day limit 5 (room left: 2")),
+                    "{drift:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            (total(&mut conn, &name), today(&mut conn)),
+            (Some(3), Some(3)),
+            "refused: nothing changed"
+        );
+
+        conn.exec_drop("DELETE FROM comments WHERE post = ? LIMIT 6", (post,)).unwrap();
+        let drifts = counters.reconcile(Reconcile::query(&query)).unwrap();
+        assert_eq!(drifts[0].correction, Correction::Added, "{drifts:?}");
+        assert_eq!((total(&mut conn, &name), today(&mut conn)), (Some(4), Some(4)));
+    }
+}
+
 /// Two reconciles at once, from two clients, of one drift: the second
 /// waits for the first and finds nothing left to add.
 fn two_reconciles_at_once_add_a_drift_once() {
@@ -339,6 +388,52 @@ fn two_reconciles_at_once_add_a_drift_once() {
         assert_eq!(added, 1, "round {round}: one of the two added the drift");
         assert_eq!(sources_and_counters(&mut conn)[1], (3 * (round + 1), 3 * (round + 1)), "round {round}");
     }
+}
+
+/// Reconciles through both clients while the package is installed again
+/// and again: each rides through the moments a routine or a trigger is
+/// missing, and each drift injected before it is corrected once. Checked
+/// on the table itself, which a re-install keeps, not through
+/// `counter_get`, which it replaces.
+fn reconciles_ride_through_re_installs_and_correct_each_drift_once() {
+    let db = with_comments();
+    let mut conn = db.conn();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain =
+        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
+    let url = db.url();
+    let (installing, installs) = (AtomicBool::new(true), AtomicU64::new(0));
+    let rounds = thread::scope(|scope| {
+        scope.spawn(|| {
+            while installing.load(Ordering::SeqCst) {
+                succeeded(slotted_counters(&["install", "--url", &url]));
+                installs.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let stop = StopOnDrop(&installing);
+        let mut round = 0;
+        while installs.load(Ordering::SeqCst) < 5 {
+            let post = round % POSTS;
+            conn.exec_drop("INSERT INTO comments (post) VALUES (?), (?)", (post, post)).unwrap();
+            let counters = if round % 2 == 0 { &routines } else { &plain };
+            let drifts = counters.reconcile(Reconcile::query(SOURCE)).unwrap();
+            let added = drifts.iter().filter(|drift| drift.correction == Correction::Added).count();
+            assert_eq!(added, 1, "round {round}: {drifts:?}");
+            let apart: Vec<(i64, i64, i64)> = conn
+                .query(
+                    "SELECT c.post, c.comments, CAST(SUM(t.counter) AS SIGNED) FROM \
+                     (SELECT post, COUNT(*) AS comments FROM comments GROUP BY post) c \
+                     JOIN counters t ON t.counter_name = CONCAT('comments:', c.post) \
+                     GROUP BY c.post, c.comments HAVING SUM(t.counter) <> c.comments",
+                )
+                .unwrap();
+            assert_eq!(apart, [], "round {round}: posts, comments and counters apart");
+            round += 1;
+        }
+        drop(stop);
+        round
+    });
+    assert!(rounds > 5, "reconciles ran between the re-installs: {rounds}");
 }
 
 /// Drifts corrected through a proxy that cuts connections: a correction
