@@ -63,6 +63,9 @@ pub(crate) async fn run(
     call: ReconcileCall<'_>,
 ) -> Result<Vec<Drift>, CounterError> {
     check(&call.reconcile)?;
+    if !call.reconcile.dry_run {
+        refuse_a_read_only_server(conn).await?;
+    }
     let wait = i64::try_from(RECONCILE_WAIT.as_secs()).unwrap_or(i64::MAX);
     let lock = text(
         format!("SELECT GET_LOCK({LOCK_NAME}, ?)"),
@@ -153,6 +156,22 @@ fn placeholders(sql: &str) -> usize {
 /// Where the line that holds `index` ends.
 fn line_end(chars: &[char], index: usize) -> usize {
     chars[index..].iter().position(|&character| character == '\n').map_or(chars.len(), |end| index + end + 1)
+}
+
+/// Refuses to correct on a read-only server, a replica most often: its
+/// corrections would fail, or, from an account that may write there
+/// anyway, make the replica differ from its primary. A reconcile reads and
+/// corrects on one server, the primary; a dry run may read a replica.
+async fn refuse_a_read_only_server(conn: &mut impl Connection) -> Result<(), CounterError> {
+    let read_only = conn.rows(&text("SELECT @@GLOBAL.read_only", Vec::new())).await?;
+    if read_only.first().and_then(|row| row.first().copied().flatten()) == Some(1) {
+        return Err(CounterError::InvalidArgument(
+            "this server is read-only (a replica?): a reconcile reads and corrects on the primary; \
+             a dry run may read a replica"
+                .to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// Reads every count in one snapshot, then corrects each drift.

@@ -15,7 +15,9 @@ use slotted_counters_cli::{render, script};
 
 use crate::support::flavor::Program;
 use crate::support::server::{Booted, run_each};
-use crate::support::{self, Flavor, flavor, on_each_server, release, slotted_counters, stdout, succeeded};
+use crate::support::{
+    self, Flavor, flavor, on_each_server, release, slotted_counters, stderr, stdout, succeeded,
+};
 
 on_each_server!(
     a_crash_loses_no_acknowledged_increment_and_applies_none_by_half,
@@ -264,6 +266,17 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
         assert!(on_primary.len() > 10, "{database}: {on_primary:?}");
         assert_eq!(rows(&mut replica_root, database), on_primary, "{database}: the replica differs");
     }
+
+    // A reconcile pointed at the replica, from an account that could write
+    // there despite read_only, refuses to correct, and a dry run reads.
+    let url = replica.url("row_logged");
+    let source = "SELECT counter_name, total + 1 FROM counter_totals";
+    let refused = slotted_counters(&["reconcile", "--url", &url, "--query", source]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("this server is read-only (a replica?)"), "{}", stderr(&refused));
+    let dry = succeeded(slotted_counters(&["reconcile", "--url", &url, "--query", source, "--dry-run"]));
+    assert!(stdout(&dry).contains("not added (dry run)"), "{}", stdout(&dry));
+    assert_eq!(rows(&mut replica_root, "row_logged"), rows(&mut primary_root, "row_logged"));
 }
 
 /// Each counter's total through the view, by name.
