@@ -174,6 +174,28 @@ async fn refuse_a_read_only_server(conn: &mut impl Connection) -> Result<(), Cou
     Ok(())
 }
 
+/// On a Galera node, the session's `wsrep_sync_wait`, which the snapshot
+/// sets to 1 while it starts: its START TRANSACTION then waits until the
+/// node has applied every writeset the cluster committed before it, so that
+/// the snapshot holds every write committed anywhere before it started.
+/// `None` elsewhere (MySQL has no such variable).
+async fn galera_sync_wait(conn: &mut impl Connection) -> Result<Option<i64>, CounterError> {
+    let show = text("SHOW VARIABLES WHERE Variable_name IN ('wsrep_on', 'wsrep_sync_wait')", Vec::new());
+    let variables: BTreeMap<String, String> = conn
+        .texts(&show)
+        .await?
+        .into_iter()
+        .filter_map(|row| match &row[..] {
+            [Some(name), Some(value)] => Some((name.to_ascii_lowercase(), value.clone())),
+            _ => None,
+        })
+        .collect();
+    if variables.get("wsrep_on").map(String::as_str) != Some("ON") {
+        return Ok(None);
+    }
+    Ok(variables.get("wsrep_sync_wait").and_then(|value| value.parse().ok()))
+}
+
 /// Reads every count in one snapshot, then corrects each drift.
 async fn reconcile_locked(
     mode: &Mode,
@@ -181,7 +203,17 @@ async fn reconcile_locked(
     call: ReconcileCall<'_>,
 ) -> Result<Vec<Drift>, CounterError> {
     conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
-    conn.execute(&text("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", Vec::new())).await?;
+    let sync_wait = galera_sync_wait(conn).await?;
+    if sync_wait.is_some() {
+        conn.execute(&text("SET SESSION wsrep_sync_wait = 1", Vec::new())).await?;
+    }
+    let started =
+        conn.execute(&text("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", Vec::new())).await;
+    if let Some(before) = &sync_wait {
+        let restore = text("SET SESSION wsrep_sync_wait = ?", vec![Param::Number(Some(*before))]);
+        conn.execute(&restore).await?;
+    }
+    started?;
     let read = read_snapshot(mode, conn, call).await;
     let end = if read.is_ok() { "COMMIT" } else { "ROLLBACK" };
     let ended = conn.execute(&text(end, Vec::new())).await;

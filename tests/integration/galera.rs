@@ -10,7 +10,7 @@ use std::time::Instant;
 use mysql::Conn;
 use mysql::prelude::Queryable;
 use slotted_counters::options::SlotChoice;
-use slotted_counters::{Cluster as ClusterKind, PackageOptions};
+use slotted_counters::{Cluster as ClusterKind, Correction, PackageOptions, Reconcile};
 
 use serde_json::Value;
 
@@ -84,6 +84,50 @@ fn conflicts(cluster: &Cluster) -> u64 {
 fn reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact() {
     let cluster = take_cluster();
     reconcile::on_one_node_under_writes_on_the_others(&*cluster, "galera_reconcile", &galera());
+}
+
+/// A reconcile on a node that lags starts its snapshot only once the node
+/// has applied what the cluster committed before it: a drift committed on
+/// node 1 a moment earlier is in its snapshot, and corrected. The lag is a
+/// read lock on node 3 (`FLUSH TABLES WITH READ LOCK`), which holds its
+/// applier back.
+#[test]
+fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift() {
+    let cluster = take_cluster();
+    let database = "galera_reconcile_lag";
+    install(&*cluster, database, &galera());
+    let nodes = cluster.nodes();
+    let mut first = conn(nodes[0], database);
+    first
+        .query_drop(
+            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post)); \
+             CALL counter_setup('comments:1', 'comments', 4, NULL)",
+        )
+        .unwrap();
+    let _: Option<i64> =
+        causal_conn(nodes[2], database).query_first("SELECT COUNT(*) FROM comments").unwrap();
+    let mut lag = nodes[2].root_conn();
+    lag.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    first.query_drop("INSERT INTO comments (post) VALUES (1), (1)").unwrap();
+    let reconciler = client(nodes[2], database);
+    let (drifts, waited) = thread::scope(|scope| {
+        let run = scope.spawn(|| reconciler.reconcile(Reconcile::query(reconcile::SOURCE)));
+        thread::sleep(std::time::Duration::from_secs(1));
+        let waited = !run.is_finished();
+        lag.query_drop("UNLOCK TABLES").unwrap();
+        (run.join().unwrap().unwrap(), waited)
+    });
+    assert!(waited, "the reconcile waited for node 3 to apply node 1's comments: {drifts:?}");
+    match &drifts[..] {
+        [drift] => assert_eq!(
+            (drift.name.as_str(), drift.drift(), &drift.correction),
+            ("comments:1", Some(2), &Correction::Added)
+        ),
+        other => panic!("{other:?}"),
+    }
+    let counted: Option<i64> =
+        causal_conn(nodes[0], database).query_first("SELECT counter_get('comments:1')").unwrap().flatten();
+    assert_eq!(counted, Some(2));
 }
 
 #[test]
