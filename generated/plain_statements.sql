@@ -93,9 +93,9 @@ DELETE FROM `counter_writes` WHERE `written_at` < UTC_TIMESTAMP(6) - INTERVAL ? 
 -- Parameters: name
 SELECT CAST(`period` + 0 AS SIGNED), CAST(`keep` AS SIGNED), CAST(`utc_offset` AS SIGNED), CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ?;
 
--- server_now: the server's clock, in seconds since 1970-01-01 UTC: for a late write, to refuse a moment later than now and to skip the periods that keep no bucket so old
--- Parameters: none
-SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP());
+-- server_now: the server's clock less an age, in seconds since 1970-01-01 UTC: for a late write, to refuse a moment later than now and to skip the periods that keep no bucket so old; for a write with a limit, its one moment
+-- Parameters: age
+SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND);
 
 -- add_to_buckets (hour and day): after the slot's UPDATE, in the same transaction: adds delta to the bucket of each tracked period without a limit (one row each) that holds the write's moment, on the slot written
 -- Parameters: for each period: name, the moment in seconds since 1970 UTC (NULL: the server's now), how long before the server's now, in microseconds, when the moment is NULL (0 for a write made now), the slot written, delta, then delta

@@ -599,3 +599,54 @@ fn a_batch_sends_its_deltas_as_one_json_object_with_a_write_id_or_without() {
     assert_eq!(sent[0].sql, "CALL `counter_add_many_once`(?, ?)");
     assert_eq!(sent[0].params[1], json, "{sent:?}");
 }
+
+/// A coalesced delta handed over half a second before its flush, to a
+/// counter counted per hour freely and per day under a limit: both periods
+/// count at one moment, the server's clock less the delta's age, read
+/// once. Read apart, the hour at the server's now less the age and the day
+/// by a second count, a flush just after midnight put the delta in the
+/// hour before midnight and the day after it.
+#[test]
+fn a_plain_write_with_a_limit_counts_every_period_at_one_moment() {
+    use Reply::{Changed, Rows};
+    let sql = statements();
+    // Midnight's second: the flush's own, and its moment's after the age.
+    let midnight = 86_400;
+    let script = vec![
+        answer(&sql.last_slot().sql, Rows(vec![vec![Some(4)]])),
+        answer(&sql.add_to_untracked_slot().sql, Changed(0)),
+        // Hours (2) free, days (3) limited to 100.
+        answer(
+            &sql.periods().sql,
+            Rows(vec![vec![Some(2), None, Some(0), None], vec![Some(3), None, Some(0), Some(100)]]),
+        ),
+        answer("START TRANSACTION", Changed(0)),
+        answer(&sql.last_slot().sql, Rows(vec![vec![Some(4)]])),
+        answer(&sql.add_to_slot().sql, Changed(1)),
+        answer(&sql.server_now().sql, Rows(vec![vec![Some(midnight - 1)]])),
+        answer(&sql.add_to_buckets(&[Period::Hour]).sql, Changed(1)),
+        answer(&sql.lock_quota().sql, Changed(0)),
+        answer(&sql.read_limit().sql, Rows(vec![vec![Some(100)]])),
+        answer(&sql.lock_bucket().sql, Rows(vec![vec![Some(0), Some(4), Some(1), Some(1)]])),
+        answer(&sql.add_to_limited_bucket().sql, Changed(1)),
+        answer("COMMIT", Changed(0)),
+    ];
+    let client = plain(ScriptedDriver::new(script));
+    let handed_over = std::time::Instant::now() - Duration::from_millis(500);
+    ready(client.flush_add("views", 5, crate::call::Moment::Since(handed_over))).unwrap();
+    assert!(client.driver.script_done());
+    let sent = client.driver.sent();
+    let age = match sent[6].params[..] {
+        [Arg::Number(Some(age))] => age,
+        ref other => panic!("{other:?}"),
+    };
+    assert!((500_000..60_000_000).contains(&age), "the delta's age in microseconds: {age}");
+    // The hour's bucket row: name, moment, age, slot, delta.
+    assert_eq!(
+        sent[7].params[1..3],
+        [Arg::number(midnight - 1), Arg::number(0)],
+        "the hour at the moment read"
+    );
+    // The day's lock: name, period, the day's start, that of the moment.
+    assert_eq!(sent[8].params[2], Arg::number(0), "the day before midnight, as the hour");
+}

@@ -144,8 +144,8 @@ impl Plain {
     }
 
     /// The server's clock, in seconds since 1970 UTC.
-    pub(super) async fn server_now(&self, conn: &mut impl Connection) -> Result<i64, CounterError> {
-        let rows = conn.rows(&statement(&self.periods.server_now, Vec::new())).await?;
+    pub(super) async fn server_now(&self, conn: &mut impl Connection, age: i64) -> Result<i64, CounterError> {
+        let rows = conn.rows(&statement(&self.periods.server_now, vec![number(age)])).await?;
         Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
     }
 
@@ -163,7 +163,7 @@ impl Plain {
         let Moment::At(at) = at else {
             return Ok(self.tracked_and_limits(conn, name).await?.into_iter().map(counted).collect());
         };
-        let now = self.server_now(conn).await?;
+        let now = self.server_now(conn, 0).await?;
         if at > now {
             let words = format!("{AT_IN_FUTURE}, not {}{FOR_COUNTER}", periods::utc_text(at));
             return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
@@ -193,6 +193,16 @@ impl Plain {
         if counted.is_empty() || delta == 0 {
             return Ok(());
         }
+        let limited: Vec<Period> =
+            counted.iter().filter(|(_, limited)| *limited).map(|&(period, _)| period).collect();
+        // A limit reads its bucket by the moment's seconds: the free periods
+        // count at the same moment, or a write at a period's end could count
+        // in one hour's bucket and the next day's.
+        let at = match at {
+            Moment::At(_) => at,
+            _ if limited.is_empty() => at,
+            moment => Moment::At(self.server_now(conn, moment.age().unwrap_or(0)).await?),
+        };
         let free: Vec<Period> =
             counted.iter().filter(|(_, limited)| !limited).map(|&(period, _)| period).collect();
         if !free.is_empty() {
@@ -214,15 +224,7 @@ impl Plain {
             params.push(number(delta));
             conn.execute(&statement(&self.periods.add_to_buckets[set], params)).await?;
         }
-        let limited: Vec<Period> =
-            counted.iter().filter(|(_, limited)| *limited).map(|&(period, _)| period).collect();
-        if limited.is_empty() {
-            return Ok(());
-        }
-        let at = match at {
-            Moment::At(seconds) => seconds,
-            moment => self.server_now(conn).await? - moment.age().unwrap_or(0) / 1_000_000,
-        };
+        let Moment::At(at) = at else { return Ok(()) };
         for period in limited {
             self.add_within_limit(conn, name, period, period.start(at), slot, delta).await?;
         }

@@ -192,7 +192,7 @@ impl Plain {
         if limits.is_empty() {
             return Ok(room);
         }
-        let now = self.server_now(conn).await?;
+        let now = self.server_now(conn, 0).await?;
         for (period, limit) in limits {
             let start = period.start(now);
             let next = period.next(start);

@@ -31,13 +31,15 @@ impl PlainSql {
         }
     }
 
-    /// The server's clock, which decides which bucket is current.
+    /// The server's clock, which decides which bucket is current, less an
+    /// age in microseconds (a coalesced delta's since its hand-over).
     pub fn server_now(&self) -> PlainStatement {
         PlainStatement {
-            purpose: "the server's clock, in seconds since 1970-01-01 UTC: for a late write, to refuse a moment \
-                      later than now and to skip the periods that keep no bucket so old",
-            sql: format!("SELECT TIMESTAMPDIFF(SECOND, {EPOCH}, UTC_TIMESTAMP())"),
-            params: &[],
+            purpose: "the server's clock less an age, in seconds since 1970-01-01 UTC: for a late write, to \
+                      refuse a moment later than now and to skip the periods that keep no bucket so old; for a \
+                      write with a limit, its one moment",
+            sql: format!("SELECT TIMESTAMPDIFF(SECOND, {EPOCH}, UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)"),
+            params: &["age"],
         }
     }
 
