@@ -305,9 +305,10 @@ pub struct AdviseArgs {
     pub duration: f64,
 }
 
-/// A range of keys, `FIRST..LAST`, both included.
+/// A range of keys, `FIRST..LAST` or `FIRST..=LAST`, both included.
 fn parse_keys(text: &str) -> Result<RangeInclusive<i64>, String> {
     let (first, last) = text.split_once("..").ok_or("expected FIRST..LAST, such as 1..100000")?;
+    let last = last.strip_prefix('=').unwrap_or(last);
     let key = |key: &str| key.trim().parse::<i64>().map_err(|error| format!("{key:?} is not a key: {error}"));
     let (first, last) = (key(first)?, key(last)?);
     if first > last {

@@ -549,6 +549,13 @@ fn the_command_refuses_bad_ranges_and_stops_where_a_range_fails() {
     assert!(std::fs::read_to_string(&progress).unwrap().starts_with("next 5\n"));
     assert_eq!(sources_and_counters(&mut conn)[1], (1, 1));
     assert_eq!(sources_and_counters(&mut conn)[8], (1, 0), "not corrected: its range stopped");
+
+    // A run killed after its last range, before it removed its file.
+    std::fs::write(&progress, format!("next 10\nquery {RANGED_SOURCE}\n")).unwrap();
+    let done = succeeded(command(&["--keys", "0..=9", "--resume", file]));
+    assert!(stdout(&done).ends_with("0 counters read, 0 drifted, 0 corrected\n"), "{}", stdout(&done));
+    assert!(!progress.exists(), "the finished run's file is removed");
+    assert_eq!(sources_and_counters(&mut conn)[8], (1, 0));
 }
 
 /// The posts of the large source, each with 10 comments.
@@ -765,7 +772,15 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
     let corrected = thread::scope(|scope| {
         for writer in 0..6_i64 {
             let (running, drifting) = (&running, &drifting);
-            let mut conn = multi_primary::conn(nodes[writer as usize % 2], database);
+            let node = writer as usize % 2;
+            let mut conn = multi_primary::conn(nodes[node], database);
+            // Ids of their own for each node's comments: a test before may
+            // have left two members the same auto_increment_offset.
+            conn.query_drop(format!(
+                "SET SESSION auto_increment_increment = 2, auto_increment_offset = {}",
+                node + 1
+            ))
+            .unwrap();
             scope.spawn(move || {
                 let mut n = writer;
                 while running.load(Ordering::SeqCst) {
