@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -319,8 +319,18 @@ fn re_installs_under_writes_on_every_path_lose_and_double_nothing() {
 /// re-install wait for it at the first statement that changes the table's
 /// trigger, and every write queued behind that statement runs right after
 /// it: on MySQL, with the trigger dropped and not yet created. Each such
-/// write is refused, sent again, and counted once.
+/// write is refused, sent again, and counted once. Now and then some
+/// writers pass before the statement queues them (seen once each on
+/// MariaDB 11.8 and MySQL 9.7, in CI): such a run still checks that every
+/// write counts, and the scenario runs again, up to three times, until all
+/// 16 queue.
 fn writes_queued_behind_a_re_install_held_by_a_reader_all_count() {
+    let queued = (0..3).any(|_| queued_writes_all_count());
+    assert!(queued, "in three runs, the 16 writers never all queued behind the re-install");
+}
+
+/// One run of the scenario above: whether all 16 writers queued.
+fn queued_writes_all_count() -> bool {
     let db = Database::new();
     succeeded(slotted_counters(&["install", "--url", &db.url()]));
     db.conn().query_drop("CALL counter_setup('ids', 'd', 8, NULL)").unwrap();
@@ -330,45 +340,54 @@ fn writes_queued_behind_a_re_install_held_by_a_reader_all_count() {
     reader.query_drop("SELECT COUNT(*) FROM counter_writes").unwrap();
     let client = db.client();
     let re_install = thread::spawn(move || source_with(client));
-    wait_for_metadata_lock(&db, 1);
+    let nobody = AtomicUsize::new(0);
+    assert!(wait_for_metadata_lock(&db, 1, &nobody), "the re-install waits for the reader");
 
     let gaps = Arc::new(Gaps::default());
+    let passed = Arc::new(AtomicUsize::new(0));
     let writers: Vec<_> = (0..16)
         .map(|_| {
-            let (mut conn, gaps) = (db.conn(), gaps.clone());
+            let (mut conn, gaps, passed) = (db.conn(), gaps.clone(), passed.clone());
             thread::spawn(move || {
                 let write = Write {
                     sql: "CALL counter_add_once(UNHEX(?), 'ids', 1)",
                     params: Params::Positional(vec![random_write_id_hex().into()]),
                     deltas: &[("ids", 1)],
                 };
-                send(&mut conn, &write, &gaps)
+                let acknowledged = send(&mut conn, &write, &gaps);
+                passed.fetch_add(1, Ordering::SeqCst);
+                acknowledged
             })
         })
         .collect();
-    wait_for_metadata_lock(&db, 17);
-    thread::sleep(Duration::from_secs(2));
+    let queued = wait_for_metadata_lock(&db, 17, &passed);
+    if queued {
+        thread::sleep(Duration::from_secs(2));
+    }
     reader.query_drop("COMMIT").unwrap();
 
     let acknowledged =
         writers.into_iter().map(|writer| writer.join().expect("writer")).filter(|&acked| acked).count();
     re_install.join().expect("the re-install");
-    eprintln!("{:?}: {}", flavor(), gaps.report());
+    eprintln!("{:?}: all 16 queued: {queued}; {}", flavor(), gaps.report());
     assert_eq!(acknowledged, 16);
     assert_eq!(total(&mut db.conn(), "ids"), Some(16));
-    if flavor() == Flavor::MySql {
+    if queued && flavor() == Flavor::MySql {
         assert!(
             gaps.missing_trigger.load(Ordering::Relaxed) > 0,
             "on MySQL the queued writes run between DROP TRIGGER and CREATE TRIGGER: {}",
             gaps.report()
         );
     }
+    queued
 }
 
 /// Waits until `sessions` statements of this test's database wait for a
-/// metadata lock: of a table, a trigger or a routine, whichever the server
-/// names. Gives up after 30 s, naming the states it saw.
-fn wait_for_metadata_lock(db: &Database, sessions: usize) {
+/// metadata lock (of a table, a trigger or a routine, whichever the server
+/// names): true then; false as soon as a writer counted in `passed` went
+/// through instead and every other one waits. Gives up after 30 s, naming
+/// the states it saw.
+fn wait_for_metadata_lock(db: &Database, sessions: usize, passed: &AtomicUsize) -> bool {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut conn = db.conn();
     loop {
@@ -380,11 +399,15 @@ fn wait_for_metadata_lock(db: &Database, sessions: usize) {
             .unwrap();
         let waiting = states.iter().filter(|(state, _)| state.contains("metadata lock")).count();
         if waiting >= sessions {
-            return;
+            return true;
+        }
+        let through = passed.load(Ordering::SeqCst);
+        if through > 0 && waiting + through >= sessions {
+            return false;
         }
         assert!(
             Instant::now() < deadline,
-            "{waiting} of {sessions} sessions wait for a metadata lock; the sessions: {states:?}"
+            "{waiting} of {sessions} sessions wait for a metadata lock, {through} went through; the sessions: {states:?}"
         );
         thread::sleep(Duration::from_millis(20));
     }
