@@ -157,11 +157,12 @@ async fn reconcile_locked(
     conn: &mut impl Connection,
     call: ReconcileCall<'_>,
 ) -> Result<Vec<Drift>, CounterError> {
-    conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
     let sync_wait = galera_sync_wait(conn).await?;
     if sync_wait.is_some() {
         conn.execute(&text("SET SESSION wsrep_sync_wait = 1", Vec::new())).await?;
     }
+    // Right before the transaction it is for: it sets the next one only.
+    conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
     let started =
         conn.execute(&text("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", Vec::new())).await;
     if let Some(before) = &sync_wait {
