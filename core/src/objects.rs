@@ -17,6 +17,12 @@ pub enum Routine {
     /// pays nothing for it.
     NameProblem,
     Setup,
+    /// `counter_add_featured(name, slot, slots, delta, at)`: the write of
+    /// `add`, `increment` and `add_at` of a counter that tracks a period or
+    /// has a bound, written once for the three of them in a package with
+    /// periods. They call it with their definer's rights, and only when the
+    /// classic write changed no row: the hot path makes no second CALL.
+    AddFeatured,
     Add,
     Increment,
     /// `counter_plan_batch(deltas, OUT entries, OUT plan)`: the batch
@@ -68,9 +74,10 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`Routine::in_package`] tells which a given package has.
-    pub const ALL: [Routine; 29] = [
+    pub const ALL: [Routine; 30] = [
         Routine::NameProblem,
         Routine::Setup,
+        Routine::AddFeatured,
         Routine::Add,
         Routine::Increment,
         Routine::PlanBatch,
@@ -117,7 +124,8 @@ impl Routine {
             Routine::PlanBatch | Routine::AddMany => &[Feature::Batches],
             Routine::AddOnce | Routine::ForgetWrites => &[Feature::WriteIds],
             Routine::AddManyOnce => &[Feature::Batches, Feature::WriteIds],
-            Routine::Track
+            Routine::AddFeatured
+            | Routine::Track
             | Routine::TrackAtOffset
             | Routine::UtcOffset
             | Routine::AddAt
@@ -139,6 +147,7 @@ impl Routine {
         match self {
             Routine::NameProblem => "name_problem",
             Routine::Setup => "setup",
+            Routine::AddFeatured => "add_featured",
             Routine::Add => "add",
             Routine::Increment => "increment",
             Routine::PlanBatch => "plan_batch",
@@ -174,8 +183,8 @@ impl Routine {
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
-    /// The name check, the batches' plan and a write's check of a limit are
-    /// the other routines' and the triggers' own: they call them with their
+    /// The name check, the batches' plan, the featured write and a write's
+    /// check of a limit are the other routines' and the triggers' own: they call them with their
     /// definer's rights.
     pub fn for_applications(self) -> bool {
         matches!(
@@ -203,7 +212,7 @@ impl Routine {
     /// How many parameters it takes, in every package.
     pub fn arity(self) -> usize {
         match self {
-            Routine::AddWithinLimit => 5,
+            Routine::AddWithinLimit | Routine::AddFeatured => 5,
             Routine::Setup | Routine::GetRange | Routine::Series | Routine::TrackAtOffset => 4,
             Routine::PlanBatch
             | Routine::Reset

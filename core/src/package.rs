@@ -13,13 +13,18 @@ use crate::options::{PackageOptions, SlotPolicy, flags};
 
 impl Routine {
     /// The routines the package made with `options` has: those of its
-    /// features, and no resize of a fixed slot count.
+    /// features, no resize of a fixed slot count, and no featured write
+    /// apart from the routines that make it in a package of lazy counters.
     pub fn in_package(options: &PackageOptions) -> Vec<Routine> {
         Routine::ALL
             .into_iter()
             .filter(|routine| options.features().covers(routine.needs()))
-            .filter(|&routine| {
-                routine != Routine::Resize || matches!(options.slots(), SlotPolicy::Dynamic { .. })
+            .filter(|&routine| match routine {
+                Routine::Resize => matches!(options.slots(), SlotPolicy::Dynamic { .. }),
+                // Lazy counters have no classic write to try first: theirs
+                // is the featured one, inline.
+                Routine::AddFeatured => !options.auto_create(),
+                _ => true,
             })
             .collect()
     }

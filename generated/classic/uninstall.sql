@@ -71,7 +71,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room', 'counter_bound', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_add_featured', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room', 'counter_bound', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -100,7 +100,7 @@ BEGIN
         SET v_lacking = CONCAT_WS(',', v_lacking, 'write-ids');
     END IF;
     IF NOT FIND_IN_SET('periods', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room')) THEN
+        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_add_featured', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room')) THEN
         SET v_lacking = CONCAT_WS(',', v_lacking, 'periods');
     END IF;
     IF NOT FIND_IN_SET('bounds', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
@@ -137,6 +137,7 @@ DROP PROCEDURE IF EXISTS `counter_add_many_once`;
 DROP PROCEDURE IF EXISTS `counter_add_many_at`;
 DROP PROCEDURE IF EXISTS `counter_add_once`;
 DROP PROCEDURE IF EXISTS `counter_forget_writes`;
+DROP PROCEDURE IF EXISTS `counter_add_featured`;
 DROP PROCEDURE IF EXISTS `counter_track`;
 DROP PROCEDURE IF EXISTS `counter_track_at_offset`;
 DROP PROCEDURE IF EXISTS `counter_add_within_limit`;

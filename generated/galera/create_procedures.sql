@@ -97,7 +97,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -136,7 +136,7 @@ BEGIN
           INTO v_grants
           FROM mysql.procs_priv
          WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
+           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
     END; */
     RETURN v_grants;
 END$$
@@ -325,6 +325,148 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_setup') */$$
 
+/*!80000 DROP PROCEDURE IF EXISTS `counter_add_featured` */$$
+-- The write of counter_add, counter_increment and counter_add_at when the classic one
+-- changed no row: p_delta to slot p_slot of counter p_name (p_slots
+-- slots), or to the counter as its bound asks, and to the bucket that holds
+-- p_at of each period it tracks, within their limits. Written once for the
+-- three of them, which call it with their definer's rights; no application
+-- is granted it.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_featured`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_slot INT,
+    IN p_slots INT,
+    IN p_delta BIGINT,
+    IN p_at DATETIME(6)
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:1c1803cf7edf7f08'
+BEGIN
+    -- Named like the callers' variables, so the shared parts apply.
+    DECLARE v_slot INT DEFAULT p_slot;
+    DECLARE v_slots INT DEFAULT p_slots;
+    DECLARE v_delta BIGINT DEFAULT p_delta;
+    DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    BEGIN
+        -- What each period the counter tracks keeps.
+        DECLARE v_keep_minute BIGINT;
+        DECLARE v_highest_minute BIGINT;
+        DECLARE v_offset_minute SMALLINT;
+        DECLARE v_keep_hour BIGINT;
+        DECLARE v_highest_hour BIGINT;
+        DECLARE v_offset_hour SMALLINT;
+        DECLARE v_keep_day BIGINT;
+        DECLARE v_highest_day BIGINT;
+        DECLARE v_offset_day SMALLINT;
+        DECLARE v_keep_month BIGINT;
+        DECLARE v_highest_month BIGINT;
+        DECLARE v_offset_month SMALLINT;
+        DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
+        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
+                   MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
+                   MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'day', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', `utc_offset`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
+              FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+        ELSE
+            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'minute', `highest`, NULL)),
+                   MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'hour', `highest`, NULL)),
+                   MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'day', `highest`, NULL)),
+                   MAX(IF(`period` = 'day', `utc_offset`, NULL)),
+                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                   MAX(IF(`period` = 'month', `highest`, NULL)),
+                   MAX(IF(`period` = 'month', `utc_offset`, NULL))
+              INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
+              FROM `counter_periods` WHERE `counter_name` = p_name;
+        END IF;
+        IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
+            IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
+               AND p_at >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
+               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+                BEGIN
+                    DECLARE v_found INT;
+                    DECLARE v_fitting INT;
+                    SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
+                      INTO v_found, v_fitting
+                      FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(p_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(p_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(p_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(p_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
+                    SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
+                    IF v_fitting < v_found THEN
+                        SET v_slot = 1;
+                    END IF;
+                END;
+            END IF;
+            INSERT INTO `counter_tracked_writes`
+                (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
+            VALUES (p_name, v_slot, v_delta, p_at, v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
+                /*!80019 AS slotted_new */
+            ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = p_at,
+                `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
+                `utc_offset_minute` = v_offset_minute,
+                `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
+                `utc_offset_hour` = v_offset_hour,
+                `keep_day` = v_keep_day, `highest_day` = v_highest_day,
+                `utc_offset_day` = v_offset_day,
+                `keep_month` = v_keep_month, `highest_month` = v_highest_month,
+                `utc_offset_month` = v_offset_month,
+                `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+        ELSE
+            UPDATE `counters` SET `counter` = `counter` + v_delta
+             WHERE `counter_name` = p_name AND `counter_id` = v_slot
+               AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+            IF ROW_COUNT() = 0 THEN
+                -- The slot may be gone since the lookup (a resize removed it): slot 1
+                -- exists as long as the counter does, so the delta is not lost.
+                UPDATE `counters` SET `counter` = `counter` + v_delta
+                 WHERE `counter_name` = p_name AND `counter_id` = 1
+                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
+                -- Still no row changed: the counter is bounded and neither slot could
+                -- take the delta alone (short of room, or the delta a restock to
+                -- spread), or there is no such counter: the spread, with every slot
+                -- locked, tells them apart. A delta of 0 changes no row either, and
+                -- needs a look of its own.
+                IF ROW_COUNT() = 0 THEN
+                    IF v_delta <> 0 THEN
+                        INSERT INTO `counter_spreads`
+                            (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
+                        VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
+                            /*!80019 AS slotted_new */
+                        ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
+                            `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
+                            `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
+                    ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
+                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    END IF;
+                END IF;
+            END IF;
+        END IF;
+    END;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_featured') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
 -- Adds p_delta (a whole number within BIGINT) to one slot of counter
 -- p_name. Locks that one row; inside a caller's transaction under
@@ -335,7 +477,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:be3089aaf7777fe4'
+COMMENT 'slotted-counters sha256:ac4e06e6307370b2'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -423,122 +565,7 @@ BEGIN
                 END IF;
             END;
         END IF;
-        BEGIN
-            -- What each period the counter tracks keeps.
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_highest_minute BIGINT;
-            DECLARE v_offset_minute SMALLINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_highest_hour BIGINT;
-            DECLARE v_offset_hour SMALLINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_highest_day BIGINT;
-            DECLARE v_offset_day SMALLINT;
-            DECLARE v_keep_month BIGINT;
-            DECLARE v_highest_month BIGINT;
-            DECLARE v_offset_month SMALLINT;
-            DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-            ELSE
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name;
-            END IF;
-            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-                IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
-                   AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-                    BEGIN
-                        DECLARE v_found INT;
-                        DECLARE v_fitting INT;
-                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
-                          INTO v_found, v_fitting
-                          FROM `counter_buckets`
-                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
-                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
-                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
-                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
-                        SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF v_fitting < v_found THEN
-                            SET v_slot = 1;
-                        END IF;
-                    END;
-                END IF;
-                INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
-                    /*!80019 AS slotted_new */
-                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-                    `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
-                    `utc_offset_minute` = v_offset_minute,
-                    `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
-                    `utc_offset_hour` = v_offset_hour,
-                    `keep_day` = v_keep_day, `highest_day` = v_highest_day,
-                    `utc_offset_day` = v_offset_day,
-                    `keep_month` = v_keep_month, `highest_month` = v_highest_month,
-                    `utc_offset_month` = v_offset_month,
-                    `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-            ELSE
-                UPDATE `counters` SET `counter` = `counter` + v_delta
-                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                IF ROW_COUNT() = 0 THEN
-                    -- The slot may be gone since the lookup (a resize removed it): slot 1
-                    -- exists as long as the counter does, so the delta is not lost.
-                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                     WHERE `counter_name` = p_name AND `counter_id` = 1
-                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                    -- Still no row changed: the counter is bounded and neither slot could
-                    -- take the delta alone (short of room, or the delta a restock to
-                    -- spread), or there is no such counter: the spread, with every slot
-                    -- locked, tells them apart. A delta of 0 changes no row either, and
-                    -- needs a look of its own.
-                    IF ROW_COUNT() = 0 THEN
-                        IF v_delta <> 0 THEN
-                            INSERT INTO `counter_spreads`
-                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                                /*!80019 AS slotted_new */
-                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-                        END IF;
-                    END IF;
-                END IF;
-            END IF;
-        END;
+        CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add') */$$
@@ -550,7 +577,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cdef6ff518811053'
+COMMENT 'slotted-counters sha256:a7c96ec3a9c83566'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -621,122 +648,7 @@ BEGIN
                 END IF;
             END;
         END IF;
-        BEGIN
-            -- What each period the counter tracks keeps.
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_highest_minute BIGINT;
-            DECLARE v_offset_minute SMALLINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_highest_hour BIGINT;
-            DECLARE v_offset_hour SMALLINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_highest_day BIGINT;
-            DECLARE v_offset_day SMALLINT;
-            DECLARE v_keep_month BIGINT;
-            DECLARE v_highest_month BIGINT;
-            DECLARE v_offset_month SMALLINT;
-            DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-            ELSE
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name;
-            END IF;
-            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-                IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
-                   AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-                    BEGIN
-                        DECLARE v_found INT;
-                        DECLARE v_fitting INT;
-                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
-                          INTO v_found, v_fitting
-                          FROM `counter_buckets`
-                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
-                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
-                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
-                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
-                        SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF v_fitting < v_found THEN
-                            SET v_slot = 1;
-                        END IF;
-                    END;
-                END IF;
-                INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, UTC_TIMESTAMP(6), v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
-                    /*!80019 AS slotted_new */
-                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = UTC_TIMESTAMP(6),
-                    `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
-                    `utc_offset_minute` = v_offset_minute,
-                    `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
-                    `utc_offset_hour` = v_offset_hour,
-                    `keep_day` = v_keep_day, `highest_day` = v_highest_day,
-                    `utc_offset_day` = v_offset_day,
-                    `keep_month` = v_keep_month, `highest_month` = v_highest_month,
-                    `utc_offset_month` = v_offset_month,
-                    `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-            ELSE
-                UPDATE `counters` SET `counter` = `counter` + v_delta
-                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                IF ROW_COUNT() = 0 THEN
-                    -- The slot may be gone since the lookup (a resize removed it): slot 1
-                    -- exists as long as the counter does, so the delta is not lost.
-                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                     WHERE `counter_name` = p_name AND `counter_id` = 1
-                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                    -- Still no row changed: the counter is bounded and neither slot could
-                    -- take the delta alone (short of room, or the delta a restock to
-                    -- spread), or there is no such counter: the spread, with every slot
-                    -- locked, tells them apart. A delta of 0 changes no row either, and
-                    -- needs a look of its own.
-                    IF ROW_COUNT() = 0 THEN
-                        IF v_delta <> 0 THEN
-                            INSERT INTO `counter_spreads`
-                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                                /*!80019 AS slotted_new */
-                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-                        END IF;
-                    END IF;
-                END IF;
-            END IF;
-        END;
+        CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
@@ -2099,7 +2011,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:58c9fc22856c1da2'
+COMMENT 'slotted-counters sha256:cf8c8438d52c11f0'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -2203,123 +2115,7 @@ BEGIN
                 END IF;
             END;
         END IF;
-        BEGIN
-            -- What each period the counter tracks keeps.
-            DECLARE v_keep_minute BIGINT;
-            DECLARE v_highest_minute BIGINT;
-            DECLARE v_offset_minute SMALLINT;
-            DECLARE v_keep_hour BIGINT;
-            DECLARE v_highest_hour BIGINT;
-            DECLARE v_offset_hour SMALLINT;
-            DECLARE v_keep_day BIGINT;
-            DECLARE v_highest_day BIGINT;
-            DECLARE v_offset_day SMALLINT;
-            DECLARE v_keep_month BIGINT;
-            DECLARE v_highest_month BIGINT;
-            DECLARE v_offset_month SMALLINT;
-            DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-            ELSE
-                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'minute', `highest`, NULL)),
-                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'hour', `highest`, NULL)),
-                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'day', `highest`, NULL)),
-                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                       MAX(IF(`period` = 'month', `highest`, NULL)),
-                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
-                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-                  FROM `counter_periods` WHERE `counter_name` = p_name;
-            END IF;
-            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-                IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
-                   AND v_moment >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
-                   AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-                    BEGIN
-                        DECLARE v_found INT;
-                        DECLARE v_fitting INT;
-                        SELECT COUNT(*), COALESCE(SUM(`counter` + 4 * CAST(v_delta AS DECIMAL(20, 0)) <= `highest`), 0)
-                          INTO v_found, v_fitting
-                          FROM `counter_buckets`
-                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
-                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
-                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
-                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_moment + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
-                        SET v_room_seen = v_fitting = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL);
-                        IF v_fitting < v_found THEN
-                            SET v_slot = 1;
-                        END IF;
-                    END;
-                END IF;
-                INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, v_moment, v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
-                    /*!80019 AS slotted_new */
-                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_moment,
-                    `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
-                    `utc_offset_minute` = v_offset_minute,
-                    `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
-                    `utc_offset_hour` = v_offset_hour,
-                    `keep_day` = v_keep_day, `highest_day` = v_highest_day,
-                    `utc_offset_day` = v_offset_day,
-                    `keep_month` = v_keep_month, `highest_month` = v_highest_month,
-                    `utc_offset_month` = v_offset_month,
-                    `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-            ELSE
-                UPDATE `counters` SET `counter` = `counter` + v_delta
-                 WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                   AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                IF ROW_COUNT() = 0 THEN
-                    -- The slot may be gone since the lookup (a resize removed it): slot 1
-                    -- exists as long as the counter does, so the delta is not lost.
-                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                     WHERE `counter_name` = p_name AND `counter_id` = 1
-                       AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
-                    -- Still no row changed: the counter is bounded and neither slot could
-                    -- take the delta alone (short of room, or the delta a restock to
-                    -- spread), or there is no such counter: the spread, with every slot
-                    -- locked, tells them apart. A delta of 0 changes no row either, and
-                    -- needs a look of its own.
-                    IF ROW_COUNT() = 0 THEN
-                        IF v_delta <> 0 THEN
-                            INSERT INTO `counter_spreads`
-                                (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `pending`)
-                            VALUES (p_name, 'add', v_delta, NULL, NULL, NULL, UTC_TIMESTAMP(6), TRUE)
-                                /*!80019 AS slotted_new */
-                            ON DUPLICATE KEY UPDATE `spread_kind` = 'add', `delta` = v_delta,
-                                `reset_start_date` = NULL, `lowest` = NULL, `highest` = NULL,
-                                `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-                        ELSEIF NOT EXISTS (SELECT 1 FROM `counters` WHERE `counter_name` = p_name) THEN
-                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-                        END IF;
-                    END IF;
-                END IF;
-            END IF;
-        END;
+        CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, v_moment);
     END IF;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_at') */$$

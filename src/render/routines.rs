@@ -27,6 +27,7 @@ macro_rules! routine_templates {
 routine_templates! {
     NameProblem => "routines/name_problem.sql",
     Setup => "routines/setup.sql",
+    AddFeatured => "routines/add_featured.sql",
     Add => "routines/add.sql",
     Increment => "routines/increment.sql",
     PlanBatch => "routines/plan_batch.sql",
@@ -65,6 +66,7 @@ pub(super) fn routine(p: &Context, routine: Routine) -> askama::Result<String> {
     match routine {
         Routine::NameProblem => NameProblem { p }.render(),
         Routine::Setup => Setup { p }.render(),
+        Routine::AddFeatured => AddFeatured { p }.render(),
         Routine::Add => Add { p }.render(),
         Routine::Increment => Increment { p }.render(),
         Routine::PlanBatch => PlanBatch { p }.render(),

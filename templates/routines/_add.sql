@@ -106,6 +106,16 @@
 {%- if p.bounds && !p.auto_create %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
 {%- endif %}
+{%- if p.periods_feature && !p.auto_create %}
+{{ indent }}CALL `{{ p.routine(Routine::AddFeatured) }}`(p_name, v_slot, {{ p.slot_count }}, v_delta, {{ at }});
+{%- else %}
+{%- call tracked_or_not(p, at, indent) %}{% endcall %}
+{%- endif %}
+{%- endmacro %}
+
+{#- The write of `featured` past the look at a bound: to the buckets of
+    time `at` of each period the counter tracks, or to its slot. -#}
+{% macro tracked_or_not(p, at, indent) %}
 {%- if p.periods_feature %}
 {{ indent }}BEGIN
 {{ indent }}    -- What each period the counter tracks keeps.

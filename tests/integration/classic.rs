@@ -267,6 +267,7 @@ fn each_feature_alone_installs_and_counts() {
             "periods",
             &[
                 "counter_add_at",
+                "counter_add_featured",
                 "counter_add_within_limit",
                 "counter_expire_periods",
                 "counter_get_period",

@@ -360,9 +360,10 @@ pub const CLASSIC_ROUTINES: [&str; 9] = [
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 29] = [
+pub const ROUTINES: [&str; 30] = [
     "counter_add",
     "counter_add_at",
+    "counter_add_featured",
     "counter_add_many",
     "counter_add_many_at",
     "counter_add_many_once",
