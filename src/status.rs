@@ -199,7 +199,7 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
             )
             .map_err(Error::Query)?;
         let state = match installed {
-            Some(installed) if body.contains(&normalized(&installed)?) => State::Present,
+            Some(installed) if normalized(&installed)? == body => State::Present,
             Some(_) => State::Stale { installed: "another version's body".to_owned() },
             None => unseen_trigger(conn, &name)?,
         };
@@ -264,12 +264,11 @@ fn rendered_comment<'a>(statements: &'a [script::Statement], kind: &str, name: &
 }
 
 /// Each trigger `setup.sql` (split into `statements`) creates for
-/// `options`, with its body as [`normalized`] gives it, and as MySQL and
-/// MariaDB keep it ([`as_kept`]).
+/// `options`, with its body as [`normalized`] gives it.
 fn rendered_triggers(
     statements: &[script::Statement],
     options: &PackageOptions,
-) -> Result<Vec<(String, [String; 3])>, Error> {
+) -> Result<Vec<(String, String)>, Error> {
     package::triggers_in_package(options)
         .into_iter()
         .map(|name| {
@@ -282,45 +281,9 @@ fn rendered_triggers(
                 .find_map(|statement| statement.text.split_once("FOR EACH ROW"))
                 .map(|(_, body)| body)
                 .expect("setup.sql creates every trigger of the package");
-            let body = normalized(body)?;
-            let kept = [as_kept(&body, Flavour::MySql), as_kept(&body, Flavour::MariaDb), body];
-            Ok((name, kept))
+            Ok((name, normalized(body)?))
         })
         .collect()
-}
-
-/// The server a trigger's body was sent to.
-#[derive(Clone, Copy)]
-enum Flavour {
-    MySql,
-    MariaDb,
-}
-
-/// A normalized body as `flavour` keeps it: each executable comment the
-/// server runs replaced by its text. MySQL runs `/*!NNNNN ... */` (every
-/// version the package names is one it supports) and keeps `/*M! ... */`
-/// as a comment; MariaDB runs `/*M! ... */` and `/*!NNNNN ... */` below
-/// 50700, and leaves out those from 50700 to 99999.
-fn as_kept(body: &str, flavour: Flavour) -> String {
-    let mut kept = String::with_capacity(body.len());
-    let mut rest = body;
-    while let Some(start) = rest.find("/*!").into_iter().chain(rest.find("/*M!")).min() {
-        let Some(length) = rest[start..].find("*/") else { break };
-        kept.push_str(&rest[..start]);
-        let comment = &rest[start + 2..start + length];
-        let mariadb_only = comment.starts_with("M!");
-        let marked = comment.trim_start_matches("M!").trim_start_matches('!');
-        let version_digits = marked.bytes().take_while(u8::is_ascii_digit).count();
-        let version: u32 = marked[..version_digits].parse().unwrap_or(0);
-        match flavour {
-            Flavour::MySql if mariadb_only => kept.push_str(&rest[start..start + length + 2]),
-            Flavour::MariaDb if !mariadb_only && (50700..100000).contains(&version) => {}
-            _ => kept.push_str(&marked[version_digits..]),
-        }
-        rest = &rest[start + length + 2..];
-    }
-    kept.push_str(rest);
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A trigger's body with its comments left out and its whitespace made
@@ -418,28 +381,4 @@ pub fn counters(
         description,
     })
     .map_err(Error::Query)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Flavour, as_kept};
-
-    const BODY: &str = "SET a = 1 /*!80019 AS slotted_new */ ON DUPLICATE KEY UPDATE `p` = \
-                        /*!80019 slotted_new.`p` */ /*M! VALUES(`p`) */; /*!40101 SET b = 2 */";
-
-    #[test]
-    fn mysql_runs_its_versioned_comments_and_keeps_mariadbs_as_comments() {
-        assert_eq!(
-            as_kept(BODY, Flavour::MySql),
-            "SET a = 1 AS slotted_new ON DUPLICATE KEY UPDATE `p` = slotted_new.`p` /*M! VALUES(`p`) */; SET b = 2"
-        );
-    }
-
-    #[test]
-    fn mariadb_keeps_its_own_comments_and_skips_mysql_8s() {
-        assert_eq!(
-            as_kept(BODY, Flavour::MariaDb),
-            "SET a = 1 ON DUPLICATE KEY UPDATE `p` = VALUES(`p`) ; SET b = 2"
-        );
-    }
 }

@@ -42,9 +42,7 @@ END$$
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
--- (NULL: now) of the periods their counters track: an entry of a counter
--- that tracks any goes, as a routine's write does, through
--- {{ p.tracked_writes_table }}, whose trigger applies it to its slot and buckets.
+-- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `{{ p.apply_trigger }}` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `{{ p.apply_trigger }}` BEFORE INSERT ON `{{ p.writes_table }}`
 FOR EACH ROW
@@ -70,15 +68,10 @@ BEGIN
 {%- endif %}
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
+{%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
 {%- if p.periods_feature %}
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
-            IF {% call periods::tracks_any(p) %}{% endcall %} THEN
-{% call periods::record_tracked_write("                ", p, "v_at") %}{% endcall %}
-            ELSE
-{%- call bounds::add_to_slot("                ", p, true) %}{% endcall %}
-            END IF;
-{%- else %}
-{%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
+{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "v_room_seen") %}{% endcall %}
 {%- endif %}
         END WHILE;
 {% call pending::clear("        ", p) %}{% endcall %}

@@ -2780,9 +2780,7 @@ END$$
 -- @slotted_counters_write_plan, for the id in @slotted_counters_write_id:
 -- a row with any other id (as the plain mode records its own) applies
 -- nothing. The deltas count in the buckets of @slotted_counters_write_at
--- (NULL: now) of the periods their counters track: an entry of a counter
--- that tracks any goes, as a routine's write does, through
--- counter_tracked_writes, whose trigger applies it to its slot and buckets.
+-- (NULL: now) of the periods their counters track.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_write` */$$
 CREATE /*M! OR REPLACE */ TRIGGER `counter_apply_write` BEFORE INSERT ON `counter_writes`
 FOR EACH ROW
@@ -2820,6 +2818,91 @@ BEGIN
             SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING utf8mb4);
             SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
             SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
+            BEGIN
+                DECLARE v_found INT;
+                DECLARE v_fits BOOLEAN;
+                SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+                IF v_found = 0 THEN
+                    -- The slot may be gone since the lookup (a resize removed it): slot 1
+                    -- exists as long as the counter does, so the delta is not lost.
+                    SET v_slot = 1;
+                    SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                    IF v_found = 0 THEN
+                        SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    END IF;
+                END IF;
+                IF v_fits THEN
+                    UPDATE `counters` SET `counter` = `counter` + v_delta
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+                ELSE
+                    BEGIN
+                        -- The counter's slots, total and bounds (the sums of the shares), read
+                        -- under lock, and its total after the write.
+                        DECLARE v_bounded_slots INT;
+                        DECLARE v_bounded_total BIGINT;
+                        DECLARE v_floor BIGINT;
+                        DECLARE v_ceiling BIGINT;
+                        -- Wider than BIGINT: a write's new total is checked against the
+                        -- bounds before it is stored anywhere.
+                        DECLARE v_value DECIMAL(20, 0);
+                        -- The spread: each slot holds v_share, plus 1 for the first
+                        -- v_share_left slots, and so for the room toward each bound.
+                        DECLARE v_share BIGINT;
+                        DECLARE v_share_left BIGINT;
+                        DECLARE v_floor_room BIGINT;
+                        DECLARE v_floor_room_left BIGINT;
+                        DECLARE v_ceiling_room BIGINT;
+                        DECLARE v_ceiling_room_left BIGINT;
+                        SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
+                               CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
+                          INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
+                          FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+                        IF v_bounded_slots = 0 THEN
+                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                        END IF;
+                        IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
+                            SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + v_delta;
+                            IF v_value < v_floor THEN
+                                SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
+                                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                            END IF;
+                            IF v_value > v_ceiling THEN
+                                SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
+                                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
+                            END IF;
+
+                            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
+                            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
+                            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
+                            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
+                            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
+                            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
+                            UPDATE `counters` FORCE INDEX (PRIMARY)
+                               SET `counter` = v_share + (`counter_id` <= v_share_left),
+                                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+                                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+                             WHERE `counter_name` = p_name;
+                        ELSE
+                            BEGIN
+                                DECLARE v_first BIGINT;
+                                DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
+                                SELECT `counter` INTO v_first FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+                                IF NOT COALESCE(v_delta BETWEEN -9007199254740991 - v_first AND 9007199254740991 - v_first, v_delta BETWEEN -9007199254740991 AND 9007199254740991) THEN
+                                    SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
+                                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                                END IF;
+                                UPDATE `counters` SET `counter` = `counter` + v_delta
+                                 WHERE `counter_name` = p_name AND `counter_id` = 1;
+                            END;
+                            SET v_slot = 1;
+                        END IF;
+                    END;
+                END IF;
+            END;
 
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
@@ -2835,108 +2918,105 @@ BEGIN
                    MAX(IF(`period` = 'month', `utc_offset`, NULL))
               INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
               FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-            IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
-                INSERT INTO `counter_tracked_writes`
-                    (`counter_name`, `counter_id`, `delta`, `counted_at`, `keep_minute`, `highest_minute`, `utc_offset_minute`, `keep_hour`, `highest_hour`, `utc_offset_hour`, `keep_day`, `highest_day`, `utc_offset_day`, `keep_month`, `highest_month`, `utc_offset_month`, `room_seen`, `pending`)
-                VALUES (p_name, v_slot, v_delta, v_at, v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month, v_room_seen, TRUE)
-                    /*!80019 AS slotted_new */
-                ON DUPLICATE KEY UPDATE `delta` = v_delta, `counted_at` = v_at,
-                    `keep_minute` = v_keep_minute, `highest_minute` = v_highest_minute,
-                    `utc_offset_minute` = v_offset_minute,
-                    `keep_hour` = v_keep_hour, `highest_hour` = v_highest_hour,
-                    `utc_offset_hour` = v_offset_hour,
-                    `keep_day` = v_keep_day, `highest_day` = v_highest_day,
-                    `utc_offset_day` = v_offset_day,
-                    `keep_month` = v_keep_month, `highest_month` = v_highest_month,
-                    `utc_offset_month` = v_offset_month,
-                    `room_seen` = v_room_seen, `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
-            ELSE
+            BEGIN
+                DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+                DECLARE v_bucket DATETIME;
+                -- A bucket counts every write of its period, and a reset takes the
+                -- total back without taking the period's writes back: so a bucket
+                -- row has no bound of the total's, and one that would leave BIGINT
+                -- refuses the write as the package does (9003), not the server.
+                DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
+                DECLARE EXIT HANDLER FOR 1690
                 BEGIN
-                    DECLARE v_found INT;
-                    DECLARE v_fits BOOLEAN;
-                    SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
-                      FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-                    IF v_found = 0 THEN
-                        -- The slot may be gone since the lookup (a resize removed it): slot 1
-                        -- exists as long as the counter does, so the delta is not lost.
-                        SET v_slot = 1;
-                        SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
-                          FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
-                        IF v_found = 0 THEN
-                            SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
+                    SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
+                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                END;
+                -- A write that saw room in its rows of the limited buckets locks
+                -- them, and adds to them when they still have it.
+                IF v_room_seen THEN
+                    SELECT COUNT(*) = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL) INTO v_room_taken
+                      FROM `counter_buckets`
+                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
+                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
+                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
+                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE))
+                       AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
+                       FOR UPDATE;
+                    IF v_room_taken THEN
+                        UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
+                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
+                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
+                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
+                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
+                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
+                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
+                    END IF;
+                END IF;
+                IF v_keep_minute IS NOT NULL THEN
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE;
+                    IF v_keep_minute = 4294967295
+                       OR TIMESTAMPDIFF(MINUTE, v_bucket + INTERVAL v_offset_minute MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
+                        IF v_highest_minute IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
-                    IF v_fits THEN
-                        UPDATE `counters` SET `counter` = `counter` + v_delta
-                         WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-                    ELSE
-                        BEGIN
-                            -- The counter's slots, total and bounds (the sums of the shares), read
-                            -- under lock, and its total after the write.
-                            DECLARE v_bounded_slots INT;
-                            DECLARE v_bounded_total BIGINT;
-                            DECLARE v_floor BIGINT;
-                            DECLARE v_ceiling BIGINT;
-                            -- Wider than BIGINT: a write's new total is checked against the
-                            -- bounds before it is stored anywhere.
-                            DECLARE v_value DECIMAL(20, 0);
-                            -- The spread: each slot holds v_share, plus 1 for the first
-                            -- v_share_left slots, and so for the room toward each bound.
-                            DECLARE v_share BIGINT;
-                            DECLARE v_share_left BIGINT;
-                            DECLARE v_floor_room BIGINT;
-                            DECLARE v_floor_room_left BIGINT;
-                            DECLARE v_ceiling_room BIGINT;
-                            DECLARE v_ceiling_room_left BIGINT;
-                            SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
-                                   CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
-                              INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
-                              FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
-                            IF v_bounded_slots = 0 THEN
-                                SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
-                                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
-                            END IF;
-                            IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
-                                SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + v_delta;
-                                IF v_value < v_floor THEN
-                                    SET v_message = LEFT(CONCAT('the write would pass the floor ', v_floor, ' (room left: ', v_bounded_total - v_floor, '), for counter: ', QUOTE(p_name)), 128);
-                                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
-                                END IF;
-                                IF v_value > v_ceiling THEN
-                                    SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
-                                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
-                                END IF;
-
-                                SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                                SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                                SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                                SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                                SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                                SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                                UPDATE `counters` FORCE INDEX (PRIMARY)
-                                   SET `counter` = v_share + (`counter_id` <= v_share_left),
-                                       `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                                       `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                                 WHERE `counter_name` = p_name;
-                            ELSE
-                                BEGIN
-                                    DECLARE v_first BIGINT;
-                                    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
-                                    SELECT `counter` INTO v_first FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
-                                    IF NOT COALESCE(v_delta BETWEEN -9007199254740991 - v_first AND 9007199254740991 - v_first, v_delta BETWEEN -9007199254740991 AND 9007199254740991) THEN
-                                        SET v_message = LEFT(CONCAT('a slot would pass 9007199254740991 either way, for counter: ', QUOTE(p_name)), 128);
-                                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-                                    END IF;
-                                    UPDATE `counters` SET `counter` = `counter` + v_delta
-                                     WHERE `counter_name` = p_name AND `counter_id` = 1;
-                                END;
-                                SET v_slot = 1;
-                            END IF;
-                        END;
+                END IF;
+                IF v_keep_hour IS NOT NULL THEN
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE;
+                    IF v_keep_hour = 4294967295
+                       OR TIMESTAMPDIFF(HOUR, v_bucket + INTERVAL v_offset_hour MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
+                        IF v_highest_hour IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
+                        END IF;
                     END IF;
-                END;
-            END IF;
+                END IF;
+                IF v_keep_day IS NOT NULL THEN
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE;
+                    IF v_keep_day = 4294967295
+                       OR TIMESTAMPDIFF(DAY, v_bucket + INTERVAL v_offset_day MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
+                        IF v_highest_day IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
+                        END IF;
+                    END IF;
+                END IF;
+                IF v_keep_month IS NOT NULL THEN
+                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE;
+                    IF v_keep_month = 4294967295
+                       OR TIMESTAMPDIFF(MONTH, v_bucket + INTERVAL v_offset_month MINUTE,
+                                        DATE_FORMAT(v_now + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00')) < v_keep_month THEN
+                        IF v_highest_month IS NULL THEN
+                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                            VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                        ELSEIF NOT v_room_taken THEN
+                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
+                        END IF;
+                    END IF;
+                END IF;
+            END;
         END WHILE;
         SET NEW.`pending` = NULL;
     END IF;
