@@ -184,8 +184,8 @@ impl Routine {
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
     /// The name check, the batches' plan, the featured write and a write's
-    /// check of a limit are the other routines' and the triggers' own: they call them with their
-    /// definer's rights.
+    /// check of a limit are the other routines' and the triggers' own: they
+    /// call them with their definer's rights.
     pub fn for_applications(self) -> bool {
         matches!(
             self,

@@ -13,8 +13,8 @@ use crate::options::{PackageOptions, SlotPolicy, flags};
 
 impl Routine {
     /// The routines the package made with `options` has: those of its
-    /// features, no resize of a fixed slot count, and no featured write
-    /// apart from the routines that make it in a package of lazy counters.
+    /// features, no resize of a fixed slot count, and no `add_featured` in
+    /// a package of lazy counters, whose routines make that write inline.
     pub fn in_package(options: &PackageOptions) -> Vec<Routine> {
         Routine::ALL
             .into_iter()
