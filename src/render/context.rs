@@ -63,6 +63,9 @@ pub(super) struct Context {
     /// read. The UPDATE would leave a bounded slot locked where it found no
     /// room (see `look_before_locking` in `routines/_bounds.sql`).
     pub(super) classic_flag: bool,
+    /// Whether the slower write of a tracked or bounded counter is the
+    /// routine `add_featured`, called by the writes, rather than inline.
+    pub(super) has_add_featured: bool,
     /// Whether it has the table of write ids and its trigger (batches or
     /// write ids), the table of changes and its trigger
     /// ([`package::has_changes_table`]), and the slot bound's triggers
@@ -324,6 +327,7 @@ impl Context {
             classic_flag: (features.has(Feature::Periods) || features.has(Feature::Bounds))
                 && !options.auto_create()
                 && fixed_slots.is_none(),
+            has_add_featured: Routine::in_package(options).contains(&Routine::AddFeatured),
             has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),
             slot_bound_triggers: triggers.contains(&insert_trigger),

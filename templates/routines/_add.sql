@@ -106,7 +106,7 @@
 {%- if p.bounds && !p.auto_create %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
 {%- endif %}
-{%- if p.periods_feature && !p.auto_create %}
+{%- if p.has_add_featured %}
 {{ indent }}CALL `{{ p.routine(Routine::AddFeatured) }}`(p_name, v_slot, {{ p.slot_count }}, v_delta, {{ at }});
 {%- else %}
 {%- call tracked_or_not(p, at, indent) %}{% endcall %}
