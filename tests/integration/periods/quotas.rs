@@ -27,6 +27,7 @@ on_each_server!(
     batches_under_a_day_limit_let_exactly_the_limit_through_per_customer,
     increments_in_applications_transactions_let_exactly_the_limit_through,
     plain_writes_beside_the_routines_let_exactly_the_limit_through,
+    writes_in_an_applications_transaction_take_the_quota_only_when_it_commits,
     a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day,
     an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour,
     a_day_quota_comes_back_at_midnight_and_a_late_write_counts_against_its_own_day,
@@ -221,6 +222,50 @@ fn increments_in_applications_transactions_let_exactly_the_limit_through() {
 /// the room again only when its own row is short of it.
 fn plain_writes_beside_the_routines_let_exactly_the_limit_through() {
     race(&Write::PlainBesideRoutines, &[("hour", 400), ("day", 2000)], 400, "hour limit 400");
+}
+
+/// Writes of either mode to a limited counter inside an application's
+/// transaction (`on(&mut tx)`), beside an insert of the application's: the
+/// write the limit refuses leaves the transaction open with the writes
+/// before it and the insert; rolled back, the day's room is whole again;
+/// committed, the writes count in the total and in the day.
+fn writes_in_an_applications_transaction_take_the_quota_only_when_it_commits() {
+    let db = with_package();
+    let mut conn = db.conn();
+    conn.query_drop("CREATE TABLE calls (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(50) NOT NULL)")
+        .unwrap();
+    let routines = Counters::new(db.pool().clone()).unwrap();
+    let plain =
+        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
+    for (mode, counters) in [("routines", &routines), ("plain", &plain)] {
+        conn.exec_drop("CALL counter_setup(?, 'api calls', 4, NULL)", (mode,)).unwrap();
+        conn.exec_drop("CALL counter_limit(?, 'day', 3)", (mode,)).unwrap();
+        for commit in [false, true] {
+            let mut tx = db.pool().start_transaction(mysql::TxOpts::default()).unwrap();
+            at(&mut tx, RACE_AT);
+            tx.exec_drop("INSERT INTO calls (customer) VALUES (?)", (mode,)).unwrap();
+            for _ in 0..3 {
+                counters.on(&mut tx).increment(mode).unwrap();
+            }
+            let refused = counters.on(&mut tx).increment(mode).unwrap_err();
+            assert!(
+                matches!(refused, CounterError::PastLimit { period: Period::Day, limit: 3, room: 0, .. }),
+                "{mode}: {refused:?}"
+            );
+            let (calls, counted): (i64, Option<i64>) = tx
+                .exec_first(
+                    "SELECT (SELECT COUNT(*) FROM calls WHERE customer = ?), counter_get(?)",
+                    (mode, mode),
+                )
+                .unwrap()
+                .unwrap();
+            assert_eq!((calls, counted), (1, Some(3)), "{mode}: the transaction goes on after the refusal");
+            if commit { tx.commit() } else { tx.rollback() }.unwrap();
+            let kept = if commit { 3 } else { 0 };
+            assert_eq!(total(&mut conn, mode), Some(kept), "{mode}, committed: {commit}");
+            assert_eq!(period(&mut conn, mode, "day", RACE_AT), Some(kept), "{mode}, committed: {commit}");
+        }
+    }
 }
 
 fn a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day() {
