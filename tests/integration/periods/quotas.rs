@@ -227,8 +227,8 @@ fn plain_writes_beside_the_routines_let_exactly_the_limit_through() {
 /// Writes of either mode to a limited counter inside an application's
 /// transaction (`on(&mut tx)`), beside an insert of the application's: the
 /// write the limit refuses leaves the transaction open with the writes
-/// before it and the insert; rolled back, the day's room is whole again;
-/// committed, the writes count in the total and in the day.
+/// before it and the insert; rolled back, neither the total nor the day
+/// counts them; committed, both do.
 fn writes_in_an_applications_transaction_take_the_quota_only_when_it_commits() {
     let db = with_package();
     let mut conn = db.conn();
