@@ -3,7 +3,6 @@
 //! all three, with no certification conflict, and a reset erases every
 //! increment acknowledged anywhere before it.
 
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::Instant;
 
@@ -17,19 +16,38 @@ use serde_json::Value;
 use crate::reconcile;
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
-    self, MultiPrimary, client, conn, increment_from_every_node, install, owned_slots, slots_hit,
+    self, MultiPrimary, client, conn, increment_from_every_node, install, owned_slots, scenarios, slots_hit,
     totals_on_every_node,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
 
-/// One cluster for every test here (booting three nodes takes half a
-/// minute), held by one test at a time: the tests count the cluster's
-/// certification conflicts, to which another test's load would add, and one
-/// stops a node. Each test works in databases of its own.
-fn take_cluster() -> MutexGuard<'static, Cluster> {
-    static CLUSTER: OnceLock<Mutex<Cluster>> = OnceLock::new();
-    CLUSTER.get_or_init(|| Mutex::new(Cluster::boot())).lock().unwrap_or_else(PoisonError::into_inner)
+/// Boots the cluster (three nodes take half a minute) and runs every
+/// scenario here on it in turn ([`multi_primary::in_turn`]). Each works in
+/// databases of its own.
+#[test]
+fn every_scenario_on_one_cluster() {
+    let mut cluster = Cluster::boot();
+    multi_primary::in_turn(
+        &mut cluster,
+        |_| {},
+        &scenarios![
+            reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact,
+            a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift,
+            node_slots_count_exactly_on_every_node_without_certification_conflicts,
+            a_bounded_sale_from_every_node_sells_exactly_its_stock,
+            a_quota_taken_from_every_node_lets_exactly_its_limit_through,
+            periods_count_exactly_on_every_node_without_certification_conflicts,
+            batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts,
+            a_reset_erases_every_increment_acknowledged_on_another_node,
+            resizes_on_one_node_under_load_from_the_others_stay_exact,
+            re_installs_on_one_node_lose_nothing_the_others_write,
+            every_node_increments_only_the_slots_it_owns,
+            an_offset_above_the_increment_counts_as_its_position_modulo_the_increment,
+            bench_over_every_node_reports_the_conflicts_node_slots_avoid,
+            node_slots_follow_a_node_that_leaves_and_rejoins,
+        ],
+    );
 }
 
 impl MultiPrimary for Cluster {
@@ -80,9 +98,7 @@ fn conflicts(cluster: &Cluster) -> u64 {
 /// Reconciles on node 3 while nodes 1 and 2 write and drift: every counter
 /// exact on every node. A node's snapshot holds a writeset whole, its rows
 /// and its counter together.
-#[test]
-fn reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact() {
-    let cluster = take_cluster();
+fn reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact(cluster: &mut Cluster) {
     reconcile::on_one_node_under_writes_on_the_others(&*cluster, "galera_reconcile", &galera());
 }
 
@@ -91,9 +107,7 @@ fn reconciles_on_one_node_under_writes_on_the_others_leave_every_counter_exact()
 /// node 1 a moment earlier is in its snapshot, and corrected. The lag is a
 /// read lock on node 3 (`FLUSH TABLES WITH READ LOCK`), which holds its
 /// applier back.
-#[test]
-fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift() {
-    let cluster = take_cluster();
+fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift(cluster: &mut Cluster) {
     let database = "galera_reconcile_lag";
     install(&*cluster, database, &galera());
     let nodes = cluster.nodes();
@@ -130,9 +144,7 @@ fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift() 
     assert_eq!(counted, Some(2));
 }
 
-#[test]
-fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
-    let cluster = take_cluster();
+fn node_slots_count_exactly_on_every_node_without_certification_conflicts(cluster: &mut Cluster) {
     let connection = PackageOptions::builder().slot_choice(SlotChoice::Connection).build().unwrap();
     let packages = [
         ("default_load", PackageOptions::default()),
@@ -168,9 +180,7 @@ fn node_slots_count_exactly_on_every_node_without_certification_conflicts() {
 /// A bounded counter sold from every node: exact, never below its floor;
 /// the certification conflicts of the spreads are the bound's cost, each
 /// retried by the client.
-#[test]
-fn a_bounded_sale_from_every_node_sells_exactly_its_stock() {
-    let cluster = take_cluster();
+fn a_bounded_sale_from_every_node_sells_exactly_its_stock(cluster: &mut Cluster) {
     let conflicts = multi_primary::check_bounded_sale_sells_exactly_from_every_node(
         &*cluster,
         "galera_bounds",
@@ -182,9 +192,7 @@ fn a_bounded_sale_from_every_node_sells_exactly_its_stock() {
 /// A quota taken from every node: exactly its limit gets through; the
 /// certification conflicts on the quota's lock are its cost, each retried
 /// by the client.
-#[test]
-fn a_quota_taken_from_every_node_lets_exactly_its_limit_through() {
-    let cluster = take_cluster();
+fn a_quota_taken_from_every_node_lets_exactly_its_limit_through(cluster: &mut Cluster) {
     let conflicts = multi_primary::check_quota_lets_exactly_its_limit_through_from_every_node(
         &*cluster,
         "galera_quota",
@@ -195,9 +203,7 @@ fn a_quota_taken_from_every_node_lets_exactly_its_limit_through() {
 
 /// Counting per period on node slots: every bucket row a node writes is
 /// of a slot of its own, so buckets, like totals, meet no conflict.
-#[test]
-fn periods_count_exactly_on_every_node_without_certification_conflicts() {
-    let cluster = take_cluster();
+fn periods_count_exactly_on_every_node_without_certification_conflicts(cluster: &mut Cluster) {
     let conflicts =
         multi_primary::check_periods_count_exactly_on_every_node(&*cluster, "galera_periods", &galera());
     assert_eq!(conflicts, 0, "node slots: no two nodes write one bucket row");
@@ -205,9 +211,7 @@ fn periods_count_exactly_on_every_node_without_certification_conflicts() {
 
 /// Batches and coalesced increments on node slots: each node's
 /// `counter_add_many` writes only slots of its own, as `counter_add` does.
-#[test]
-fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts() {
-    let cluster = take_cluster();
+fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(cluster: &mut Cluster) {
     let database = "galera_batches";
     install(&*cluster, database, &galera());
     for name in ["a", "b", "c"] {
@@ -215,7 +219,7 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     }
 
     let (clients, calls) = (3, 100);
-    let before = conflicts(&cluster);
+    let before = conflicts(cluster);
     thread::scope(|scope| {
         for node in cluster.nodes() {
             let coalescing = client(node, database).coalescing();
@@ -242,7 +246,7 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     });
 
     let per_node = (clients * calls) as i64;
-    assert_eq!(conflicts(&cluster) - before, 0, "node slots: no two nodes write one row");
+    assert_eq!(conflicts(cluster) - before, 0, "node slots: no two nodes write one row");
     assert_eq!(totals_on_every_node(&*cluster, database, "a"), [Some(3 * per_node); 3]);
     assert_eq!(totals_on_every_node(&*cluster, database, "b"), [Some(3 * 2 * per_node); 3]);
     assert_eq!(
@@ -252,23 +256,20 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     );
 }
 
-#[test]
-fn a_reset_erases_every_increment_acknowledged_on_another_node() {
-    multi_primary::check_resets_erase_remote_increments(&*take_cluster(), "galera_reset", &galera());
+fn a_reset_erases_every_increment_acknowledged_on_another_node(cluster: &mut Cluster) {
+    multi_primary::check_resets_erase_remote_increments(&*cluster, "galera_reset", &galera());
 }
 
-#[test]
-fn resizes_on_one_node_under_load_from_the_others_stay_exact() {
-    multi_primary::check_resizes_under_remote_load_stay_exact(&*take_cluster(), "galera_resize", &galera());
+fn resizes_on_one_node_under_load_from_the_others_stay_exact(cluster: &mut Cluster) {
+    multi_primary::check_resizes_under_remote_load_stay_exact(&*cluster, "galera_resize", &galera());
 }
 
 /// MariaDB replaces a trigger in one statement, which a node applies whole:
 /// writes from the other nodes meet lost certifications and aborts by the
 /// DDL (1317), never a missing trigger, and each counts once.
-#[test]
-fn re_installs_on_one_node_lose_nothing_the_others_write() {
+fn re_installs_on_one_node_lose_nothing_the_others_write(cluster: &mut Cluster) {
     let gaps = multi_primary::check_re_installs_under_remote_writes_lose_nothing(
-        &*take_cluster(),
+        &*cluster,
         "galera_reinstall",
         &galera(),
     );
@@ -280,9 +281,7 @@ fn re_installs_on_one_node_lose_nothing_the_others_write() {
     assert_eq!(gaps.missing_trigger.into_inner(), 0, "no node runs a write between a DROP and a CREATE");
 }
 
-#[test]
-fn every_node_increments_only_the_slots_it_owns() {
-    let cluster = take_cluster();
+fn every_node_increments_only_the_slots_it_owns(cluster: &mut Cluster) {
     install(&*cluster, "galera_owned", &galera());
     let mut reader = causal_conn(cluster.node(1), "galera_owned");
     for slots in [7, 2, 1] {
@@ -329,8 +328,7 @@ fn every_node_increments_only_the_slots_it_owns() {
 /// exceed the increment: the position is the offset modulo the increment.
 /// Set by hand on node 1 (Galera assigns them again at its next view change),
 /// and given back however the test ends.
-#[test]
-fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
+fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment(cluster: &mut Cluster) {
     struct Restore<'a>(&'a Booted, (u32, u32));
     impl Drop for Restore<'_> {
         fn drop(&mut self) {
@@ -344,7 +342,6 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
         }
     }
 
-    let cluster = take_cluster();
     install(&*cluster, "galera_group_replication", &galera());
     let node = cluster.node(1);
     let mut root = node.root_conn();
@@ -368,9 +365,7 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment() {
 
 /// `bench` spreads its clients over every `--url` and reports each round's
 /// certification failures and brute-force aborts: none for node slots.
-#[test]
-fn bench_over_every_node_reports_the_conflicts_node_slots_avoid() {
-    let cluster = take_cluster();
+fn bench_over_every_node_reports_the_conflicts_node_slots_avoid(cluster: &mut Cluster) {
     cluster.node(1).root_conn().query_drop("CREATE DATABASE galera_bench").unwrap();
     let urls: Vec<String> = cluster.nodes().iter().map(|node| node.url("galera_bench")).collect();
     let out = tempfile::tempdir().unwrap();
@@ -439,21 +434,19 @@ fn positions(cluster: &Cluster) -> Vec<(u32, u32)> {
 /// Galera assigns the positions again when a node leaves and when it
 /// rejoins; node slots read them at each call, so the package needs nothing
 /// to stay exact and free of conflicts through both.
-#[test]
-fn node_slots_follow_a_node_that_leaves_and_rejoins() {
-    let mut cluster = take_cluster();
+fn node_slots_follow_a_node_that_leaves_and_rejoins(cluster: &mut Cluster) {
     install(&*cluster, "galera_membership", &galera());
     conn(cluster.node(1), "galera_membership")
         .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
         .unwrap();
 
     cluster.stop(3);
-    assert_eq!(positions(&cluster), [(1, 2), (2, 2)]);
+    assert_eq!(positions(cluster), [(1, 2), (2, 2)]);
     let two_nodes = increment_from_every_node(&*cluster, "galera_membership", "members", 3, 100);
     assert_eq!(totals_on_every_node(&*cluster, "galera_membership", "members"), [Some(600); 2]);
 
     cluster.rejoin(3);
-    assert_eq!(positions(&cluster), [(1, 3), (2, 3), (3, 3)]);
+    assert_eq!(positions(cluster), [(1, 3), (2, 3), (3, 3)]);
     let three_nodes = increment_from_every_node(&*cluster, "galera_membership", "members", 3, 100);
     assert_eq!(totals_on_every_node(&*cluster, "galera_membership", "members"), [Some(1500); 3]);
     assert_eq!((two_nodes, three_nodes), (0, 0), "certification conflicts with two nodes, then three");

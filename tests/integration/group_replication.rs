@@ -4,7 +4,6 @@
 //! conflict, whatever the members' server ids, and a reset erases every
 //! increment acknowledged anywhere before it.
 
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -18,24 +17,38 @@ use crate::reconcile;
 use crate::support::group_replication::Group;
 use crate::support::multi_primary::{
     self, MultiPrimary, client, conn, increment_from_every_node, install, load_on_every_node, owned_slots,
-    slots_hit, totals_on_every_node,
+    scenarios, slots_hit, totals_on_every_node,
 };
 use crate::support::server::Booted;
 use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
 
-/// One group for every test here (booting it takes half a minute), held by
-/// one test at a time: the tests count the group's certification conflicts,
-/// to which another test's load would add, and some take members out. Each
-/// test works in databases of its own, and gets every member in the group,
-/// whatever a failed test before it left.
-fn take_group() -> MutexGuard<'static, Group> {
-    static GROUP: OnceLock<Mutex<Group>> = OnceLock::new();
-    let mut group = GROUP
-        .get_or_init(|| Mutex::new(Group::boot([1, 2, 3])))
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    group.rejoin_every_member();
-    group
+/// Boots the group (half a minute) and runs every scenario here on it in
+/// turn ([`multi_primary::in_turn`]). Each works in databases of its own,
+/// and gets every member in the group, whatever a failed scenario before it
+/// left.
+#[test]
+fn every_scenario_on_one_group() {
+    let mut group = Group::boot([1, 2, 3]);
+    multi_primary::in_turn(
+        &mut group,
+        Group::rejoin_every_member,
+        &scenarios![
+            reconciles_on_one_member_under_writes_on_the_others_leave_every_counter_exact,
+            member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_server_ids,
+            batches_and_coalesced_increments_from_every_member_are_exact_without_conflicts,
+            a_bounded_sale_from_every_member_sells_exactly_its_stock,
+            a_quota_taken_from_every_member_lets_exactly_its_limit_through,
+            periods_count_exactly_on_every_member_without_conflicts,
+            the_async_client_rides_through_lost_certifications,
+            every_member_increments_only_the_slots_of_its_rank_among_the_members,
+            a_reset_erases_every_increment_acknowledged_on_another_member,
+            re_installs_on_one_member_lose_nothing_the_others_write,
+            resizes_on_one_member_under_load_from_the_others_stay_exact,
+            a_shrink_gives_the_session_its_own_consistency_back,
+            member_slots_follow_a_member_that_leaves_and_rejoins,
+            bench_over_every_member_reports_the_conflicts_member_slots_avoid,
+        ],
+    );
 }
 
 impl MultiPrimary for Group {
@@ -120,15 +133,11 @@ fn offset_positions(group: &Group) -> Vec<u32> {
 /// Reconciles on member 3 while members 1 and 2 write and drift: every
 /// counter exact on every member. A member's snapshot holds a transaction
 /// whole, its rows and its counter together.
-#[test]
-fn reconciles_on_one_member_under_writes_on_the_others_leave_every_counter_exact() {
-    let group = take_group();
+fn reconciles_on_one_member_under_writes_on_the_others_leave_every_counter_exact(group: &mut Group) {
     reconcile::on_one_node_under_writes_on_the_others(&*group, "group_reconcile", &group_replication());
 }
 
-#[test]
-fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_server_ids() {
-    let mut group = take_group();
+fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_server_ids(group: &mut Group) {
     group.set_server_ids([1, 2, 3]);
     for (database, options) in
         [("default_load", PackageOptions::default()), ("group_load", group_replication())]
@@ -152,12 +161,12 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
     let mut expected = 0;
     for server_ids in [[1, 2, 3], [1, 8, 15]] {
         group.set_server_ids(server_ids);
-        let positions = offset_positions(&group);
+        let positions = offset_positions(group);
         if server_ids == [1, 8, 15] {
             assert_eq!(positions, [1, 1, 1], "the group gives every member the same offset position");
         }
         let started = Instant::now();
-        let conflicts = call_from_every_member(&group, "group_load", "hot", load.0, load.1);
+        let conflicts = call_from_every_member(group, "group_load", "hot", load.0, load.1);
         let rate = per_round as f64 / started.elapsed().as_secs_f64();
         eprintln!("server ids {server_ids:?}: {conflicts} conflicts, {rate:.0} increments/s");
         expected += per_round;
@@ -169,9 +178,7 @@ fn member_slots_count_exactly_on_every_member_without_conflicts_whatever_the_ser
 /// Batches and coalesced increments on member slots: each member's
 /// `counter_add_many` finds its rank once and writes only slots of its own,
 /// as `counter_add` does.
-#[test]
-fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflicts() {
-    let mut group = take_group();
+fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflicts(group: &mut Group) {
     group.set_server_ids([1, 8, 15]);
     let database = "group_batches";
     install(&*group, database, &group_replication());
@@ -225,9 +232,7 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
 /// A bounded counter sold from every member: exact, never below its
 /// floor; the conflicts of the spreads are the bound's cost, each retried
 /// by the client.
-#[test]
-fn a_bounded_sale_from_every_member_sells_exactly_its_stock() {
-    let mut group = take_group();
+fn a_bounded_sale_from_every_member_sells_exactly_its_stock(group: &mut Group) {
     group.set_server_ids([1, 2, 3]);
     let conflicts = multi_primary::check_bounded_sale_sells_exactly_from_every_node(
         &*group,
@@ -239,9 +244,7 @@ fn a_bounded_sale_from_every_member_sells_exactly_its_stock() {
 
 /// A quota taken from every member: exactly its limit gets through; the
 /// conflicts on the quota's lock are its cost, each retried by the client.
-#[test]
-fn a_quota_taken_from_every_member_lets_exactly_its_limit_through() {
-    let mut group = take_group();
+fn a_quota_taken_from_every_member_lets_exactly_its_limit_through(group: &mut Group) {
     group.set_server_ids([1, 2, 3]);
     let conflicts = multi_primary::check_quota_lets_exactly_its_limit_through_from_every_node(
         &*group,
@@ -253,9 +256,7 @@ fn a_quota_taken_from_every_member_lets_exactly_its_limit_through() {
 
 /// Counting per period on member slots: every bucket row a member writes
 /// is of a slot of its own, so buckets, like totals, meet no conflict.
-#[test]
-fn periods_count_exactly_on_every_member_without_conflicts() {
-    let mut group = take_group();
+fn periods_count_exactly_on_every_member_without_conflicts(group: &mut Group) {
     group.set_server_ids([1, 2, 3]);
     let conflicts = multi_primary::check_periods_count_exactly_on_every_node(
         &*group,
@@ -268,9 +269,7 @@ fn periods_count_exactly_on_every_member_without_conflicts() {
 /// The async client retries what the group rolls back (3101, and 1180 with
 /// error 149) as the sync one does: the default package's random slots
 /// conflict between members, and every increment still counts once.
-#[test]
-fn the_async_client_rides_through_lost_certifications() {
-    let group = take_group();
+fn the_async_client_rides_through_lost_certifications(group: &mut Group) {
     install(&*group, "group_async", &PackageOptions::default());
     conn(group.member(1), "group_async").query_drop("CALL counter_setup('hot', 'd', 8, NULL)").unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
@@ -305,9 +304,7 @@ fn the_async_client_rides_through_lost_certifications() {
 
 /// The members' positions are their ranks by server UUID, whatever their
 /// server ids: each increments only the slots of its rank.
-#[test]
-fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
-    let mut group = take_group();
+fn every_member_increments_only_the_slots_of_its_rank_among_the_members(group: &mut Group) {
     group.set_server_ids([1, 8, 15]);
     install(&*group, "group_owned", &group_replication());
     let mut reader = causal_conn(group.member(1), "group_owned");
@@ -348,18 +345,16 @@ fn every_member_increments_only_the_slots_of_its_rank_among_the_members() {
     }
 }
 
-#[test]
-fn a_reset_erases_every_increment_acknowledged_on_another_member() {
-    multi_primary::check_resets_erase_remote_increments(&*take_group(), "group_reset", &group_replication());
+fn a_reset_erases_every_increment_acknowledged_on_another_member(group: &mut Group) {
+    multi_primary::check_resets_erase_remote_increments(&*group, "group_reset", &group_replication());
 }
 
 /// A member applies a re-install's DROP TRIGGER and CREATE TRIGGER as the
 /// two transactions member 1 ran: a write on it between them is refused by
 /// the package's check, sent again, and counted once.
-#[test]
-fn re_installs_on_one_member_lose_nothing_the_others_write() {
+fn re_installs_on_one_member_lose_nothing_the_others_write(group: &mut Group) {
     let gaps = multi_primary::check_re_installs_under_remote_writes_lose_nothing(
-        &*take_group(),
+        &*group,
         "group_reinstall",
         &group_replication(),
     );
@@ -371,22 +366,15 @@ fn re_installs_on_one_member_lose_nothing_the_others_write() {
     );
 }
 
-#[test]
-fn resizes_on_one_member_under_load_from_the_others_stay_exact() {
-    multi_primary::check_resizes_under_remote_load_stay_exact(
-        &*take_group(),
-        "group_resize",
-        &group_replication(),
-    );
+fn resizes_on_one_member_under_load_from_the_others_stay_exact(group: &mut Group) {
+    multi_primary::check_resizes_under_remote_load_stay_exact(&*group, "group_resize", &group_replication());
 }
 
 /// A shrink waits for the group with statements of its own and leaves the
 /// session's `group_replication_consistency` as it was, whether the shrink
 /// finished or one of its steps failed (here a step refused for folding
 /// more than a slot may hold into the slot it moves into).
-#[test]
-fn a_shrink_gives_the_session_its_own_consistency_back() {
-    let group = take_group();
+fn a_shrink_gives_the_session_its_own_consistency_back(group: &mut Group) {
     let package = group_replication();
     install(&*group, "group_consistency", &package);
     let mut admin = conn(group.member(1), "group_consistency");
@@ -411,20 +399,18 @@ fn a_shrink_gives_the_session_its_own_consistency_back() {
     );
 }
 
-#[test]
-fn member_slots_follow_a_member_that_leaves_and_rejoins() {
-    let mut group = take_group();
+fn member_slots_follow_a_member_that_leaves_and_rejoins(group: &mut Group) {
     install(&*group, "group_membership", &group_replication());
     conn(group.member(1), "group_membership")
         .query_drop("CALL counter_setup('members', 'd', 12, NULL)")
         .unwrap();
 
     group.leave(3);
-    let two_members = call_from_every_member(&group, "group_membership", "members", 3, 100);
+    let two_members = call_from_every_member(group, "group_membership", "members", 3, 100);
     assert_eq!(totals_on_every_node(&*group, "group_membership", "members"), [Some(600); 2]);
 
     group.rejoin(3);
-    let three_members = call_from_every_member(&group, "group_membership", "members", 3, 100);
+    let three_members = call_from_every_member(group, "group_membership", "members", 3, 100);
     assert_eq!(totals_on_every_node(&*group, "group_membership", "members"), [Some(1500); 3]);
     assert_eq!((two_members, three_members), (0, 0), "certification conflicts with two members, then three");
 }
@@ -432,9 +418,7 @@ fn member_slots_follow_a_member_that_leaves_and_rejoins() {
 /// `bench` spreads its clients over every `--url` and reports each round's
 /// conflicts, as the group counts them: none for node slots, which on a
 /// group are the members' own.
-#[test]
-fn bench_over_every_member_reports_the_conflicts_member_slots_avoid() {
-    let mut group = take_group();
+fn bench_over_every_member_reports_the_conflicts_member_slots_avoid(group: &mut Group) {
     group.set_server_ids([1, 8, 15]);
     group.member(1).root_conn().query_drop("CREATE DATABASE group_bench").unwrap();
     let urls: Vec<String> = group.members().iter().map(|member| member.url("group_bench")).collect();

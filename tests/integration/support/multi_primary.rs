@@ -4,6 +4,7 @@
 //! under load, and the slots a node owns. Each cluster says how its reads
 //! are made causal and how it counts certification conflicts.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -34,6 +35,44 @@ pub trait MultiPrimary: Sync {
 
     /// The conflicts between two readings of [`MultiPrimary::conflicts`].
     fn conflicts_between(before: &[u64], after: &[u64]) -> u64;
+}
+
+/// A scenario's name, and the scenario.
+pub type Scenario<C> = (&'static str, fn(&mut C));
+
+/// Names each listed scenario for [`in_turn`]: `scenarios![a, b]` is
+/// `[("a", a), ("b", b)]`.
+macro_rules! scenarios {
+    ($($scenario:ident),* $(,)?) => {
+        [$((stringify!($scenario), $scenario as fn(&mut _))),*]
+    };
+}
+pub(crate) use scenarios;
+
+/// Runs every scenario on `cluster`, one after another, each after
+/// `prepare`, and fails naming those that failed.
+///
+/// A cluster takes one scenario at a time (they count its certification
+/// conflicts, to which another's load would add, and some stop a node), so
+/// its scenarios are one test: as many tests, they parked every test thread
+/// that picked one on the cluster's lock while the others waited for cores.
+/// Each scenario's outcome and time go to the test's output, its panic
+/// message beside it.
+pub fn in_turn<C>(cluster: &mut C, prepare: fn(&mut C), scenarios: &[Scenario<C>]) {
+    let mut failed = Vec::new();
+    for &(name, scenario) in scenarios {
+        let started = Instant::now();
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            prepare(cluster);
+            scenario(cluster);
+        }));
+        let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
+        eprintln!("scenario {name} ... {verdict} in {:.1?}", started.elapsed());
+        if outcome.is_err() {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} scenarios failed: {failed:?}", failed.len(), scenarios.len());
 }
 
 pub fn conn(node: &Booted, database: &str) -> Conn {
