@@ -58,7 +58,7 @@ BEGIN
     -- The moment whose buckets the deltas count in, and what each period
     -- of the entry's counter keeps.
     DECLARE v_at DATETIME(6);
-{%- call periods::declare_keeps("    ", p) %}{% endcall %}
+{%- call periods::declare_keeps("    ", p, false) %}{% endcall %}
 {%- endif %}
     DECLARE v_message {{ p.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
@@ -71,7 +71,7 @@ BEGIN
 {%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
 {%- if p.periods_feature %}
 {% call periods::read_keeps("            ", p, true) %}{% endcall %}
-{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "v_room_seen") %}{% endcall %}
+{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "") %}{% endcall %}
 {%- endif %}
         END WHILE;
 {% call pending::clear("        ", p) %}{% endcall %}

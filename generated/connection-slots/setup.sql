@@ -2748,7 +2748,6 @@ BEGIN
     DECLARE v_keep_month BIGINT;
     DECLARE v_highest_month BIGINT;
     DECLARE v_offset_month SMALLINT;
-    DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
@@ -2866,41 +2865,11 @@ BEGIN
                 -- total back without taking the period's writes back: so a bucket
                 -- row has no bound of the total's, and one that would leave BIGINT
                 -- refuses the write as the package does (9003), not the server.
-                DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
                 DECLARE EXIT HANDLER FOR 1690
                 BEGIN
                     SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
                     SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
                 END;
-                -- A write that saw room in its rows of the limited buckets locks
-                -- them, and adds to them when they still have it.
-                IF v_room_seen THEN
-                    SELECT COUNT(*) = (v_highest_minute IS NOT NULL) + (v_highest_hour IS NOT NULL) + (v_highest_day IS NOT NULL) + (v_highest_month IS NOT NULL) INTO v_room_taken
-                      FROM `counter_buckets`
-                     WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                       AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
-                         OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
-                         OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
-                         OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                             AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE))
-                       AND `counter` + CAST(v_delta AS DECIMAL(20, 0)) <= `highest`
-                       FOR UPDATE;
-                    IF v_room_taken THEN
-                        UPDATE `counter_buckets` SET `counter` = `counter` + v_delta
-                         WHERE `counter_name` = p_name AND `counter_id` = v_slot
-                           AND ((`period` = 'minute' AND v_highest_minute IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE)
-                             OR (`period` = 'hour' AND v_highest_hour IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE)
-                             OR (`period` = 'day' AND v_highest_day IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE)
-                             OR (`period` = 'month' AND v_highest_month IS NOT NULL
-                                 AND `bucket_start` = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE));
-                    END IF;
-                END IF;
                 IF v_keep_minute IS NOT NULL THEN
                     SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE;
                     IF v_keep_minute = 4294967295
@@ -2910,7 +2879,7 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSEIF NOT v_room_taken THEN
+                        ELSE
                             CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
@@ -2924,7 +2893,7 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSEIF NOT v_room_taken THEN
+                        ELSE
                             CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
@@ -2938,7 +2907,7 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSEIF NOT v_room_taken THEN
+                        ELSE
                             CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;
@@ -2952,7 +2921,7 @@ BEGIN
                             INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
                             VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSEIF NOT v_room_taken THEN
+                        ELSE
                             CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
                         END IF;
                     END IF;

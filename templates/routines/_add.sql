@@ -119,7 +119,7 @@
 {%- if p.periods_feature %}
 {{ indent }}BEGIN
 {{ indent }}    -- What each period the counter tracks keeps.
-{%- call periods::declare_keeps(indent ~ "    ", p) %}{% endcall %}
+{%- call periods::declare_keeps(indent ~ "    ", p, true) %}{% endcall %}
 {%- call periods::read_keeps(indent ~ "    ", p, false) %}{% endcall %}
 {{ indent }}    IF {% call periods::tracks_any(p) %}{% endcall %} THEN
 {% call periods::look_at_limits(indent ~ "        ", p, at) %}{% endcall %}

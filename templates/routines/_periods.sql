@@ -60,14 +60,17 @@
 {%- endmacro %}
 
 {#- Declares what read_keeps reads into (what each period keeps, and its
-    limit) and what look_at_limits finds. -#}
-{% macro declare_keeps(indent, p) -%}
+    limit) and, for a write that looks at its limits, what look_at_limits
+    finds. -#}
+{% macro declare_keeps(indent, p, looks_at_limits) -%}
 {%- for period in p.periods %}
 {{ indent }}DECLARE v_keep_{{ period.name() }} BIGINT;
 {{ indent }}DECLARE v_highest_{{ period.name() }} BIGINT;
 {{ indent }}DECLARE v_offset_{{ period.name() }} SMALLINT;
 {%- endfor %}
+{%- if looks_at_limits %}
 {{ indent }}DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
+{%- endif %}
 {%- endmacro %}
 
 {#- Reads what each period of counter p_name keeps into v_keep_<period>:
@@ -257,7 +260,8 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     room in its rows of the limited buckets (`room_seen`, look_at_limits)
     adds to them at once if they still have it, under their locks; any
     other is counted in each limited bucket by counter_add_within_limit,
-    which takes the quota's lock and refuses the write past the limit. -#}
+    which takes the quota's lock and refuses the write past the limit.
+    `room_seen` is empty for writes that never look (those with ids). -#}
 {% macro add_to_buckets(indent, p, delta, at, keep, highest, offset, room_seen) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
@@ -266,11 +270,14 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}    -- total back without taking the period's writes back: so a bucket
 {{ indent }}    -- row has no bound of the total's, and one that would leave BIGINT
 {{ indent }}    -- refuses the write as the package does (9003), not the server.
+{%- if room_seen != "" %}
 {{ indent }}    DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
+{%- endif %}
 {{ indent }}    DECLARE EXIT HANDLER FOR 1690
 {{ indent }}    BEGIN
 {% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::BUCKET_FULL }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END;
+{%- if room_seen != "" %}
 {{ indent }}    -- A write that saw room in its rows of the limited buckets locks
 {{ indent }}    -- them, and adds to them when they still have it.
 {{ indent }}    IF {{ room_seen }} THEN
@@ -284,6 +291,7 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}             WHERE {% call limited_rows(indent ~ "             ", p, at, highest, offset) %}{% endcall %};
 {{ indent }}        END IF;
 {{ indent }}    END IF;
+{%- endif %}
 {%- for period in p.periods %}
 {{ indent }}    IF {{ keep }}{{ period.name() }} IS NOT NULL THEN
 {{ indent }}        SET v_bucket = {% call start_of(period, at, offset ~ period.name()) %}{% endcall %};
@@ -294,7 +302,7 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
 {{ indent }}                VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
 {{ indent }}                ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
-{{ indent }}            ELSEIF NOT v_room_taken THEN
+{{ indent }}            {% if room_seen != "" %}ELSEIF NOT v_room_taken THEN{% else %}ELSE{% endif %}
 {{ indent }}                CALL `{{ p.routine(Routine::AddWithinLimit) }}`(p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }});
 {{ indent }}            END IF;
 {{ indent }}        END IF;
