@@ -217,6 +217,7 @@ fn batches_and_coalesced_increments_from_every_node_are_exact_without_conflicts(
     for name in ["a", "b", "c"] {
         conn(cluster.node(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
     }
+    multi_primary::each_node_has_applied(&*cluster, database);
 
     let (clients, calls) = (3, 100);
     let before = conflicts(cluster);
@@ -287,6 +288,7 @@ fn every_node_increments_only_the_slots_it_owns(cluster: &mut Cluster) {
     for slots in [7, 2, 1] {
         reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
     }
+    multi_primary::each_node_has_applied(&*cluster, "galera_owned");
     let mut positions = Vec::new();
     for node in cluster.nodes() {
         let mut conn = conn(node, "galera_owned");

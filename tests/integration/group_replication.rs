@@ -105,7 +105,7 @@ fn call_from_every_member(
     clients: usize,
     per_client: usize,
 ) -> u64 {
-    load_on_every_node(group, clients, |member| {
+    load_on_every_node(group, database, clients, |member| {
         let mut conn = conn(member, database);
         for _ in 0..per_client {
             conn.exec_drop("CALL counter_increment(?)", (name,))
@@ -185,6 +185,7 @@ fn batches_and_coalesced_increments_from_every_member_are_exact_without_conflict
     for name in ["a", "b", "c"] {
         conn(group.member(1), database).exec_drop("CALL counter_setup(?, 'd', 64, NULL)", (name,)).unwrap();
     }
+    multi_primary::each_node_has_applied(&*group, database);
 
     let (clients, calls) = (3, 100);
     let before = MultiPrimary::conflicts(&*group);
@@ -272,6 +273,7 @@ fn periods_count_exactly_on_every_member_without_conflicts(group: &mut Group) {
 fn the_async_client_rides_through_lost_certifications(group: &mut Group) {
     install(&*group, "group_async", &PackageOptions::default());
     conn(group.member(1), "group_async").query_drop("CALL counter_setup('hot', 'd', 8, NULL)").unwrap();
+    multi_primary::each_node_has_applied(&*group, "group_async");
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
     let before = MultiPrimary::conflicts(&*group);
     runtime.block_on(async {
@@ -311,6 +313,7 @@ fn every_member_increments_only_the_slots_of_its_rank_among_the_members(group: &
     for slots in [7, 2, 1] {
         reader.exec_drop("CALL counter_setup(?, 'd', ?, NULL)", (format!("owned{slots}"), slots)).unwrap();
     }
+    multi_primary::each_node_has_applied(&*group, "group_owned");
     let mut uuids: Vec<String> = group
         .members()
         .iter()

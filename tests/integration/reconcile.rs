@@ -774,15 +774,7 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
     for post in 0..POSTS {
         setup.exec_drop("CALL counter_setup(?, 'comments', 8, NULL)", (format!("comments:{post}"),)).unwrap();
     }
-    // Each node has applied the table and the counters before its writers
-    // start: a write on a node still applying them would fail (1146, or
-    // 9001 for the counter).
-    for node in &nodes {
-        let slots: Option<i64> = multi_primary::causal_conn::<C>(node, database)
-            .query_first("SELECT COUNT(*) FROM counters")
-            .unwrap();
-        assert_eq!(slots, Some(POSTS * 8), "node {} has applied the setup", node.port);
-    }
+    multi_primary::each_node_has_applied(cluster, database);
     let reconciler = multi_primary::client(nodes[2], database);
     let (running, drifting) = (AtomicBool::new(true), AtomicBool::new(true));
     let corrected = thread::scope(|scope| {
