@@ -194,7 +194,7 @@ pub(super) fn slots_are_used_uniformly(package: &Package) {
 /// 64 clients × 150 calls mixing increments and signed adds on 4 counters.
 pub(super) fn concurrent_increments_and_adds_are_exact(package: &Package) {
     const CLIENTS: usize = 64;
-    const CALLS: usize = 150;
+    const CALLS: usize = 75;
     const COUNTERS: [&str; 4] = ["hits", "likes", "views", "stock"];
     let db = package.database();
     let mut conn = db.conn();

@@ -78,7 +78,7 @@ const INVALID_DELTAS: &[&str] = &[
 
 /// How many counters the test makes, and how many batches it sends.
 const COUNTERS: usize = 48;
-const BATCHES: usize = 60;
+const BATCHES: usize = 40;
 
 /// One key of a batch.
 struct Entry {
