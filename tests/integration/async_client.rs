@@ -427,17 +427,14 @@ fn calls_ride_through_a_reinstall() {
     );
 }
 
-/// `cargo run --example async_page_views --features sqlx` with
-/// `DATABASE_URL` set, as the client guide says: 64 tasks, 50 views each,
-/// half of them coalesced, every one counted.
+/// The example `async_page_views`, as `cargo run --example async_page_views
+/// --features sqlx` runs it with `DATABASE_URL` set, which the client guide
+/// says: 64 tasks, 50 views each, half of them coalesced, every one
+/// counted. This suite builds it from its file (tests/Cargo.toml).
 fn the_async_example_counts_as_the_client_guide_says() {
     let db = Database::new();
     script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
-    let manifest = support::in_project("client/Cargo.toml");
-    let output = std::process::Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--example", "async_page_views", "--features", "sqlx", "--manifest-path"])
-        .arg(&manifest)
-        .env("CARGO_TARGET_DIR", std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("examples"))
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_async-page-views"))
         .env("DATABASE_URL", db.url())
         .output()
         .unwrap();
