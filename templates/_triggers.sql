@@ -3,6 +3,16 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_changes.sql" as change -%}
 {%- import "routines/_periods.sql" as periods -%}
+{#- The triggers that apply writes each hold their own copy of the write to
+    the slot and to the buckets (bounds::add_to_slot,
+    periods::add_to_buckets), rather than CALL a procedure they share. Tried:
+    with the slot's write in a procedure both triggers called, a re-install
+    on one Galera node made writes on the others fail with 1146 for
+    `counters`, the table only that procedure named, in each of 3 runs of
+    the re-install scenario. The likely cause: a statement opens the tables
+    of the routines its triggers call as it starts, and misses those of a
+    routine the re-install replaces at that moment; a table the trigger
+    names itself is always opened. -#}
 {%- if p.slot_bound_triggers -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always
