@@ -5,5 +5,5 @@
 -- counter_room reads one counter's.
 CREATE OR REPLACE VIEW `{{ p.rooms_view }}` AS
 SELECT `counter_name`, `kind`, `period`, `bound`, `value`, `room`, `resets_at`
-  FROM ({% call periods::room_rows(p, "") %}{% endcall %}
+  FROM ({% call periods::room_rows(p, "", "        ") %}{% endcall %}
        ) AS `rows`;

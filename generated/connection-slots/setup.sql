@@ -453,30 +453,30 @@ SET @slotted_counters_upgrade = NULL;
 CREATE OR REPLACE VIEW `counter_rooms` AS
 SELECT `counter_name`, `kind`, `period`, `bound`, `value`, `room`, `resets_at`
   FROM (
-            SELECT `bounds`.`counter_name`, `kinds`.`kind`, NULL AS `period`,
-                   IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
-                   CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
-                   NULL AS `resets_at`, `kinds`.`place`
-              FROM (SELECT `counter_name`, CAST(SUM(`counter`) AS SIGNED) AS `total`,
-                           CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
-                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
-                      FROM `counters` GROUP BY `counter_name`) AS `bounds`
-              JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
-                ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
-            UNION ALL
-            SELECT `limits`.`counter_name`, 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
-                   CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
-                   CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
-                   2 + `limits`.`period` AS `place`
-              FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
-                           CASE `period` WHEN 'minute' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE END AS `current`
-                      FROM `counter_periods`
-                     WHERE `highest` IS NOT NULL) AS `limits`
-              LEFT JOIN `counter_buckets` AS `b`
-                ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
-               AND `b`.`bucket_start` = `limits`.`current`
-             GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
+        SELECT `bounds`.`counter_name`, `kinds`.`kind`, NULL AS `period`,
+               IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
+               CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
+               NULL AS `resets_at`, `kinds`.`place`
+          FROM (SELECT `counter_name`, CAST(SUM(`counter`) AS SIGNED) AS `total`,
+                       CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
+                       CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
+                  FROM `counters` GROUP BY `counter_name`) AS `bounds`
+          JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
+            ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
+        UNION ALL
+        SELECT `limits`.`counter_name`, 'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
+               CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
+               CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
+               DATE_FORMAT(CASE `limits`.`period` WHEN 'minute' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MINUTE - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'hour' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 HOUR - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'day' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 DAY - INTERVAL `limits`.`utc_offset` MINUTE WHEN 'month' THEN `limits`.`current` + INTERVAL `limits`.`utc_offset` MINUTE + INTERVAL 1 MONTH - INTERVAL `limits`.`utc_offset` MINUTE END, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
+               2 + `limits`.`period` AS `place`
+          FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
+                       CASE `period` WHEN 'minute' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL `utc_offset` MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL `utc_offset` MINUTE END AS `current`
+                  FROM `counter_periods`
+                 WHERE `highest` IS NOT NULL) AS `limits`
+          LEFT JOIN `counter_buckets` AS `b`
+            ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
+           AND `b`.`bucket_start` = `limits`.`current`
+         GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
        ) AS `rows`;
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),

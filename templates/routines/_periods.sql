@@ -374,36 +374,36 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     current bucket ends, as a refusal writes it; NULL for a bound), and
     `place`, their order within a counter. `name` is the expression of the
     one counter read, or empty for every counter, each row then led by its
-    counter_name. The slots are read once for both bounds. A bound's period
+    counter_name; `indent` is where the rows' SELECTs start. The slots are read once for both bounds. A bound's period
     and reset are a bare NULL, which takes the limits' types: a CAST would
     take the connection's collation, which a package in another collation
     than the tables' default cannot mix with the period's. #}
-{% macro room_rows(p, name) -%}
+{% macro room_rows(p, name, indent) -%}
 {%- let every = name.is_empty() -%}
 {%- if p.bounds %}
-            SELECT {% if every %}`bounds`.`counter_name`, {% endif %}`kinds`.`kind`, NULL AS `period`,
-                   IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
-                   CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
-                   NULL AS `resets_at`, `kinds`.`place`
-              FROM (SELECT {% if every %}`counter_name`, {% endif %}CAST(SUM(`counter`) AS SIGNED) AS `total`,
-                           CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
-                           CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
-                      FROM `{{ p.table }}` {% if every %}GROUP BY `counter_name`{% else %}WHERE `counter_name` = {{ name }}{% endif %}) AS `bounds`
-              JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
-                ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
-            UNION ALL
+{{ indent }}SELECT {% if every %}`bounds`.`counter_name`, {% endif %}`kinds`.`kind`, NULL AS `period`,
+{{ indent }}       IF(`kinds`.`place` = 1, `floor`, `ceiling`) AS `bound`, `total` AS `value`,
+{{ indent }}       CAST(IF(`kinds`.`place` = 1, `total` - `floor`, `ceiling` - `total`) AS SIGNED) AS `room`,
+{{ indent }}       NULL AS `resets_at`, `kinds`.`place`
+{{ indent }}  FROM (SELECT {% if every %}`counter_name`, {% endif %}CAST(SUM(`counter`) AS SIGNED) AS `total`,
+{{ indent }}               CAST(IF(COUNT(`lowest`) = COUNT(*), SUM(`lowest`), NULL) AS SIGNED) AS `floor`,
+{{ indent }}               CAST(IF(COUNT(`highest`) = COUNT(*), SUM(`highest`), NULL) AS SIGNED) AS `ceiling`
+{{ indent }}          FROM `{{ p.table }}` {% if every %}GROUP BY `counter_name`{% else %}WHERE `counter_name` = {{ name }}{% endif %}) AS `bounds`
+{{ indent }}  JOIN (SELECT 'floor' AS `kind`, 1 AS `place` UNION ALL SELECT 'ceiling', 2) AS `kinds`
+{{ indent }}    ON IF(`kinds`.`place` = 1, `floor`, `ceiling`) IS NOT NULL
+{{ indent }}UNION ALL
 {%- endif %}
-            SELECT {% if every %}`limits`.`counter_name`, {% endif %}'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
-                   CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
-                   CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
-                   DATE_FORMAT({% call bucket_end(p, "`limits`.`period`", "`limits`.`current`", "`limits`.`utc_offset`") %}{% endcall %}, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
-                   2 + `limits`.`period` AS `place`
-              FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
-                           {% call bucket_start(p, "`period`", "UTC_TIMESTAMP()", "`utc_offset`") %}{% endcall %} AS `current`
-                      FROM `{{ p.periods_table }}`
-                     WHERE {% if !every %}`counter_name` = {{ name }} AND {% endif %}`highest` IS NOT NULL) AS `limits`
-              LEFT JOIN `{{ p.buckets_table }}` AS `b`
-                ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
-               AND `b`.`bucket_start` = `limits`.`current`
-             GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
+{{ indent }}SELECT {% if every %}`limits`.`counter_name`, {% endif %}'limit' AS `kind`, `limits`.`period` AS `period`, `limits`.`highest` AS `bound`,
+{{ indent }}       CAST(COALESCE(SUM(`b`.`counter`), 0) AS SIGNED) AS `value`,
+{{ indent }}       CAST(GREATEST(`limits`.`highest` - COALESCE(SUM(`b`.`counter`), 0), 0) AS SIGNED) AS `room`,
+{{ indent }}       DATE_FORMAT({% call bucket_end(p, "`limits`.`period`", "`limits`.`current`", "`limits`.`utc_offset`") %}{% endcall %}, '%Y-%m-%d %H:%i:%s') AS `resets_at`,
+{{ indent }}       2 + `limits`.`period` AS `place`
+{{ indent }}  FROM (SELECT `counter_name`, `period`, `highest`, `utc_offset`,
+{{ indent }}               {% call bucket_start(p, "`period`", "UTC_TIMESTAMP()", "`utc_offset`") %}{% endcall %} AS `current`
+{{ indent }}          FROM `{{ p.periods_table }}`
+{{ indent }}         WHERE {% if !every %}`counter_name` = {{ name }} AND {% endif %}`highest` IS NOT NULL) AS `limits`
+{{ indent }}  LEFT JOIN `{{ p.buckets_table }}` AS `b`
+{{ indent }}    ON `b`.`counter_name` = `limits`.`counter_name` AND `b`.`period` = `limits`.`period`
+{{ indent }}   AND `b`.`bucket_start` = `limits`.`current`
+{{ indent }} GROUP BY `limits`.`counter_name`, `limits`.`period`, `limits`.`highest`, `limits`.`utc_offset`, `limits`.`current`
 {%- endmacro %}

@@ -21,7 +21,7 @@ BEGIN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
     SELECT `kind`, `period`, `bound`, `value`, `room`, `resets_at`
-      FROM ({% call periods::room_rows(p, "p_name") %}{% endcall %}
+      FROM ({% call periods::room_rows(p, "p_name", "            ") %}{% endcall %}
            ) AS `rows`
      ORDER BY `place`;
 END$$
