@@ -12,7 +12,10 @@
     the re-install scenario. The likely cause: a statement opens the tables
     of the routines its triggers call as it starts, and misses those of a
     routine the re-install replaces at that moment; a table the trigger
-    names itself is always opened. -#}
+    names itself is always opened. So no routine a trigger calls names a
+    table the trigger does not: the triggers read a quota's limit
+    themselves and pass it to counter_add_within_limit, whose own read of
+    `counter_periods` failed so (1146) for late writes with a quota. -#}
 {%- if p.slot_bound_triggers -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always

@@ -45,10 +45,10 @@ pub enum Routine {
     /// with buckets that start at a fixed offset from UTC in minutes, as a
     /// customer's midnight; `counter_track` keeps a period's offset.
     TrackAtOffset,
-    /// `counter_add_within_limit(name, period, bucket, slot, delta)`: a
-    /// write's delta to its bucket of a limited period under the quota's
-    /// lock, or its refusal. The triggers that apply writes call it with
-    /// their definer's rights.
+    /// `counter_add_within_limit(name, period, bucket, slot, delta, limit,
+    /// offset)`: a write's delta to its bucket of a limited period under
+    /// the quota's lock, or its refusal. The triggers that apply writes
+    /// call it with their definer's rights, with the limit they read.
     AddWithinLimit,
     AddAt,
     AddManyAt,
@@ -212,7 +212,8 @@ impl Routine {
     /// How many parameters it takes, in every package.
     pub fn arity(self) -> usize {
         match self {
-            Routine::AddWithinLimit | Routine::AddFeatured => 5,
+            Routine::AddWithinLimit => 7,
+            Routine::AddFeatured => 5,
             Routine::Setup | Routine::GetRange | Routine::Series | Routine::TrackAtOffset => 4,
             Routine::PlanBatch
             | Routine::Reset

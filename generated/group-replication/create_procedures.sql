@@ -1613,9 +1613,13 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_within_limit` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
 -- p_period that starts at p_bucket, a period the counter limits
--- (counter_limit), under the quota's lock: refused (9004) when it would take
--- the bucket past the limit, which undoes the whole write. The triggers
--- that apply writes call it, in the write's statement; nothing else does.
+-- (counter_limit) to p_limit, under the quota's lock: refused (9004) when it
+-- would take the bucket past the limit, which undoes the whole write. The
+-- triggers that apply writes call it, in the write's statement; nothing
+-- else does. They pass the limit as it is now, read in the trigger (NULL
+-- when it went meanwhile; a change of it waits for this write's locks to
+-- clear the shares, or that read for the change), and where the period's
+-- buckets start (p_offset, minutes east of UTC) for the refusal's reset.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
@@ -1636,14 +1640,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_period ENUM('minute', 'hour', 'day', 'month'),
     IN p_bucket DATETIME,
     IN p_slot INT,
-    IN p_delta BIGINT
+    IN p_delta BIGINT,
+    IN p_limit BIGINT,
+    IN p_offset SMALLINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:39fede6544856479'
+COMMENT 'slotted-counters sha256:0a952338e0c2338d'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_limit BIGINT;
-    DECLARE v_offset SMALLINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
@@ -1663,25 +1667,21 @@ BEGIN
     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, 65535, 0)
     ON DUPLICATE KEY UPDATE `counter` = `counter`;
-    -- The limit as it is now: a change of it waits for this write's locks
-    -- to clear the shares, or this read for the change.
-    SELECT `highest`, `utc_offset` INTO v_limit, v_offset FROM `counter_periods`
-     WHERE `counter_name` = p_name AND `period` = p_period;
     SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
       INTO v_used, v_rows, v_own
       FROM `counter_buckets`
      WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
        AND `counter_id` < 65535
        FOR UPDATE;
-    IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-        SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', v_limit, ' (room left: ', GREATEST(v_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 MINUTE - INTERVAL v_offset MINUTE WHEN 'hour' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 HOUR - INTERVAL v_offset MINUTE WHEN 'day' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 DAY - INTERVAL v_offset MINUTE WHEN 'month' THEN p_bucket + INTERVAL v_offset MINUTE + INTERVAL 1 MONTH - INTERVAL v_offset MINUTE END, '), for counter: ', QUOTE(p_name)), 128);
+    IF p_delta > 0 AND v_used + p_delta > p_limit THEN
+        SET v_message = LEFT(CONCAT('the write would pass the ', p_period, ' limit ', p_limit, ' (room left: ', GREATEST(p_limit - v_used, 0), ', resets ', CASE p_period WHEN 'minute' THEN p_bucket + INTERVAL p_offset MINUTE + INTERVAL 1 MINUTE - INTERVAL p_offset MINUTE WHEN 'hour' THEN p_bucket + INTERVAL p_offset MINUTE + INTERVAL 1 HOUR - INTERVAL p_offset MINUTE WHEN 'day' THEN p_bucket + INTERVAL p_offset MINUTE + INTERVAL 1 DAY - INTERVAL p_offset MINUTE WHEN 'month' THEN p_bucket + INTERVAL p_offset MINUTE + INTERVAL 1 MONTH - INTERVAL p_offset MINUTE END, '), for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
     END IF;
     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
     ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
     -- The room left, shared again: NULL when the limit went meanwhile.
-    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
+    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(p_limit - v_used - p_delta, 0);
     UPDATE `counter_buckets`
        SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
      WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
@@ -2651,7 +2651,7 @@ BEGIN
                             VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                         ELSE
-                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
+                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_highest_minute, v_offset_minute);
                         END IF;
                     END IF;
                 END IF;
@@ -2665,7 +2665,7 @@ BEGIN
                             VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                         ELSE
-                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
+                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_highest_hour, v_offset_hour);
                         END IF;
                     END IF;
                 END IF;
@@ -2679,7 +2679,7 @@ BEGIN
                             VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                         ELSE
-                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
+                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_highest_day, v_offset_day);
                         END IF;
                     END IF;
                 END IF;
@@ -2693,7 +2693,7 @@ BEGIN
                             VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                             ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                         ELSE
-                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
+                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_highest_month, v_offset_month);
                         END IF;
                     END IF;
                 END IF;
@@ -3001,6 +3001,10 @@ BEGIN
     BEGIN
         DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
         DECLARE v_bucket DATETIME;
+        -- A limited period's limit as it is now, and where its buckets
+        -- start, read here for counter_add_within_limit (see below).
+        DECLARE v_limit BIGINT;
+        DECLARE v_limit_offset SMALLINT;
         -- A bucket counts every write of its period, and a reset takes the
         -- total back without taking the period's writes back: so a bucket
         -- row has no bound of the total's, and one that would leave BIGINT
@@ -3050,7 +3054,9 @@ BEGIN
                     VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                 ELSEIF NOT v_room_taken THEN
-                    CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta);
+                    SELECT MAX(`highest`), MAX(`utc_offset`) INTO v_limit, v_limit_offset FROM `counter_periods`
+                     WHERE `counter_name` = p_name AND `period` = 'minute';
+                    CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_limit, v_limit_offset);
                 END IF;
             END IF;
         END IF;
@@ -3064,7 +3070,9 @@ BEGIN
                     VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                 ELSEIF NOT v_room_taken THEN
-                    CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta);
+                    SELECT MAX(`highest`), MAX(`utc_offset`) INTO v_limit, v_limit_offset FROM `counter_periods`
+                     WHERE `counter_name` = p_name AND `period` = 'hour';
+                    CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_limit, v_limit_offset);
                 END IF;
             END IF;
         END IF;
@@ -3078,7 +3086,9 @@ BEGIN
                     VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                 ELSEIF NOT v_room_taken THEN
-                    CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta);
+                    SELECT MAX(`highest`), MAX(`utc_offset`) INTO v_limit, v_limit_offset FROM `counter_periods`
+                     WHERE `counter_name` = p_name AND `period` = 'day';
+                    CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_limit, v_limit_offset);
                 END IF;
             END IF;
         END IF;
@@ -3092,7 +3102,9 @@ BEGIN
                     VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
                     ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
                 ELSEIF NOT v_room_taken THEN
-                    CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta);
+                    SELECT MAX(`highest`), MAX(`utc_offset`) INTO v_limit, v_limit_offset FROM `counter_periods`
+                     WHERE `counter_name` = p_name AND `period` = 'month';
+                    CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_limit, v_limit_offset);
                 END IF;
             END IF;
         END IF;

@@ -261,11 +261,24 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     adds to them at once if they still have it, under their locks; any
     other is counted in each limited bucket by counter_add_within_limit,
     which takes the quota's lock and refuses the write past the limit.
-    `room_seen` is empty for writes that never look (those with ids). -#}
+    `room_seen` is empty for writes that never look (those with ids).
+    The limit passed to counter_add_within_limit is the period's as it is
+    now: `highest` where the trigger read it share-locked (read_keeps), else
+    read in the trigger just before, as the routine's read may be old. The
+    trigger reads it itself, not the routine it calls: on Galera, a write
+    whose trigger reached `counter_periods` only through that routine
+    failed with 1146 for that table while a re-install on another node
+    replaced the routine (see _triggers.sql). -#}
 {% macro add_to_buckets(indent, p, delta, at, keep, highest, offset, room_seen) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
+{%- if room_seen != "" %}
+{{ indent }}    -- A limited period's limit as it is now, and where its buckets
+{{ indent }}    -- start, read here for counter_add_within_limit (see below).
+{{ indent }}    DECLARE v_limit BIGINT;
+{{ indent }}    DECLARE v_limit_offset SMALLINT;
+{%- endif %}
 {{ indent }}    -- A bucket counts every write of its period, and a reset takes the
 {{ indent }}    -- total back without taking the period's writes back: so a bucket
 {{ indent }}    -- row has no bound of the total's, and one that would leave BIGINT
@@ -302,8 +315,15 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}                INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
 {{ indent }}                VALUES (p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }})
 {{ indent }}                ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
-{{ indent }}            {% if room_seen != "" %}ELSEIF NOT v_room_taken THEN{% else %}ELSE{% endif %}
-{{ indent }}                CALL `{{ p.routine(Routine::AddWithinLimit) }}`(p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }});
+{%- if room_seen != "" %}
+{{ indent }}            ELSEIF NOT v_room_taken THEN
+{{ indent }}                SELECT MAX(`highest`), MAX(`utc_offset`) INTO v_limit, v_limit_offset FROM `{{ p.periods_table }}`
+{{ indent }}                 WHERE `counter_name` = p_name AND `period` = '{{ period.name() }}';
+{{ indent }}                CALL `{{ p.routine(Routine::AddWithinLimit) }}`(p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }}, v_limit, v_limit_offset);
+{%- else %}
+{{ indent }}            ELSE
+{{ indent }}                CALL `{{ p.routine(Routine::AddWithinLimit) }}`(p_name, '{{ period.name() }}', v_bucket, v_slot, {{ delta }}, {{ highest }}{{ period.name() }}, {{ offset }}{{ period.name() }});
+{%- endif %}
 {{ indent }}            END IF;
 {{ indent }}        END IF;
 {{ indent }}    END IF;

@@ -3,9 +3,13 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddWithinLimit) }}` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
 -- p_period that starts at p_bucket, a period the counter limits
--- ({{ p.routine(Routine::Limit) }}), under the quota's lock: refused ({{ p.past_bound }}) when it would take
--- the bucket past the limit, which undoes the whole write. The triggers
--- that apply writes call it, in the write's statement; nothing else does.
+-- ({{ p.routine(Routine::Limit) }}) to p_limit, under the quota's lock: refused ({{ p.past_bound }}) when it
+-- would take the bucket past the limit, which undoes the whole write. The
+-- triggers that apply writes call it, in the write's statement; nothing
+-- else does. They pass the limit as it is now, read in the trigger (NULL
+-- when it went meanwhile; a change of it waits for this write's locks to
+-- clear the shares, or that read for the change), and where the period's
+-- buckets start (p_offset, minutes east of UTC) for the refusal's reset.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
@@ -26,14 +30,14 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddWithinLimit) }}`(
     IN p_period {{ p.period_type }},
     IN p_bucket DATETIME,
     IN p_slot INT,
-    IN p_delta BIGINT
+    IN p_delta BIGINT,
+    IN p_limit BIGINT,
+    IN p_offset SMALLINT
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_message {{ p.message_type }};
-    DECLARE v_limit BIGINT;
-    DECLARE v_offset SMALLINT;
     DECLARE v_used DECIMAL(40, 0);
     DECLARE v_rows INT;
     DECLARE v_own INT;
@@ -52,24 +56,20 @@ BEGIN
     INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, {{ p.bucket_end }}, 0)
     ON DUPLICATE KEY UPDATE `counter` = `counter`;
-    -- The limit as it is now: a change of it waits for this write's locks
-    -- to clear the shares, or this read for the change.
-    SELECT `highest`, `utc_offset` INTO v_limit, v_offset FROM `{{ p.periods_table }}`
-     WHERE `counter_name` = p_name AND `period` = p_period;
     SELECT COALESCE(SUM(`counter`), 0), COUNT(*), COALESCE(SUM(`counter_id` = p_slot), 0)
       INTO v_used, v_rows, v_own
       FROM `{{ p.buckets_table }}`
      WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
        AND `counter_id` < {{ p.bucket_end }}
        FOR UPDATE;
-    IF p_delta > 0 AND v_used + p_delta > v_limit THEN
-{% call m::refuse("        ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', v_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(v_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket", "v_offset") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    IF p_delta > 0 AND v_used + p_delta > p_limit THEN
+{% call m::refuse("        ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} ', p_period, ' {{ refusals::LIMIT }} ', p_limit, ' ({{ refusals::ROOM_LEFT }}: ', GREATEST(p_limit - v_used, 0), ', {{ refusals::RESETS }} ', {% call periods::bucket_end(p, "p_period", "p_bucket", "p_offset") %}{% endcall %}, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, p_slot, p_delta)
     ON DUPLICATE KEY UPDATE `counter` = `counter` + p_delta;
     -- The room left, shared again: NULL when the limit went meanwhile.
-    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(v_limit - v_used - p_delta, 0);
+    SET v_rows = v_rows + 1 - v_own, v_room = GREATEST(p_limit - v_used - p_delta, 0);
     UPDATE `{{ p.buckets_table }}`
        SET `highest` = `counter` + v_room DIV v_rows + IF(`counter_id` = p_slot, v_room MOD v_rows, 0)
      WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
