@@ -394,10 +394,11 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     current bucket ends, as a refusal writes it; NULL for a bound), and
     `place`, their order within a counter. `name` is the expression of the
     one counter read, or empty for every counter, each row then led by its
-    counter_name; `indent` is where the rows' SELECTs start. The slots are read once for both bounds. A bound's period
-    and reset are a bare NULL, which takes the limits' types: a CAST would
-    take the connection's collation, which a package in another collation
-    than the tables' default cannot mix with the period's. #}
+    counter_name; `indent` is where the rows' SELECTs start. The slots are
+    read once for both bounds. A bound's period and reset are a bare NULL,
+    which takes the limits' types: a CAST would take the connection's
+    collation, which a package in another collation than the tables'
+    default cannot mix with the period's. #}
 {% macro room_rows(p, name, indent) -%}
 {%- let every = name.is_empty() -%}
 {%- if p.bounds %}
