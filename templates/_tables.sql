@@ -1,0 +1,33 @@
+{#- The package's tables and views, in the order they are created: the
+    slot table, then each feature's tables, then what reads them. Shared by
+    create_tables.sql and setup.sql. -#}
+{% include "_table.sql" %}
+
+{% include "_totals_view.sql" %}
+
+{%- if p.has_writes_table %}
+
+{% include "_writes_table.sql" %}
+{%- endif %}
+{%- if p.has_changes_table %}
+
+{% include "_changes_table.sql" %}
+{%- endif %}
+{%- if p.periods_feature %}
+
+{% include "_periods_tables.sql" %}
+
+{% include "_tracked_writes_table.sql" %}
+{%- endif %}
+{%- if p.bounds %}
+
+{% include "_spreads_table.sql" %}
+{%- endif %}
+{%- if p.bounds || !p.applied_tables.is_empty() %}
+
+{% include "_upgrades.sql" %}
+{%- endif %}
+{%- if p.periods_feature %}
+
+{% include "_rooms_view.sql" %}
+{%- endif %}
