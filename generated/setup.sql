@@ -1739,7 +1739,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track_at_offset`(
     IN p_utc_offset VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6d6f6f4b2d6bc16e'
+COMMENT 'slotted-counters sha256:a09b86d3dc7a73d2'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -1793,39 +1793,13 @@ BEGIN
      WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
     IF v_keep = 0 THEN
         DELETE FROM `counter_periods` WHERE `counter_name` = p_name AND `period` = p_period;
-    ELSE
-        IF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
-            SET v_message = LEFT(CONCAT('the ', p_period, ' starts at UTC offset ', v_tracked_offset, ' (minutes): untrack it (keep 0) before moving it to ', v_offset, ', for counter: ', QUOTE(p_name)), 128);
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-        IF v_tracked = 0 THEN
-            SET v_dropped = 1000;
-            WHILE v_dropped = 1000 DO
-                SELECT COUNT(*) INTO v_dropped
-                  FROM (SELECT 1 FROM `counter_buckets`
-                         WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
-                         LIMIT 1000) AS oldest;
-                IF v_dropped > 0 THEN
-                    SELECT `bucket_start`, `counter_id` INTO v_until, v_until_slot
-                      FROM (SELECT `bucket_start`, `counter_id` FROM `counter_buckets`
-                             WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` < '9999-12-31'
-                             ORDER BY `bucket_start`, `counter_id` LIMIT 1000) AS oldest
-                     ORDER BY `bucket_start` DESC, `counter_id` DESC LIMIT 1;
-                    DELETE FROM `counter_buckets`
-                     WHERE `counter_name` = p_name AND `period` = p_period
-                       AND (`bucket_start` < v_until OR (`bucket_start` = v_until AND `counter_id` <= v_until_slot));
-                END IF;
-            END WHILE;
-        END IF;
-        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`, `utc_offset`)
-        VALUES (p_name, p_period, v_keep, COALESCE(v_offset, 0))
-        ON DUPLICATE KEY UPDATE `keep` = v_keep;
+    ELSEIF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
+        SET v_message = LEFT(CONCAT('the ', p_period, ' starts at UTC offset ', v_tracked_offset, ' (minutes): untrack it (keep 0) before moving it to ', v_offset, ', for counter: ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    -- The slots tell the writes whether to look at the periods: after the
-    -- change, so that no write skips a period tracked from now on.
-    UPDATE `counters` SET `untracked` = NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE)
-     WHERE `counter_name` = p_name;
-    IF v_keep = 0 THEN
+    -- A period that stops being counted drops its buckets once writes no
+    -- longer add to them; one that starts, before they do.
+    IF v_keep = 0 OR v_tracked = 0 THEN
         SET v_dropped = 1000;
         WHILE v_dropped = 1000 DO
             SELECT COUNT(*) INTO v_dropped
@@ -1844,6 +1818,15 @@ BEGIN
             END IF;
         END WHILE;
     END IF;
+    IF v_keep <> 0 OR v_keep IS NULL THEN
+        INSERT INTO `counter_periods` (`counter_name`, `period`, `keep`, `utc_offset`)
+        VALUES (p_name, p_period, v_keep, COALESCE(v_offset, 0))
+        ON DUPLICATE KEY UPDATE `keep` = v_keep;
+    END IF;
+    -- The slots tell the writes whether to look at the periods: after the
+    -- change, so that no write skips a period tracked from now on.
+    UPDATE `counters` SET `untracked` = NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE)
+     WHERE `counter_name` = p_name;
 END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track_at_offset') */$$
 

@@ -56,13 +56,15 @@ BEGIN
      WHERE `counter_name` = p_name AND `period` = p_period FOR UPDATE;
     IF v_keep = 0 THEN
         DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period;
-    ELSE
-        IF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
-{% call m::refuse("            ", p, p.invalid_argument) %}'the ', p_period, ' {{ refusals::STARTS_AT_OFFSET }} ', v_tracked_offset, ' {{ refusals::OFFSET_STAYS }} ', v_offset, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
-        END IF;
-        IF v_tracked = 0 THEN
-{% call periods::drop_buckets("            ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
-        END IF;
+    ELSEIF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
+{% call m::refuse("        ", p, p.invalid_argument) %}'the ', p_period, ' {{ refusals::STARTS_AT_OFFSET }} ', v_tracked_offset, ' {{ refusals::OFFSET_STAYS }} ', v_offset, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+    -- A period that stops being counted drops its buckets once writes no
+    -- longer add to them; one that starts, before they do.
+    IF v_keep = 0 OR v_tracked = 0 THEN
+{% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
+    END IF;
+    IF v_keep <> 0 OR v_keep IS NULL THEN
         INSERT INTO `{{ p.periods_table }}` (`counter_name`, `period`, `keep`, `utc_offset`)
         VALUES (p_name, p_period, v_keep, COALESCE(v_offset, 0))
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
@@ -71,7 +73,4 @@ BEGIN
     -- change, so that no write skips a period tracked from now on.
     UPDATE `{{ p.table }}` SET `untracked` = {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %}
      WHERE `counter_name` = p_name;
-    IF v_keep = 0 THEN
-{% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
-    END IF;
 END$$
