@@ -69,7 +69,8 @@ fn expiry_removes_exactly_the_buckets_beyond_keep() {
 }
 
 /// Tracking a period again changes what it keeps and nothing else; keep 0
-/// stops it and drops its buckets, and tracking it again starts from none.
+/// stops it and drops its buckets, and tracking it again starts from none,
+/// even where a keep 0 cut short between its steps left a bucket behind.
 fn tracking_again_changes_keep_and_keep_0_drops_the_buckets() {
     let db = with_package();
     let mut conn = db.conn();
@@ -86,6 +87,12 @@ fn tracking_again_changes_keep_and_keep_0_drops_the_buckets() {
     assert_eq!(period(&mut conn, "c", "hour", "2026-11-25 12:00:00"), None, "no longer tracked");
     assert_eq!(buckets(&mut conn, "c"), BTreeMap::from([bucket("day", "2026-11-25 00:00:00", 3)]));
     conn.query_drop("CALL counter_add('c', 4)").unwrap();
+    // What a keep 0 killed after it stopped the period, before its drop, leaves.
+    conn.query_drop(
+        "INSERT INTO counter_buckets (counter_name, period, bucket_start, counter_id, counter)
+         VALUES ('c', 'hour', '2026-11-25 12:00:00', 1, 7)",
+    )
+    .unwrap();
     conn.query_drop("CALL counter_track('c', 'hour', NULL)").unwrap();
     conn.query_drop("CALL counter_add('c', 5)").unwrap();
     assert_eq!(period(&mut conn, "c", "hour", "2026-11-25 12:00:00"), Some(5), "counted from the new start");
