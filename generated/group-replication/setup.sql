@@ -620,11 +620,11 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_featured` */$$
 -- The write of counter_add, counter_increment and counter_add_at when the classic one
--- changed no row: p_delta to slot p_slot of counter p_name (p_slots
--- slots), or to the counter as its bound asks, and to the bucket that holds
--- p_at of each period it tracks, within their limits. Written once for the
--- three of them, which call it with their definer's rights; no application
--- is granted it.
+-- changed no row: p_delta to slot p_slot of counter p_name, or to the
+-- counter as its bound asks, and to the bucket that holds p_at of each
+-- period it tracks, within their limits. p_slots is the counter's slot count.
+-- Written once for the three callers, which call it with their definer's
+-- rights; no application is granted it.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_featured`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_slot INT,
