@@ -264,7 +264,10 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     `room_seen` is empty for writes that never look (those with ids).
     The limit passed to counter_add_within_limit is the period's as it is
     now: `highest` where the trigger read it share-locked (read_keeps), else
-    read in the trigger just before, as the routine's read may be old. The
+    read in the trigger just before, as the routine's read may be old; a
+    period the write read as unlimited counts without a limit set since,
+    as a write racing counter_limit may (reference.md: "the old limit or
+    the new one": the write is as if it came first). The
     trigger reads it itself, not the routine it calls: on Galera, a write
     whose trigger reached `counter_periods` only through that routine
     failed with 1146 for that table while a re-install on another node
