@@ -11,8 +11,6 @@ use mysql::prelude::Queryable;
 use slotted_counters::options::SlotChoice;
 use slotted_counters::{Cluster as ClusterKind, Correction, PackageOptions, Reconcile};
 
-use serde_json::Value;
-
 use crate::reconcile;
 use crate::support::galera::Cluster;
 use crate::support::multi_primary::{
@@ -20,7 +18,7 @@ use crate::support::multi_primary::{
     totals_on_every_node,
 };
 use crate::support::server::Booted;
-use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
+use crate::support::{ROUTINES, routines_in};
 
 /// Boots the cluster (three nodes take half a minute) and runs every
 /// scenario here on it in turn ([`multi_primary::in_turn`]). Each works in
@@ -370,20 +368,7 @@ fn an_offset_above_the_increment_counts_as_its_position_modulo_the_increment(clu
 fn bench_over_every_node_reports_the_conflicts_node_slots_avoid(cluster: &mut Cluster) {
     cluster.node(1).root_conn().query_drop("CREATE DATABASE galera_bench").unwrap();
     let urls: Vec<String> = cluster.nodes().iter().map(|node| node.url("galera_bench")).collect();
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("bench.json");
-    let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
-    args.extend(["--hold-ms", "0", "--iterations", "40", "--json", json.to_str().unwrap()]);
-    for url in &urls {
-        args.extend(["--url", url]);
-    }
-    let output = slotted_counters(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let table = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{table}");
-    assert!(table.lines().nth(1).unwrap().contains("conflicts"), "after the floor: {table}");
-
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = multi_primary::bench_and_advise_over(&urls);
     assert_eq!(report["nodes"].as_array().unwrap().len(), 3, "{report}");
     let conflicts = |variant: &str| -> u64 {
         let round =
@@ -393,28 +378,6 @@ fn bench_over_every_node_reports_the_conflicts_node_slots_avoid(cluster: &mut Cl
     };
     assert_eq!(conflicts("node"), 0);
     assert!(conflicts("dynamic") > 0, "{report}");
-
-    let output = slotted_counters(&[
-        "advise",
-        "--clients",
-        "6",
-        "--max-slots",
-        "6",
-        "--duration",
-        "0.5",
-        "--url",
-        &urls[0],
-        "--url",
-        &urls[1],
-        "--url",
-        &urls[2],
-    ]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let table = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
-        "{table}"
-    );
 }
 
 /// Each running node's (offset, increment).

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use mysql::Conn;
 use mysql::prelude::Queryable;
-use serde_json::Value;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{AsyncCounters, Cluster, PackageOptions, RetryBudget};
 
@@ -20,7 +19,7 @@ use crate::support::multi_primary::{
     scenarios, slots_hit, totals_on_every_node,
 };
 use crate::support::server::Booted;
-use crate::support::{ROUTINES, routines_in, slotted_counters, stderr};
+use crate::support::{ROUTINES, routines_in};
 
 /// Boots the group (half a minute) and runs every scenario here on it in
 /// turn ([`multi_primary::in_turn`]). Each works in databases of its own,
@@ -425,20 +424,7 @@ fn bench_over_every_member_reports_the_conflicts_member_slots_avoid(group: &mut 
     group.set_server_ids([1, 8, 15]);
     group.member(1).root_conn().query_drop("CREATE DATABASE group_bench").unwrap();
     let urls: Vec<String> = group.members().iter().map(|member| member.url("group_bench")).collect();
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("bench.json");
-    let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
-    args.extend(["--hold-ms", "0", "--iterations", "40", "--json", json.to_str().unwrap()]);
-    for url in &urls {
-        args.extend(["--url", url]);
-    }
-    let output = slotted_counters(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let table = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{table}");
-    assert!(table.lines().nth(1).unwrap().contains("conflicts"), "after the floor: {table}");
-
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = multi_primary::bench_and_advise_over(&urls);
     assert_eq!(report["server"]["group_replication_members"], 3, "{report}");
     let conflicts = |variant: &str| -> u64 {
         let round =
@@ -448,16 +434,4 @@ fn bench_over_every_member_reports_the_conflicts_member_slots_avoid(group: &mut 
     };
     assert_eq!(conflicts("node"), 0);
     assert!(conflicts("dynamic") > 0, "{report}");
-
-    let mut args = vec!["advise", "--clients", "6", "--max-slots", "6", "--duration", "0.5"];
-    for url in &urls {
-        args.extend(["--url", url]);
-    }
-    let output = slotted_counters(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let table = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
-        "{table}"
-    );
 }

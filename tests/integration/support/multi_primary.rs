@@ -1,8 +1,9 @@
 //! What the Galera and Group Replication tests share: a cluster's nodes,
 //! connections with causal reads, the package installed on the first node,
 //! clients and their load from every node, the reset and resize rounds run
-//! under load, and the slots a node owns. Each cluster says how its reads
-//! are made causal and how it counts certification conflicts.
+//! under load, the slots a node owns, and `bench` and `advise` over every
+//! node. Each cluster says how its reads are made causal and how it counts
+//! certification conflicts.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Pool};
+use serde_json::Value;
 use slotted_counters::{
     Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, RetryBudget, StartDate,
 };
@@ -18,7 +20,7 @@ use slotted_counters_cli::{render, script};
 use slotted_counters_core::package;
 
 use super::server::Booted;
-use super::{StopOnDrop, random_write_id_hex};
+use super::{StopOnDrop, random_write_id_hex, slotted_counters, stderr};
 
 /// A multi-primary cluster the tests boot: Galera's nodes, or Group
 /// Replication's members.
@@ -431,6 +433,40 @@ pub fn check_resizes_under_remote_load_stay_exact<C: MultiPrimary>(
 /// `CALL` at once with 1213, for a minute and more, until it runs one.
 fn after_a_lost_call(conn: &mut Conn) {
     conn.query_drop("DO 0").unwrap();
+}
+
+/// Runs `bench` of dynamic and node slots with 6 clients spread over every
+/// url in `urls`, then `advise` over them, and checks that both succeed and
+/// that their tables name conflicts (and `advise` a recommendation); the
+/// bench's JSON report, whose conflict fields differ by cluster, is left to
+/// the caller.
+pub fn bench_and_advise_over(urls: &[String]) -> Value {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("bench.json");
+    let mut args = vec!["bench", "--variant", "dynamic,node", "--slots", "8", "--clients", "6"];
+    args.extend(["--hold-ms", "0", "--iterations", "40", "--json", json.to_str().unwrap()]);
+    for url in urls {
+        args.extend(["--url", url]);
+    }
+    let output = slotted_counters(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{table}");
+    assert!(table.lines().nth(1).unwrap().contains("conflicts"), "after the floor: {table}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+
+    let mut args = vec!["advise", "--clients", "6", "--max-slots", "6", "--duration", "0.5"];
+    for url in urls {
+        args.extend(["--url", url]);
+    }
+    let output = slotted_counters(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        table.lines().next().unwrap().ends_with("conflicts") && table.contains("recommended:"),
+        "{table}"
+    );
+    report
 }
 
 /// The slots a node at `position` of a `size`-node cluster owns among
