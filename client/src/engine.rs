@@ -28,7 +28,9 @@ use crate::retry::{Retry, RetryBudget, Tries};
 struct Package {
     mode: Mode,
     names: NameRule,
-    /// The view of totals, which names a reconcile's set and its lock.
+    /// The slot table, which a reconcile's set reads its members from.
+    table: String,
+    /// The name of the view of totals, which keys the lock of reconciles.
     totals_view: String,
 }
 
@@ -163,6 +165,7 @@ impl<D> Engine<D> {
             package: Arc::new(Package {
                 mode,
                 names: NameRule::new(options),
+                table: options.table().to_owned(),
                 totals_view: package::totals_view(options),
             }),
         }
@@ -402,7 +405,9 @@ impl<D: Driver> Engine<D> {
     /// [`crate::Reconcile`]): every counter's drift, and what was done.
     pub(crate) async fn reconcile(&self, reconcile: Reconcile<'_>) -> Result<Vec<Drift>, CounterError> {
         let id = new_write_id();
-        let call = ReconcileCall { reconcile, totals_view: &self.package.totals_view, id: &id };
+        let package = &self.package;
+        let call =
+            ReconcileCall { reconcile, table: &package.table, totals_view: &package.totals_view, id: &id };
         match self.run(Work::Reconcile(call)).await? {
             Answer::Drifts(drifts) => Ok(drifts),
             other => Err(CounterError::unexpected_answer(format!("{other:?} for a reconcile"), None)),

@@ -26,12 +26,16 @@ pub const RECONCILE_WAIT: Duration = Duration::from_secs(60);
 /// The most counters one statement reads the values of.
 const READ_BATCH: usize = 500;
 
-/// A reconcile as a call: what to reconcile, the package's view of totals
-/// (which names the set's members and the lock), and the write id each
-/// counter's correction derives its own from, kept through the retries.
+/// A reconcile as a call: what to reconcile, the package's slot table
+/// (where a set finds its members: the plain mode's tables make no view),
+/// the name of its view of totals (which keys the lock of reconciles, as
+/// in earlier versions, so that their clients wait for this one's), and
+/// the write id each counter's correction derives its own from, kept
+/// through the retries.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ReconcileCall<'a> {
     pub(crate) reconcile: Reconcile<'a>,
+    pub(crate) table: &'a str,
     pub(crate) totals_view: &'a str,
     pub(crate) id: &'a WriteId,
 }
@@ -233,8 +237,8 @@ async fn read_snapshot(
             .collect();
         let members = text(
             format!(
-                "SELECT `counter_name` FROM `{}` WHERE `counter_name` LIKE ? ESCAPE '!'",
-                call.totals_view
+                "SELECT DISTINCT `counter_name` FROM `{}` WHERE `counter_name` LIKE ? ESCAPE '!'",
+                call.table
             ),
             vec![Param::Text(&pattern)],
         );

@@ -14,7 +14,8 @@ use mysql::PooledConn;
 use mysql::prelude::Queryable;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
-    AsyncCounters, Correction, CounterError, Counters, Drift, PackageOptions, Reconcile, RetryBudget,
+    AsyncCounters, Correction, CounterError, Counters, Drift, NewCounter, PackageOptions, Reconcile,
+    RetryBudget,
 };
 
 use crate::support::fault_proxy::FaultProxy;
@@ -54,6 +55,14 @@ const RANGED_SOURCE: &str = "SELECT CONCAT('comments:', p.id), COUNT(c.id) FROM 
 /// counter per post.
 fn with_comments() -> Database {
     let db = support::with_package(&PackageOptions::default());
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    add_comments(&db, &counters);
+    db
+}
+
+/// The tables of posts and comments in `db`, and a counter of 8 slots per
+/// post, set up through `counters`.
+fn add_comments(db: &Database, counters: &Counters) {
     let mut conn = db.conn();
     conn.query_drop(
         "CREATE TABLE posts (id INT PRIMARY KEY); \
@@ -62,18 +71,22 @@ fn with_comments() -> Database {
     .unwrap();
     for post in 0..POSTS {
         conn.exec_drop("INSERT INTO posts VALUES (?)", (post,)).unwrap();
-        conn.exec_drop("CALL counter_setup(?, 'comments', 8, NULL)", (format!("comments:{post}"),)).unwrap();
+        counters.setup(&format!("comments:{post}"), NewCounter::new("comments").slots(8)).unwrap();
     }
-    db
 }
 
-/// Each post's comments and its counter, which a test expects equal.
+/// Each post's comments and its counter (the sum of its slots, which reads
+/// the same with routines or without), which a test expects equal.
 fn sources_and_counters(conn: &mut PooledConn) -> Vec<(i64, i64)> {
     (0..POSTS)
         .map(|post| {
-            let comments: i64 =
-                conn.exec_first("SELECT COUNT(*) FROM comments WHERE post = ?", (post,)).unwrap().unwrap();
-            (comments, total(conn, &format!("comments:{post}")).unwrap())
+            conn.exec_first(
+                "SELECT (SELECT COUNT(*) FROM comments WHERE post = ?), \
+                        (SELECT CAST(SUM(counter) AS SIGNED) FROM counters WHERE counter_name = ?)",
+                (post, format!("comments:{post}")),
+            )
+            .unwrap()
+            .unwrap()
         })
         .collect()
 }
@@ -91,33 +104,60 @@ pub(crate) enum Change {
     IncrementOnly,
 }
 
-/// Runs `change` on `post` in one transaction, again after a deadlock (or
-/// a lost certification, on a cluster).
-pub(crate) fn apply(conn: &mut impl Queryable, change: Change, post: i64) {
+/// How the writers write their counters, in their own transactions.
+#[derive(Clone, Copy)]
+pub(crate) enum Writes<'a> {
+    /// `CALL counter_add`.
+    Routines,
+    /// The plain mode of `counters`, on the writer's connection.
+    Plain(&'a Counters),
+}
+
+impl Writes<'_> {
+    /// Adds `delta` to counter `name` on `conn`; a failure as the server's
+    /// error number and message.
+    fn add(self, conn: &mut impl Queryable, name: &str, delta: i64) -> Result<(), (u16, String)> {
+        match self {
+            Writes::Routines => conn.exec_drop("CALL counter_add(?, ?)", (name, delta)).map_err(server_error),
+            Writes::Plain(counters) => counters
+                .on(conn)
+                .add(name, delta)
+                .map_err(|error| (error.code().unwrap_or(0), error.to_string())),
+        }
+    }
+}
+
+/// Runs `change` on `post` in one transaction, its counter written as
+/// `writes` says, again after a deadlock (or a lost certification, on a
+/// cluster).
+pub(crate) fn apply(conn: &mut impl Queryable, writes: Writes, change: Change, post: i64) {
     let name = format!("comments:{post}");
     loop {
-        let done = (|| -> Result<(), mysql::Error> {
-            conn.query_drop("START TRANSACTION")?;
+        let done = (|| -> Result<(), (u16, String)> {
+            conn.query_drop("START TRANSACTION").map_err(server_error)?;
             match change {
                 Change::Comment | Change::CommentOnly => {
-                    conn.exec_drop("INSERT INTO comments (post) VALUES (?)", (post,))?;
+                    conn.exec_drop("INSERT INTO comments (post) VALUES (?)", (post,))
+                        .map_err(server_error)?;
                 }
                 Change::Uncomment => {
-                    let id: Option<i64> = conn.exec_first(
-                        "SELECT id FROM comments WHERE post = ? ORDER BY id LIMIT 1 FOR UPDATE",
-                        (post,),
-                    )?;
+                    let id: Option<i64> = conn
+                        .exec_first(
+                            "SELECT id FROM comments WHERE post = ? ORDER BY id LIMIT 1 FOR UPDATE",
+                            (post,),
+                        )
+                        .map_err(server_error)?;
                     if let Some(id) = id {
-                        conn.exec_drop("DELETE FROM comments WHERE id = ?", (id,))?;
-                        conn.exec_drop("CALL counter_add(?, -1)", (&name,))?;
+                        conn.exec_drop("DELETE FROM comments WHERE id = ?", (id,)).map_err(server_error)?;
+                        writes.add(conn, &name, -1)?;
                     }
                 }
                 Change::IncrementOnly => {}
             }
             if let Change::Comment | Change::IncrementOnly = change {
-                conn.exec_drop("CALL counter_increment(?)", (&name,))?;
+                writes.add(conn, &name, 1)?;
             }
-            conn.query_drop("COMMIT")
+            conn.query_drop("COMMIT").map_err(server_error)
         })();
         match done {
             Ok(()) => return,
@@ -125,7 +165,7 @@ pub(crate) fn apply(conn: &mut impl Queryable, change: Change, post: i64) {
                 // A deadlock, or a certification lost on Galera, has
                 // rolled the transaction back already.
                 let _ = conn.query_drop("ROLLBACK");
-                match server_error(error) {
+                match error {
                     // A deadlock; a certification lost on Galera (1213,
                     // or 1020 at a read) or on Group Replication (3101, or
                     // 1180 at COMMIT, whose storage engine error 149 is a
@@ -140,12 +180,13 @@ pub(crate) fn apply(conn: &mut impl Queryable, change: Change, post: i64) {
 }
 
 /// 16 writers comment and uncomment, each change with its counter in one
-/// transaction, and inject drifts while `drifting`; `reconcile` (of the set
+/// transaction (written as `writes` says), and inject drifts while
+/// `drifting`; `reconcile` (of the set
 /// of every post's counter, a post without comments among them) runs 10
 /// times meanwhile, the last ones after the drifts stopped, with writers
 /// still writing. Then every counter equals its source, with no reconcile
 /// after the writers stopped.
-fn under_writes(db: &Database, reconcile: impl Fn() -> Vec<Drift> + Sync) {
+fn under_writes(db: &Database, writes: Writes, reconcile: impl Fn() -> Vec<Drift> + Sync) {
     let running = AtomicBool::new(true);
     let drifting = AtomicBool::new(true);
     let (changes, corrected) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -162,7 +203,7 @@ fn under_writes(db: &Database, reconcile: impl Fn() -> Vec<Drift> + Sync) {
                         0..=5 => Change::Comment,
                         _ => Change::Uncomment,
                     };
-                    apply(&mut conn, change, (n * 7 + writer) as i64 % POSTS);
+                    apply(&mut conn, writes, change, (n * 7 + writer) as i64 % POSTS);
                     changes.fetch_add(1, Ordering::SeqCst);
                     n += 1;
                 }
@@ -197,7 +238,7 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
         AsyncCounters::new(pool).unwrap()
     });
     let round = AtomicU64::new(0);
-    under_writes(&db, || {
+    under_writes(&db, Writes::Routines, || {
         let reconcile = Reconcile::query(SOURCE).set("comments:");
         match round.fetch_add(1, Ordering::SeqCst) % 3 {
             0 => counters.reconcile(reconcile).unwrap(),
@@ -210,16 +251,25 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
     });
 }
 
-/// The plain mode, through a pool whose sessions run READ COMMITTED, as
-/// many applications' do: the reconcile's snapshot is REPEATABLE READ
-/// whatever the session's level.
+/// The plain mode, on a database with no routine whose account may run
+/// none, as on an engine without stored routines: the writers write
+/// through it too, and the reconciler's pool runs READ COMMITTED, as many
+/// applications' do: the reconcile's snapshot is REPEATABLE READ whatever
+/// the session's level.
 fn the_plain_mode_reconciles_under_writes_too() {
-    let db = with_comments();
-    let read_committed = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
+    let options = PackageOptions::default();
+    let (db, url) = support::plain_database(&options);
+    let read_committed = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&url).unwrap())
         .init(vec!["SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"]);
-    let pool = mysql::Pool::new(read_committed).unwrap();
-    let plain = Counters::builder(pool).package(&PackageOptions::default()).plain_sql().build().unwrap();
-    under_writes(&db, || plain.reconcile(Reconcile::query(SOURCE).set("comments:")).unwrap());
+    let plain = Counters::builder(mysql::Pool::new(read_committed).unwrap())
+        .package(&options)
+        .plain_sql()
+        .build()
+        .unwrap();
+    add_comments(&db, &plain);
+    under_writes(&db, Writes::Plain(&plain), || {
+        plain.reconcile(Reconcile::query(SOURCE).set("comments:")).unwrap()
+    });
 }
 
 /// Comments inserted without their increments: a dry run reports each
@@ -798,7 +848,7 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
                         0..=5 => Change::Comment,
                         _ => Change::Uncomment,
                     };
-                    apply(&mut conn, change, (n * 7 + writer) % POSTS);
+                    apply(&mut conn, Writes::Routines, change, (n * 7 + writer) % POSTS);
                     n += 1;
                 }
             });
