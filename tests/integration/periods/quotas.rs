@@ -7,10 +7,10 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mysql::PooledConn;
 use mysql::prelude::Queryable;
+use mysql::{Pool, PooledConn};
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
     AsyncCounters, Bound, CounterError, Counters, Keep, NewCounter, PackageOptions, Period, Room, RoomOf,
@@ -27,6 +27,7 @@ on_each_server!(
     batches_under_a_day_limit_let_exactly_the_limit_through_per_customer,
     increments_in_applications_transactions_let_exactly_the_limit_through,
     plain_writes_beside_the_routines_let_exactly_the_limit_through,
+    plain_writes_without_routines_let_exactly_the_limit_through,
     writes_in_an_applications_transaction_take_the_quota_only_when_it_commits,
     a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day,
     an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour,
@@ -44,6 +45,11 @@ on_each_server!(
 /// The moment every client of the races writes at: a fixed session clock,
 /// so that no run crosses the end of an hour.
 const RACE_AT: &str = "2026-03-10 10:30:00";
+
+/// [`RACE_AT`] as the clients take a time.
+fn race_at() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(periods::utc_seconds(RACE_AT).unwrap().try_into().unwrap())
+}
 
 /// The customers of a race, each a counter of its own.
 const CUSTOMERS: [&str; 3] = ["customer-a", "customer-b", "customer-c"];
@@ -66,6 +72,11 @@ enum Write {
     /// [`RACE_AT`] (its pool's sessions keep the server's clock), which
     /// takes the quota's lock each time; the others by `counter_increment`.
     PlainBesideRoutines,
+    /// Every client through the plain mode, by a late write at
+    /// [`RACE_AT`], on a database with no routine and no trigger whose
+    /// account may run none, as on an engine without stored routines: the
+    /// counters and their limits are set up through it too.
+    PlainWithoutRoutines,
 }
 
 impl Write {
@@ -79,6 +90,11 @@ impl Write {
         customer: &str,
     ) -> Result<(), (u16, String)> {
         let routine = |written: Result<(), mysql::Error>| written.map_err(server_error);
+        let plain_write = || {
+            plain
+                .add_at(customer, 1, race_at())
+                .map_err(|error| (error.code().unwrap_or(0), error.to_string()))
+        };
         match self {
             Write::Increment => routine(conn.exec_drop("CALL counter_increment(?)", (customer,))),
             Write::Batch => {
@@ -97,11 +113,8 @@ impl Write {
                 }
                 routine(called)
             }
-            Write::PlainBesideRoutines if client % 2 == 1 => {
-                let at = UNIX_EPOCH
-                    + Duration::from_secs(periods::utc_seconds(RACE_AT).unwrap().try_into().unwrap());
-                plain.add_at(customer, 1, at).map_err(|error| (error.code().unwrap_or(0), error.to_string()))
-            }
+            Write::PlainBesideRoutines if client % 2 == 1 => plain_write(),
+            Write::PlainWithoutRoutines => plain_write(),
             Write::PlainBesideRoutines => routine(conn.exec_drop("CALL counter_increment(?)", (customer,))),
         }
     }
@@ -114,7 +127,7 @@ impl Write {
             // A routine's write that saw room in its row, and lost it to a
             // plain write's new shares before it locked the row, waits for
             // the quota's lock holding the row: 0 to 2 per 1,200 writes.
-            Write::PlainBesideRoutines => 5.0,
+            Write::PlainBesideRoutines | Write::PlainWithoutRoutines => 5.0,
             Write::InTransaction => 50.0,
         }
     }
@@ -132,18 +145,31 @@ fn create_calls(conn: &mut PooledConn) {
 /// hold `expected` exactly, and every refusal names `named`, a period's
 /// limit (`day limit 100`). A client skips a customer once any client was
 /// refused for it, so a false refusal shows as a count short of `expected`.
-fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
-    let db = with_package();
+fn race(write: &Write, limits: &[(Period, u32)], expected: i64, named: &str) {
+    let options = PackageOptions::default();
+    let (db, plain_pool) = if let Write::PlainWithoutRoutines = write {
+        let (db, url) = support::plain_database(&options);
+        (db, Pool::new(url.as_str()).unwrap())
+    } else {
+        let db = with_package();
+        let pool = db.pool().clone();
+        (db, pool)
+    };
+    let plain = Counters::builder(plain_pool).package(&options).plain_sql().build().unwrap();
+    // What sets the customers up and reads them: the routines where there
+    // are some.
+    let admin = match write {
+        Write::PlainWithoutRoutines => plain.clone(),
+        _ => Counters::new(db.pool().clone()).unwrap(),
+    };
     let mut conn = db.conn();
     create_calls(&mut conn);
     for customer in CUSTOMERS {
-        conn.exec_drop("CALL counter_setup(?, 'api calls', 16, NULL)", (customer,)).unwrap();
-        for (period, limit) in limits {
-            conn.exec_drop("CALL counter_limit(?, ?, ?)", (customer, period, limit)).unwrap();
+        admin.setup(customer, NewCounter::new("api calls").slots(16)).unwrap();
+        for &(period, limit) in limits {
+            admin.limit(customer, period, Some(limit.into())).unwrap();
         }
     }
-    let plain =
-        Counters::builder(db.pool().clone()).package(&PackageOptions::default()).plain_sql().build().unwrap();
     let full = CUSTOMERS.map(|_| AtomicBool::new(false));
     let refusals = Mutex::new(Vec::new());
     let (accepted, deadlocks) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -181,7 +207,7 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
         }
     });
     for customer in CUSTOMERS {
-        assert_eq!(total(&mut conn, customer), Some(expected), "{customer}'s total");
+        assert_eq!(admin.get(customer).unwrap(), Some(expected), "{customer}'s total");
         if let Write::InTransaction = write {
             let calls: i64 = conn
                 .exec_first("SELECT COUNT(*) FROM calls WHERE customer = ?", (customer,))
@@ -189,11 +215,11 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
                 .unwrap();
             assert_eq!(calls, expected, "each of {customer}'s writes has its insert");
         }
-        for (period_name, _) in limits {
+        for &(period, _) in limits {
             assert_eq!(
-                period(&mut conn, customer, period_name, RACE_AT),
+                admin.get_period(customer, period, race_at()).unwrap(),
                 Some(expected),
-                "{customer}'s {period_name}"
+                "{customer}'s {period}"
             );
         }
     }
@@ -216,22 +242,28 @@ fn race(write: &Write, limits: &[(&str, u32)], expected: i64, named: &str) {
 }
 
 fn a_day_limit_alone_lets_exactly_the_limit_through_per_customer() {
-    race(&Write::Increment, &[("day", 1_000)], 1_000, "day limit 1000");
+    race(&Write::Increment, &[(Period::Day, 1_000)], 1_000, "day limit 1000");
 }
 
 fn batches_under_a_day_limit_let_exactly_the_limit_through_per_customer() {
-    race(&Write::Batch, &[("day", 300)], 300, "day limit 300");
+    race(&Write::Batch, &[(Period::Day, 300)], 300, "day limit 300");
 }
 
 fn increments_in_applications_transactions_let_exactly_the_limit_through() {
-    race(&Write::InTransaction, &[("hour", 200), ("day", 300)], 200, "hour limit 200");
+    race(&Write::InTransaction, &[(Period::Hour, 200), (Period::Day, 300)], 200, "hour limit 200");
 }
 
 /// The plain mode's writes beside the routines' keep one limit: each
 /// takes the quota's lock and checks every row of the bucket, and shares
 /// the room again only when its own row is short of it.
 fn plain_writes_beside_the_routines_let_exactly_the_limit_through() {
-    race(&Write::PlainBesideRoutines, &[("hour", 400), ("day", 2000)], 400, "hour limit 400");
+    race(&Write::PlainBesideRoutines, &[(Period::Hour, 400), (Period::Day, 2000)], 400, "hour limit 400");
+}
+
+/// The plain mode alone keeps a limit, with no trigger to apply its
+/// writes: each takes the quota's lock and checks every row of the bucket.
+fn plain_writes_without_routines_let_exactly_the_limit_through() {
+    race(&Write::PlainWithoutRoutines, &[(Period::Hour, 300), (Period::Day, 2000)], 300, "hour limit 300");
 }
 
 /// Writes of either mode to a limited counter inside an application's
@@ -278,11 +310,11 @@ fn writes_in_an_applications_transaction_take_the_quota_only_when_it_commits() {
 }
 
 fn a_day_limit_below_an_hour_limit_lets_the_day_limit_through_and_names_the_day() {
-    race(&Write::Increment, &[("hour", 150), ("day", 100)], 100, "day limit 100");
+    race(&Write::Increment, &[(Period::Hour, 150), (Period::Day, 100)], 100, "day limit 100");
 }
 
 fn an_hour_limit_below_a_day_limit_lets_the_hour_limit_through_and_names_the_hour() {
-    race(&Write::Increment, &[("hour", 80), ("day", 500)], 80, "hour limit 80");
+    race(&Write::Increment, &[(Period::Hour, 80), (Period::Day, 500)], 80, "hour limit 80");
 }
 
 /// The refusal of a write of counter `name` (9004), its message.
