@@ -1,6 +1,7 @@
 //! Quotas per period (`counter_limit`): a bucket of a limited period never
-//! counts past its limit, under 20 clients at once, with several limits on
-//! one counter checked together; the room is readable (`counter_room`) and
+//! counts past its limit, under 20 clients at once, through the routines,
+//! the plain mode beside them or the plain mode alone, with several limits
+//! on one counter checked together; the room is readable (`counter_room`) and
 //! agrees with what a refusal says; the room comes back when the bucket
 //! ends, and a late write counts against the bucket it lands in.
 
