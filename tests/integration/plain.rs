@@ -15,7 +15,7 @@ use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
     AsyncCounters, Cluster, ConfigError, CounterError, Counters, Keep, NewCounter, PackageOptions, Period,
-    StartDate,
+    Reconcile, StartDate,
 };
 use slotted_counters_cli::{render, script};
 
@@ -34,6 +34,7 @@ on_each_server!(
     a_deadlocked_plain_call_is_retried,
     a_lazy_package_creates_counters_and_keeps_its_bound,
     a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session,
+    a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -435,4 +436,47 @@ fn a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session() 
             db.conn().query_first("SELECT COUNT(DISTINCT counter_name) FROM counters").unwrap().unwrap();
         assert_eq!(names, 1, "auto_create {auto_create}");
     }
+}
+
+/// A package of its own names (`--table hits --prefix hit_`) on a database
+/// holding only its plain tables: writes with ids, batches, a period, a
+/// quota, a bound and a reconcile of a set all go to its tables, and refuse
+/// and count as they do under the default names.
+fn a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables() {
+    let options = PackageOptions::builder().table("hits").prefix("hit_").build().unwrap();
+    let (db, pool) = plain_database(&options);
+    let mut tables: Vec<String> = db.conn().query("SHOW TABLES").unwrap();
+    tables.sort();
+    assert_eq!(tables, ["hit_buckets", "hit_periods", "hit_writes", "hits"], "its tables alone");
+    let counters = Counters::builder(pool).package(&options).plain_sql().write_ids().build().unwrap();
+    counters.setup("home", NewCounter::new("page hits").slots(4)).unwrap();
+    counters.setup("stock", NewCounter::new("units in store").initial_value(5)).unwrap();
+    counters.bound("stock", 0..=5).unwrap();
+    counters.track("home", Period::Day, Keep::All).unwrap();
+    counters.limit("home", Period::Hour, Some(10)).unwrap();
+    counters.increment("home").unwrap();
+    counters.add_many([("home", 2), ("stock", -5)]).unwrap();
+    let past_bound = counters.add("stock", -1).unwrap_err();
+    assert!(matches!(past_bound, CounterError::PastBound { .. }), "{past_bound:?}");
+    let past_limit = counters.add("home", 8).unwrap_err();
+    assert!(
+        matches!(past_limit, CounterError::PastLimit { period: Period::Hour, limit: 10, room: 7, .. }),
+        "{past_limit:?}"
+    );
+    assert_eq!(counters.get_many(["home", "stock"]).unwrap(), [Some(3), Some(0)]);
+    assert_eq!(counters.get_period("home", Period::Day, SystemTime::now()).unwrap(), Some(3));
+
+    let drifts = counters.reconcile(Reconcile::query("SELECT 'home', 5").set("ho")).unwrap();
+    let corrections: Vec<(String, Option<i64>)> =
+        drifts.iter().map(|drift| (drift.name.clone(), drift.drift())).collect();
+    assert_eq!(corrections, [("home".to_owned(), Some(2))]);
+    assert_eq!(counters.get("home").unwrap(), Some(5));
+    let written: i64 = db.conn().query_first("SELECT COUNT(*) FROM hit_writes").unwrap().unwrap();
+    assert!(written > 0, "the writes with ids are recorded in hit_writes");
+    let slots: i64 = db
+        .conn()
+        .query_first("SELECT CAST(SUM(counter) AS SIGNED) FROM hits WHERE counter_name = 'home'")
+        .unwrap()
+        .unwrap();
+    assert_eq!(slots, 5);
 }
