@@ -255,7 +255,8 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
 /// none, as on an engine without stored routines: the writers write
 /// through it too, and the reconciler's pool runs READ COMMITTED, as many
 /// applications' do: the reconcile's snapshot is REPEATABLE READ whatever
-/// the session's level.
+/// the session's level. The command's `--plain-sql` corrects a drift there
+/// too.
 fn the_plain_mode_reconciles_under_writes_too() {
     let options = PackageOptions::default();
     let (db, url) = support::plain_database(&options);
@@ -270,6 +271,13 @@ fn the_plain_mode_reconciles_under_writes_too() {
     under_writes(&db, Writes::Plain(&plain), || {
         plain.reconcile(Reconcile::query(SOURCE).set("comments:")).unwrap()
     });
+
+    db.conn().query_drop("INSERT INTO comments (post) VALUES (3)").unwrap();
+    let args = ["reconcile", "--plain-sql", "--url", &url, "--query", SOURCE, "--set", "comments:"];
+    let done = stdout(&succeeded(slotted_counters(&args)));
+    assert!(done.ends_with(&format!("{POSTS} counters read, 1 drifted, 1 corrected\n")), "{done}");
+    let pairs = sources_and_counters(&mut db.conn());
+    assert!(pairs.iter().all(|(comments, counted)| comments == counted), "{pairs:?}");
 }
 
 /// Comments inserted without their increments: a dry run reports each
