@@ -19,7 +19,7 @@
 {%- if p.slot_bound_triggers -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always
--- fits the BIGINT that counter_get returns. Triggers keep every write to the
+-- fits the BIGINT that {{ p.routine(Routine::Get) }} returns. Triggers keep every write to the
 -- table to it, whichever routine or statement makes it. An update may still
 -- bring a slot beyond the bound back toward 0.
 /*!80000 DROP TRIGGER IF EXISTS `{{ p.insert_trigger }}` */$$

@@ -1648,10 +1648,10 @@ END$$
 -- (counter_limit) to p_limit, under the quota's lock: refused (9004) when it
 -- would take the bucket past the limit, which undoes the whole write. The
 -- triggers that apply writes call it, in the write's statement; nothing
--- else does. They pass the limit as it is now, read in the trigger (NULL
--- when it went meanwhile; a change of it waits for this write's locks to
--- clear the shares, or that read for the change), and where the period's
--- buckets start (p_offset, minutes east of UTC) for the refusal's reset.
+-- else does. They pass the limit they read just before, in the write's
+-- statement (NULL when it went meanwhile), and where the period's buckets
+-- start (p_offset, minutes east of UTC) for the refusal's reset. A write
+-- racing counter_limit is checked against the old limit or the new one.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
@@ -2870,8 +2870,8 @@ BEGIN
     BEGIN
         DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
         DECLARE v_bucket DATETIME;
-        -- A limited period's limit as it is now, and where its buckets
-        -- start, read here for counter_add_within_limit (see below).
+        -- A limited period's limit, and where its buckets start, read
+        -- here just before counter_add_within_limit (see below).
         DECLARE v_limit BIGINT;
         DECLARE v_limit_offset SMALLINT;
         -- A bucket counts every write of its period, and a reset takes the

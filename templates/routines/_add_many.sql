@@ -14,7 +14,7 @@
     DECLARE v_previous {{ p.name_type }};
     -- The counter being summed: the first of the keys that collate equal.
     DECLARE v_counter {{ p.name_type }};
-    -- The name being checked; named like counter_add's parameter, so the
+    -- The name being checked; named like {{ p.routine(Routine::Add) }}'s parameter, so the
     -- shared checks and messages apply.
     DECLARE p_name {{ p.name_type }};
     -- v_key's delta, NULL when it is not an integer that fits a BIGINT.

@@ -262,23 +262,23 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
     other is counted in each limited bucket by counter_add_within_limit,
     which takes the quota's lock and refuses the write past the limit.
     `room_seen` is empty for writes that never look (those with ids).
-    The limit passed to counter_add_within_limit is the period's as it is
-    now: `highest` where the trigger read it share-locked (read_keeps), else
-    read in the trigger just before, as the routine's read may be old; a
-    period the write read as unlimited counts without a limit set since,
-    as a write racing counter_limit may (reference.md: "the old limit or
-    the new one": the write is as if it came first). The
-    trigger reads it itself, not the routine it calls: on Galera, a write
-    whose trigger reached `counter_periods` only through that routine
-    failed with 1146 for that table while a re-install on another node
-    replaced the routine (see _triggers.sql). -#}
+    The limit passed to counter_add_within_limit is the period's as the
+    trigger read it: `highest` where it read it share-locked (read_keeps),
+    else read just before the CALL, as the routine's read may be old. A
+    write racing counter_limit is checked against the old limit or the new
+    one (reference.md), as if it came first or after; so a period it read
+    as unlimited counts without a limit set since. The trigger reads the
+    limit itself, not the routine it calls: on Galera, a write whose
+    trigger reached `counter_periods` only through that routine failed
+    with 1146 for that table while a re-install on another node replaced
+    the routine (see _triggers.sql). -#}
 {% macro add_to_buckets(indent, p, delta, at, keep, highest, offset, room_seen) -%}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
 {%- if room_seen != "" %}
-{{ indent }}    -- A limited period's limit as it is now, and where its buckets
-{{ indent }}    -- start, read here for counter_add_within_limit (see below).
+{{ indent }}    -- A limited period's limit, and where its buckets start, read
+{{ indent }}    -- here just before {{ p.routine(Routine::AddWithinLimit) }} (see below).
 {{ indent }}    DECLARE v_limit BIGINT;
 {{ indent }}    DECLARE v_limit_offset SMALLINT;
 {%- endif %}

@@ -6,10 +6,10 @@
 -- ({{ p.routine(Routine::Limit) }}) to p_limit, under the quota's lock: refused ({{ p.past_bound }}) when it
 -- would take the bucket past the limit, which undoes the whole write. The
 -- triggers that apply writes call it, in the write's statement; nothing
--- else does. They pass the limit as it is now, read in the trigger (NULL
--- when it went meanwhile; a change of it waits for this write's locks to
--- clear the shares, or that read for the change), and where the period's
--- buckets start (p_offset, minutes east of UTC) for the refusal's reset.
+-- else does. They pass the limit they read just before, in the write's
+-- statement (NULL when it went meanwhile), and where the period's buckets
+-- start (p_offset, minutes east of UTC) for the refusal's reset. A write
+-- racing {{ p.routine(Routine::Limit) }} is checked against the old limit or the new one.
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
