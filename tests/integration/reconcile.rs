@@ -21,8 +21,8 @@ use slotted_counters::{
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::multi_primary::{self, MultiPrimary};
 use crate::support::{
-    self, Database, StopOnDrop, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
-    total,
+    self, Database, StopOnDrop, client_error, on_each_server, server_error, slotted_counters, stderr, stdout,
+    succeeded, total,
 };
 
 on_each_server!(
@@ -119,7 +119,7 @@ impl Writes<'_> {
     fn increment(self, conn: &mut impl Queryable, name: &str) -> Result<(), (u16, String)> {
         match self {
             Writes::Routines => conn.exec_drop("CALL counter_increment(?)", (name,)).map_err(server_error),
-            Writes::Plain(counters) => counters.on(conn).increment(name).map_err(code_and_message),
+            Writes::Plain(counters) => counters.on(conn).increment(name).map_err(client_error),
         }
     }
 
@@ -127,14 +127,9 @@ impl Writes<'_> {
     fn decrement(self, conn: &mut impl Queryable, name: &str) -> Result<(), (u16, String)> {
         match self {
             Writes::Routines => conn.exec_drop("CALL counter_add(?, -1)", (name,)).map_err(server_error),
-            Writes::Plain(counters) => counters.on(conn).add(name, -1).map_err(code_and_message),
+            Writes::Plain(counters) => counters.on(conn).add(name, -1).map_err(client_error),
         }
     }
-}
-
-/// A client's error as the server's error number and message.
-fn code_and_message(error: CounterError) -> (u16, String) {
-    (error.code().unwrap_or(0), error.to_string())
 }
 
 /// Runs `change` on `post` in one transaction, its counter written as

@@ -21,7 +21,7 @@ use slotted_counters_core::package::errno;
 use slotted_counters_core::periods;
 
 use super::{at, period, with_package};
-use crate::support::{self, on_each_server, server_error, total};
+use crate::support::{self, client_error, on_each_server, server_error, total};
 
 on_each_server!(
     a_day_limit_alone_lets_exactly_the_limit_through_per_customer,
@@ -91,11 +91,7 @@ impl Write {
         customer: &str,
     ) -> Result<(), (u16, String)> {
         let routine = |written: Result<(), mysql::Error>| written.map_err(server_error);
-        let plain_write = || {
-            plain
-                .add_at(customer, 1, race_at())
-                .map_err(|error| (error.code().unwrap_or(0), error.to_string()))
-        };
+        let plain_write = || plain.add_at(customer, 1, race_at()).map_err(client_error);
         match self {
             Write::Increment => routine(conn.exec_drop("CALL counter_increment(?)", (customer,))),
             Write::Batch => {

@@ -453,6 +453,12 @@ pub fn server_error(error: mysql::Error) -> (u16, String) {
     }
 }
 
+/// A client's error as [`server_error`] gives a server's: its number (0
+/// when no server answered) and its message.
+pub fn client_error(error: slotted_counters::CounterError) -> (u16, String) {
+    (error.code().unwrap_or(0), error.to_string())
+}
+
 /// A counter's value through `counter_get`: `None` for an unknown counter.
 pub fn total(conn: &mut PooledConn, name: &str) -> Option<i64> {
     conn.exec_first("SELECT counter_get(?)", (name,)).expect("counter_get").flatten()
