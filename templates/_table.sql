@@ -14,7 +14,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
 {%- call bounds::columns("'", false) %}{% endcall %}
 {%- endif %}
 {%- if p.periods_feature %}
-    {% call periods::untracked_column("'", false) %}{% endcall %}
+    {% call periods::untracked_column(p, "'", false) %}{% endcall %}
 {%- endif %}
     PRIMARY KEY (`counter_name`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

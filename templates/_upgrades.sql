@@ -28,7 +28,7 @@ DEALLOCATE PREPARE slotted_counters_upgrade;
 SET @slotted_counters_untracked = (
     SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{{ p.table }}' AND COLUMN_NAME = 'untracked');
-{%- call when_missing(p.table, "untracked") %}{% call periods::untracked_column("''", true) %}{% endcall %}{% endcall %}
+{%- call when_missing(p.table, "untracked") %}{% call periods::untracked_column(p, "''", true) %}{% endcall %}{% endcall %}
 UPDATE `{{ p.table }}` SET `untracked` = TRUE
  WHERE @slotted_counters_untracked AND {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %};
 SET @slotted_counters_untracked = NULL;

@@ -19,8 +19,8 @@
     lazy slot, an upgrade's), only sends the write the slower way, which
     looks. In CREATE TABLE (`add` false) or ALTER TABLE (`add` true), with
     `quote` around its comment. -#}
-{% macro untracked_column(quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip counter_periods{{ quote }}{% if !add %},{% endif %}
+{% macro untracked_column(p, quote, add) -%}
+{% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip {{ p.periods_table }}{{ quote }}{% if !add %},{% endif %}
 {%- endmacro %}
 
 {#- The periods' column of a limit per bucket (counter_limit), in CREATE
