@@ -391,9 +391,9 @@ fn wait_for_metadata_lock(db: &Database, sessions: usize, passed: &AtomicUsize) 
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut conn = db.conn();
     loop {
-        let states: Vec<(String, Option<String>)> = conn
+        let states: Vec<(String, String)> = conn
             .query(
-                "SELECT COALESCE(STATE, ''), INFO FROM information_schema.PROCESSLIST \
+                "SELECT COALESCE(STATE, ''), COMMAND FROM information_schema.PROCESSLIST \
                  WHERE DB = DATABASE() AND ID <> CONNECTION_ID()",
             )
             .unwrap();
