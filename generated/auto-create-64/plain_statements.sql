@@ -113,6 +113,10 @@ UPDATE `counters` SET `untracked` = FALSE WHERE `counter_name` = ? AND `untracke
 -- Parameters: name, period
 DELETE FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ?;
 
+-- untrack_all: with delete, in its transaction: stops counting per every period (then drop_buckets of all its buckets of each)
+-- Parameters: name
+DELETE FROM `counter_periods` WHERE `counter_name` = ?;
+
 -- oldest_buckets: the starts of the oldest bucket rows of a period before a time, oldest first: drop_buckets up to the last start, or up to the first when they are all one bucket's
 -- Parameters: name, period, before, in seconds since 1970 UTC
 SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` < TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND ORDER BY `bucket_start`, `counter_id` LIMIT 1000;

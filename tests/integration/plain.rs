@@ -35,6 +35,7 @@ on_each_server!(
     a_lazy_package_creates_counters_and_keeps_its_bound,
     a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session,
     a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables,
+    a_deleted_counter_leaves_no_period_behind_in_either_mode,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -264,6 +265,38 @@ fn a_period_the_plain_mode_tracks_counts_the_routines_writes() {
         Some(7),
         "every write made once the period was tracked"
     );
+}
+
+/// A delete takes the counter's periods and buckets with it, in the plain
+/// mode as `counter_delete` does: a counter set up again under its name
+/// tracks no period, counts from 0, and meets no limit of the one deleted.
+fn a_deleted_counter_leaves_no_period_behind_in_either_mode() {
+    let (plain_db, plain) = plain(&PackageOptions::default());
+    let routines_db = support::with_default_package(&[]);
+    let routines = Counters::new(routines_db.pool().clone()).unwrap();
+    for (db, counters, mode) in [(&plain_db, &plain, "plain"), (&routines_db, &routines, "routines")] {
+        counters.setup("views", NewCounter::new("d").slots(4)).unwrap();
+        counters.track("views", Period::Hour, Keep::All).unwrap();
+        counters.track("views", Period::Day, Keep::Last(7)).unwrap();
+        counters.limit("views", Period::Hour, Some(10)).unwrap();
+        counters.add("views", 9).unwrap();
+        counters.delete("views").unwrap();
+        let left = |table: &str| -> u64 {
+            db.conn()
+                .query_first(format!("SELECT COUNT(*) FROM {table} WHERE counter_name = 'views'"))
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!((left("counter_periods"), left("counter_buckets")), (0, 0), "{mode}: left behind");
+
+        counters.setup("views", NewCounter::new("d").slots(4)).unwrap();
+        assert_eq!(counters.room("views").unwrap(), [], "{mode}: the old limit");
+        counters.add("views", 8).unwrap();
+        assert_eq!(counters.get("views").unwrap(), Some(8), "{mode}");
+        let no_hour =
+            counters.series("views", Period::Hour, SystemTime::now(), SystemTime::now()).unwrap_err();
+        assert!(matches!(no_hour, CounterError::InvalidArgument(_)), "{mode}: {no_hour:?}");
+    }
 }
 
 /// 64 threads on two hot counters: single calls and a coalescing handle,

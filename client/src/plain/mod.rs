@@ -303,16 +303,19 @@ impl Plain {
         .await
     }
 
-    /// Deletes counter `name`. Not by the rows a DELETE reports (Spider
+    /// Deletes counter `name` with its periods, then its buckets, as
+    /// `counter_delete` does. Not by the rows a DELETE reports (Spider
     /// reports none for a delete that removed rows): by a locking read first.
     async fn delete(&self, conn: &mut impl Connection, name: &str, owner: Owner) -> Result<(), CounterError> {
         atomically(conn, owner, async |conn| {
             self.lock(&mut *conn, name).await?;
-            Connection::execute(conn, &statement(&self.delete, vec![Param::Text(name)])).await?;
+            Connection::execute(&mut *conn, &statement(&self.delete, vec![Param::Text(name)])).await?;
+            self.untrack_all(conn, name).await?;
             self.slot_counts.forget(name);
             Ok(())
         })
-        .await
+        .await?;
+        self.drop_all_buckets(conn, name).await
     }
 
     /// The values of `names`, in their order: one statement.

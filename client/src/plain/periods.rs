@@ -28,6 +28,7 @@ pub(super) struct PeriodStatements {
     track: PlainStatement,
     mark_tracked: PlainStatement,
     untrack: PlainStatement,
+    untrack_all: PlainStatement,
     oldest_buckets: PlainStatement,
     drop_buckets: PlainStatement,
     get_range: PlainStatement,
@@ -45,6 +46,7 @@ impl PeriodStatements {
             track: sql.track(),
             mark_tracked: sql.mark_tracked(),
             untrack: sql.untrack(),
+            untrack_all: sql.untrack_all(),
             oldest_buckets: sql.oldest_buckets(),
             drop_buckets: sql.drop_buckets(),
             get_range: sql.get_range(),
@@ -267,6 +269,33 @@ impl Plain {
             Err(error) if error.code() == Some(server_errno::NO_SUCH_COLUMN) => Ok(()),
             marked => marked.map(drop),
         }
+    }
+
+    /// Stops every period counter `name` tracks: in [`Plain::delete`]'s
+    /// transaction, so that no counter set up again under the name finds
+    /// them, and its bucket drops follow ([`Self::drop_all_buckets`]).
+    pub(super) async fn untrack_all(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<(), CounterError> {
+        conn.execute(&statement(&self.periods.untrack_all, vec![Param::Text(name)])).await?;
+        self.tracking.note(name, false);
+        Ok(())
+    }
+
+    /// Drops every bucket of counter `name`, of each period, a short
+    /// statement at a time, as `counter_delete` does after the counter is
+    /// gone.
+    pub(super) async fn drop_all_buckets(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+    ) -> Result<(), CounterError> {
+        for period in Period::ALL {
+            self.drop_buckets(conn, name, period, LAST_SECOND).await?;
+        }
+        Ok(())
     }
 
     /// Drops counter `name`'s buckets of `period` that start before

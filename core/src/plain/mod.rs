@@ -130,6 +130,7 @@ impl PlainSql {
             ("track", self.track()),
             ("mark_tracked", self.mark_tracked()),
             ("untrack", self.untrack()),
+            ("untrack_all", self.untrack_all()),
             ("oldest_buckets", self.oldest_buckets()),
             ("drop_buckets", self.drop_buckets()),
             ("get_range", self.get_range()),

@@ -107,6 +107,17 @@ impl PlainSql {
         }
     }
 
+    /// Stops counting a deleted counter per any period, as `counter_delete`
+    /// does, so that a counter set up again under its name tracks none.
+    pub fn untrack_all(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "with delete, in its transaction: stops counting per every period (then drop_buckets of \
+                      all its buckets of each)",
+            sql: format!("DELETE FROM `{}` WHERE `counter_name` = ?", self.periods_table),
+            params: &["name"],
+        }
+    }
+
     /// Stops counting a counter per a period.
     pub fn untrack(&self) -> PlainStatement {
         PlainStatement {
