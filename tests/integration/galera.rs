@@ -112,7 +112,7 @@ fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift(cl
     let mut first = conn(nodes[0], database);
     first
         .query_drop(
-            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post)); \
+            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id)); \
              CALL counter_setup('comments:1', 'comments', 4, NULL)",
         )
         .unwrap();
@@ -120,7 +120,7 @@ fn a_reconcile_on_a_lagging_node_waits_for_the_cluster_and_corrects_its_drift(cl
         causal_conn(nodes[2], database).query_first("SELECT COUNT(*) FROM comments").unwrap();
     let mut lag = nodes[2].root_conn();
     lag.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
-    first.query_drop("INSERT INTO comments (post) VALUES (1), (1)").unwrap();
+    first.query_drop("INSERT INTO comments (post_id) VALUES (1), (1)").unwrap();
     let reconciler = client(nodes[2], database);
     let (drifts, waited) = thread::scope(|scope| {
         let run = scope.spawn(|| reconciler.reconcile(Reconcile::query(reconcile::SOURCE)));

@@ -44,12 +44,13 @@ on_each_server!(
 pub(crate) const POSTS: i64 = 10;
 
 /// The query that counts each post's comments.
-pub(crate) const SOURCE: &str = "SELECT CONCAT('comments:', post), COUNT(*) FROM comments GROUP BY post";
+pub(crate) const SOURCE: &str =
+    "SELECT CONCAT('comments:', post_id), COUNT(*) FROM comments GROUP BY post_id";
 
 /// The query that counts the comments of the posts of a range of their
 /// ids, zeros included, as a reconcile in ranges runs it.
 const RANGED_SOURCE: &str = "SELECT CONCAT('comments:', p.id), COUNT(c.id) FROM posts p \
-     LEFT JOIN comments c ON c.post = p.id WHERE p.id BETWEEN ? AND ? GROUP BY p.id";
+     LEFT JOIN comments c ON c.post_id = p.id WHERE p.id BETWEEN ? AND ? GROUP BY p.id";
 
 /// The default package, a table of posts, one of their comments and a
 /// counter per post.
@@ -66,7 +67,7 @@ fn add_comments(db: &Database, counters: &Counters) {
     let mut conn = db.conn();
     conn.query_drop(
         "CREATE TABLE posts (id INT PRIMARY KEY); \
-         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post))",
+         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id))",
     )
     .unwrap();
     for post in 0..POSTS {
@@ -81,7 +82,7 @@ fn sources_and_counters(conn: &mut PooledConn) -> Vec<(i64, i64)> {
     (0..POSTS)
         .map(|post| {
             conn.exec_first(
-                "SELECT (SELECT COUNT(*) FROM comments WHERE post = ?), \
+                "SELECT (SELECT COUNT(*) FROM comments WHERE post_id = ?), \
                         (SELECT CAST(SUM(counter) AS SIGNED) FROM counters WHERE counter_name = ?)",
                 (post, format!("comments:{post}")),
             )
@@ -142,13 +143,13 @@ pub(crate) fn apply(conn: &mut impl Queryable, writes: Writes, change: Change, p
             conn.query_drop("START TRANSACTION").map_err(server_error)?;
             match change {
                 Change::Comment | Change::CommentOnly => {
-                    conn.exec_drop("INSERT INTO comments (post) VALUES (?)", (post,))
+                    conn.exec_drop("INSERT INTO comments (post_id) VALUES (?)", (post,))
                         .map_err(server_error)?;
                 }
                 Change::Uncomment => {
                     let id: Option<i64> = conn
                         .exec_first(
-                            "SELECT id FROM comments WHERE post = ? ORDER BY id LIMIT 1 FOR UPDATE",
+                            "SELECT id FROM comments WHERE post_id = ? ORDER BY id LIMIT 1 FOR UPDATE",
                             (post,),
                         )
                         .map_err(server_error)?;
@@ -277,7 +278,7 @@ fn the_plain_mode_reconciles_under_writes_too() {
         plain.reconcile(Reconcile::query(SOURCE).set("comments:")).unwrap()
     });
 
-    db.conn().query_drop("INSERT INTO comments (post) VALUES (3)").unwrap();
+    db.conn().query_drop("INSERT INTO comments (post_id) VALUES (3)").unwrap();
     let args = ["reconcile", "--plain-sql", "--url", &url, "--query", SOURCE, "--set", "comments:"];
     let done = stdout(&succeeded(slotted_counters(&args)));
     assert!(done.ends_with(&format!("{POSTS} counters read, 1 drifted, 1 corrected\n")), "{done}");
@@ -290,7 +291,7 @@ fn the_plain_mode_reconciles_under_writes_too() {
 fn a_dry_run_changes_nothing_and_reports_every_drift() {
     let db = with_comments();
     let mut conn = db.conn();
-    conn.query_drop("INSERT INTO comments (post) VALUES (1), (1), (2)").unwrap();
+    conn.query_drop("INSERT INTO comments (post_id) VALUES (1), (1), (2)").unwrap();
     conn.query_drop("CALL counter_add('comments:3', 4)").unwrap();
     let before = support::table(&mut conn);
     let counters = Counters::new(db.pool().clone()).unwrap();
@@ -408,9 +409,9 @@ fn a_correction_past_a_day_limit_is_refused_and_one_within_counts_in_today() {
                 .flatten()
         };
         let comments = vec![format!("({post})"); 10].join(", ");
-        conn.query_drop(format!("INSERT INTO comments (post) VALUES {comments}")).unwrap();
+        conn.query_drop(format!("INSERT INTO comments (post_id) VALUES {comments}")).unwrap();
         let query = format!(
-            "SELECT CONCAT('comments:', post), COUNT(*) FROM comments WHERE post = {post} GROUP BY post"
+            "SELECT CONCAT('comments:', post_id), COUNT(*) FROM comments WHERE post_id = {post} GROUP BY post_id"
         );
         match &counters.reconcile(Reconcile::query(&query)).unwrap()[..] {
             [drift] => {
@@ -428,7 +429,7 @@ fn a_correction_past_a_day_limit_is_refused_and_one_within_counts_in_today() {
             "refused: nothing changed"
         );
 
-        conn.exec_drop("DELETE FROM comments WHERE post = ? LIMIT 6", (post,)).unwrap();
+        conn.exec_drop("DELETE FROM comments WHERE post_id = ? LIMIT 6", (post,)).unwrap();
         let drifts = counters.reconcile(Reconcile::query(&query)).unwrap();
         assert_eq!(drifts[0].correction, Correction::Added, "{drifts:?}");
         assert_eq!((total(&mut conn, &name), today(&mut conn)), (Some(4), Some(4)));
@@ -442,7 +443,7 @@ fn two_reconciles_at_once_add_a_drift_once() {
     let mut conn = db.conn();
     let clients = [(); 2].map(|_| Counters::new(db.pool().clone()).unwrap());
     for round in 0..20 {
-        conn.query_drop("INSERT INTO comments (post) VALUES (1), (1), (1)").unwrap();
+        conn.query_drop("INSERT INTO comments (post_id) VALUES (1), (1), (1)").unwrap();
         let added: usize = thread::scope(|scope| {
             let runs: Vec<_> = clients
                 .iter()
@@ -482,17 +483,17 @@ fn reconciles_ride_through_re_installs_and_correct_each_drift_once() {
         let mut round = 0;
         while installs.load(Ordering::SeqCst) < 5 {
             let post = round % POSTS;
-            conn.exec_drop("INSERT INTO comments (post) VALUES (?), (?)", (post, post)).unwrap();
+            conn.exec_drop("INSERT INTO comments (post_id) VALUES (?), (?)", (post, post)).unwrap();
             let counters = if round % 2 == 0 { &routines } else { &plain };
             let drifts = counters.reconcile(Reconcile::query(SOURCE)).unwrap();
             let added = drifts.iter().filter(|drift| drift.correction == Correction::Added).count();
             assert_eq!(added, 1, "round {round}: {drifts:?}");
             let apart: Vec<(i64, i64, i64)> = conn
                 .query(
-                    "SELECT c.post, c.comments, CAST(SUM(t.counter) AS SIGNED) FROM \
-                     (SELECT post, COUNT(*) AS comments FROM comments GROUP BY post) c \
-                     JOIN counters t ON t.counter_name = CONCAT('comments:', c.post) \
-                     GROUP BY c.post, c.comments HAVING SUM(t.counter) <> c.comments",
+                    "SELECT c.post_id, c.comments, CAST(SUM(t.counter) AS SIGNED) FROM \
+                     (SELECT post_id, COUNT(*) AS comments FROM comments GROUP BY post_id) c \
+                     JOIN counters t ON t.counter_name = CONCAT('comments:', c.post_id) \
+                     GROUP BY c.post_id, c.comments HAVING SUM(t.counter) <> c.comments",
                 )
                 .unwrap();
             assert_eq!(apart, [], "round {round}: posts, comments and counters apart");
@@ -517,7 +518,7 @@ fn reconciles_through_cut_connections_neither_lose_nor_double_a_correction() {
         .unwrap();
     for round in 0..30 {
         let post = round % POSTS;
-        conn.exec_drop("INSERT INTO comments (post) VALUES (?), (?)", (post, post)).unwrap();
+        conn.exec_drop("INSERT INTO comments (post_id) VALUES (?), (?)", (post, post)).unwrap();
         conn.exec_drop("CALL counter_add(?, -1)", (format!("comments:{post}"),)).unwrap();
         let reconciled = (0..20).any(|_| counters.reconcile(Reconcile::query(SOURCE)).is_ok());
         assert!(reconciled, "round {round}: 20 reconciles failed through the proxy");
@@ -533,8 +534,9 @@ fn reconciles_through_cut_connections_neither_lose_nor_double_a_correction() {
 fn the_command_reconciles_and_reports_what_drifted() {
     let db = with_comments();
     let mut conn = db.conn();
-    conn.query_drop("INSERT INTO comments (post) VALUES (5), (5)").unwrap();
+    conn.query_drop("INSERT INTO comments (post_id) VALUES (5), (5)").unwrap();
     let url = db.url();
+    assert!(documented_queries().contains(&SOURCE.to_owned()), "the docs' query is not the one run");
     let dry =
         stdout(&succeeded(slotted_counters(&["reconcile", "--url", &url, "--query", SOURCE, "--dry-run"])));
     assert!(dry.contains("comments:5") && dry.contains("not added (dry run)"), "{dry}");
@@ -543,7 +545,7 @@ fn the_command_reconciles_and_reports_what_drifted() {
     assert!(done.contains("added") && done.ends_with("1 counters read, 1 drifted, 1 corrected\n"), "{done}");
     assert_eq!(total(&mut conn, "comments:5"), Some(2));
 
-    conn.query_drop("CALL counter_bound('comments:5', NULL, 2); INSERT INTO comments (post) VALUES (5)")
+    conn.query_drop("CALL counter_bound('comments:5', NULL, 2); INSERT INTO comments (post_id) VALUES (5)")
         .unwrap();
     let refused = slotted_counters(&["reconcile", "--url", &url, "--query", SOURCE]);
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
@@ -586,7 +588,7 @@ fn the_command_refuses_bad_ranges_and_stops_where_a_range_fails() {
     assert_eq!(std::fs::read_to_string(&progress).unwrap(), "next 3\nquery SELECT 1\n", "the file is kept");
     std::fs::remove_file(&progress).unwrap();
 
-    conn.query_drop("INSERT INTO comments (post) VALUES (1), (8)").unwrap();
+    conn.query_drop("INSERT INTO comments (post_id) VALUES (1), (8)").unwrap();
     let failing =
         RANGED_SOURCE.replace("CONCAT('comments:', p.id)", "IF(p.id = 7, NULL, CONCAT('comments:', p.id))");
     let args = [
@@ -644,7 +646,7 @@ fn numbers(digits: u32) -> String {
 fn large_drifts(conn: &mut PooledConn) -> Vec<(i64, i64, i64)> {
     conn.query(
         "SELECT p.id, COALESCE(c.comments, 0), t.total FROM posts p \
-         LEFT JOIN (SELECT post, COUNT(*) AS comments FROM comments GROUP BY post) c ON c.post = p.id \
+         LEFT JOIN (SELECT post_id, COUNT(*) AS comments FROM comments GROUP BY post_id) c ON c.post_id = p.id \
          JOIN counter_totals t ON t.counter_name = CONCAT('comments:', p.id) \
          WHERE t.total <> COALESCE(c.comments, 0) ORDER BY p.id",
     )
@@ -684,9 +686,9 @@ fn a_large_source_reconciles_in_ranges_stopped_once_and_resumed() {
     let mut conn = db.conn();
     conn.query_drop(format!(
         "CREATE TABLE posts (id INT PRIMARY KEY); \
-         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post)); \
+         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id)); \
          INSERT INTO posts SELECT n + 1 FROM ({}) AS numbers; \
-         INSERT INTO comments (post) SELECT n % {LARGE_POSTS} + 1 FROM ({}) AS numbers",
+         INSERT INTO comments (post_id) SELECT n % {LARGE_POSTS} + 1 FROM ({}) AS numbers",
         numbers(4),
         numbers(5)
     ))
@@ -700,14 +702,15 @@ fn a_large_source_reconciles_in_ranges_stopped_once_and_resumed() {
     )
     .unwrap();
     conn.query_drop(
-        "INSERT INTO comments (post) SELECT id FROM posts WHERE id <= 200; \
-         DELETE FROM comments WHERE post >= 9990",
+        "INSERT INTO comments (post_id) SELECT id FROM posts WHERE id <= 200; \
+         DELETE FROM comments WHERE post_id >= 9990",
     )
     .unwrap();
     let increments: Vec<String> =
         (5001..=5100).map(|post| format!("CALL counter_add('comments:{post}', 2)")).collect();
     conn.query_drop(increments.join("; ")).unwrap();
     assert_eq!(large_drifts(&mut conn).len(), 311);
+    assert!(documented_queries().contains(&RANGED_SOURCE.to_owned()), "the docs' query is not the one run");
 
     let dir = tempfile::tempdir().unwrap();
     let progress = dir.path().join("comments.progress");
@@ -785,6 +788,18 @@ fn a_large_source_reconciles_in_ranges_stopped_once_and_resumed() {
     assert_eq!(large_drifts(&mut conn), []);
 }
 
+/// The queries docs/operations.md passes `reconcile --query`, each on one
+/// line, with single spaces.
+fn documented_queries() -> Vec<String> {
+    let page = std::fs::read_to_string(support::in_project("docs/operations.md")).unwrap();
+    page.split("--query \"")
+        .skip(1)
+        .map(|rest| {
+            rest[..rest.find('"').expect("the query's end")].split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
 /// The statements of docs/operations.md's reconcile "From SQL", the page's
 /// own text.
 fn documented_sql_sequence() -> Vec<String> {
@@ -834,7 +849,7 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
     let mut setup = multi_primary::conn(nodes[0], database);
     setup
         .query_drop(
-            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post INT NOT NULL, KEY (post))",
+            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id))",
         )
         .unwrap();
     for post in 0..POSTS {
@@ -888,7 +903,7 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
         for post in 0..POSTS {
             let (comments, counted): (i64, Option<i64>) = causal
                 .exec_first(
-                    "SELECT (SELECT COUNT(*) FROM comments WHERE post = ?), counter_get(?)",
+                    "SELECT (SELECT COUNT(*) FROM comments WHERE post_id = ?), counter_get(?)",
                     (post, format!("comments:{post}")),
                 )
                 .unwrap()
