@@ -5,6 +5,7 @@
 //! exactly, and count exactly under load through every handle.
 
 use std::collections::BTreeSet;
+use std::ops::Bound;
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
@@ -36,6 +37,7 @@ on_each_server!(
     a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session,
     a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables,
     a_deleted_counter_leaves_no_period_behind_in_either_mode,
+    every_call_answers_in_the_plain_mode_as_the_routines_answer,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -517,4 +519,148 @@ fn a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables() {
         .unwrap()
         .unwrap();
     assert_eq!(slots, 5);
+}
+
+/// The same script of calls, through the routines and through the plain
+/// mode on a database of plain tables alone, each session's clock
+/// standing still: every call answers alike, call by call, with write ids
+/// and without. The script meets each feature with the others: bounds,
+/// periods, limits, late writes, a delete and a counter set up again
+/// under its name, bad numbers and names.
+fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
+    let options = PackageOptions::default();
+    let clocked = |url: &str| {
+        let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(url).unwrap())
+            .init(vec![format!("SET TIMESTAMP = {SCRIPT_CLOCK}.5")]);
+        Pool::new(opts).unwrap()
+    };
+    for write_ids in [false, true] {
+        let with_routines = Database::new();
+        script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+        let (_plain_db, plain_url) = support::plain_database(&options);
+        let builder = |pool: Pool| {
+            let builder = Counters::builder(pool).package(&options);
+            if write_ids { builder.write_ids() } else { builder }
+        };
+        let routines = builder(clocked(&with_routines.url())).build().unwrap();
+        let plain = builder(clocked(&plain_url)).plain_sql().build().unwrap();
+
+        let expected = script_of_calls(&routines);
+        let answers = |call: &str| -> Vec<&str> {
+            expected.iter().filter(|(made, _)| made == call).map(|(_, answer)| answer.as_str()).collect()
+        };
+        // Anchors worked out by hand, so that two wrong modes cannot agree.
+        assert_eq!(answers("c.get_period(\"a\", Period::Hour, now - hour)"), ["Ok(Some(2))"]);
+        assert_eq!(answers("c.get_range(\"a\", Period::Day, now - 2 * day, now + day)"), ["Ok(Some(7))"]);
+        assert_eq!(answers("c.get(\"a\")"), ["Ok(None)", "Ok(Some(9))"]);
+        assert_eq!(answers("c.room(\"a\")")[1], "Ok([])", "a counter set up again meets no old limit");
+        assert_eq!(answers("c.get_many([\"a\", \"b\", \"zz\"])"), ["Ok([Some(0), Some(3), None])"]);
+
+        let got = script_of_calls(&plain);
+        let apart: Vec<String> = expected
+            .iter()
+            .zip(&got)
+            .filter(|(routine, plain)| routine != plain)
+            .map(|((call, routine), (_, plain))| {
+                format!("{call}\n  routines: {routine}\n  plain:    {plain}")
+            })
+            .collect();
+        assert!(apart.is_empty(), "write ids: {write_ids}\n{}", apart.join("\n"));
+        assert_eq!(got.len(), expected.len());
+    }
+}
+
+/// The moment the sessions of [`script_of_calls`] stand still at, in
+/// seconds since 1970 UTC: 2026-11-25 12:00:00.
+const SCRIPT_CLOCK: u64 = 1_795_608_000;
+
+/// Each call of the script, as written, with its answer, in order.
+fn script_of_calls(c: &Counters) -> Vec<(String, String)> {
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
+    let (hour, day) = (Duration::from_secs(3_600), Duration::from_secs(86_400));
+    let mut answers = Vec::new();
+    macro_rules! calls {
+        ($($call:expr;)*) => {$(
+            answers.push((stringify!($call).to_owned(), format!("{:?}", $call)));
+        )*};
+    }
+    calls! {
+        c.setup("a", NewCounter::new("d").slots(4));
+        c.setup("b", NewCounter::new("d").slots(2).initial_value(5));
+        c.setup("a", NewCounter::new("d"));
+        c.increment("a");
+        c.add("a", 10);
+        c.add("b", -2);
+        c.add_many([("a", 1), ("b", 1)]);
+        c.add_many([("a", 1), ("zz", 1)]);
+        c.bound("b", 0..=10);
+        c.add("b", 20);
+        c.add("b", -10);
+        c.reset("b", 3, StartDate::Keep);
+        c.reset("b", 30, StartDate::Keep);
+        c.room("b");
+        c.track("a", Period::Hour, Keep::All);
+        c.track("a", Period::Day, Keep::Last(2));
+        c.limit("a", Period::Hour, Some(20));
+        c.add("a", 5);
+        c.add("a", 100);
+        c.add_at("a", 2, now - hour);
+        c.add_at("a", 2, now - 3 * day);
+        c.add_at("a", 2, now + 3 * day);
+        c.get_period("a", Period::Hour, now);
+        c.get_period("a", Period::Hour, now - hour);
+        c.get_period("a", Period::Minute, now);
+        c.get_period("zz", Period::Hour, now);
+        c.get_range("a", Period::Day, now - 2 * day, now + day);
+        c.get_range("a", Period::Day, SystemTime::UNIX_EPOCH, now + day);
+        c.series("a", Period::Hour, now - 2 * hour, now + hour);
+        c.series("a", Period::Minute, now - 2 * hour, now + hour);
+        c.limit("a", Period::Minute, Some(5));
+        c.add("a", 6);
+        c.untrack("a", Period::Hour);
+        c.get_period("a", Period::Hour, now);
+        c.limit("a", Period::Hour, Some(3));
+        c.room("a");
+        c.reset("a", 7, StartDate::Keep);
+        c.track("a", Period::Month, Keep::Last(0));
+        c.track("zz", Period::Month, Keep::All);
+        c.bound("a", ..=5);
+        c.bound("a", (Bound::Included(10), Bound::Included(5)));
+        c.bound("a", ..);
+        c.delete("a");
+        c.get("a");
+        c.get_period("a", Period::Day, now);
+        c.setup("a", NewCounter::new("d"));
+        c.room("a");
+        c.get_period("a", Period::Day, now);
+        c.get_many(["a", "b", "zz"]);
+        c.add("a", 0);
+        c.add("zz", 1);
+        c.increment("zz");
+        c.add("a", i64::MAX);
+        c.add("a", i64::MIN);
+        c.setup("", NewCounter::new("d"));
+        c.setup(&"x".repeat(200), NewCounter::new("d"));
+        c.add_many([("a", 1), ("a", 2)]);
+        c.add_many([("b", 100), ("a", 1)]);
+        c.reset("zz", 1, StartDate::Keep);
+        c.limit("zz", Period::Hour, Some(1));
+        c.track("a", Period::Hour, Keep::All);
+        c.limit("a", Period::Hour, Some(4));
+        c.add("a", 5);
+        c.limit("a", Period::Hour, None);
+        c.add("a", 5);
+        c.add_at("a", 1, SystemTime::UNIX_EPOCH);
+        c.get_range("a", Period::Hour, now + day, now);
+        c.get_range("a", Period::Hour, SystemTime::UNIX_EPOCH, now + day);
+        c.series("a", Period::Hour, now - 365 * day, now);
+        c.get_period("a", Period::Day, now + 2 * day);
+        c.untrack("a", Period::Minute);
+        c.untrack("zz", Period::Minute);
+        c.delete("zz");
+        c.get("a");
+        c.expire_periods();
+        c.forget_writes(Duration::from_secs(60));
+    }
+    answers
 }

@@ -155,9 +155,7 @@ impl Plain {
             Call::FlushAdd { name, delta, at } => self.add(conn, name, delta, at, owner).await?,
             Call::AddManyAt { id, deltas, at } => self.add_many(conn, entries(deltas), id, at, owner).await?,
             Call::GetPeriod { name, period, at } => {
-                let start = period.start(at);
-                let value = self.get_range(conn, name, period, start, period.next(start)).await?;
-                return Ok(Answer::Value(value));
+                return Ok(Answer::Value(self.get_period(conn, name, period, at).await?));
             }
             Call::GetRange { name, period, from, to } => {
                 return Ok(Answer::Value(self.get_range(conn, name, period, from, to).await?));

@@ -151,6 +151,27 @@ impl Plain {
         Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
     }
 
+    /// The server's clock, in seconds since 1970 UTC, after refusing a
+    /// write's moment `at` that is later. The refusal names counter `name`
+    /// when given: a batch's moment is the whole batch's, and
+    /// `counter_add_many_at` names no counter in it.
+    pub(super) async fn server_now_not_before(
+        &self,
+        conn: &mut impl Connection,
+        at: i64,
+        name: Option<&str>,
+    ) -> Result<i64, CounterError> {
+        let now = self.server_now(conn, 0).await?;
+        if at <= now {
+            return Ok(now);
+        }
+        let refusal = format!("{AT_IN_FUTURE}, not {}", periods::utc_text(at));
+        Err(CounterError::InvalidArgument(match name {
+            Some(name) => refusals::about(&format!("{refusal}{FOR_COUNTER}"), name),
+            None => refusal,
+        }))
+    }
+
     /// Of the periods counter `name` tracks, those a write at `at` counts
     /// in, each with whether it has a limit: all for a write made now; for
     /// a late one, those that keep its bucket, after refusing a moment
@@ -165,11 +186,7 @@ impl Plain {
         let Moment::At(at) = at else {
             return Ok(self.tracked_and_limits(conn, name).await?.into_iter().map(counted).collect());
         };
-        let now = self.server_now(conn, 0).await?;
-        if at > now {
-            let words = format!("{AT_IN_FUTURE}, not {}{FOR_COUNTER}", periods::utc_text(at));
-            return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
-        }
+        let now = self.server_now_not_before(conn, at, Some(name)).await?;
         let tracked = self.tracked_and_limits(conn, name).await?;
         let kept = |period: Period, keep: Option<i64>| match keep.and_then(|keep| u32::try_from(keep).ok()) {
             Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
@@ -329,6 +346,26 @@ impl Plain {
             );
             conn.execute(&drop).await?;
         }
+    }
+
+    /// What counter `name` counted in the bucket of `period` that holds
+    /// moment `at`, as `counter_get_period` answers: a moment more than
+    /// [`periods::READ_AHEAD_SECONDS`] past the server's now is refused,
+    /// most often a local time taken for UTC. The server's clock is read
+    /// first, as the function reads it: one round trip more than a range.
+    pub(super) async fn get_period(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+        at: i64,
+    ) -> Result<Option<i64>, CounterError> {
+        if at > self.server_now(conn, 0).await?.saturating_add(periods::READ_AHEAD_SECONDS) {
+            let refusal = refusals::read_too_far_ahead(periods::READ_AHEAD_SECONDS);
+            return Err(CounterError::InvalidArgument(format!("{refusal} {}", periods::utc_text(at))));
+        }
+        let start = period.start(at);
+        self.get_range(conn, name, period, start, period.next(start)).await
     }
 
     /// What counter `name` counted in the buckets of `period` that start in

@@ -273,6 +273,9 @@ impl Plain {
         // The periods are read before the transaction: a plain read inside
         // it would open a read view, and under MariaDB's snapshot isolation
         // each slot another writer changed since would fail the batch (1020).
+        if let Moment::At(at) = at {
+            self.server_now_not_before(conn, at, None).await?;
+        }
         let mut counted = Vec::new();
         for (name, delta) in entries.clone() {
             self.room_for(name, delta)?;
