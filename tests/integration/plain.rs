@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use mysql::prelude::Queryable;
 use mysql::{Pool, TxOpts};
+use slotted_counters::connections::SyncConnections;
 use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
@@ -38,6 +39,7 @@ on_each_server!(
     a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables,
     a_deleted_counter_leaves_no_period_behind_in_either_mode,
     every_call_answers_in_the_plain_mode_as_the_routines_answer,
+    every_call_answers_alike_inside_a_callers_transaction_too,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -552,30 +554,64 @@ fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
         let plain = builder(clocked(&plain_url)).plain_sql().build().unwrap();
 
         let expected = script_of_calls(&routines);
-        let answers = |call: &str| -> Vec<&str> {
-            expected.iter().filter(|(made, _)| made == call).map(|(_, answer)| answer.as_str()).collect()
-        };
-        // Anchors worked out by hand, so that two wrong modes cannot agree.
-        assert_eq!(answers("c.get_period(\"a\", Period::Hour, now - hour)"), ["Ok(Some(2))"]);
-        assert_eq!(answers("c.get_range(\"a\", Period::Day, now - 2 * day, now + day)"), ["Ok(Some(7))"]);
-        assert_eq!(answers("c.get(\"a\")"), ["Ok(None)", "Ok(Some(9))"]);
-        assert_eq!(answers("c.room(\"a\")")[1], "Ok([])", "a counter set up again meets no old limit");
-        // A lazy package makes a counter of a write's name.
-        let zz = if options.auto_create() { "Some(1)" } else { "None" };
-        assert_eq!(answers("c.get_many([\"a\", \"b\", \"zz\"])"), [format!("Ok([Some(0), Some(3), {zz}])")]);
-
+        assert_anchors(&expected, options.auto_create());
         let got = script_of_calls(&plain);
-        let apart: Vec<String> = expected
-            .iter()
-            .zip(&got)
-            .filter(|(routine, plain)| routine != plain)
-            .map(|((call, routine), (_, plain))| {
-                format!("{call}\n  routines: {routine}\n  plain:    {plain}")
-            })
-            .collect();
-        assert!(apart.is_empty(), "{:?}, write ids: {write_ids}\n{}", options.slots(), apart.join("\n"));
-        assert_eq!(got.len(), expected.len());
+        assert_alike(&expected, &got, &format!("{:?}, write ids: {write_ids}", options.slots()));
     }
+}
+
+/// [`script_of_calls`] on a connection of the caller's, in one transaction
+/// left open to the end: in both modes alike, with write ids and without.
+fn every_call_answers_alike_inside_a_callers_transaction_too() {
+    for write_ids in [false, true] {
+        let options = PackageOptions::default();
+        let with_routines = Database::new();
+        script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+        let (_plain_db, plain_url) = support::plain_database(&options);
+        let transcript = |pool: Pool, plain: bool| {
+            let builder = Counters::builder(pool.clone()).package(&options);
+            let builder = if write_ids { builder.write_ids() } else { builder };
+            let counters = if plain { builder.plain_sql() } else { builder }.build().unwrap();
+            let mut conn = pool.get_conn().unwrap();
+            conn.query_drop(format!("SET TIMESTAMP = {SCRIPT_CLOCK}.5")).unwrap();
+            let mut tx = conn.start_transaction(TxOpts::default()).unwrap();
+            let answers = script_of_calls(&counters.on(&mut tx));
+            tx.commit().unwrap();
+            answers
+        };
+        let expected = transcript(with_routines.pool().clone(), false);
+        assert_anchors(&expected, false);
+        let got = transcript(Pool::new(plain_url.as_str()).unwrap(), true);
+        assert_alike(&expected, &got, &format!("in a transaction, write ids: {write_ids}"));
+    }
+}
+
+/// Answers of [`script_of_calls`] worked out by hand, so that two modes
+/// wrong alike cannot agree; `lazy`: of a package that makes a counter of a
+/// write's name.
+fn assert_anchors(expected: &[(String, String)], lazy: bool) {
+    let answers = |call: &str| -> Vec<&str> {
+        expected.iter().filter(|(made, _)| made == call).map(|(_, answer)| answer.as_str()).collect()
+    };
+    assert_eq!(answers("c.get_period(\"a\", Period::Hour, now - hour)"), ["Ok(Some(2))"]);
+    assert_eq!(answers("c.get_range(\"a\", Period::Day, now - 2 * day, now + day)"), ["Ok(Some(7))"]);
+    let first = if lazy { "Ok(Some(13))" } else { "Ok(Some(12))" };
+    assert_eq!(answers("c.get(\"a\")"), [first, "Ok(None)", "Ok(Some(9))"], "a batch is all or nothing");
+    assert_eq!(answers("c.room(\"a\")")[1], "Ok([])", "a counter set up again meets no old limit");
+    let zz = if lazy { "Some(1)" } else { "None" };
+    assert_eq!(answers("c.get_many([\"a\", \"b\", \"zz\"])"), [format!("Ok([Some(0), Some(3), {zz}])")]);
+}
+
+/// Fails naming each call of the script whose answers differ.
+fn assert_alike(expected: &[(String, String)], got: &[(String, String)], case: &str) {
+    let apart: Vec<String> = expected
+        .iter()
+        .zip(got)
+        .filter(|(routine, plain)| routine != plain)
+        .map(|((call, routine), (_, plain))| format!("{call}\n  routines: {routine}\n  plain:    {plain}"))
+        .collect();
+    assert!(apart.is_empty(), "{case}\n{}", apart.join("\n"));
+    assert_eq!(got.len(), expected.len());
 }
 
 /// The moment the sessions of [`script_of_calls`] stand still at, in
@@ -583,7 +619,7 @@ fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
 const SCRIPT_CLOCK: u64 = 1_795_608_000;
 
 /// Each call of the script, as written, with its answer, in order.
-fn script_of_calls(c: &Counters) -> Vec<(String, String)> {
+fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)> {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
     let (hour, day) = (Duration::from_secs(3_600), Duration::from_secs(86_400));
     let mut answers = Vec::new();
@@ -601,6 +637,7 @@ fn script_of_calls(c: &Counters) -> Vec<(String, String)> {
         c.add("b", -2);
         c.add_many([("a", 1), ("b", 1)]);
         c.add_many([("a", 1), ("zz", 1)]);
+        c.get("a");
         c.bound("b", 0..=10);
         c.add("b", 20);
         c.add("b", -10);
