@@ -524,16 +524,16 @@ fn a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables() {
 }
 
 /// The same script of calls, through the routines and through the plain
-/// mode on a database of plain tables alone, each session's clock
-/// standing still: every call answers alike, call by call, in the default,
+/// mode on a database of plain tables alone, in sessions of
+/// [`script_session`]: every call answers alike, call by call, in the default,
 /// a fixed-slot and a lazy package, with write ids and without. The script
 /// meets each feature with the others: bounds, periods, limits, late
 /// writes, a delete and a counter set up again under its name, bad numbers
 /// and names.
 fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
     let clocked = |url: &str| {
-        let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(url).unwrap())
-            .init(vec![format!("SET TIMESTAMP = {SCRIPT_CLOCK}.5")]);
+        let opts =
+            mysql::OptsBuilder::from_opts(mysql::Opts::from_url(url).unwrap()).init(vec![script_session()]);
         Pool::new(opts).unwrap()
     };
     for (options, write_ids) in [
@@ -573,7 +573,7 @@ fn every_call_answers_alike_inside_a_callers_transaction_too() {
             let builder = if write_ids { builder.write_ids() } else { builder };
             let counters = if plain { builder.plain_sql() } else { builder }.build().unwrap();
             let mut conn = pool.get_conn().unwrap();
-            conn.query_drop(format!("SET TIMESTAMP = {SCRIPT_CLOCK}.5")).unwrap();
+            conn.query_drop(script_session()).unwrap();
             let mut tx = conn.start_transaction(TxOpts::default()).unwrap();
             let answers = script_of_calls(&counters.on(&mut tx));
             tx.commit().unwrap();
@@ -598,6 +598,8 @@ fn assert_anchors(expected: &[(String, String)], lazy: bool) {
     let first = if lazy { "Ok(Some(13))" } else { "Ok(Some(12))" };
     assert_eq!(answers("c.get(\"a\")"), [first, "Ok(None)", "Ok(Some(9))"], "a batch is all or nothing");
     assert_eq!(answers("c.room(\"a\")")[1], "Ok([])", "a counter set up again meets no old limit");
+    let kept = answers("c.get_range(\"a\", Period::Minute, now - 10 * minute, now + minute)");
+    assert_eq!(kept, ["Ok(Some(3))", "Ok(Some(2))"], "expired: all but this minute and the last");
     let zz = if lazy { "Some(1)" } else { "None" };
     assert_eq!(answers("c.get_many([\"a\", \"b\", \"zz\"])"), [format!("Ok([Some(0), Some(3), {zz}])")]);
 }
@@ -618,10 +620,18 @@ fn assert_alike(expected: &[(String, String)], got: &[(String, String)], case: &
 /// seconds since 1970 UTC: 2026-11-25 12:00:00.
 const SCRIPT_CLOCK: u64 = 1_795_608_000;
 
+/// The session [`script_of_calls`] runs in: its clock stands still at
+/// [`SCRIPT_CLOCK`], in a time zone 5 hours east of UTC, which no answer
+/// may show.
+fn script_session() -> String {
+    format!("SET time_zone = '+05:00', TIMESTAMP = {SCRIPT_CLOCK}.5")
+}
+
 /// Each call of the script, as written, with its answer, in order.
 fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)> {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
-    let (hour, day) = (Duration::from_secs(3_600), Duration::from_secs(86_400));
+    let (minute, hour, day) =
+        (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
     let mut answers = Vec::new();
     macro_rules! calls {
         ($($call:expr;)*) => {$(
@@ -704,7 +714,14 @@ fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)>
         c.untrack("zz", Period::Minute);
         c.delete("zz");
         c.get("a");
+        c.track("a", Period::Minute, Keep::Last(5));
+        c.add_at("a", 1, now - 3 * minute);
+        c.add_at("a", 1, now - minute);
+        c.add("a", 1);
+        c.track("a", Period::Minute, Keep::Last(2));
+        c.get_range("a", Period::Minute, now - 10 * minute, now + minute);
         c.expire_periods();
+        c.get_range("a", Period::Minute, now - 10 * minute, now + minute);
         c.forget_writes(Duration::from_secs(60));
     }
     answers
