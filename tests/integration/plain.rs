@@ -14,6 +14,7 @@ use mysql::prelude::Queryable;
 use mysql::{Pool, TxOpts};
 use slotted_counters::connections::SyncConnections;
 use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
+use slotted_counters::sqlx::Executor;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
 use slotted_counters::{
     AsyncCounters, Cluster, ConfigError, CounterError, Counters, Keep, NewCounter, PackageOptions, Period,
@@ -40,6 +41,7 @@ on_each_server!(
     a_deleted_counter_leaves_no_period_behind_in_either_mode,
     every_call_answers_in_the_plain_mode_as_the_routines_answer,
     every_call_answers_alike_inside_a_callers_transaction_too,
+    the_async_client_answers_as_the_sync_one_in_either_mode,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -531,11 +533,6 @@ fn a_package_of_its_own_names_serves_every_plain_call_from_its_own_tables() {
 /// writes, a delete and a counter set up again under its name, bad numbers
 /// and names.
 fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
-    let clocked = |url: &str| {
-        let opts =
-            mysql::OptsBuilder::from_opts(mysql::Opts::from_url(url).unwrap()).init(vec![script_session()]);
-        Pool::new(opts).unwrap()
-    };
     for (options, write_ids) in [
         (PackageOptions::default(), false),
         (PackageOptions::default(), true),
@@ -543,15 +540,10 @@ fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
         (lazy(8), false),
         (lazy(8), true),
     ] {
-        let with_routines = Database::new();
-        script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+        let with_routines = support::with_package(&options);
         let (_plain_db, plain_url) = support::plain_database(&options);
-        let builder = |pool: Pool| {
-            let builder = Counters::builder(pool).package(&options);
-            if write_ids { builder.write_ids() } else { builder }
-        };
-        let routines = builder(clocked(&with_routines.url())).build().unwrap();
-        let plain = builder(clocked(&plain_url)).plain_sql().build().unwrap();
+        let routines = script_client(script_pool(&with_routines.url()), &options, write_ids, false);
+        let plain = script_client(script_pool(&plain_url), &options, write_ids, true);
 
         let expected = script_of_calls(&routines);
         assert_anchors(&expected, options.auto_create());
@@ -563,26 +555,55 @@ fn every_call_answers_in_the_plain_mode_as_the_routines_answer() {
 /// [`script_of_calls`] on a connection of the caller's, in one transaction
 /// left open to the end: in both modes alike, with write ids and without.
 fn every_call_answers_alike_inside_a_callers_transaction_too() {
+    let options = PackageOptions::default();
     for write_ids in [false, true] {
-        let options = PackageOptions::default();
-        let with_routines = Database::new();
-        script::run(&mut with_routines.conn(), &render::setup_sql(&options).unwrap()).unwrap();
+        let with_routines = support::with_package(&options);
         let (_plain_db, plain_url) = support::plain_database(&options);
-        let transcript = |pool: Pool, plain: bool| {
-            let builder = Counters::builder(pool.clone()).package(&options);
-            let builder = if write_ids { builder.write_ids() } else { builder };
-            let counters = if plain { builder.plain_sql() } else { builder }.build().unwrap();
+        let transcript = |url: &str, plain: bool| {
+            let pool = script_pool(url);
+            let counters = script_client(pool.clone(), &options, write_ids, plain);
             let mut conn = pool.get_conn().unwrap();
-            conn.query_drop(script_session()).unwrap();
             let mut tx = conn.start_transaction(TxOpts::default()).unwrap();
             let answers = script_of_calls(&counters.on(&mut tx));
             tx.commit().unwrap();
             answers
         };
-        let expected = transcript(with_routines.pool().clone(), false);
+        let expected = transcript(&with_routines.url(), false);
         assert_anchors(&expected, false);
-        let got = transcript(Pool::new(plain_url.as_str()).unwrap(), true);
+        let got = transcript(&plain_url, true);
         assert_alike(&expected, &got, &format!("in a transaction, write ids: {write_ids}"));
+    }
+}
+
+/// [`the_script`] through the async client (sqlx), with the routines and
+/// in the plain mode, with write ids and without: every answer is the
+/// sync client's through the routines.
+fn the_async_client_answers_as_the_sync_one_in_either_mode() {
+    let options = PackageOptions::default();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    for write_ids in [false, true] {
+        let with_routines = support::with_package(&options);
+        let (_plain_db, plain_url) = support::plain_database(&options);
+        let routines = script_client(script_pool(&with_routines.url()), &options, write_ids, false);
+        let expected = script_of_calls(&routines);
+        assert_anchors(&expected, false);
+        let async_routines = support::with_package(&options);
+        for (url, plain) in [(async_routines.url(), false), (plain_url.clone(), true)] {
+            let got = runtime.block_on(async {
+                let pool = MySqlPoolOptions::new()
+                    .after_connect(|conn, _| {
+                        Box::pin(async move { conn.execute(script_session().as_str()).await.map(drop) })
+                    })
+                    .connect(&url)
+                    .await
+                    .unwrap();
+                let builder = AsyncCounters::builder(pool).package(&options);
+                let builder = if write_ids { builder.write_ids() } else { builder };
+                awaited_script_of_calls(&if plain { builder.plain_sql() } else { builder }.build().unwrap())
+                    .await
+            });
+            assert_alike(&expected, &got, &format!("async, plain: {plain}, write ids: {write_ids}"));
+        }
     }
 }
 
@@ -609,8 +630,8 @@ fn assert_alike(expected: &[(String, String)], got: &[(String, String)], case: &
     let apart: Vec<String> = expected
         .iter()
         .zip(got)
-        .filter(|(routine, plain)| routine != plain)
-        .map(|((call, routine), (_, plain))| format!("{call}\n  routines: {routine}\n  plain:    {plain}"))
+        .filter(|(expected, got)| expected != got)
+        .map(|((call, expected), (_, got))| format!("{call}\n  expected: {expected}\n  got:      {got}"))
         .collect();
     assert!(apart.is_empty(), "{case}\n{}", apart.join("\n"));
     assert_eq!(got.len(), expected.len());
@@ -627,102 +648,145 @@ fn script_session() -> String {
     format!("SET time_zone = '+05:00', TIMESTAMP = {SCRIPT_CLOCK}.5")
 }
 
-/// Each call of the script, as written, with its answer, in order.
+/// A pool of [`script_session`]s of the database at `url`.
+fn script_pool(url: &str) -> Pool {
+    let opts = mysql::Opts::from_url(url).unwrap();
+    Pool::new(mysql::OptsBuilder::from_opts(opts).init(vec![script_session()])).unwrap()
+}
+
+/// A sync client of a package of `options` on `pool`: through the routines
+/// or in the plain mode, with write ids or without.
+fn script_client(pool: Pool, options: &PackageOptions, write_ids: bool, plain: bool) -> Counters {
+    let builder = Counters::builder(pool).package(options);
+    let builder = if write_ids { builder.write_ids() } else { builder };
+    if plain { builder.plain_sql() } else { builder }.build().unwrap()
+}
+
+/// The script of calls that both modes answer alike: each call made
+/// through `$c` and answered by `$run` ([`answered`] or [`awaited`]), in
+/// order, as written, with its answer. The moments are `$now` and steps of
+/// `$minute`, `$hour` and `$day` from it.
+macro_rules! the_script {
+    ($run:ident, $c:ident, $now:ident, $minute:ident, $hour:ident, $day:ident) => {
+        $run! {
+            $c.setup("a", NewCounter::new("d"));
+            $c.setup("b", NewCounter::new("d").initial_value(5));
+            $c.setup("a", NewCounter::new("d"));
+            $c.increment("a");
+            $c.add("a", 10);
+            $c.add("b", -2);
+            $c.add_many([("a", 1), ("b", 1)]);
+            $c.add_many([("a", 1), ("zz", 1)]);
+            $c.get("a");
+            $c.bound("b", 0..=10);
+            $c.add("b", 20);
+            $c.add("b", -10);
+            $c.reset("b", 3, StartDate::Keep);
+            $c.reset("b", 30, StartDate::Keep);
+            $c.room("b");
+            $c.track("a", Period::Hour, Keep::All);
+            $c.track("a", Period::Day, Keep::Last(2));
+            $c.limit("a", Period::Hour, Some(20));
+            $c.add("a", 5);
+            $c.add("a", 100);
+            $c.add_at("a", 2, $now - $hour);
+            $c.add_at("a", 2, $now - 3 * $day);
+            $c.add_at("a", 2, $now + 3 * $day);
+            $c.get_period("a", Period::Hour, $now);
+            $c.get_period("a", Period::Hour, $now - $hour);
+            $c.get_period("a", Period::Minute, $now);
+            $c.get_period("zz", Period::Hour, $now);
+            $c.get_range("a", Period::Day, $now - 2 * $day, $now + $day);
+            $c.get_range("a", Period::Day, SystemTime::UNIX_EPOCH, $now + $day);
+            $c.series("a", Period::Hour, $now - 2 * $hour, $now + $hour);
+            $c.series("a", Period::Minute, $now - 2 * $hour, $now + $hour);
+            $c.limit("a", Period::Minute, Some(5));
+            $c.add("a", 6);
+            $c.untrack("a", Period::Hour);
+            $c.get_period("a", Period::Hour, $now);
+            $c.limit("a", Period::Hour, Some(3));
+            $c.room("a");
+            $c.reset("a", 7, StartDate::Keep);
+            $c.track("a", Period::Month, Keep::Last(0));
+            $c.track("zz", Period::Month, Keep::All);
+            $c.bound("a", ..=5);
+            $c.bound("a", (Bound::Included(10), Bound::Included(5)));
+            $c.bound("a", ..);
+            $c.delete("a");
+            $c.get("a");
+            $c.get_period("a", Period::Day, $now);
+            $c.setup("a", NewCounter::new("d"));
+            $c.room("a");
+            $c.get_period("a", Period::Day, $now);
+            $c.get_many(["a", "b", "zz"]);
+            $c.add("a", 0);
+            $c.add("zz", 1);
+            $c.increment("zz");
+            $c.add("a", i64::MAX);
+            $c.add("a", i64::MIN);
+            $c.setup("", NewCounter::new("d"));
+            $c.setup(&"x".repeat(200), NewCounter::new("d"));
+            $c.add_many([("a", 1), ("a", 2)]);
+            $c.add_many([("b", 100), ("a", 1)]);
+            $c.reset("zz", 1, StartDate::Keep);
+            $c.limit("zz", Period::Hour, Some(1));
+            $c.track("a", Period::Hour, Keep::All);
+            $c.limit("a", Period::Hour, Some(4));
+            $c.add("a", 5);
+            $c.limit("a", Period::Hour, None);
+            $c.add("a", 5);
+            $c.add_at("a", 1, SystemTime::UNIX_EPOCH);
+            $c.get_range("a", Period::Hour, $now + $day, $now);
+            $c.get_range("a", Period::Hour, SystemTime::UNIX_EPOCH, $now + $day);
+            $c.series("a", Period::Hour, $now - 365 * $day, $now);
+            $c.get_period("a", Period::Day, $now + 2 * $day);
+            $c.untrack("a", Period::Minute);
+            $c.untrack("zz", Period::Minute);
+            $c.delete("zz");
+            $c.get("a");
+            $c.track("a", Period::Minute, Keep::Last(5));
+            $c.add_at("a", 1, $now - 3 * $minute);
+            $c.add_at("a", 1, $now - $minute);
+            $c.add("a", 1);
+            $c.track("a", Period::Minute, Keep::Last(2));
+            $c.get_range("a", Period::Minute, $now - 10 * $minute, $now + $minute);
+            $c.expire_periods();
+            $c.get_range("a", Period::Minute, $now - 10 * $minute, $now + $minute);
+            $c.forget_writes(Duration::from_secs(60));
+        }
+    };
+}
+
+/// A call of [`the_script`] as written: passed on from macro to macro, its
+/// paths print as `Period :: Hour`.
+macro_rules! written {
+    ($call:expr) => {
+        stringify!($call).replace(" :: ", "::")
+    };
+}
+
+/// The calls of [`the_script`], each with its answer as it comes.
+macro_rules! answered {
+    ($($call:expr;)*) => { vec![$((written!($call), format!("{:?}", $call))),*] };
+}
+
+/// The calls of [`the_script`], each with its answer awaited.
+macro_rules! awaited {
+    ($($call:expr;)*) => { vec![$((written!($call), format!("{:?}", $call.await))),*] };
+}
+
+/// [`the_script`] through a sync client, at [`SCRIPT_CLOCK`].
 fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)> {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
     let (minute, hour, day) =
         (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
-    let mut answers = Vec::new();
-    macro_rules! calls {
-        ($($call:expr;)*) => {$(
-            answers.push((stringify!($call).to_owned(), format!("{:?}", $call)));
-        )*};
-    }
-    calls! {
-        c.setup("a", NewCounter::new("d"));
-        c.setup("b", NewCounter::new("d").initial_value(5));
-        c.setup("a", NewCounter::new("d"));
-        c.increment("a");
-        c.add("a", 10);
-        c.add("b", -2);
-        c.add_many([("a", 1), ("b", 1)]);
-        c.add_many([("a", 1), ("zz", 1)]);
-        c.get("a");
-        c.bound("b", 0..=10);
-        c.add("b", 20);
-        c.add("b", -10);
-        c.reset("b", 3, StartDate::Keep);
-        c.reset("b", 30, StartDate::Keep);
-        c.room("b");
-        c.track("a", Period::Hour, Keep::All);
-        c.track("a", Period::Day, Keep::Last(2));
-        c.limit("a", Period::Hour, Some(20));
-        c.add("a", 5);
-        c.add("a", 100);
-        c.add_at("a", 2, now - hour);
-        c.add_at("a", 2, now - 3 * day);
-        c.add_at("a", 2, now + 3 * day);
-        c.get_period("a", Period::Hour, now);
-        c.get_period("a", Period::Hour, now - hour);
-        c.get_period("a", Period::Minute, now);
-        c.get_period("zz", Period::Hour, now);
-        c.get_range("a", Period::Day, now - 2 * day, now + day);
-        c.get_range("a", Period::Day, SystemTime::UNIX_EPOCH, now + day);
-        c.series("a", Period::Hour, now - 2 * hour, now + hour);
-        c.series("a", Period::Minute, now - 2 * hour, now + hour);
-        c.limit("a", Period::Minute, Some(5));
-        c.add("a", 6);
-        c.untrack("a", Period::Hour);
-        c.get_period("a", Period::Hour, now);
-        c.limit("a", Period::Hour, Some(3));
-        c.room("a");
-        c.reset("a", 7, StartDate::Keep);
-        c.track("a", Period::Month, Keep::Last(0));
-        c.track("zz", Period::Month, Keep::All);
-        c.bound("a", ..=5);
-        c.bound("a", (Bound::Included(10), Bound::Included(5)));
-        c.bound("a", ..);
-        c.delete("a");
-        c.get("a");
-        c.get_period("a", Period::Day, now);
-        c.setup("a", NewCounter::new("d"));
-        c.room("a");
-        c.get_period("a", Period::Day, now);
-        c.get_many(["a", "b", "zz"]);
-        c.add("a", 0);
-        c.add("zz", 1);
-        c.increment("zz");
-        c.add("a", i64::MAX);
-        c.add("a", i64::MIN);
-        c.setup("", NewCounter::new("d"));
-        c.setup(&"x".repeat(200), NewCounter::new("d"));
-        c.add_many([("a", 1), ("a", 2)]);
-        c.add_many([("b", 100), ("a", 1)]);
-        c.reset("zz", 1, StartDate::Keep);
-        c.limit("zz", Period::Hour, Some(1));
-        c.track("a", Period::Hour, Keep::All);
-        c.limit("a", Period::Hour, Some(4));
-        c.add("a", 5);
-        c.limit("a", Period::Hour, None);
-        c.add("a", 5);
-        c.add_at("a", 1, SystemTime::UNIX_EPOCH);
-        c.get_range("a", Period::Hour, now + day, now);
-        c.get_range("a", Period::Hour, SystemTime::UNIX_EPOCH, now + day);
-        c.series("a", Period::Hour, now - 365 * day, now);
-        c.get_period("a", Period::Day, now + 2 * day);
-        c.untrack("a", Period::Minute);
-        c.untrack("zz", Period::Minute);
-        c.delete("zz");
-        c.get("a");
-        c.track("a", Period::Minute, Keep::Last(5));
-        c.add_at("a", 1, now - 3 * minute);
-        c.add_at("a", 1, now - minute);
-        c.add("a", 1);
-        c.track("a", Period::Minute, Keep::Last(2));
-        c.get_range("a", Period::Minute, now - 10 * minute, now + minute);
-        c.expire_periods();
-        c.get_range("a", Period::Minute, now - 10 * minute, now + minute);
-        c.forget_writes(Duration::from_secs(60));
-    }
-    answers
+    the_script!(answered, c, now, minute, hour, day)
+}
+
+/// [`the_script`] through the async client, at [`SCRIPT_CLOCK`].
+async fn awaited_script_of_calls(c: &AsyncCounters) -> Vec<(String, String)> {
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
+    let (minute, hour, day) =
+        (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
+    the_script!(awaited, c, now, minute, hour, day)
 }
