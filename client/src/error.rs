@@ -289,15 +289,20 @@ impl CounterError {
     /// changed nothing: a routine missing (1305) or, on MySQL, not yet
     /// granted again (1370) between its DROP and what follows, a write
     /// that found the trigger that applies it missing, which the package's
-    /// CHECK refused ([`package::is_missing_trigger`]), or a prepared
-    /// statement whose tables kept changing while the server prepared it
-    /// again (1615, MySQL). Each lasts moments; the clients send the call
-    /// again for up to [`crate::defaults::REINSTALL_WINDOW`].
+    /// CHECK refused ([`package::is_missing_trigger`]), a trigger that a
+    /// Galera node was replacing as the write loaded it
+    /// ([`package::is_trigger_being_replaced`]), or a prepared statement
+    /// whose tables kept changing while the server prepared it again
+    /// (1615, MySQL). Each lasts moments; the clients send the call again
+    /// for up to [`crate::defaults::REINSTALL_WINDOW`].
     pub(crate) fn is_reinstall_gap(&self) -> bool {
         match self {
             CounterError::NotInstalled(_) | CounterError::NotGranted(_) => true,
             CounterError::Server { code: server_errno::NEED_REPREPARE, .. } => true,
-            CounterError::Server { code, message, .. } => package::is_missing_trigger(*code, message),
+            CounterError::Server { code, message, .. } => {
+                package::is_missing_trigger(*code, message)
+                    || package::is_trigger_being_replaced(*code, message)
+            }
             _ => false,
         }
     }
@@ -500,19 +505,26 @@ mod tests {
     }
 
     #[test]
-    fn a_re_install_is_told_by_a_missing_routine_grant_or_trigger_or_a_statement_to_re_prepare() {
+    fn a_re_install_is_told_by_a_missing_routine_grant_or_trigger_a_trigger_being_replaced_or_a_statement_to_re_prepare()
+     {
         let missing_trigger = [
             server(3819, "Check constraint 'counter_writes_applied' is violated."),
             server(4025, "CONSTRAINT `hits_spreads_applied` failed for `app`.`hits_spreads`"),
         ];
         let re_prepared = server(1615, "Prepared statement needs to be re-prepared");
-        for error in missing_trigger.iter().chain(&[server(1305, ""), server(1370, ""), re_prepared]) {
+        let being_replaced = server(1064, "Unknown trigger has an error in its body: 'Query was empty'");
+        let gaps = [server(1305, ""), server(1370, ""), re_prepared, being_replaced];
+        for error in missing_trigger.iter().chain(&gaps) {
             assert!(error.is_reinstall_gap(), "{error:?}");
             assert!(!error.is_retryable() && !error.may_have_applied(), "{error:?}");
         }
         let other_check = server(4025, "CONSTRAINT `orders_positive` failed for `app`.`orders`");
         assert!(!other_check.is_reinstall_gap(), "a CHECK of the application's own");
         assert!(!server(1213, "").is_reinstall_gap());
+        assert!(
+            !server(1064, "You have an error in your SQL syntax").is_reinstall_gap(),
+            "a statement's own"
+        );
     }
 
     #[test]

@@ -494,11 +494,13 @@ pub fn slots_hit(before: &[(u32, i64)], after: &[(u32, i64)]) -> Vec<u32> {
 /// the write back, and on
 /// Galera the 1317 of a write that the re-install's DDL, applied on the
 /// writer's node in total order, aborted (rolled back too: were it not,
-/// its resend would count twice and the totals would show it).
+/// its resend would count twice and the totals would show it), and the
+/// 1064 of a trigger the node was replacing as the write loaded it.
 #[derive(Default)]
 pub struct ReInstallGaps {
     pub missing_trigger: AtomicU64,
     pub interrupted: AtomicU64,
+    pub trigger_being_replaced: AtomicU64,
     pub other: AtomicU64,
 }
 
@@ -508,6 +510,7 @@ impl ReInstallGaps {
         let mysql::Error::MySqlError(error) = error else { return false };
         let kind = match error.code {
             code if package::is_missing_trigger(code, &error.message) => &self.missing_trigger,
+            code if package::is_trigger_being_replaced(code, &error.message) => &self.trigger_being_replaced,
             1317 => &self.interrupted,
             1213 | 1305 | 1370 | 1615 | 3101 => &self.other,
             1180 if error.message.starts_with("Got error 149 ") => &self.other,
