@@ -1081,10 +1081,10 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ce8bf9fdec06534d'
+COMMENT 'slotted-counters sha256:1e49c49aa1efc574'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
+    DECLARE v_period ENUM('minute', 'hour', 'day', 'month') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period_index INT;
     DECLARE v_dropped INT;
     DECLARE v_until DATETIME;
@@ -1569,7 +1569,7 @@ END$$
 -- where the binary log is written by statement (MariaDB's default, MIXED).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    IN p_period ENUM('minute', 'hour', 'day', 'month'),
+    IN p_period ENUM('minute', 'hour', 'day', 'month') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_bucket DATETIME,
     IN p_slot INT,
     IN p_delta BIGINT,
@@ -1577,7 +1577,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_offset SMALLINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0a952338e0c2338d'
+COMMENT 'slotted-counters sha256:9b0d6c1b209d6270'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_used DECIMAL(40, 0);
@@ -2111,10 +2111,10 @@ END$$
 -- hour).
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_expire_periods`()
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6ca5e0ede4f85ff5'
+COMMENT 'slotted-counters sha256:8681a42111e7e21f'
 BEGIN
     DECLARE v_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_period ENUM('minute', 'hour', 'day', 'month');
+    DECLARE v_period ENUM('minute', 'hour', 'day', 'month') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_keep BIGINT;
     DECLARE v_offset SMALLINT;
     DECLARE v_before DATETIME;

@@ -4,7 +4,7 @@
 -- count ({{ p.routine(Routine::Limit) }}).
 CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
-    `period` {{ p.period_type }} NOT NULL,
+    `period` {{ p.period_column_type }} NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
     {% call periods::offset_column("'", false) %}{% endcall %}
     {% call periods::limit_column("'", false) %}{% endcall %}
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
 -- against the sum of its rows, and where the check's locks stop.
 CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
-    `period` {{ p.period_type }} NOT NULL,
+    `period` {{ p.period_column_type }} NOT NULL,
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the start of the minute, hour, day or month the bucket counts, at its period''s offset',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or {{ p.bucket_end }} for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,

@@ -218,8 +218,13 @@ pub(super) struct Context {
     /// count (a lazy counter's missing slots are created), or the slots the
     /// spread locked.
     pub(super) spread_slots: String,
-    /// The periods a counter can track, and their columns' type.
+    /// The periods a counter can track, their columns' type, and the type
+    /// of a routine's period: in the package's collation, as its names'
+    /// are, since a parameter of no collation of its own takes the
+    /// database's, and comparing it with a column of another (not `_bin`)
+    /// fails (1267).
     pub(super) periods: [Period; 4],
+    pub(super) period_column_type: String,
     pub(super) period_type: String,
     /// `keep` as the counting triggers read a period that keeps every
     /// bucket: the column's largest value, which no keep check needs.
@@ -427,7 +432,12 @@ impl Context {
             spread_trigger,
             spread_slots: fixed_slots.map_or_else(|| "v_bounded_slots".to_owned(), |slots| slots.to_string()),
             periods: Period::ALL,
-            period_type: format!("ENUM({})", period_names.join(", ")),
+            period_column_type: format!("ENUM({})", period_names.join(", ")),
+            period_type: format!(
+                "ENUM({}) CHARACTER SET {CHARSET} COLLATE {}",
+                period_names.join(", "),
+                options.collation()
+            ),
             keep_all: u32::MAX,
             west_most: periods::UtcOffset::WEST_MOST,
             east_most: periods::UtcOffset::EAST_MOST,

@@ -8,14 +8,19 @@
 
 use mysql::prelude::Queryable;
 use mysql::{PooledConn, Value};
+use slotted_counters::PackageOptions;
 use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
+use crate::support::call_script::{assert_alike, script_client, script_of_calls, script_pool};
 use crate::support::{
     self, Database, Flavor, committed_here, flavor, on_each_server, server_error, slotted_counters, succeeded,
 };
 
-on_each_server!(every_routine_answers_sessions_of_every_collation_whatever_session_installed_it);
+on_each_server!(
+    every_routine_answers_sessions_of_every_collation_whatever_session_installed_it,
+    a_package_of_a_collation_not_the_databases_answers_as_the_default_package_does,
+);
 
 /// A session's character set and collation, as `SET NAMES` takes them.
 #[derive(Debug, Clone, Copy)]
@@ -181,4 +186,23 @@ fn call_every_routine(db: &Database, session: Session, flags: &[&str], context: 
     assert_eq!(total(&mut conn), Some(2), "{context}: counter_reset");
     conn.exec_drop("CALL counter_delete(?)", vec![encoded()]).unwrap();
     assert_eq!(total(&mut conn), None, "{context}: counter_delete");
+}
+
+/// A package generated with `--collation utf8mb4_unicode_ci`, in a
+/// database of the server's default collation (the variables of no
+/// collation of their own take it), answers the script of calls as the
+/// default package does, through its routines and in the plain mode: a
+/// routine's period compared with the periods' column failed every write
+/// to a limited period with 1267.
+fn a_package_of_a_collation_not_the_databases_answers_as_the_default_package_does() {
+    let default = PackageOptions::default();
+    let reference = support::with_package(&default);
+    let expected = script_of_calls(&script_client(script_pool(&reference.url()), &default, false, false));
+    let options = PackageOptions::builder().collation("utf8mb4_unicode_ci").build().unwrap();
+    let with_routines = support::with_package(&options);
+    let (_plain_db, plain_url) = support::plain_database(&options);
+    for (url, plain) in [(with_routines.url(), false), (plain_url, true)] {
+        let got = script_of_calls(&script_client(script_pool(&url), &options, false, plain));
+        assert_alike(&expected, &got, &format!("utf8mb4_unicode_ci, plain: {plain}"));
+    }
 }

@@ -5,14 +5,12 @@
 //! exactly, and count exactly under load through every handle.
 
 use std::collections::BTreeSet;
-use std::ops::Bound;
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
 use mysql::prelude::Queryable;
 use mysql::{Pool, TxOpts};
-use slotted_counters::connections::SyncConnections;
 use slotted_counters::defaults::SLOT_COUNT_LIFETIME;
 use slotted_counters::sqlx::Executor;
 use slotted_counters::sqlx::mysql::MySqlPoolOptions;
@@ -22,6 +20,10 @@ use slotted_counters::{
 };
 use slotted_counters_cli::{render, script};
 
+use crate::support::call_script::{
+    assert_alike, assert_anchors, awaited_script_of_calls, script_client, script_of_calls, script_pool,
+    script_session,
+};
 use crate::support::{self, Database, on_each_server};
 
 on_each_server!(
@@ -575,7 +577,7 @@ fn every_call_answers_alike_inside_a_callers_transaction_too() {
     }
 }
 
-/// [`the_script`] through the async client (sqlx), with the routines and
+/// The script of calls through the async client (sqlx), with the routines and
 /// in the plain mode, with write ids and without: every answer is the
 /// sync client's through the routines.
 fn the_async_client_answers_as_the_sync_one_in_either_mode() {
@@ -605,188 +607,4 @@ fn the_async_client_answers_as_the_sync_one_in_either_mode() {
             assert_alike(&expected, &got, &format!("async, plain: {plain}, write ids: {write_ids}"));
         }
     }
-}
-
-/// Answers of [`script_of_calls`] worked out by hand, so that two modes
-/// wrong alike cannot agree; `lazy`: of a package that makes a counter of a
-/// write's name.
-fn assert_anchors(expected: &[(String, String)], lazy: bool) {
-    let answers = |call: &str| -> Vec<&str> {
-        expected.iter().filter(|(made, _)| made == call).map(|(_, answer)| answer.as_str()).collect()
-    };
-    assert_eq!(answers("c.get_period(\"a\", Period::Hour, now - hour)"), ["Ok(Some(2))"]);
-    assert_eq!(answers("c.get_range(\"a\", Period::Day, now - 2 * day, now + day)"), ["Ok(Some(7))"]);
-    let first = if lazy { "Ok(Some(13))" } else { "Ok(Some(12))" };
-    assert_eq!(answers("c.get(\"a\")"), [first, "Ok(None)", "Ok(Some(9))"], "a batch is all or nothing");
-    assert_eq!(answers("c.room(\"a\")")[1], "Ok([])", "a counter set up again meets no old limit");
-    let kept = answers("c.get_range(\"a\", Period::Minute, now - 10 * minute, now + minute)");
-    assert_eq!(kept, ["Ok(Some(3))", "Ok(Some(2))"], "expired: all but this minute and the last");
-    let zz = if lazy { "Some(1)" } else { "None" };
-    assert_eq!(answers("c.get_many([\"a\", \"b\", \"zz\"])"), [format!("Ok([Some(0), Some(3), {zz}])")]);
-}
-
-/// Fails naming each call of the script whose answers differ.
-fn assert_alike(expected: &[(String, String)], got: &[(String, String)], case: &str) {
-    let apart: Vec<String> = expected
-        .iter()
-        .zip(got)
-        .filter(|(expected, got)| expected != got)
-        .map(|((call, expected), (_, got))| format!("{call}\n  expected: {expected}\n  got:      {got}"))
-        .collect();
-    assert!(apart.is_empty(), "{case}\n{}", apart.join("\n"));
-    assert_eq!(got.len(), expected.len());
-}
-
-/// The moment the sessions of [`script_of_calls`] stand still at, in
-/// seconds since 1970 UTC: 2026-11-25 12:00:00.
-const SCRIPT_CLOCK: u64 = 1_795_608_000;
-
-/// The session [`script_of_calls`] runs in: its clock stands still at
-/// [`SCRIPT_CLOCK`], in a time zone 5 hours east of UTC, which no answer
-/// may show.
-fn script_session() -> String {
-    format!("SET time_zone = '+05:00', TIMESTAMP = {SCRIPT_CLOCK}.5")
-}
-
-/// A pool of [`script_session`]s of the database at `url`.
-fn script_pool(url: &str) -> Pool {
-    let opts = mysql::Opts::from_url(url).unwrap();
-    Pool::new(mysql::OptsBuilder::from_opts(opts).init(vec![script_session()])).unwrap()
-}
-
-/// A sync client of a package of `options` on `pool`: through the routines
-/// or in the plain mode, with write ids or without.
-fn script_client(pool: Pool, options: &PackageOptions, write_ids: bool, plain: bool) -> Counters {
-    let builder = Counters::builder(pool).package(options);
-    let builder = if write_ids { builder.write_ids() } else { builder };
-    if plain { builder.plain_sql() } else { builder }.build().unwrap()
-}
-
-/// The script of calls that both modes answer alike: each call made
-/// through `$c` and answered by `$run` ([`answered`] or [`awaited`]), in
-/// order, as written, with its answer. The moments are `$now` and steps of
-/// `$minute`, `$hour` and `$day` from it.
-macro_rules! the_script {
-    ($run:ident, $c:ident, $now:ident, $minute:ident, $hour:ident, $day:ident) => {
-        $run! {
-            $c.setup("a", NewCounter::new("d"));
-            $c.setup("b", NewCounter::new("d").initial_value(5));
-            $c.setup("a", NewCounter::new("d"));
-            $c.increment("a");
-            $c.add("a", 10);
-            $c.add("b", -2);
-            $c.add_many([("a", 1), ("b", 1)]);
-            $c.add_many([("a", 1), ("zz", 1)]);
-            $c.get("a");
-            $c.bound("b", 0..=10);
-            $c.add("b", 20);
-            $c.add("b", -10);
-            $c.reset("b", 3, StartDate::Keep);
-            $c.reset("b", 30, StartDate::Keep);
-            $c.room("b");
-            $c.track("a", Period::Hour, Keep::All);
-            $c.track("a", Period::Day, Keep::Last(2));
-            $c.limit("a", Period::Hour, Some(20));
-            $c.add("a", 5);
-            $c.add("a", 100);
-            $c.add_at("a", 2, $now - $hour);
-            $c.add_at("a", 2, $now - 3 * $day);
-            $c.add_at("a", 2, $now + 3 * $day);
-            $c.get_period("a", Period::Hour, $now);
-            $c.get_period("a", Period::Hour, $now - $hour);
-            $c.get_period("a", Period::Minute, $now);
-            $c.get_period("zz", Period::Hour, $now);
-            $c.get_range("a", Period::Day, $now - 2 * $day, $now + $day);
-            $c.get_range("a", Period::Day, SystemTime::UNIX_EPOCH, $now + $day);
-            $c.series("a", Period::Hour, $now - 2 * $hour, $now + $hour);
-            $c.series("a", Period::Minute, $now - 2 * $hour, $now + $hour);
-            $c.limit("a", Period::Minute, Some(5));
-            $c.add("a", 6);
-            $c.untrack("a", Period::Hour);
-            $c.get_period("a", Period::Hour, $now);
-            $c.limit("a", Period::Hour, Some(3));
-            $c.room("a");
-            $c.reset("a", 7, StartDate::Keep);
-            $c.track("a", Period::Month, Keep::Last(0));
-            $c.track("zz", Period::Month, Keep::All);
-            $c.bound("a", ..=5);
-            $c.bound("a", (Bound::Included(10), Bound::Included(5)));
-            $c.bound("a", ..);
-            $c.delete("a");
-            $c.get("a");
-            $c.get_period("a", Period::Day, $now);
-            $c.setup("a", NewCounter::new("d"));
-            $c.room("a");
-            $c.get_period("a", Period::Day, $now);
-            $c.get_many(["a", "b", "zz"]);
-            $c.add("a", 0);
-            $c.add("zz", 1);
-            $c.increment("zz");
-            $c.add("a", i64::MAX);
-            $c.add("a", i64::MIN);
-            $c.setup("", NewCounter::new("d"));
-            $c.setup(&"x".repeat(200), NewCounter::new("d"));
-            $c.add_many([("a", 1), ("a", 2)]);
-            $c.add_many([("b", 100), ("a", 1)]);
-            $c.reset("zz", 1, StartDate::Keep);
-            $c.limit("zz", Period::Hour, Some(1));
-            $c.track("a", Period::Hour, Keep::All);
-            $c.limit("a", Period::Hour, Some(4));
-            $c.add("a", 5);
-            $c.limit("a", Period::Hour, None);
-            $c.add("a", 5);
-            $c.add_at("a", 1, SystemTime::UNIX_EPOCH);
-            $c.get_range("a", Period::Hour, $now + $day, $now);
-            $c.get_range("a", Period::Hour, SystemTime::UNIX_EPOCH, $now + $day);
-            $c.series("a", Period::Hour, $now - 365 * $day, $now);
-            $c.get_period("a", Period::Day, $now + 2 * $day);
-            $c.untrack("a", Period::Minute);
-            $c.untrack("zz", Period::Minute);
-            $c.delete("zz");
-            $c.get("a");
-            $c.track("a", Period::Minute, Keep::Last(5));
-            $c.add_at("a", 1, $now - 3 * $minute);
-            $c.add_at("a", 1, $now - $minute);
-            $c.add("a", 1);
-            $c.track("a", Period::Minute, Keep::Last(2));
-            $c.get_range("a", Period::Minute, $now - 10 * $minute, $now + $minute);
-            $c.expire_periods();
-            $c.get_range("a", Period::Minute, $now - 10 * $minute, $now + $minute);
-            $c.forget_writes(Duration::from_secs(60));
-        }
-    };
-}
-
-/// A call of [`the_script`] as written: passed on from macro to macro, its
-/// paths print as `Period :: Hour`.
-macro_rules! written {
-    ($call:expr) => {
-        stringify!($call).replace(" :: ", "::")
-    };
-}
-
-/// The calls of [`the_script`], each with its answer as it comes.
-macro_rules! answered {
-    ($($call:expr;)*) => { vec![$((written!($call), format!("{:?}", $call))),*] };
-}
-
-/// The calls of [`the_script`], each with its answer awaited.
-macro_rules! awaited {
-    ($($call:expr;)*) => { vec![$((written!($call), format!("{:?}", $call.await))),*] };
-}
-
-/// [`the_script`] through a sync client, at [`SCRIPT_CLOCK`].
-fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)> {
-    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
-    let (minute, hour, day) =
-        (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
-    the_script!(answered, c, now, minute, hour, day)
-}
-
-/// [`the_script`] through the async client, at [`SCRIPT_CLOCK`].
-async fn awaited_script_of_calls(c: &AsyncCounters) -> Vec<(String, String)> {
-    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
-    let (minute, hour, day) =
-        (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
-    the_script!(awaited, c, now, minute, hour, day)
 }

@@ -6,6 +6,7 @@
 //! ([`on_each_server!`]), in a database of its own (`database`), dropped
 //! when the test ends.
 
+pub mod call_script;
 mod database;
 pub mod fault_proxy;
 pub mod flavor;
