@@ -7,11 +7,13 @@ use std::thread;
 
 use mysql::TxOpts;
 use mysql::prelude::Queryable;
-use slotted_counters::{CounterError, Counters, PackageOptions, RetryBudget, StartDate};
+use slotted_counters::options::SlotChoice;
+use slotted_counters::{Cluster, CounterError, Counters, PackageOptions, RetryBudget, StartDate};
 use slotted_counters_core::Feature;
 use slotted_counters_core::package::errno;
 
 use crate::package::escaped_batches;
+use crate::support::call_script::{assert_alike, script_client, script_of_calls, script_pool};
 use crate::support::{self, Flavor, on_each_server, server_error, slots_of, total, with_committed};
 
 on_each_server!(
@@ -22,6 +24,7 @@ on_each_server!(
     the_galera_package_counts_and_resets_like_the_classic_one_on_a_single_server,
     a_galera_reset_failing_at_its_last_statement_changes_nothing,
     client_errors_from_lazy_packages_stay_typed,
+    the_per_connection_and_galera_packages_answer_as_the_default_does,
 );
 
 /// Every committed package takes batches: lazy counters are created by
@@ -247,4 +250,21 @@ fn client_errors_from_lazy_packages_stay_typed() {
     let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
     assert!(matches!(counters.reset("never", 1, StartDate::Keep), Err(CounterError::NotFound(_))));
     assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));
+}
+
+/// The per-connection slot package and the Galera package (on a single
+/// server: its resets take their own path) answer the script of calls as
+/// the default package does, call by call.
+fn the_per_connection_and_galera_packages_answer_as_the_default_does() {
+    let default = PackageOptions::default();
+    let reference = support::with_package(&default);
+    let expected = script_of_calls(&script_client(script_pool(&reference.url()), &default, false, false));
+    for options in [
+        PackageOptions::builder().slot_choice(SlotChoice::Connection).build().unwrap(),
+        PackageOptions::builder().cluster(Cluster::Galera).build().unwrap(),
+    ] {
+        let db = support::with_package(&options);
+        let got = script_of_calls(&script_client(script_pool(&db.url()), &options, false, false));
+        assert_alike(&expected, &got, &format!("{:?}, {:?}", options.slot_choice(), options.cluster()));
+    }
 }
