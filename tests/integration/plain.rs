@@ -578,19 +578,24 @@ fn every_call_answers_alike_inside_a_callers_transaction_too() {
 }
 
 /// The script of calls through the async client (sqlx), with the routines and
-/// in the plain mode, with write ids and without: every answer is the
-/// sync client's through the routines.
+/// in the plain mode, on its pool and in a caller's transaction, with write
+/// ids and without: every answer is the sync client's through the routines.
 fn the_async_client_answers_as_the_sync_one_in_either_mode() {
     let options = PackageOptions::default();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     for write_ids in [false, true] {
         let with_routines = support::with_package(&options);
-        let (_plain_db, plain_url) = support::plain_database(&options);
         let routines = script_client(script_pool(&with_routines.url()), &options, write_ids, false);
         let expected = script_of_calls(&routines);
         assert_anchors(&expected, false);
-        let async_routines = support::with_package(&options);
-        for (url, plain) in [(async_routines.url(), false), (plain_url.clone(), true)] {
+        for (plain, in_transaction) in [(false, false), (true, false), (false, true), (true, true)] {
+            let (_db, url) = if plain {
+                support::plain_database(&options)
+            } else {
+                let db = support::with_package(&options);
+                let url = db.url();
+                (db, url)
+            };
             let got = runtime.block_on(async {
                 let pool = MySqlPoolOptions::new()
                     .after_connect(|conn, _| {
@@ -599,12 +604,20 @@ fn the_async_client_answers_as_the_sync_one_in_either_mode() {
                     .connect(&url)
                     .await
                     .unwrap();
-                let builder = AsyncCounters::builder(pool).package(&options);
+                let builder = AsyncCounters::builder(pool.clone()).package(&options);
                 let builder = if write_ids { builder.write_ids() } else { builder };
-                awaited_script_of_calls(&if plain { builder.plain_sql() } else { builder }.build().unwrap())
-                    .await
+                let counters = if plain { builder.plain_sql() } else { builder }.build().unwrap();
+                if !in_transaction {
+                    return awaited_script_of_calls(&counters).await;
+                }
+                let mut tx = pool.begin().await.unwrap();
+                let answers = awaited_script_of_calls(&counters.on(&mut tx)).await;
+                tx.commit().await.unwrap();
+                answers
             });
-            assert_alike(&expected, &got, &format!("async, plain: {plain}, write ids: {write_ids}"));
+            let case =
+                format!("async, plain: {plain}, in a transaction: {in_transaction}, write ids: {write_ids}");
+            assert_alike(&expected, &got, &case);
         }
     }
 }

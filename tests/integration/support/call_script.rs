@@ -7,7 +7,7 @@ use std::ops::Bound;
 use std::time::{Duration, SystemTime};
 
 use mysql::Pool;
-use slotted_counters::connections::SyncConnections;
+use slotted_counters::connections::{AsyncConnections, SyncConnections};
 use slotted_counters::{AsyncCounters, Counters, Keep, NewCounter, PackageOptions, Period, StartDate};
 
 /// Answers of [`script_of_calls`] worked out by hand, so that two modes
@@ -187,7 +187,7 @@ pub fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, Stri
 }
 
 /// [`the_script`] through the async client, at [`SCRIPT_CLOCK`].
-pub async fn awaited_script_of_calls(c: &AsyncCounters) -> Vec<(String, String)> {
+pub async fn awaited_script_of_calls<C: AsyncConnections>(c: &AsyncCounters<C>) -> Vec<(String, String)> {
     let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
     let (minute, hour, day) =
         (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
