@@ -44,6 +44,7 @@ on_each_server!(
     every_call_answers_in_the_plain_mode_as_the_routines_answer,
     every_call_answers_alike_inside_a_callers_transaction_too,
     the_async_client_answers_as_the_sync_one_in_either_mode,
+    every_call_answers_alike_in_sessions_of_other_sql_modes,
 );
 
 /// [`support::plain_database`], with a pool of its account.
@@ -618,6 +619,35 @@ fn the_async_client_answers_as_the_sync_one_in_either_mode() {
             let case =
                 format!("async, plain: {plain}, in a transaction: {in_transaction}, write ids: {write_ids}");
             assert_alike(&expected, &got, &case);
+        }
+    }
+}
+
+/// The script of calls in sessions of other SQL modes than the server's
+/// default, the routines' and the plain mode's: every answer is the one of
+/// a session of the default mode. The plain mode's statements run in the
+/// application's mode (the routines keep the installer's): `ANSI` reads a
+/// double-quoted text as a name, `''` is not strict, and the others change
+/// escapes, grouping, padding and dates.
+fn every_call_answers_alike_in_sessions_of_other_sql_modes() {
+    let options = PackageOptions::default();
+    let reference = support::with_package(&options);
+    let expected = script_of_calls(&script_client(script_pool(&reference.url()), &options, false, false));
+    for mode in ["ANSI", "TRADITIONAL", "", "NO_BACKSLASH_ESCAPES,ONLY_FULL_GROUP_BY,PAD_CHAR_TO_FULL_LENGTH"]
+    {
+        for plain in [false, true] {
+            let (_db, url) = if plain {
+                support::plain_database(&options)
+            } else {
+                let db = support::with_package(&options);
+                let url = db.url();
+                (db, url)
+            };
+            let session = [script_session(), format!("SET sql_mode = '{mode}'")];
+            let opts =
+                mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&url).unwrap()).init(session.to_vec());
+            let got = script_of_calls(&script_client(Pool::new(opts).unwrap(), &options, false, plain));
+            assert_alike(&expected, &got, &format!("sql_mode '{mode}', plain: {plain}"));
         }
     }
 }
