@@ -296,9 +296,10 @@ fn node_expressions(options: &PackageOptions) -> (&'static str, &'static str) {
 
 impl Context {
     pub(super) fn new(options: &PackageOptions) -> Self {
-        let text_type = |length: u32| {
-            format!("VARCHAR({length}) CHARACTER SET {CHARSET} COLLATE {}", options.collation())
-        };
+        // A routine's text in the package's collation: one declared without
+        // takes the database's.
+        let in_collation = |ty: &str| format!("{ty} CHARACTER SET {CHARSET} COLLATE {}", options.collation());
+        let text_type = |length: u32| in_collation(&format!("VARCHAR({length})"));
         let (fixed_slots, default_slots) = match options.slots() {
             SlotPolicy::Fixed(slots) => (Some(slots), slots),
             SlotPolicy::Dynamic { default } => (None, default),
@@ -314,6 +315,7 @@ impl Context {
             spread_trigger,
         ] = package::trigger_names(options);
         let period_names: Vec<String> = Period::ALL.iter().map(|period| format!("'{period}'")).collect();
+        let period_column_type = format!("ENUM({})", period_names.join(", "));
         let tables = package::tables_in_package(options);
         // Lazily created counters have only the rows that were hit.
         let features = options.features();
@@ -432,12 +434,8 @@ impl Context {
             spread_trigger,
             spread_slots: fixed_slots.map_or_else(|| "v_bounded_slots".to_owned(), |slots| slots.to_string()),
             periods: Period::ALL,
-            period_column_type: format!("ENUM({})", period_names.join(", ")),
-            period_type: format!(
-                "ENUM({}) CHARACTER SET {CHARSET} COLLATE {}",
-                period_names.join(", "),
-                options.collation()
-            ),
+            period_type: in_collation(&period_column_type),
+            period_column_type,
             keep_all: u32::MAX,
             west_most: periods::UtcOffset::WEST_MOST,
             east_most: periods::UtcOffset::EAST_MOST,

@@ -78,6 +78,14 @@ pub(super) type Tracked = Vec<(Period, Option<i64>)>;
 /// order of the periods.
 pub(super) type Counted = Vec<(Period, bool)>;
 
+/// A late write's moment and the server's clock when it was checked, in
+/// seconds since 1970 UTC.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LateWrite {
+    at: i64,
+    now: i64,
+}
+
 impl Plain {
     /// The periods counter `name` tracks. Refused for a counter with a
     /// period whose buckets start at an offset from UTC, which only the
@@ -151,19 +159,21 @@ impl Plain {
         Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
     }
 
-    /// The server's clock, in seconds since 1970 UTC, after refusing a
-    /// write's moment `at` that is later. The refusal names counter `name`
-    /// when given: a batch's moment is the whole batch's, and
-    /// `counter_add_many_at` names no counter in it.
-    pub(super) async fn server_now_not_before(
+    /// A late write's moment (`Moment::At`) and the server's clock, read
+    /// once per call; `None` for a write made now. A moment later than the
+    /// server's now is refused, naming counter `name` when given: a batch's
+    /// moment is the whole batch's, and `counter_add_many_at` names no
+    /// counter in it.
+    pub(super) async fn late_write(
         &self,
         conn: &mut impl Connection,
-        at: i64,
+        at: Moment,
         name: Option<&str>,
-    ) -> Result<i64, CounterError> {
+    ) -> Result<Option<LateWrite>, CounterError> {
+        let Moment::At(at) = at else { return Ok(None) };
         let now = self.server_now(conn, 0).await?;
         if at <= now {
-            return Ok(now);
+            return Ok(Some(LateWrite { at, now }));
         }
         let refusal = format!("{AT_IN_FUTURE}, not {}", periods::utc_text(at));
         Err(CounterError::InvalidArgument(match name {
@@ -172,22 +182,20 @@ impl Plain {
         }))
     }
 
-    /// Of the periods counter `name` tracks, those a write at `at` counts
-    /// in, each with whether it has a limit: all for a write made now; for
-    /// a late one, those that keep its bucket, after refusing a moment
-    /// later than the server's now.
+    /// Of the periods counter `name` tracks, those a write counts in, each
+    /// with whether it has a limit: all for a write made now; for a `late`
+    /// one, those that keep its bucket.
     pub(super) async fn counted_periods(
         &self,
         conn: &mut impl Connection,
         name: &str,
-        at: Moment,
+        late: Option<LateWrite>,
     ) -> Result<Counted, CounterError> {
         let counted = |(period, _, limit): (Period, Option<i64>, Option<i64>)| (period, limit.is_some());
-        let Moment::At(at) = at else {
-            return Ok(self.tracked_and_limits(conn, name).await?.into_iter().map(counted).collect());
-        };
-        let now = self.server_now_not_before(conn, at, Some(name)).await?;
         let tracked = self.tracked_and_limits(conn, name).await?;
+        let Some(LateWrite { at, now }) = late else {
+            return Ok(tracked.into_iter().map(counted).collect());
+        };
         let kept = |period: Period, keep: Option<i64>| match keep.and_then(|keep| u32::try_from(keep).ok()) {
             Some(keep) => period.start(at) >= period.back(period.start(now), keep.saturating_sub(1)),
             None => true,

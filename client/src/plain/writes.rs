@@ -84,7 +84,8 @@ impl Plain {
         owner: Owner,
     ) -> Result<(), CounterError> {
         self.room_for(name, delta)?;
-        let counted = self.counted_periods(conn, name, at).await?;
+        let late = self.late_write(conn, at, Some(name)).await?;
+        let counted = self.counted_periods(conn, name, late).await?;
         self.tracking.note(name, !counted.is_empty());
         if counted.is_empty() {
             if let Alone::Missed = self.add_alone(conn, name, delta).await? {
@@ -273,13 +274,11 @@ impl Plain {
         // The periods are read before the transaction: a plain read inside
         // it would open a read view, and under MariaDB's snapshot isolation
         // each slot another writer changed since would fail the batch (1020).
-        if let Moment::At(at) = at {
-            self.server_now_not_before(conn, at, None).await?;
-        }
+        let late = self.late_write(conn, at, None).await?;
         let mut counted = Vec::new();
         for (name, delta) in entries.clone() {
             self.room_for(name, delta)?;
-            counted.push(self.counted_periods(conn, name, at).await?);
+            counted.push(self.counted_periods(conn, name, late).await?);
         }
         atomically(conn, owner, async |conn| {
             for ((name, delta), counted) in entries.zip(counted) {
