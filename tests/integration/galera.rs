@@ -18,6 +18,7 @@ use crate::support::multi_primary::{
     totals_on_every_node,
 };
 use crate::support::server::Booted;
+use crate::support::timing::Timed;
 use crate::support::{ROUTINES, routines_in};
 
 /// Boots the cluster (three nodes take half a minute) and runs every
@@ -25,6 +26,7 @@ use crate::support::{ROUTINES, routines_in};
 /// databases of its own.
 #[test]
 fn every_scenario_on_one_cluster() {
+    let _timed = Timed::start();
     let mut cluster = Cluster::boot();
     multi_primary::in_turn(
         &mut cluster,

@@ -19,6 +19,7 @@ use crate::support::multi_primary::{
     scenarios, slots_hit, totals_on_every_node,
 };
 use crate::support::server::Booted;
+use crate::support::timing::Timed;
 use crate::support::{ROUTINES, routines_in};
 
 /// Boots the group (half a minute) and runs every scenario here on it in
@@ -27,6 +28,7 @@ use crate::support::{ROUTINES, routines_in};
 /// left.
 #[test]
 fn every_scenario_on_one_group() {
+    let _timed = Timed::start();
     let mut group = Group::boot([1, 2, 3]);
     multi_primary::in_turn(
         &mut group,

@@ -17,6 +17,7 @@ use slotted_counters::{CounterError, Counters, Keep, NewCounter, PackageOptions,
 use slotted_counters_cli::{render, script};
 
 use crate::support::spider::Spider;
+use crate::support::timing::Timed;
 use crate::support::{routines_in, slotted_counters, stderr};
 
 /// One sharded MariaDB for every test here; each works in databases of its own.
@@ -60,6 +61,7 @@ fn rows_per_counter(spider: &Spider, index: usize, database: &str) -> BTreeMap<S
 
 #[test]
 fn plain_counts_exactly_through_a_spider_head() {
+    let _timed = Timed::start();
     let spider = spider();
     let database = "spider_plain";
     let counters = plain_client(spider, database, &PackageOptions::default());
@@ -108,6 +110,7 @@ fn plain_counts_exactly_through_a_spider_head() {
 /// series reads it, and the buckets of a counter live on its data server.
 #[test]
 fn plain_counts_per_period_through_a_spider_head() {
+    let _timed = Timed::start();
     let spider = spider();
     let database = "spider_periods";
     let budget = RetryBudget::Time(Duration::from_secs(60));
@@ -169,6 +172,7 @@ fn plain_counts_per_period_through_a_spider_head() {
 /// data server, which deadlock under contention; the client retries them.
 #[test]
 fn lazy_upserts_ride_through_spider_deadlocks() {
+    let _timed = Timed::start();
     let spider = spider();
     let options = PackageOptions::builder().fixed_slots(4).auto_create(true).build().unwrap();
     let budget = RetryBudget::Time(std::time::Duration::from_secs(60));
@@ -195,6 +199,7 @@ fn lazy_upserts_ride_through_spider_deadlocks() {
 /// nothing on either data server.
 #[test]
 fn a_refused_batch_applies_nothing_on_any_data_server() {
+    let _timed = Timed::start();
     let spider = spider();
     let database = "spider_batch";
     let counters = plain_client(spider, database, &PackageOptions::default());
@@ -220,6 +225,7 @@ fn a_refused_batch_applies_nothing_on_any_data_server() {
 /// counter, is within its shares.
 #[test]
 fn a_bounded_sale_through_a_spider_head_sells_exactly_its_stock() {
+    let _timed = Timed::start();
     let spider = spider();
     let database = "spider_bounds";
     let counters = plain_client(spider, database, &PackageOptions::default());
@@ -273,6 +279,7 @@ fn a_bounded_sale_through_a_spider_head_sells_exactly_its_stock() {
 /// installing nothing, and says what to use instead.
 #[test]
 fn install_refuses_a_spider_table_whose_head_misreads_a_routines_sums() {
+    let _timed = Timed::start();
     let spider = spider();
     let options = PackageOptions::default();
 

@@ -15,6 +15,7 @@ pub mod group_replication;
 pub mod multi_primary;
 pub mod server;
 pub mod spider;
+pub mod timing;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -58,7 +58,9 @@ thread_local! {
 
 /// Runs `test` as a live test on `release`'s server: [`release`], [`flavor`]
 /// and [`current`] answer for it on this thread.
+/// Its wall time is recorded ([`super::timing`]).
 pub fn on(release: Release, test: impl FnOnce()) {
+    let _timed = super::timing::Timed::start();
     RELEASE.set(Some(release));
     test();
 }
