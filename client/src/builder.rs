@@ -4,11 +4,14 @@
 //! fixed, so that the client's clones, the clients it makes on a caller's
 //! connection and its coalescing handles all share them.
 
+use std::time::Duration;
+
 use slotted_counters_core::package::BATCH_LIMIT;
 use slotted_counters_core::{ConfigError, PackageOptions};
 
 use crate::engine::Engine;
 use crate::flushing::FlushSettings;
+use crate::kept::DEFAULT_CHECK_KEPT_AFTER;
 use crate::retry::RetryBudget;
 
 /// The settings of a client over a pool of type `P`, until `build` makes
@@ -38,6 +41,7 @@ pub struct ClientBuilder<P> {
     write_ids: bool,
     retry: RetryBudget,
     pub(crate) kept_connections: Option<usize>,
+    pub(crate) check_kept_after: Duration,
     flushes: FlushSettings,
 }
 
@@ -50,6 +54,7 @@ impl<P> ClientBuilder<P> {
             write_ids: false,
             retry: RetryBudget::default(),
             kept_connections: None,
+            check_kept_after: DEFAULT_CHECK_KEPT_AFTER,
             flushes: FlushSettings::default(),
         }
     }
@@ -119,6 +124,19 @@ impl<P> ClientBuilder<P> {
     /// and every clone of it are dropped.
     pub fn keep_connections(mut self, connections: usize) -> Self {
         self.kept_connections = Some(connections);
+        self
+    }
+
+    /// How long a kept connection may sit idle before a call checks it
+    /// with a ping (by default
+    /// [`CHECK_KEPT_AFTER`](crate::defaults::CHECK_KEPT_AFTER)): one the
+    /// server or a proxy closed meanwhile (`wait_timeout`, a restart, an
+    /// idle timeout) is replaced before the call is sent on it, where the
+    /// call would fail without saying whether it ran. `Duration::ZERO`
+    /// checks one before every call; a connection in steady use within the
+    /// time is not checked.
+    pub fn check_kept_connections_after(mut self, idle: Duration) -> Self {
+        self.check_kept_after = idle;
         self
     }
 

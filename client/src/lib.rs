@@ -79,7 +79,9 @@ pub mod options {
 /// the method that documents it.
 pub mod defaults {
     pub use crate::flushing::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
-    pub use crate::kept::DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS;
+    pub use crate::kept::{
+        DEFAULT_CHECK_KEPT_AFTER as CHECK_KEPT_AFTER, DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS,
+    };
     pub use crate::reconcile::RECONCILE_WAIT;
     pub use crate::retry::REINSTALL_WINDOW;
     pub use slotted_counters_core::options::WRITE_ID_WINDOW;

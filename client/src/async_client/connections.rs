@@ -63,7 +63,7 @@ impl AsyncPooled {
     /// The same pool, keeping up to `connections` of its connections
     /// between calls, shared by the clones of the result.
     pub(super) fn keeping(&self, connections: usize) -> Self {
-        AsyncPooled { pool: self.pool.clone(), kept: Arc::new(KeptConnections::new(connections)) }
+        AsyncPooled { pool: self.pool.clone(), kept: Arc::new(self.kept.keeping(connections)) }
     }
 
     /// A connection for one call: the most recently used kept one that

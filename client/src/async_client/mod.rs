@@ -130,7 +130,7 @@ impl ClientBuilder<MySqlPool> {
         if matches!(self.pool.connect_options().get_ssl_mode(), MySqlSslMode::VerifyCa) {
             return Err(ConfigError::Tls(VERIFY_CA_REFUSED.to_owned()));
         }
-        let kept = Arc::new(KeptConnections::new(self.kept_connections.unwrap_or(0)));
+        let kept = Arc::new(KeptConnections::new(self.kept_connections.unwrap_or(0), self.check_kept_after));
         Ok(AsyncCounters { engine: self.engine(AsyncPooled { pool: self.pool.clone(), kept })? })
     }
 }

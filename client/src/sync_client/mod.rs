@@ -145,7 +145,10 @@ impl ClientBuilder<Pool> {
     /// The client these settings describe; refused for the plain mode of a
     /// package only its routines serve.
     pub fn build(self) -> Result<Counters, ConfigError> {
-        let kept = Arc::new(KeptConnections::new(self.kept_connections.unwrap_or(DEFAULT_KEPT_CONNECTIONS)));
+        let kept = Arc::new(KeptConnections::new(
+            self.kept_connections.unwrap_or(DEFAULT_KEPT_CONNECTIONS),
+            self.check_kept_after,
+        ));
         Ok(Counters { engine: self.engine(Pooled { pool: self.pool.clone(), kept })? })
     }
 }
