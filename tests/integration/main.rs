@@ -3,7 +3,6 @@
 
 mod support;
 
-mod application;
 mod async_client;
 mod bad_input;
 mod bench;

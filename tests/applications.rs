@@ -5,12 +5,15 @@
 //! (feature `sqlx`), and few crates in all; its tokio twin, with the async
 //! client alone, compiles no `mysql` crate. The root of the client's
 //! documentation lists only what an application reads.
+//!
+//! A test binary of its own, which needs no server: `.ci/run` runs it
+//! (`cargo test -p slotted-counters-tests --test applications`) beside its
+//! other compile checks, and `cargo test` leaves it out, so that the live
+//! suite spends no time compiling the applications' crates.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-use crate::support::{stderr, stdout};
 
 /// Crates that only the generator, the benchmark or the command need.
 const TOOL_ONLY: [&str; 8] =
@@ -60,13 +63,14 @@ const APPLICATION_ITEMS: [&str; 24] = [
 /// `connections`, where the clients run their calls (they fill the
 /// clients' type parameters); in `defaults`, the figures the clients start
 /// from; in `options`, the builder and what it takes beyond the root's.
-const MODULE_ITEMS: [&str; 17] = [
+const MODULE_ITEMS: [&str; 18] = [
     "connections/struct.AsyncOnConnection",
     "connections/struct.AsyncPooled",
     "connections/struct.OnConnection",
     "connections/struct.Pooled",
     "connections/trait.AsyncConnections",
     "connections/trait.SyncConnections",
+    "defaults/constant.CHECK_KEPT_AFTER",
     "defaults/constant.COUNTERS_PER_FLUSH",
     "defaults/constant.FLUSHES",
     "defaults/constant.KEPT_CONNECTIONS",
@@ -79,6 +83,14 @@ const MODULE_ITEMS: [&str; 17] = [
     "options/enum.SlotPolicy",
     "options/struct.PackageOptionsBuilder",
 ];
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
 
 fn cargo(args: &[&str], manifest: &Path, target: &str) -> Output {
     Command::new(env!("CARGO"))
