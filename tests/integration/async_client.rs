@@ -212,8 +212,7 @@ fn a_deadlocked_call_is_retried_and_one_in_the_callers_transaction_is_not() {
 /// between them.
 fn rollbacks_are_tried_again_after_growing_pauses() {
     let runtime = runtime();
-    let (db, _) = installed(&runtime, &[]);
-    support::roll_back_every_increment(&db);
+    let db = support::rolling_back_every_increment();
 
     let four_tries = client(&runtime, &db, |builder| builder.retry(RetryBudget::Attempts(4)));
     let error = runtime.block_on(four_tries.increment("a")).unwrap_err();
@@ -357,7 +356,8 @@ fn a_stalled_flush_lets_a_second_one_through() {
 /// A coalescing handle keeps a connection per flush in flight, so that a
 /// flush skips the pool's ping, and gives it back when dropped; a kept
 /// connection the server closed meanwhile is replaced, and the flush
-/// succeeds.
+/// succeeds. The client checks one idle for any time here, not the default
+/// second.
 fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed() {
     let runtime = runtime();
     let db = support::with_default_package(&["a"]);
@@ -368,7 +368,11 @@ fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed()
             .connect(&db.url())
             .await
             .unwrap();
-        let counters = AsyncCounters::builder(pool.clone()).max_flushes(1).build().unwrap();
+        let counters = AsyncCounters::builder(pool.clone())
+            .max_flushes(1)
+            .check_kept_connections_after(Duration::ZERO)
+            .build()
+            .unwrap();
         let coalescing = counters.coalescing();
         coalescing.increment("a").await.unwrap();
         // sqlx gives a connection back in a task: long enough for it to run.
@@ -386,7 +390,6 @@ fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed()
         for id in kept {
             let _ = db.conn().query_drop(format!("KILL {id}"));
         }
-        tokio::time::sleep(Duration::from_millis(1100)).await;
         coalescing.increment("a").await.unwrap();
 
         drop(coalescing);
@@ -400,7 +403,8 @@ fn a_coalescing_handle_keeps_its_connection_and_replaces_one_the_server_closed()
 /// not installed only after [`slotted_counters::defaults::REINSTALL_WINDOW`].
 fn calls_ride_through_a_reinstall() {
     let runtime = runtime();
-    let (db, _) = installed(&runtime, &["views"]);
+    let db = support::with_own_package(&PackageOptions::default());
+    db.conn().query_drop("CALL counter_setup('views', 'd', 1, NULL)").unwrap();
     // One connection, whose cached statement must survive the reinstall.
     let pool = runtime.block_on(MySqlPoolOptions::new().max_connections(1).connect(&db.url())).unwrap();
     let counters = AsyncCounters::new(pool).unwrap();

@@ -95,7 +95,8 @@ fn sourcing_it_makes_one_table_the_view_and_the_classic_routines() {
 /// An uninstall without `--drop-data` names the tables it keeps: the one
 /// the classic package made, not the features' it never had.
 fn its_uninstall_keeps_the_one_table_and_names_it() {
-    let db = support::with_committed("generated/classic");
+    let db = Database::new();
+    support::install_committed(&db, "generated/classic");
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('kept', 'd', 4, 9)").unwrap();
     let uninstalled = slotted_counters(&["uninstall", "--url", &db.url(), "--features", "none"]);

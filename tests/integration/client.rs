@@ -1,6 +1,7 @@
 //! The Rust client API against a live server: every call, typed errors, and
 //! retries of real deadlocks.
 
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -70,8 +71,13 @@ fn client_calls_every_routine() {
             .unwrap()
             .unwrap()
     };
+    // As if counting had started an hour ago: a start date set now differs.
+    db.conn()
+        .query_drop(
+            "UPDATE counters SET start_date = start_date - INTERVAL 1 HOUR WHERE counter_name = 'downloads'",
+        )
+        .unwrap();
     let started = start_date("downloads");
-    std::thread::sleep(Duration::from_millis(1100));
     counters.reset("downloads", 7, StartDate::Keep).unwrap();
     assert_eq!((counters.get("downloads").unwrap(), start_date("downloads")), (Some(7), started.clone()));
     counters.reset("downloads", 8, StartDate::Now).unwrap();
@@ -82,7 +88,9 @@ fn client_calls_every_routine() {
 }
 
 fn client_errors_are_typed() {
-    let (db, counters) = installed();
+    // Its own: the end drops a routine.
+    let db = support::with_own_package(&PackageOptions::default());
+    let counters = Counters::new(db.pool().clone()).unwrap();
     counters.setup("exists", NewCounter::new("d")).unwrap();
     let error = counters.setup("exists", NewCounter::new("d")).unwrap_err();
     assert!(
@@ -233,8 +241,7 @@ fn retries_stop_after_the_attempts_of_the_budget() {
 /// says, no more, and with pauses between the tries: a time budget holds a
 /// handful of them.
 fn rollbacks_are_tried_again_after_growing_pauses() {
-    let (db, _) = installed();
-    support::roll_back_every_increment(&db);
+    let db = support::rolling_back_every_increment();
 
     let four_tries = built(&db, |builder| builder.retry(RetryBudget::Attempts(4)));
     let error = four_tries.increment("a").unwrap_err();
@@ -263,28 +270,34 @@ fn impatient(db: &Database, budget: Duration) -> Counters {
 fn a_time_budget_retries_lock_wait_timeouts_until_it_is_spent() {
     let (db, counters) = installed();
     counters.setup("one", NewCounter::new("one slot").slots(1)).unwrap();
+    // Holds the counter's only slot for `seconds`, or until the returned
+    // sender says, then commits.
     let hold = |seconds: u64| {
         let mut holder = db.conn();
         holder.query_drop("START TRANSACTION").unwrap();
         holder.query_drop("UPDATE counters SET counter = counter + 100 WHERE counter_name = 'one'").unwrap();
-        thread::spawn(move || {
-            thread::sleep(Duration::from_secs(seconds));
+        let (release, released) = mpsc::channel::<()>();
+        let holder = thread::spawn(move || {
+            let _ = released.recv_timeout(Duration::from_secs(seconds));
             holder.query_drop("COMMIT").unwrap();
-        })
+        });
+        (release, holder)
     };
 
-    let holder = hold(3);
+    let (_release, holder) = hold(3);
     let outcome = impatient(&db, Duration::from_secs(20)).increment("one");
     holder.join().unwrap();
     assert!(outcome.is_ok(), "tries after 1205 until the lock was free: {outcome:?}");
 
-    // The lock outlasts any number of tries. Within a 1.5 s budget the
-    // last try starts before 1.5 s and waits 1 s; a client that ignored
-    // the budget for its five default tries would wait over 5 s.
-    let holder = hold(10);
+    // The lock outlasts any number of tries: it is held until the client
+    // gives up. Within a 1.5 s budget the last try starts before 1.5 s and
+    // waits 1 s; a client that ignored the budget for its five default
+    // tries would wait over 5 s.
+    let (release, holder) = hold(60);
     let started = Instant::now();
     let outcome = impatient(&db, Duration::from_millis(1500)).increment("one");
     let waited = started.elapsed();
+    release.send(()).unwrap();
     holder.join().unwrap();
     let error = outcome.unwrap_err();
     assert_eq!((error.code(), error.is_retryable()), (Some(server_errno::LOCK_WAIT_TIMEOUT), true));
@@ -334,10 +347,12 @@ fn kept_connections_go_back_to_the_pool_with_the_client() {
 
 /// A kept connection idle for a while is checked before a call uses it: one
 /// the server closed meanwhile (KILL, `wait_timeout`) is replaced, and the
-/// call succeeds.
+/// call succeeds. The client checks one idle for any time here, not the
+/// default second.
 fn a_kept_connection_the_server_closed_is_replaced() {
     let (db, _) = installed();
-    let counters = built(&db, |builder| builder.keep_connections(1));
+    let counters =
+        built(&db, |builder| builder.keep_connections(1).check_kept_connections_after(Duration::ZERO));
     counters.setup("a", NewCounter::new("d")).unwrap();
     counters.increment("a").unwrap();
     let mut conn = db.conn();
@@ -350,7 +365,6 @@ fn a_kept_connection_the_server_closed_is_replaced() {
     for id in kept {
         let _ = db.conn().query_drop(format!("KILL {id}"));
     }
-    thread::sleep(Duration::from_millis(1100));
     counters.increment("a").unwrap();
     assert_eq!(counters.get("a").unwrap(), Some(2));
 }

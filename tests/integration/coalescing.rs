@@ -115,6 +115,10 @@ fn many_threads_count_exactly_in_few_transactions_and_acknowledged_means_committ
     assert_eq!(support::total(&mut conn, "views"), Some(threads * calls));
     assert_eq!(support::total(&mut conn, "stock"), Some(threads / 2 * calls * 5 - threads / 2 * calls * 3));
     assert_eq!(stats.deltas, (threads * calls * 3) as u64, "every call's delta was flushed once");
+    // Batching comes from the callers waiting, not from slow commits: with
+    // 24 callers each waiting for its flush and at most 2 flushes in
+    // flight, most calls queue behind one (about 11 a flush on the shared
+    // servers, which do not sync each commit).
     assert!(stats.mean_batch() >= 4.0, "{threads} threads shared few flushes: {stats:?}");
 }
 

@@ -133,9 +133,10 @@ fn a_timed_out_write_leaves_nothing_open_and_the_next_writes_count() {
 }
 
 /// Writers on connections of their own, two per routine, write to a
-/// counter of one slot per routine, while `KILL QUERY` hits, at random
-/// moments, calls that wait for a lock there, as a query timeout does,
-/// until every routine has had [`KILLS`] calls killed. A writer with ids
+/// counter of one slot per routine, which another session holds now and
+/// then, while `KILL QUERY` hits, at random moments, calls that wait for a
+/// lock there, as a query timeout does, until every routine has had
+/// [`KILLS`] calls killed. A writer with ids
 /// sends an interrupted write again with its id until it is acknowledged:
 /// every write counts once. A writer without ids counts an interrupted
 /// write as unknown: the total lies between what was acknowledged and that
@@ -197,6 +198,9 @@ fn writes_killed_at_random_count_once_with_ids_and_at_most_once_without() {
                 })
             })
             .collect();
+        for routine in ROUTINES {
+            scope.spawn(|| support::hold_now_and_then(&db, routine, &writing));
+        }
         let mut killer = db.conn();
         let deadline = Instant::now() + Duration::from_secs(120);
         while interrupted.iter().any(|count| count.load(Ordering::Relaxed) < KILLS) {
@@ -208,13 +212,17 @@ fn writes_killed_at_random_count_once_with_ids_and_at_most_once_without() {
                  WHERE trx_state = 'LOCK WAIT'",
             )
             .flatten();
-            let ours: Vec<u32> = waiting
-                .iter()
-                .flat_map(|ids| ids.split(','))
-                .filter_map(|id| id.parse().ok())
-                .filter(|id| connections.contains(id))
-                .collect();
-            if let Some(&victim) = ours.get(rand::random_range(0..ours.len().max(1))) {
+            let waiting: Vec<u32> =
+                waiting.iter().flat_map(|ids| ids.split(',')).filter_map(|id| id.parse().ok()).collect();
+            // One waiting call, if any, of each routine short of its kills:
+            // each of its two writers' connections in turn.
+            for (which, killed) in interrupted.iter().enumerate() {
+                let writers = [connections[2 * which], connections[2 * which + 1]];
+                let victims: Vec<u32> = writers.into_iter().filter(|id| waiting.contains(id)).collect();
+                if killed.load(Ordering::Relaxed) >= KILLS || victims.is_empty() {
+                    continue;
+                }
+                let victim = victims[rand::random_range(0..victims.len())];
                 // The call may have ended since: the kill then finds the
                 // connection between calls, and its next call, or none, fails.
                 killer.query_drop(format!("KILL QUERY {victim}")).unwrap();

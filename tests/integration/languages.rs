@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use slotted_counters_cli::render;
@@ -200,7 +199,7 @@ print("acknowledged:", acknowledged)
     let running = AtomicBool::new(true);
     let kills = thread::scope(|scope| {
         let _stop = StopOnDrop(&running);
-        let holder = scope.spawn(|| hold_now_and_then(&db, "recipe", &running));
+        let holder = scope.spawn(|| support::hold_now_and_then(&db, "recipe", &running));
         let killer = scope.spawn(|| kill_lock_waits(&db, &running));
         let output = python(&script, &address);
         running.store(false, Ordering::SeqCst);
@@ -227,19 +226,6 @@ fn python_block_after(path: &Path, heading: &str) -> String {
     let start = section.find("```python\n").expect("a Python block") + "```python\n".len();
     let length = section[start..].find("```").expect("the block's end");
     section[start..start + length].to_owned()
-}
-
-/// Until `running` is cleared, holds counter `name`'s slots for 50 ms at a
-/// time, so that its writers wait for them now and then.
-fn hold_now_and_then(db: &Database, name: &str, running: &AtomicBool) {
-    let mut holder = db.conn();
-    while running.load(Ordering::SeqCst) {
-        holder.query_drop("START TRANSACTION").unwrap();
-        holder.exec_drop("SELECT * FROM counters WHERE counter_name = ? FOR UPDATE", (name,)).unwrap();
-        thread::sleep(Duration::from_millis(50));
-        holder.query_drop("ROLLBACK").unwrap();
-        thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Until `running` is cleared, sends `KILL QUERY` to the calls on the

@@ -25,10 +25,16 @@ on_each_server!(
     a_dump_with_routines_restores_into_a_fresh_server_and_keeps_working,
 );
 
-/// Boots a server of the test's own with `config`.
+/// Boots a server of the test's own with `config`, after checking that it
+/// syncs every commit to disk, its binary log's included: what a crash or a
+/// replica tests is what production's durable commits keep.
 fn boot(config: &str) -> Booted {
-    Booted::start(release(), config)
-        .unwrap_or_else(|problem| panic!("cannot boot a {} server: {problem}", flavor()))
+    let server = Booted::start(release(), config)
+        .unwrap_or_else(|problem| panic!("cannot boot a {} server: {problem}", flavor()));
+    let syncs: Option<(u32, u32)> =
+        server.root_conn().query_first("SELECT @@innodb_flush_log_at_trx_commit, @@sync_binlog").unwrap();
+    assert_eq!(syncs, Some((1, 1)), "a durability test's server syncs every commit");
+    server
 }
 
 /// Boots a server of the test's own with `config`, and a database `name`

@@ -17,8 +17,8 @@ use slotted_counters::Counters;
 use slotted_counters_core::package;
 
 use crate::support::{
-    Database, Flavor, StopOnDrop, committed_setup_sql, flavor, on_each_server, random_write_id_hex,
-    server_error, slotted_counters, succeeded, total,
+    BACKGROUND_PAUSE, Database, Flavor, StopOnDrop, committed_setup_sql, flavor, on_each_server,
+    random_write_id_hex, server_error, slotted_counters, succeeded, total,
 };
 
 on_each_server!(
@@ -174,6 +174,7 @@ impl Writers {
                             writes.fetch_add(1, Ordering::Relaxed);
                         }
                         n += 1;
+                        thread::sleep(BACKGROUND_PAUSE);
                     }
                 })
             })
@@ -184,6 +185,7 @@ impl Writers {
             while plain_running.load(Ordering::Relaxed) {
                 plain.increment("plain_mode").expect("the plain mode rides through re-installs");
                 *plain_acknowledged.lock().unwrap().entry("plain_mode").or_default() += 1;
+                thread::sleep(BACKGROUND_PAUSE);
             }
         }));
         Writers { running, acknowledged, writes, gaps, threads }

@@ -11,7 +11,7 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use slotted_counters::{AsyncCounters, ConfigError, Counters, NewCounter, sqlx};
 use slotted_counters_cli::database;
 
-use crate::support::server::Booted;
+use crate::support::server::{Booted, Launch};
 use crate::support::{self, flavor, on_each_server, release, slotted_counters, stderr, stdout, succeeded};
 
 on_each_server!(install_status_and_the_client_reach_a_tls_only_server,);
@@ -40,7 +40,7 @@ fn tls_only_server(dir: &Path, authority: &CertifiedIssuer<'static, KeyPair>) ->
          require_secure_transport=ON",
         dir = release().inner_path(dir).display()
     );
-    let server = Booted::start(release(), &config)
+    let server = Booted::launch(&Launch { config: &config, durable: false, ..Launch::new(release()) })
         .unwrap_or_else(|problem| panic!("cannot boot a TLS {} server: {problem}", flavor()));
     server.root_conn().query_drop("CREATE DATABASE app").unwrap();
     server

@@ -9,7 +9,8 @@ use mysql::prelude::Queryable;
 use slotted_counters::Counters;
 
 use crate::support::{
-    self, Database, Flavor, committed_setup_sql, flavor, on_each_server, slotted_counters, succeeded,
+    self, BACKGROUND_PAUSE, Database, Flavor, committed_setup_sql, flavor, on_each_server, slotted_counters,
+    succeeded,
 };
 
 on_each_server!(
@@ -35,7 +36,8 @@ struct Traffic {
 
 impl Traffic {
     /// `clients` threads that increment `name` and read it back, each call
-    /// sent once: any error is recorded as a failure.
+    /// sent once, [`BACKGROUND_PAUSE`] apart: any error is recorded as a
+    /// failure.
     fn raw_calls(db: &Database, clients: usize, name: &'static str) -> Self {
         Self::start(clients, |stop, acknowledged, failures| {
             let mut conn = db.conn();
@@ -56,13 +58,14 @@ impl Traffic {
                             .unwrap()
                             .push(Failure { at: Instant::now(), message: error.to_string() });
                     }
+                    thread::sleep(BACKGROUND_PAUSE);
                 }
             }
         })
     }
 
     /// `clients` threads that increment `names` through the Rust client,
-    /// each thread one of them in turn.
+    /// each thread one of them in turn, [`BACKGROUND_PAUSE`] apart.
     fn client_calls(counters: &Counters, clients: usize, names: &[&'static str]) -> Self {
         let mut names = names.iter().copied().cycle();
         Self::start(clients, |stop, acknowledged, failures| {
@@ -79,6 +82,7 @@ impl Traffic {
                             .unwrap()
                             .push(Failure { at: Instant::now(), message: error.to_string() }),
                     }
+                    thread::sleep(BACKGROUND_PAUSE);
                 }
             }
         })
@@ -254,7 +258,8 @@ fn drop_and_create(db: &Database, routines: &[(&str, &str)], gap: Duration) {
 }
 
 fn the_client_rides_through_a_reinstall_that_drops_routines() {
-    let db = support::with_committed("generated");
+    let db = Database::new();
+    support::install_committed(&db, "generated");
     db.conn().query_drop("CALL counter_setup('hot', 'd', 16, NULL)").unwrap();
     let counters = Counters::new(db.pool().clone()).unwrap();
 

@@ -110,7 +110,7 @@ pub(super) fn client_installs_setup_sql_from_another_folder(package: &Package) {
 }
 
 pub(super) fn sourcing_setup_twice_keeps_every_count(package: &Package) {
-    let db = package.database();
+    let db = package.own_database();
     let mut conn = db.conn();
     call(&mut conn, "CALL counter_setup(?, ?, ?, ?)", ("kept", "d", package.slots(8), 5)).unwrap();
     for _ in 0..20 {

@@ -60,8 +60,15 @@ impl Package {
         Database::with_charset(self.charset)
     }
 
-    /// A fresh database with the package installed.
+    /// A shared database with the package installed.
     fn database(&self) -> Database {
+        let script = std::fs::read_to_string(self.setup_sql()).expect("read setup.sql");
+        Database::shared(&script, self.charset)
+    }
+
+    /// A database of the test's own with the package installed, for a test
+    /// that installs it again.
+    fn own_database(&self) -> Database {
         let db = self.empty_database();
         self.install(&db);
         db

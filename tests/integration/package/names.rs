@@ -77,7 +77,8 @@ fn a_usual_name_never_runs_the_name_check_in_any_collation() {
     }
     for collation in collations {
         let options = PackageOptions::builder().collation(collation).build().unwrap();
-        let db = support::with_package(&options);
+        let db = Database::new();
+        support::install_package(&db, &options);
         let mut conn = db.conn();
         conn.query_drop("DROP FUNCTION counter_name_problem").unwrap();
         let usual = "page:42/a-b_c.d~e";

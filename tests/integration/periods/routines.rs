@@ -425,7 +425,7 @@ fn only_the_writes_of_a_tracked_counter_look_at_the_periods() {
 /// counters that track no period and for no other: a tracked counter's
 /// writes still count in its buckets, and the others' skip the periods.
 fn an_upgrade_marks_untracked_only_the_counters_that_track_no_period() {
-    let db = with_package();
+    let db = support::with_own_package(&PackageOptions::default());
     let mut conn = db.conn();
     conn.query_drop("CALL counter_setup('plain', 'd', 4, NULL)").unwrap();
     tracked(&mut conn, "views", 4, &[("day", Some(7))]);

@@ -1,14 +1,29 @@
-//! One database per test, dropped when the test ends, with the accounts
-//! made for it.
+//! The databases the live tests work in, with the accounts made for them.
+//!
+//! A test that only calls a package gets one of the run's shared databases
+//! holding it ([`Database::shared`]): each package (its script, and the
+//! database's character set) is installed once per server and run, and
+//! handed to the next test that asks for it with its tables emptied. A
+//! test may add tables of its own beside the package's, an application's,
+//! dropped when it hands the database back. Then every object left is
+//! compared with what the install made ([`Schema`]): a test that
+//! re-installed, uninstalled or altered the package, or added anything but
+//! tables, fails, and the database is dropped, never handed out again.
+//! Such a test makes a database of its own ([`Database::new`]), dropped
+//! when it ends.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, PooledConn};
+use slotted_counters_cli::script;
 
-use super::flavor::Program;
+use super::flavor::{Program, Release};
+use super::schema::Schema;
 use super::server::{Server, current};
 
 /// An account a test made.
@@ -21,24 +36,54 @@ pub struct Account {
     pub url: String,
 }
 
-/// A database of its own for one test, dropped when the test ends, with
-/// any account made for it.
+/// A database for one test, with any account made for it: of the test's
+/// own, dropped when the test ends, or a shared one, handed back.
 pub struct Database {
     server: &'static Server,
     name: String,
     opts: Opts,
-    pool: Pool,
+    /// Taken when the database is handed back, to close its connections.
+    pool: Option<Pool>,
     users: Mutex<Vec<String>>,
+    /// For a shared database: which package it holds, and what its install made.
+    shared: Option<Installed>,
 }
 
+/// What a shared database holds: the package it was installed with, and the
+/// objects that install made.
+struct Installed {
+    package: Package,
+    schema: Schema,
+}
+
+/// A shared database's package: the script installed, on which server, in
+/// a database of which character set.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Package {
+    release: Release,
+    script: u64,
+    charset: u64,
+}
+
+/// A shared database no test holds now.
+struct Idle {
+    name: String,
+    installed: Installed,
+}
+
+/// The shared databases no test holds now.
+static IDLE: Mutex<Vec<Idle>> = Mutex::new(Vec::new());
+
 impl Database {
-    /// Creates an empty utf8mb4 database on the server of the running test.
+    /// Creates an empty utf8mb4 database of the test's own on the server of
+    /// the running test.
     pub fn new() -> Self {
         Self::with_charset("utf8mb4")
     }
 
-    /// Creates an empty database whose default character set is `charset`,
-    /// as a DBA's may be: every text variable without one of its own takes it.
+    /// Creates an empty database of the test's own whose default character
+    /// set is `charset`, as a DBA's may be: every text variable without one
+    /// of its own takes it.
     pub fn with_charset(charset: &str) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let server = current();
@@ -47,6 +92,11 @@ impl Database {
             .admin_conn()
             .query_drop(format!("CREATE DATABASE `{name}` CHARACTER SET {charset}"))
             .unwrap_or_else(|error| panic!("cannot create database {name}: {error}"));
+        Self::open(server, name)
+    }
+
+    /// The database `name` on `server`, with a pool of its own.
+    fn open(server: &'static Server, name: String) -> Self {
         let opts: Opts = OptsBuilder::from_opts(server.opts.clone())
             .db_name(Some(&name))
             .pool_opts(
@@ -56,7 +106,33 @@ impl Database {
             .into();
         let pool =
             Pool::new(opts.clone()).unwrap_or_else(|error| panic!("cannot connect to {name}: {error}"));
-        Database { server, name, opts, pool, users: Mutex::new(Vec::new()) }
+        Database { server, name, opts, pool: Some(pool), users: Mutex::new(Vec::new()), shared: None }
+    }
+
+    /// A shared database of a `charset` database holding what `script`
+    /// installs, on the server of the running test, with its tables empty:
+    /// for a test that changes no object of it (see the module's doc).
+    pub fn shared(script: &str, charset: &str) -> Self {
+        let server = current();
+        let package = Package { release: server.release, script: digest(script), charset: digest(charset) };
+        let idle = {
+            let mut idle = IDLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let found = idle.iter().position(|idle| idle.installed.package == package);
+            found.map(|at| idle.swap_remove(at))
+        };
+        if let Some(Idle { name, installed }) = idle {
+            let mut db = Self::open(server, name);
+            db.shared = Some(installed);
+            return db;
+        }
+        let mut db = Self::with_charset(charset);
+        let mut conn = db.conn();
+        script::run(&mut conn, script).unwrap_or_else(|error| panic!("cannot install the package: {error}"));
+        let schema = Schema::read(&mut conn, &db.name).expect("read the installed package's objects");
+        drop(conn);
+        server.drop_at_exit(&db.name);
+        db.shared = Some(Installed { package, schema });
+        db
     }
 
     pub fn name(&self) -> &str {
@@ -64,11 +140,11 @@ impl Database {
     }
 
     pub fn pool(&self) -> &Pool {
-        &self.pool
+        self.pool.as_ref().expect("a database's pool lives as long as it")
     }
 
     pub fn conn(&self) -> PooledConn {
-        self.pool.get_conn().expect("connection to the test database")
+        self.pool().get_conn().expect("connection to the test database")
     }
 
     /// `mysql://user:password@host:port/database` for this database.
@@ -149,14 +225,115 @@ impl Database {
     }
 }
 
-impl Drop for Database {
-    fn drop(&mut self) {
-        // Never panic here: this may run while a failed test unwinds.
-        if let Ok(mut conn) = mysql::Conn::new(self.server.opts.clone()) {
-            let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
-            for user in self.users.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).iter() {
-                let _ = conn.query_drop(format!("DROP USER IF EXISTS {user}"));
-            }
+impl Database {
+    /// Closes this database's connections, drops the accounts made for it,
+    /// ends every session still in it, drops the tables the test added,
+    /// and checks that the objects left are the ones `installed` made:
+    /// `Err` names what changed. The package's tables are emptied only
+    /// then, so that a failed check leaves the rows to look at.
+    fn hand_back(&mut self, conn: &mut mysql::Conn, installed: &Installed) -> Result<(), String> {
+        drop(self.pool.take());
+        self.drop_accounts(conn);
+        conn.query_drop("SET SESSION lock_wait_timeout = 60, foreign_key_checks = 0")
+            .map_err(|error| error.to_string())?;
+        end_sessions_in(conn, &self.name)
+            .map_err(|error| format!("cannot end the sessions in it: {error}"))?;
+        let read = |conn: &mut mysql::Conn| {
+            Schema::read(conn, &self.name).map_err(|error| format!("cannot read its objects: {error}"))
+        };
+        let added: Vec<String> = read(conn)?
+            .tables()
+            .iter()
+            .filter(|table| !installed.schema.tables().contains(table))
+            .map(|table| format!("`{}`.`{table}`", self.name))
+            .collect();
+        if !added.is_empty() {
+            conn.query_drop(format!("DROP TABLE {}", added.join(", ")))
+                .map_err(|error| format!("cannot drop the tables the test added: {error}"))?;
+        }
+        let now = read(conn)?;
+        let changes = installed.schema.changes_to(&now);
+        if !changes.is_empty() {
+            return Err(format!(
+                "the test changed the shared database {} (- what the install made, + what it holds now):\n{}\n\
+                 A test that re-installs, uninstalls or alters a package, or adds anything but tables, \
+                 works in a database of its own: Database::new(), then install.",
+                self.name,
+                changes.join("\n")
+            ));
+        }
+        for table in now.tables() {
+            conn.query_drop(format!("TRUNCATE TABLE `{}`.`{table}`", self.name))
+                .map_err(|error| format!("cannot empty {table}: {error}"))?;
+        }
+        Ok(())
+    }
+
+    fn drop_accounts(&mut self, conn: &mut mysql::Conn) {
+        for user in self.users.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).drain(..) {
+            let _ = conn.query_drop(format!("DROP USER IF EXISTS {user}"));
         }
     }
+}
+
+impl Drop for Database {
+    /// Hands a shared database back, or drops the database. A shared one
+    /// that a failed test leaves, or that fails [`Database::hand_back`]'s
+    /// check, is dropped too; the check's failure fails the test.
+    fn drop(&mut self) {
+        // Never panic but for the check: this may run while a failed test unwinds.
+        let Ok(mut conn) = mysql::Conn::new(self.server.opts.clone()) else { return };
+        let mut problem = None;
+        if let Some(installed) = self.shared.take().filter(|_| !std::thread::panicking()) {
+            match self.hand_back(&mut conn, &installed) {
+                Ok(()) => {
+                    let name = std::mem::take(&mut self.name);
+                    IDLE.lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .push(Idle { name, installed });
+                    return;
+                }
+                Err(found) => problem = Some(found),
+            }
+        }
+        let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
+        self.drop_accounts(&mut conn);
+        if let Some(problem) = problem {
+            panic!("{problem}");
+        }
+    }
+}
+
+/// Waits until no session but this one is in `database`: the test's
+/// connections close as its pools and clients are dropped. Those still open
+/// after a second, which a test left running or kept in a client that
+/// outlives its database, are killed, rolling back what they hold.
+fn end_sessions_in(conn: &mut mysql::Conn, database: &str) -> mysql::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let sessions: Vec<u64> = super::despite_emoji_elsewhere(|| {
+            conn.exec(
+                "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+                (database,),
+            )
+        })?;
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            for session in sessions {
+                // It may have ended by itself meanwhile (1094, unknown thread).
+                let _ = conn.query_drop(format!("KILL CONNECTION {session}"));
+            }
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A digest of `text`, to tell packages apart by their script.
+fn digest(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }

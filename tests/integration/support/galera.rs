@@ -76,6 +76,7 @@ impl Cluster {
                 as_mysql_user: true,
                 server_args: if first { &["--wsrep-new-cluster"] } else { &[] },
                 create_user: false,
+                durable: false,
             };
             let node = Booted::launch(&launch)
                 .map_err(|problem| format!("cannot boot Galera node {}: {problem}", index + 1))?;

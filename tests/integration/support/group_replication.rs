@@ -62,7 +62,7 @@ impl Group {
                  loose-group_replication_recovery_get_public_key=ON",
                 seeds = seeds.join(","),
             );
-            let launch = Launch { config: &config, ..Launch::new(Release::MySql) };
+            let launch = Launch { config: &config, durable: false, ..Launch::new(Release::MySql) };
             let member = Booted::launch(&launch)
                 .map_err(|problem| format!("cannot boot group member {}: {problem}", members.len() + 1))?;
             members.push(member);

@@ -13,6 +13,7 @@ pub mod flavor;
 pub mod galera;
 pub mod group_replication;
 pub mod multi_primary;
+mod schema;
 pub mod server;
 pub mod spider;
 pub mod timing;
@@ -20,8 +21,8 @@ pub mod timing;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mysql::PooledConn;
@@ -60,16 +61,25 @@ pub(crate) use on_each_server;
 
 /// Runs a query that reads `information_schema.innodb_trx`.
 ///
-/// The server answers such queries from a cache that it refreshes only when
-/// it has not been read for 100 ms: polled faster, it returns stale rows
-/// forever. So every read in this process goes through here, one at a time,
-/// at least 150 ms after the one before.
+/// The server answers such queries from a cache of its own that it
+/// refreshes only when it has not been read for 100 ms: polled faster, it
+/// returns stale rows forever. So every read of a server's in this process
+/// goes through here, one at a time, at least 150 ms after the one before.
 ///
 /// On MySQL, a read that meets another test's emoji is tried again
 /// ([`despite_emoji_elsewhere`]).
 pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &str) -> Option<T> {
-    static LAST_READ: Mutex<Option<Instant>> = Mutex::new(None);
-    let mut last_read = LAST_READ.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    /// When a server's cache was last read.
+    type LastRead = Arc<Mutex<Option<Instant>>>;
+    // Each server's last read, the servers told apart by their versions.
+    static LAST_READS: Mutex<BTreeMap<(u16, u16, u16), LastRead>> = Mutex::new(BTreeMap::new());
+    let last_read = LAST_READS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .entry(conn.server_version())
+        .or_default()
+        .clone();
+    let mut last_read = last_read.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     despite_emoji_elsewhere(|| {
         if let Some(previous) = *last_read {
             std::thread::sleep(Duration::from_millis(150).saturating_sub(previous.elapsed()));
@@ -185,12 +195,14 @@ pub fn heavy_transaction(db: &Database) -> PooledConn {
     heavy
 }
 
-/// Replaces the package's `counter_increment` with one that records each
-/// call in the table `tries` and then fails as a deadlock victim does
-/// (1213, SQLSTATE 40001): a call the server keeps rolling back, whose
-/// tries a test can count. Each statement of a routine called in
-/// autocommit mode commits on its own, so the record stays.
-pub fn roll_back_every_increment(db: &Database) {
+/// A database of the test's own with the default package whose
+/// `counter_increment` records each call in the table `tries` and then
+/// fails as a deadlock victim does (1213, SQLSTATE 40001): a call the
+/// server keeps rolling back, whose tries a test can count. Each statement
+/// of a routine called in autocommit mode commits on its own, so the record
+/// stays.
+pub fn rolling_back_every_increment() -> Database {
+    let db = with_own_package(&PackageOptions::default());
     let mut conn = db.conn();
     conn.query_drop("CREATE TABLE tries (try INT AUTO_INCREMENT PRIMARY KEY)").unwrap();
     conn.query_drop("DROP PROCEDURE counter_increment").unwrap();
@@ -201,9 +213,11 @@ pub fn roll_back_every_increment(db: &Database) {
          MESSAGE_TEXT = 'Deadlock found when trying to get lock; try restarting transaction'; END",
     )
     .unwrap();
+    drop(conn);
+    db
 }
 
-/// How many calls [`roll_back_every_increment`]'s routine has seen.
+/// How many calls [`rolling_back_every_increment`]'s routine has seen.
 pub fn tries(db: &Database) -> u32 {
     db.conn().query_first("SELECT COUNT(*) FROM tries").unwrap().unwrap()
 }
@@ -227,20 +241,25 @@ pub fn random_write_id_hex() -> String {
     rand::random::<[u8; 16]>().iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// A database with the default package, and counters `names` of one slot
-/// each, so that a test can hold a counter's only row.
+/// A shared database with the default package, and counters `names` of
+/// one slot each, so that a test can hold a counter's only row.
 pub fn with_default_package(names: &[&str]) -> Database {
-    let db = Database::new();
+    let db = with_package(&PackageOptions::default());
     let mut conn = db.conn();
-    script::run(&mut conn, &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
     for name in names {
         conn.exec_drop("CALL counter_setup(?, 'd', 1, NULL)", (name,)).unwrap();
     }
     db
 }
 
-/// A database with the package `options` describe, rendered now.
+/// A shared database with the package `options` describe, rendered now.
 pub fn with_package(options: &PackageOptions) -> Database {
+    Database::shared(&render::setup_sql(options).unwrap(), "utf8mb4")
+}
+
+/// A database of the test's own with the package `options` describe, for a
+/// test that changes it: re-installs, uninstalls, alters or drops a part.
+pub fn with_own_package(options: &PackageOptions) -> Database {
     let db = Database::new();
     install_package(&db, options);
     db
@@ -251,13 +270,13 @@ pub fn install_package(db: &Database, options: &PackageOptions) {
     script::run(&mut db.conn(), &render::setup_sql(options).unwrap()).unwrap();
 }
 
-/// A database holding only the tables of `plain_tables.sql` for a package
-/// made with `options`, no routine, and the URL of an account that may read
-/// and write them and run nothing (checked: no EXECUTE among its grants).
+/// A shared database holding only the tables of `plain_tables.sql` for a
+/// package made with `options`, no routine, and the URL of an account that
+/// may read and write them and run nothing (checked: no EXECUTE among its
+/// grants).
 pub fn plain_database(options: &PackageOptions) -> (Database, String) {
-    let db = Database::new();
     let tables = render::plain_tables_sql(options).unwrap().expect("a package the plain mode serves");
-    script::run(&mut db.conn(), &tables).unwrap();
+    let db = Database::shared(&tables, "utf8mb4");
     let url = db.account("plain", &["SELECT, INSERT, UPDATE, DELETE ON {db}.*"]).url;
     assert_eq!(routines_in(&mut db.conn()), Vec::<String>::new(), "no routine installed");
     let grants: Vec<String> =
@@ -274,6 +293,19 @@ pub fn close_gate(db: &Database) -> PooledConn {
     holder.query_drop("START TRANSACTION").unwrap();
     holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'gate'").unwrap();
     holder
+}
+
+/// Until `running` is cleared, holds counter `name`'s slots for 50 ms at a
+/// time, so that its writers wait for them now and then.
+pub fn hold_now_and_then(db: &Database, name: &str, running: &AtomicBool) {
+    let mut holder = db.conn();
+    while running.load(Ordering::SeqCst) {
+        holder.query_drop("START TRANSACTION").unwrap();
+        holder.exec_drop("SELECT * FROM counters WHERE counter_name = ? FOR UPDATE", (name,)).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        holder.query_drop("ROLLBACK").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Sets up the classic deadlock around counter `d` (of 4 slots or more): a
@@ -304,6 +336,13 @@ pub fn deadlock_against<Call, T>(
 pub fn deadlocks(conn: &mut PooledConn) -> u64 {
     slotted_counters_cli::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
 }
+
+/// What a writer in a test's background waits between its writes, where
+/// the test's subject is the change they run beside (a re-install, a
+/// resize, a reset): each gap the change opens still meets many writes,
+/// and the writers leave the change, and the tests beside it, most of the
+/// machine's cores, where writes back to back took them all.
+pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(5);
 
 /// Clears a "keep running" flag when dropped, so that background clients
 /// stop however the work they run beside ends, a failed assertion included.
@@ -440,11 +479,10 @@ pub fn install_committed(db: &Database, dir: &str) {
     slotted_counters_cli::script::run(&mut db.conn(), &script).expect("install setup.sql");
 }
 
-/// A fresh database with the committed package in `dir` installed.
+/// A shared database with the committed package in `dir`.
 pub fn with_committed(dir: &str) -> Database {
-    let db = Database::new();
-    install_committed(&db, dir);
-    db
+    let script = std::fs::read_to_string(committed_setup_sql(dir)).expect("read setup.sql");
+    Database::shared(&script, "utf8mb4")
 }
 
 /// The code and message of a server error; any other error fails the test.

@@ -20,7 +20,7 @@ use slotted_counters_cli::{render, script};
 use slotted_counters_core::package;
 
 use super::server::Booted;
-use super::{StopOnDrop, random_write_id_hex, slotted_counters, stderr};
+use super::{BACKGROUND_PAUSE, StopOnDrop, random_write_id_hex, slotted_counters, stderr};
 
 /// A multi-primary cluster the tests boot: Galera's nodes, or Group
 /// Replication's members.
@@ -164,8 +164,8 @@ pub fn totals_on_every_node<C: MultiPrimary>(cluster: &C, database: &str, name: 
         .collect()
 }
 
-/// Runs `work` while each of `clients` increments `name` back to back;
-/// returns the increments they made.
+/// Runs `work` while each of `clients` increments `name`,
+/// [`BACKGROUND_PAUSE`] apart; returns the increments they made.
 fn under_load(clients: Vec<Counters>, name: &'static str, work: impl FnOnce()) -> i64 {
     let running = AtomicBool::new(true);
     thread::scope(|scope| {
@@ -179,6 +179,7 @@ fn under_load(clients: Vec<Counters>, name: &'static str, work: impl FnOnce()) -
                     while running.load(Ordering::Relaxed) {
                         counters.increment(name).unwrap();
                         made += 1;
+                        thread::sleep(BACKGROUND_PAUSE);
                     }
                     made
                 })
@@ -200,7 +201,7 @@ fn clients_on_nodes_2_and_3(cluster: &impl MultiPrimary, database: &str) -> Vec<
 /// Checks that a reset erases every increment acknowledged on another node:
 /// 300 rounds of an increment of counter `reset` on node 2, a reset of it
 /// on node 1, and a causal read on node 3, while clients on nodes 2 and 3
-/// increment another counter back to back. Node 2 applies each reset while
+/// increment another counter. Node 2 applies each reset while
 /// it increments: its increment may lose certification and be retried,
 /// acknowledged only once it commits.
 pub fn check_resets_erase_remote_increments<C: MultiPrimary>(
@@ -372,7 +373,7 @@ pub fn check_quota_lets_exactly_its_limit_through_from_every_node<C: MultiPrimar
     conflicts
 }
 
-/// How long a resize may take to win under unpaced load. A shrink moves
+/// How long a resize may take to win under load. A shrink moves
 /// one slot per transaction, two rows each, so it rarely meets another
 /// node's increment, and on Group Replication each of those transactions
 /// first waits until the member has applied what the group certified
@@ -385,7 +386,7 @@ const RESIZE_WITHIN: Duration = Duration::from_secs(15);
 /// Checks that resizes on node 1 under increments from nodes 2 and 3 keep
 /// the total exact and leave the slots the last resize asked for. Resizes
 /// counter `resized` to 32, 8, 24, 3 and then 12 slots while the other
-/// nodes increment it back to back; a resize that loses certification
+/// nodes increment it; a resize that loses certification
 /// (Galera 1213, Group Replication 3101) is called again, and each wins
 /// within [`RESIZE_WITHIN`].
 pub fn check_resizes_under_remote_load_stay_exact<C: MultiPrimary>(
@@ -418,7 +419,7 @@ pub fn check_resizes_under_remote_load_stay_exact<C: MultiPrimary>(
             thread::sleep(Duration::from_millis(100));
         }
     });
-    println!("resizes (slots, tries, time) under unpaced increments: {took:?}");
+    println!("resizes (slots, tries, time) under increments: {took:?}");
 
     assert_eq!(totals_on_every_node(cluster, database, "resized"), [Some(1000 + made); 3]);
     let slots: Vec<u32> = causal_conn::<C>(nodes[1], database)
@@ -585,6 +586,7 @@ pub fn check_re_installs_under_remote_writes_lose_nothing<C: MultiPrimary>(
                         }
                         counted.iter_mut().zip(deltas).for_each(|(counted, delta)| *counted += delta);
                         n += 1;
+                        thread::sleep(BACKGROUND_PAUSE);
                     }
                     counted
                 })

@@ -3,8 +3,12 @@
 //! it, or given.
 //!
 //! A booted server gets a data folder of its own (`mariadb-install-db`, or
-//! `mysqld --initialize-insecure` in MySQL's chroot), a free loopback port,
-//! binary logging and durable commits, as production runs it. A small shell
+//! `mysqld --initialize-insecure` in MySQL's chroot), a free loopback port
+//! and binary logging, as production runs it. The shared servers skip the
+//! sync at each commit: what the suite asserts of them holds either way,
+//! and a sync per write is most of their time. The tests of crashes,
+//! replicas and group commit boot servers of their own that sync every
+//! commit, as production's do ([`Launch::durable`]). A small shell
 //! guardian owns the server and holds a pipe from this process: when the
 //! test binary exits, however it exits, the pipe closes and the guardian
 //! stops the server and removes its folder.
@@ -22,7 +26,7 @@ use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -109,7 +113,7 @@ pub fn server(release: Release) -> &'static Server {
         return given;
     }
     BOOTED[release as usize].get_or_init(|| {
-        let booted = Booted::start(release, "")
+        let booted = Booted::launch(&Launch { durable: false, ..Launch::new(release) })
             .unwrap_or_else(|problem| panic!("cannot start a {release} server for the tests: {problem}"));
         Server { opts: booted.opts.clone(), release, _booted: Some(Mutex::new(booted)) }
     })
@@ -118,6 +122,34 @@ pub fn server(release: Release) -> &'static Server {
 impl Server {
     pub(super) fn admin_conn(&self) -> mysql::Conn {
         mysql::Conn::new(self.opts.clone()).expect("connect to the test server")
+    }
+
+    /// Drops `database` when the test binary exits, on a server given by
+    /// `MYSQL_TEST_URL`: the run's shared databases outlive their tests,
+    /// and a booted server goes away whole.
+    pub(super) fn drop_at_exit(&'static self, database: &str) {
+        static LEFT: Mutex<Vec<(&Server, String)>> = Mutex::new(Vec::new());
+        static REGISTERED: Once = Once::new();
+        unsafe extern "C" {
+            fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+        }
+        extern "C" fn drop_left() {
+            let left = std::mem::take(&mut *LEFT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+            for (server, database) in left {
+                if let Ok(mut conn) = mysql::Conn::new(server.opts.clone()) {
+                    let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{database}`"));
+                }
+            }
+        }
+        if self._booted.is_some() {
+            return;
+        }
+        // SAFETY: `drop_left` is a plain function that never unwinds (it
+        // ignores every error), as a callback of the C library's exit must.
+        REGISTERED.call_once(|| unsafe {
+            atexit(drop_left);
+        });
+        LEFT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((self, database.to_owned()));
     }
 }
 
@@ -135,11 +167,23 @@ pub struct Launch<'a> {
     /// node answers before it can run statements, and a joiner receives
     /// the user with its state transfer: the cluster creates it itself.
     pub create_user: bool,
+    /// Whether every commit is synced to disk, its binary log included
+    /// (`innodb_flush_log_at_trx_commit=1`, `sync_binlog=1`), as a crash
+    /// test needs; otherwise the server writes at each commit and syncs
+    /// about once a second, and skips the doublewrite buffer.
+    pub durable: bool,
 }
 
 impl Launch<'_> {
     pub fn new(release: Release) -> Self {
-        Launch { release, config: "", as_mysql_user: false, server_args: &[], create_user: true }
+        Launch {
+            release,
+            config: "",
+            as_mysql_user: false,
+            server_args: &[],
+            create_user: true,
+            durable: true,
+        }
     }
 }
 
@@ -199,14 +243,18 @@ impl Booted {
              user={user}\n\
              log-bin={dir}/binlog\n\
              server-id=1\n\
-             innodb_flush_log_at_trx_commit=1\n\
-             sync_binlog=1\n\
+             {commits}\
              max_connections=1000\n\
              {own}\
              {extra_config}\n",
             datadir = inner(&datadir),
             tmpdir = inner(&tmpdir),
             dir = inner(&dir),
+            commits = if launch.durable {
+                "innodb_flush_log_at_trx_commit=1\nsync_binlog=1\n"
+            } else {
+                "innodb_flush_log_at_trx_commit=2\nsync_binlog=0\ninnodb_doublewrite=0\n"
+            },
             own = release.own_settings(),
             extra_config = launch.config,
         );

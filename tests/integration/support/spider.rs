@@ -11,7 +11,7 @@ use slotted_counters::PackageOptions;
 use slotted_counters_cli::{render, script};
 
 use super::Release;
-use super::server::{Booted, TEST_PASSWORD, TEST_USER};
+use super::server::{Booted, Launch, TEST_PASSWORD, TEST_USER};
 
 /// The head's partitions, spread over the data servers in turn. Odd: on
 /// MariaDB 10.11, `KEY` partitioning hashes every `utf8mb4_unicode_ci`
@@ -28,7 +28,7 @@ pub struct Spider {
 impl Spider {
     pub fn boot() -> Spider {
         let start = |config: &str| {
-            Booted::start(Release::MariaDb, config)
+            Booted::launch(&Launch { config, durable: false, ..Launch::new(Release::MariaDb) })
                 .unwrap_or_else(|error| panic!("cannot boot Spider: {error}"))
         };
         let data = [start(""), start("")];
