@@ -6,8 +6,11 @@
 {% let checks_name_width = true %}
 {% include "_probe.sql" %}
 
+{% include "_sql_mode.sql" %}
+
 {% include "_grants_keeper.sql" %}
 
 {% include "_tables.sql" %}
 
 {{ routines }}
+{% include "_sql_mode_back.sql" %}

@@ -247,6 +247,17 @@ pub fn lacked_features(options: &PackageOptions) -> Vec<LackedFeature> {
         .collect()
 }
 
+/// The `sql_mode` every routine and trigger of the package is created in,
+/// whatever the installing session's: each runs in the mode it was created
+/// in, so the package behaves the same whoever installed it. MySQL 8.0's
+/// default; MariaDB knows each of its modes.
+pub const ROUTINE_SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+/// The session variable that keeps the installing session's own `sql_mode`
+/// while a script creates the package in [`ROUTINE_SQL_MODE`]; the script
+/// gives it back at its end.
+pub const INSTALLER_SQL_MODE_VARIABLE: &str = "@slotted_counters_installer_sql_mode";
+
 /// The session variable in which a DBA names, as `--features` does, the
 /// installed features a package with fewer may drop (`install
 /// --drop-features`): their routines and triggers; their tables stay.

@@ -144,6 +144,12 @@ DELIMITER ;
 SET @slotted_counters_grants = `counter_install_probe`();
 DROP FUNCTION `counter_install_probe`;
 
+-- Each routine and trigger runs in the sql_mode of the session that created
+-- it: from here on this script creates them in one mode, whatever the
+-- installing session's, and gives the session its own back at its end.
+SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
+    SESSION sql_mode = 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
 -- MySQL revokes the grants on a routine when the routine is dropped, and
 -- an install drops each routine just before it creates it again: this
 -- procedure, called right after each routine is created (MySQL only),
@@ -3509,3 +3515,6 @@ END$$
 DROP PROCEDURE `counter_install_grants`$$
 SET @slotted_counters_grants = NULL$$
 DELIMITER ;
+
+-- The installing session's own sql_mode, back.
+SET SESSION sql_mode = @slotted_counters_installer_sql_mode;

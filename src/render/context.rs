@@ -180,6 +180,10 @@ pub(super) struct Context {
     pub(super) lacked_features: Vec<LackedFeature>,
     pub(super) lacked_triggers: Vec<String>,
     pub(super) drop_features_variable: &'static str,
+    /// The mode the package's routines and triggers are created in, and
+    /// the variable keeping the installing session's meanwhile.
+    pub(super) routine_sql_mode: &'static str,
+    pub(super) installer_sql_mode: &'static str,
     pub(super) trigger_tables: [(String, String); 6],
     pub(super) routine_mark: &'static str,
     /// The events the docs suggest, which `uninstall.sql` names.
@@ -409,6 +413,8 @@ impl Context {
                 .filter(|name| !triggers.contains(name))
                 .collect(),
             drop_features_variable: package::DROP_FEATURES_VARIABLE,
+            routine_sql_mode: package::ROUTINE_SQL_MODE,
+            installer_sql_mode: package::INSTALLER_SQL_MODE_VARIABLE,
             trigger_tables: package::triggers_with_tables(options),
             routine_mark: package::ROUTINE_MARK,
             documented_events: package::documented_events(options),

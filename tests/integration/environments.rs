@@ -19,6 +19,7 @@ on_each_server!(
     collation_option_matches_application_tables,
     refused_resize_keeps_the_callers_transaction,
     changes_inside_the_callers_transaction_commit_or_roll_back_with_it,
+    every_routine_and_trigger_runs_in_one_sql_mode_whatever_the_installing_session,
 );
 
 fn error_of(conn: &mut PooledConn, sql: &str, params: impl Into<Params>) -> (u16, String) {
@@ -349,4 +350,74 @@ fn changes_inside_the_callers_transaction_commit_or_roll_back_with_it() {
     conn.query_drop("COMMIT").unwrap();
     assert_eq!(total(&mut other, "orders"), Some(8), "committed with it");
     assert_eq!(slots_of(&mut other, "orders").len(), 2);
+}
+
+/// The `sql_mode` docs/operations.md says the package's routines and
+/// triggers run in, as a set of modes.
+const PACKAGE_SQL_MODE: [&str; 6] = [
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "NO_ENGINE_SUBSTITUTION",
+    "NO_ZERO_DATE",
+    "NO_ZERO_IN_DATE",
+    "ONLY_FULL_GROUP_BY",
+    "STRICT_TRANS_TABLES",
+];
+
+/// Each routine and trigger in `db` with its `sql_mode`, split into a set.
+fn modes_of_routines_and_triggers(db: &Database) -> Vec<(String, Vec<String>)> {
+    let modes: Vec<(String, String)> = db
+        .conn()
+        .exec(
+            "SELECT ROUTINE_NAME, SQL_MODE FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ? \
+             UNION ALL SELECT TRIGGER_NAME, SQL_MODE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? \
+             ORDER BY 1",
+            (db.name(), db.name()),
+        )
+        .unwrap();
+    modes
+        .into_iter()
+        .map(|(name, mode)| {
+            let mut modes: Vec<String> =
+                mode.split(',').filter(|mode| !mode.is_empty()).map(String::from).collect();
+            modes.sort();
+            (name, modes)
+        })
+        .collect()
+}
+
+/// A routine runs in the `sql_mode` of the session that created it. The
+/// package's are created in one mode whoever installs them, from a session
+/// of no mode or of ANSI quotes and literal backslashes, sourced by the
+/// server's client or run by `install`'s script runner, which gives the
+/// session its own mode back.
+fn every_routine_and_trigger_runs_in_one_sql_mode_whatever_the_installing_session() {
+    for installer in ["", "ANSI_QUOTES,NO_BACKSLASH_ESCAPES"] {
+        for dir in ["generated", "generated/classic"] {
+            let db = Database::new();
+            let setup_sql = std::fs::File::open(support::committed_setup_sql(dir)).unwrap();
+            let sourced = db
+                .client()
+                .arg(format!("--init-command=SET SESSION sql_mode = '{installer}'"))
+                .stdin(setup_sql)
+                .output()
+                .unwrap();
+            assert!(sourced.status.success(), "{dir}: {}", String::from_utf8_lossy(&sourced.stderr));
+            let modes = modes_of_routines_and_triggers(&db);
+            assert!(modes.len() >= 5, "{dir}: {modes:?}");
+            for (name, modes) in modes {
+                assert_eq!(modes, PACKAGE_SQL_MODE, "{dir}: {name} sourced from a session in '{installer}'");
+            }
+        }
+
+        let db = Database::new();
+        let mut conn = db.conn();
+        conn.exec_drop("SET SESSION sql_mode = ?", (installer,)).unwrap();
+        let script = std::fs::read_to_string(support::committed_setup_sql("generated")).unwrap();
+        slotted_counters_cli::script::run(&mut conn, &script).unwrap();
+        let after: String = conn.query_first("SELECT @@SESSION.sql_mode").unwrap().unwrap();
+        assert_eq!(after, installer, "the installing session's own mode, back");
+        for (name, modes) in modes_of_routines_and_triggers(&db) {
+            assert_eq!(modes, PACKAGE_SQL_MODE, "{name} installed from a session in '{installer}'");
+        }
+    }
 }
