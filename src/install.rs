@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use crate::status;
-use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, errno};
+use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, Routine, errno};
 use slotted_counters_core::{PackageOptions, PackageOptionsBuilder, refusals};
 
 /// Where the package to install comes from.
@@ -46,6 +46,27 @@ pub fn options_held(
         conn.exec_first(package::NAME_WIDTH_SQL, (options.table(),)).map_err(Error::Query)?;
     match held {
         Some(held) => Ok(package.clone().name_length_unless_given(held).build()?),
+        None => Ok(options),
+    }
+}
+
+/// The options of the package the database holds, as [`options_held`]
+/// reads them, with the features its `counter_package()` names unless
+/// `--features` was given: what `status` compares the database with, so
+/// that a package installed with fewer features (the classic one) is
+/// current, not missing the rest.
+pub fn options_installed(
+    conn: &mut impl Queryable,
+    package: &PackageOptionsBuilder,
+) -> Result<PackageOptions, Error> {
+    let options = options_held(conn, package)?;
+    // No such function (or none that answers) names no features.
+    let line: Option<String> =
+        conn.query_first(format!("SELECT `{}`()", Routine::Package.name(&options))).ok().flatten();
+    match line.as_deref().and_then(package::features_in_line) {
+        Some(features) => {
+            Ok(package.clone().name_length(options.name_length()).features_unless_given(features).build()?)
+        }
         None => Ok(options),
     }
 }

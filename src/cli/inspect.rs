@@ -7,7 +7,7 @@ use crate::status::{self, CounterSummary, ObjectStatus, State, Status};
 
 pub(super) fn run_status(args: &StatusArgs) -> Result<(), Error> {
     let mut conn = super::connect(&args.connect.url)?.conn;
-    let options = crate::install::options_held(&mut conn, &args.package)?;
+    let options = crate::install::options_installed(&mut conn, &args.package)?;
     let status = status::status(&mut conn, &options)?;
     print!("{}", status_report(&status));
     let names = |objects: Vec<&ObjectStatus>| objects.into_iter().map(|object| object.name.clone()).collect();

@@ -12,9 +12,10 @@ use slotted_counters::{AsyncCounters, CounterError, Counters, Keep, Period, UtcO
 
 use crate::support::{self, CLASSIC_ROUTINES, Database, on_each_server, slotted_counters, succeeded};
 
-/// The features line of `status` for `url`.
+/// The features line of `status` for `url`, which finds the package it
+/// installed, whatever its features, current.
 fn status_features(url: &str) -> String {
-    let report = support::stdout(&slotted_counters(&["status", "--url", url]));
+    let report = support::stdout(&succeeded(slotted_counters(&["status", "--url", url])));
     let line = report.lines().find(|line| line.starts_with("features: "));
     line.unwrap_or_else(|| panic!("no features line in {report}")).to_owned()
 }
@@ -79,6 +80,7 @@ fn sourcing_it_makes_one_table_the_view_and_the_classic_routines() {
         .unwrap();
     assert_eq!(triggers, Vec::<String>::new());
     assert_eq!(support::routines_in(&mut conn), CLASSIC_ROUTINES);
+    assert_eq!(status_features(&db.url()), "features: none (the classic package)");
 
     conn.query_drop("CALL counter_setup('test2', 'test2', 10, NULL)").unwrap();
     for _ in 0..5 {

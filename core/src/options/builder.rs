@@ -130,6 +130,14 @@ impl PackageOptionsBuilder {
         self
     }
 
+    /// The features unless [`Self::features`] was given: those of the
+    /// package a database holds, so that `status` compares it with what
+    /// was installed.
+    pub fn features_unless_given(mut self, features: Features) -> Self {
+        self.features.get_or_insert(features);
+        self
+    }
+
     /// Every counter gets exactly this many slots (`--fixed-slots`).
     pub fn fixed_slots(mut self, slots: u32) -> Self {
         self.fixed_slots = Some(slots);
