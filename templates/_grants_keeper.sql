@@ -2,9 +2,8 @@
 -- an install drops each routine just before it creates it again: this
 -- procedure, called right after each routine is created (MySQL only),
 -- grants again what each account held on it before the install, as the
--- probe read it from mysql.procs_priv (nothing where the installing
--- account may not read that table: grant again by hand, or with
--- `slotted-counters install --app-user`). A call meanwhile fails with
+-- probe read it from mysql.procs_priv (an account that may not read that
+-- table installs only where no routine is there yet). A call meanwhile fails with
 -- 1370, and the Rust client sends it again. Dropped at the install's end.
 -- Its text is utf8mb4_bin throughout, whatever the database's default.
 DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;

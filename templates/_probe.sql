@@ -50,7 +50,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `{{ p.probe }}` left'), {{ p.message_length }});
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
-{%- if checks_name_width %}
+{%- if creates_routines %}
     -- A table an earlier install made for shorter names than this package's
     -- routines take would cut the longer ones as they go in (or refuse them,
     -- 1406): `install` renders the package at the width the tables hold.
@@ -82,17 +82,30 @@ BEGIN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
 {%- endif %}
+{%- if creates_routines %}
     -- MySQL only: what each account holds on each routine, which the
-    -- routine's DROP will revoke; NULL where this account may not read it.
+    -- routine's DROP will revoke and the install grants again. An account
+    -- that may not read it refuses to replace routines already there, whose
+    -- grants it would lose.
     /*!80000 BEGIN
-        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_grants = NULL;
-        SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
-                                         'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
-          INTO v_grants
-          FROM mysql.procs_priv
-         WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ({% for routine in p.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %});
+        DECLARE v_unread BOOLEAN DEFAULT FALSE;
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_unread = TRUE;
+            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+                                             'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
+              INTO v_grants
+              FROM mysql.procs_priv
+             WHERE `Db` = DATABASE()
+               AND `Routine_name` IN ({% for routine in p.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %});
+        END;
+        IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
+            WHERE ROUTINE_SCHEMA = DATABASE()
+              AND ROUTINE_NAME IN ({% for routine in p.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %})) THEN
+            SET v_message = LEFT('{{ refusals::GRANTS_UNREAD }}; nothing changed but `{{ p.probe }}` left', {{ p.message_length }});
+            SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
+        END IF;
     END; */
+{%- endif %}
     RETURN v_grants;
 END$$
 DELIMITER ;

@@ -2,7 +2,7 @@
 -- They expect the `{{ p.table }}` table of create_tables.sql.
 {% include "_header.sql" %}
 
-{% let checks_name_width = true %}
+{% let creates_routines = true %}
 {% include "_probe.sql" %}
 
 {% include "_sql_mode.sql" %}

@@ -3,7 +3,7 @@
 -- Running it again replaces the routines and keeps every count.
 {% include "_header.sql" %}
 
-{% let checks_name_width = true %}
+{% let creates_routines = true %}
 {% include "_probe.sql" %}
 
 {% include "_sql_mode.sql" %}

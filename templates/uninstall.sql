@@ -20,7 +20,7 @@
 --     DROP EVENT IF EXISTS `{{ event }}`;
 {%- endfor %}
 
-{% let checks_name_width = false %}
+{% let creates_routines = false %}
 {% include "_probe.sql" %}
 SET @slotted_counters_grants = NULL;
 DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;

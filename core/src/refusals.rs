@@ -15,6 +15,11 @@ pub const UNKNOWN_COUNTER: &str = "unknown counter";
 /// How an install refuses a package that lacks features the database has
 /// (errno 9005), before it names them.
 pub const LACKS_INSTALLED: &str = "this package lacks the installed features";
+/// How an install on MySQL refuses to replace routines whose grants the
+/// installing account may not read, which their DROP would revoke (errno
+/// 9005).
+pub const GRANTS_UNREAD: &str =
+    "cannot read mysql.procs_priv: replacing the routines would lose their grants";
 /// `setup` of a name that a counter has (errno 9002).
 pub const ALREADY_EXISTS: &str = "counter already exists";
 /// A name a counter is created for, NULL or only spaces.

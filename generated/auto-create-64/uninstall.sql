@@ -132,17 +132,6 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `counter_install_probe` left'), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
-    -- MySQL only: what each account holds on each routine, which the
-    -- routine's DROP will revoke; NULL where this account may not read it.
-    /*!80000 BEGIN
-        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_grants = NULL;
-        SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
-                                         'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
-          INTO v_grants
-          FROM mysql.procs_priv
-         WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
-    END; */
     RETURN v_grants;
 END$$
 DELIMITER ;

@@ -111,17 +111,6 @@ BEGIN
         SET v_message = LEFT(CONCAT('this package lacks the installed features ', v_lacking, ' (install --drop-features drops them)'), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
-    -- MySQL only: what each account holds on each routine, which the
-    -- routine's DROP will revoke; NULL where this account may not read it.
-    /*!80000 BEGIN
-        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_grants = NULL;
-        SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
-                                         'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
-          INTO v_grants
-          FROM mysql.procs_priv
-         WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package');
-    END; */
     RETURN v_grants;
 END$$
 DELIMITER ;

@@ -128,15 +128,26 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
     -- MySQL only: what each account holds on each routine, which the
-    -- routine's DROP will revoke; NULL where this account may not read it.
+    -- routine's DROP will revoke and the install grants again. An account
+    -- that may not read it refuses to replace routines already there, whose
+    -- grants it would lose.
     /*!80000 BEGIN
-        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_grants = NULL;
-        SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
-                                         'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
-          INTO v_grants
-          FROM mysql.procs_priv
-         WHERE `Db` = DATABASE()
-           AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
+        DECLARE v_unread BOOLEAN DEFAULT FALSE;
+        BEGIN
+            DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_unread = TRUE;
+            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+                                             'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
+              INTO v_grants
+              FROM mysql.procs_priv
+             WHERE `Db` = DATABASE()
+               AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
+        END;
+        IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
+            WHERE ROUTINE_SCHEMA = DATABASE()
+              AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package')) THEN
+            SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines would lose their grants; nothing changed but `counter_install_probe` left', 128);
+            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
+        END IF;
     END; */
     RETURN v_grants;
 END$$
@@ -159,9 +170,8 @@ SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
 -- an install drops each routine just before it creates it again: this
 -- procedure, called right after each routine is created (MySQL only),
 -- grants again what each account held on it before the install, as the
--- probe read it from mysql.procs_priv (nothing where the installing
--- account may not read that table: grant again by hand, or with
--- `slotted-counters install --app-user`). A call meanwhile fails with
+-- probe read it from mysql.procs_priv (an account that may not read that
+-- table installs only where no routine is there yet). A call meanwhile fails with
 -- 1370, and the Rust client sends it again. Dropped at the install's end.
 -- Its text is utf8mb4_bin throughout, whatever the database's default.
 DROP PROCEDURE IF EXISTS `counter_install_grants`;

@@ -6,8 +6,9 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
 use slotted_counters::Counters;
 
+use crate::support::schema::Schema;
 use crate::support::{
-    self, Database, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
+    self, Database, Flavor, flavor, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
 };
 
 on_each_server!(
@@ -16,6 +17,7 @@ on_each_server!(
     status_fails_naming_the_definer_when_it_was_dropped,
     status_tells_a_restricted_account_what_it_cannot_see,
     status_checks_every_committed_package_without_changing_it,
+    a_reinstall_never_loses_an_applications_routine_grants,
 );
 
 fn conn_as(url: &str) -> Conn {
@@ -266,4 +268,50 @@ fn status_checks_every_committed_package_without_changing_it() {
         assert!(!report.contains("broken") && !report.contains("missing"), "{dir}: {report}");
         assert_eq!(support::table(&mut db.conn()), before, "{dir}: status changed the table");
     }
+}
+
+/// An installer with every privilege on the application's database and
+/// none on `mysql.*`, as DBAs give installers (and SUPER, for functions
+/// under binary logging). MySQL revokes a routine's grants when a
+/// re-install drops it, and this account cannot read them to grant them
+/// again: it installs where no routine is, and refuses to replace them,
+/// through `install` and the command-line client alike, changing nothing.
+/// Once it may read `mysql.procs_priv` it re-installs, and the
+/// application keeps its grant. MariaDB keeps grants across a re-install.
+fn a_reinstall_never_loses_an_applications_routine_grants() {
+    let db = Database::new();
+    let installer = db.account("installer", &["SUPER ON *.*"]);
+    db.conn()
+        .query_drop(format!("GRANT ALL ON `{}`.* TO {} WITH GRANT OPTION", db.name(), installer.quoted))
+        .unwrap();
+    succeeded(slotted_counters(&["install", "--url", &installer.url]));
+    db.conn().query_drop("CALL counter_setup('hits', 'd', 4, NULL)").unwrap();
+    let app = db.account("app", &["EXECUTE ON PROCEDURE {db}.`counter_increment`"]);
+    let increment = || conn_as(&app.url).query_drop("CALL counter_increment('hits')");
+    increment().unwrap();
+    let reinstall = || {
+        let setup_sql = std::fs::File::open(support::committed_setup_sql("generated")).unwrap();
+        let by_client = db.client_as(&installer.url).stdin(setup_sql).output().unwrap();
+        (slotted_counters(&["install", "--url", &installer.url]), by_client)
+    };
+
+    if flavor() == Flavor::MySql {
+        let before = Schema::read(&mut db.conn(), db.name()).unwrap();
+        let (by_install, by_client) = reinstall();
+        for output in [&by_install, &by_client] {
+            assert!(!output.status.success(), "a re-install that would lose the grants is refused");
+            assert!(stderr(output).contains("cannot read mysql.procs_priv"), "{}", stderr(output));
+        }
+        // The client's refusal leaves the probe; `install`'s, run next,
+        // drops it.
+        let after = Schema::read(&mut db.conn(), db.name()).unwrap();
+        assert_eq!(before.changes_to(&after), Vec::<String>::new(), "nothing changed");
+        increment().unwrap();
+        db.conn().query_drop(format!("GRANT SELECT ON mysql.procs_priv TO {}", installer.quoted)).unwrap();
+    }
+    let (by_install, by_client) = reinstall();
+    succeeded(by_install);
+    succeeded(by_client);
+    increment().expect("the application's grant outlives the re-installs");
+    assert_eq!(support::total(&mut db.conn(), "hits"), Some(if flavor() == Flavor::MySql { 3 } else { 2 }));
 }

@@ -13,7 +13,7 @@ pub mod flavor;
 pub mod galera;
 pub mod group_replication;
 pub mod multi_primary;
-mod schema;
+pub mod schema;
 pub mod server;
 pub mod spider;
 pub mod timing;
