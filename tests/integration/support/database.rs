@@ -6,9 +6,10 @@
 //! handed to the next test that asks for it with its tables emptied. A
 //! test may add tables of its own beside the package's, an application's,
 //! dropped when it hands the database back. Then every object left is
-//! compared with what the install made ([`Schema`]): a test that
-//! re-installed, uninstalled or altered the package, or added anything but
-//! tables, fails, and the database is dropped, never handed out again.
+//! compared with what the install made ([`Schema`]): a test that left a
+//! definition changed (a routine, trigger, view, table, column, index,
+//! constraint, event or grant) or added anything but tables fails, and the
+//! database is dropped, never handed out again.
 //! Such a test makes a database of its own ([`Database::new`]), dropped
 //! when it ends.
 
@@ -230,7 +231,7 @@ impl Database {
     /// ends every session still in it, drops the tables the test added,
     /// and checks that the objects left are the ones `installed` made:
     /// `Err` names what changed. The package's tables are emptied only
-    /// then, so that a failed check leaves the rows to look at.
+    /// once the check passed.
     fn hand_back(&mut self, conn: &mut mysql::Conn, installed: &Installed) -> Result<(), String> {
         drop(self.pool.take());
         self.drop_accounts(conn);
@@ -307,25 +308,32 @@ impl Drop for Database {
 /// Waits until no session but this one is in `database`: the test's
 /// connections close as its pools and clients are dropped. Those still open
 /// after a second, which a test left running or kept in a client that
-/// outlives its database, are killed, rolling back what they hold.
-fn end_sessions_in(conn: &mut mysql::Conn, database: &str) -> mysql::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(1);
+/// outlives its database, are killed, rolling back what they hold, and
+/// waited for.
+fn end_sessions_in(conn: &mut mysql::Conn, database: &str) -> Result<(), String> {
+    let started = Instant::now();
+    let (kill_after, give_up_after) = (Duration::from_secs(1), Duration::from_secs(30));
+    let mut killed = false;
     loop {
         let sessions: Vec<u64> = super::despite_emoji_elsewhere(|| {
             conn.exec(
                 "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
                 (database,),
             )
-        })?;
+        })
+        .map_err(|error| error.to_string())?;
         if sessions.is_empty() {
             return Ok(());
         }
-        if Instant::now() > deadline {
+        if started.elapsed() > give_up_after {
+            return Err(format!("sessions {sessions:?} outlived their KILL"));
+        }
+        if !killed && started.elapsed() > kill_after {
             for session in sessions {
                 // It may have ended by itself meanwhile (1094, unknown thread).
                 let _ = conn.query_drop(format!("KILL CONNECTION {session}"));
             }
-            return Ok(());
+            killed = true;
         }
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -134,18 +134,22 @@ impl Server {
             fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
         }
         extern "C" fn drop_left() {
-            let left = std::mem::take(&mut *LEFT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-            for (server, database) in left {
-                if let Ok(mut conn) = mysql::Conn::new(server.opts.clone()) {
-                    let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{database}`"));
+            // A panic must not unwind into the C library's exit: ignored,
+            // as every error here is.
+            let _ = std::panic::catch_unwind(|| {
+                let left = std::mem::take(&mut *LEFT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+                for (server, database) in left {
+                    if let Ok(mut conn) = mysql::Conn::new(server.opts.clone()) {
+                        let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS `{database}`"));
+                    }
                 }
-            }
+            });
         }
         if self._booted.is_some() {
             return;
         }
-        // SAFETY: `drop_left` is a plain function that never unwinds (it
-        // ignores every error), as a callback of the C library's exit must.
+        // SAFETY: `drop_left` takes no argument and catches every panic, so
+        // none unwinds into the C library's exit, which calls it.
         REGISTERED.call_once(|| unsafe {
             atexit(drop_left);
         });
