@@ -60,9 +60,15 @@ pub fn options_installed(
     package: &PackageOptionsBuilder,
 ) -> Result<PackageOptions, Error> {
     let options = options_held(conn, package)?;
-    // No such function (or none that answers) names no features.
     let line: Option<String> =
-        conn.query_first(format!("SELECT `{}`()", Routine::Package.name(&options))).ok().flatten();
+        match conn.query_first(format!("SELECT `{}`()", Routine::Package.name(&options))) {
+            Ok(line) => line.flatten(),
+            // A package line the server does not give (no such function,
+            // its definer gone, no EXECUTE) names no features: `status`
+            // then reports what it finds. A lost connection is an error.
+            Err(mysql::Error::MySqlError(_)) => None,
+            Err(error) => return Err(Error::Query(error)),
+        };
     match line.as_deref().and_then(package::features_in_line) {
         Some(features) => {
             Ok(package.clone().name_length(options.name_length()).features_unless_given(features).build()?)

@@ -18,8 +18,7 @@ pub const LACKS_INSTALLED: &str = "this package lacks the installed features";
 /// How an install on MySQL refuses to replace routines whose grants the
 /// installing account may not read, which their DROP would revoke (errno
 /// 9005).
-pub const GRANTS_UNREAD: &str =
-    "cannot read mysql.procs_priv: replacing the routines would lose their grants";
+pub const GRANTS_UNREAD: &str = "cannot read mysql.procs_priv: replacing the routines may lose their grants";
 /// `setup` of a name that a counter has (errno 9002).
 pub const ALREADY_EXISTS: &str = "counter already exists";
 /// A name a counter is created for, NULL or only spaces.

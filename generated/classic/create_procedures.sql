@@ -130,7 +130,7 @@ BEGIN
         IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
             WHERE ROUTINE_SCHEMA = DATABASE()
               AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package')) THEN
-            SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines would lose their grants; nothing changed but `counter_install_probe` left', 128);
+            SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines may lose their grants; nothing changed but `counter_install_probe` left', 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
         END IF;
     END; */

@@ -145,7 +145,7 @@ BEGIN
         IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
             WHERE ROUTINE_SCHEMA = DATABASE()
               AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package')) THEN
-            SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines would lose their grants; nothing changed but `counter_install_probe` left', 128);
+            SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines may lose their grants; nothing changed but `counter_install_probe` left', 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
         END IF;
     END; */
