@@ -1090,14 +1090,14 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_compact') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name, all its slots, its last change, its last spread, the periods it
+-- Removes counter p_name: all its slots, its last change, its last spread, the periods it
 -- tracks, their buckets (1000 rows per statement) and its last
 -- tracked writes.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1e49c49aa1efc574'
+COMMENT 'slotted-counters sha256:a859f5b795c1f28c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1113,7 +1113,16 @@ BEGIN
         END IF;
     END IF;
     DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-    IF ROW_COUNT() = 0 THEN
+    -- The slots go first, so that no write counts in the rest meanwhile.
+    -- Each statement commits alone in autocommit mode: a delete interrupted
+    -- after the slots leaves some of the rest, which a second call removes
+    -- (unknown counter only when nothing of it is left).
+    IF ROW_COUNT() = 0 AND NOT EXISTS (
+        SELECT 1 FROM `counter_changes` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_spreads` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_tracked_writes` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_buckets` WHERE `counter_name` = p_name) THEN
         SET v_message = LEFT(CONCAT('unknown counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;

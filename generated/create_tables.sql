@@ -157,110 +157,33 @@ CREATE TABLE IF NOT EXISTS `counter_spreads` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 
--- Tables made by earlier versions gain what this one adds, last: a slot
--- table made before bounded counters its two columns (both servers add them
--- in place, without copying the table), and a table whose rows a trigger
--- applies its guard, a column and a CHECK (a copy of the table on MySQL;
--- these tables hold one row per counter or slot, and the write ids of the
--- last few minutes).
-SET @slotted_counters_upgrade = (
+-- A slot table made by a package without this one's features gains their
+-- columns (in place, without copying the table):
+-- bounds, the slots' shares of a bound;
+SET @slotted_counters_alter = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters`
     ADD COLUMN `lowest` BIGINT NULL COMMENT ''a bounded counter: the least this slot may hold, its share of the floor (NULL: no floor)'',
     ADD COLUMN `highest` BIGINT NULL COMMENT ''a bounded counter: the most this slot may hold, its share of the ceiling (NULL: no ceiling)''', 'DO 0')
       FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'lowest');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
--- A slot table made before `untracked` marks, once, the slots of each counter
--- that tracks no period then, for its writes to skip the look at periods.
+PREPARE slotted_counters_alter FROM @slotted_counters_alter;
+EXECUTE slotted_counters_alter;
+DEALLOCATE PREPARE slotted_counters_alter;
+-- periods, `untracked`, set on every counter that tracks no period.
 SET @slotted_counters_untracked = (
     SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
-SET @slotted_counters_upgrade = (
+SET @slotted_counters_alter = (
     SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
       FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
+PREPARE slotted_counters_alter FROM @slotted_counters_alter;
+EXECUTE slotted_counters_alter;
+DEALLOCATE PREPARE slotted_counters_alter;
 UPDATE `counters` SET `untracked` = TRUE
  WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
 SET @slotted_counters_untracked = NULL;
--- Tables made before limits per period (counter_limit) gain their columns.
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_periods` ADD COLUMN `highest` BIGINT NULL COMMENT ''the most a bucket may count; NULL: no limit''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_periods' AND COLUMN_NAME = 'highest');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_buckets` ADD COLUMN `highest` BIGINT NULL COMMENT ''a limited period: the most this row may count, its share of the limit; NULL: none yet''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_buckets' AND COLUMN_NAME = 'highest');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes` ADD COLUMN `highest_minute` BIGINT NULL COMMENT ''the limit of the minute, as the write read it: NULL none'', ADD COLUMN `highest_hour` BIGINT NULL COMMENT ''the limit of the hour, as the write read it: NULL none'', ADD COLUMN `highest_day` BIGINT NULL COMMENT ''the limit of the day, as the write read it: NULL none'', ADD COLUMN `highest_month` BIGINT NULL COMMENT ''the limit of the month, as the write read it: NULL none'', ADD COLUMN `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the write saw room in its rows of each limited bucket''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'highest_minute');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
--- and before periods that start at an offset from UTC (counter_track_at_offset).
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_periods` ADD COLUMN `utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT ''minutes east of UTC where the buckets start: 480 for +08:00''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_periods' AND COLUMN_NAME = 'utc_offset');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes` ADD COLUMN `utc_offset_minute` SMALLINT NULL COMMENT ''where buckets of the minute start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_hour` SMALLINT NULL COMMENT ''where buckets of the hour start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_day` SMALLINT NULL COMMENT ''where buckets of the day start, in minutes east of UTC, as the write read it'', ADD COLUMN `utc_offset_month` SMALLINT NULL COMMENT ''where buckets of the month start, in minutes east of UTC, as the write read it''', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'utc_offset_minute');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_writes`
-    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
-    ADD CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_writes' AND COLUMN_NAME = 'pending');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_changes`
-    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
-    ADD CONSTRAINT `counter_changes_applied` CHECK (`pending` IS NULL)', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_changes' AND COLUMN_NAME = 'pending');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_tracked_writes`
-    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
-    ADD CONSTRAINT `counter_tracked_writes_applied` CHECK (`pending` IS NULL)', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_tracked_writes' AND COLUMN_NAME = 'pending');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counter_spreads`
-    ADD COLUMN `pending` BOOLEAN NULL COMMENT ''TRUE until its trigger applies the row: a CHECK refuses the row while it is'',
-    ADD CONSTRAINT `counter_spreads_applied` CHECK (`pending` IS NULL)', 'DO 0')
-      FROM information_schema.COLUMNS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counter_spreads' AND COLUMN_NAME = 'pending');
-PREPARE slotted_counters_upgrade FROM @slotted_counters_upgrade;
-EXECUTE slotted_counters_upgrade;
-DEALLOCATE PREPARE slotted_counters_upgrade;
-SET @slotted_counters_upgrade = NULL;
+SET @slotted_counters_alter = NULL;
 
 -- One row per bound and limit of every counter, led by its name: what
 -- counter_room returns for one counter, for a dashboard. It computes every

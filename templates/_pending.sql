@@ -17,12 +17,6 @@
     CONSTRAINT `{{ p.applied_check(table) }}` CHECK (`{{ p.pending_column }}` IS NULL)
 {%- endmacro %}
 
-{#- The column and the CHECK as an ALTER TABLE adds them, inside a quoted
-    string. -#}
-{% macro add(p, table) %}
-    ADD COLUMN `{{ p.pending_column }}` BOOLEAN NULL COMMENT ''{{ p.pending_comment }}'',
-    ADD CONSTRAINT `{{ p.applied_check(table) }}` CHECK (`{{ p.pending_column }}` IS NULL)
-{%- endmacro %}
 
 {#- After an INSERT's VALUES list that goes on ON DUPLICATE KEY UPDATE:
     MySQL (8.0.19 on) names the row the INSERT would have written, for

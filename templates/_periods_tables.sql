@@ -1,4 +1,3 @@
-{%- import "routines/_periods.sql" as periods -%}
 -- The periods each counter tracks ({{ p.routine(Routine::Track) }}): one row per counter
 -- and period, with how many of its buckets to keep and the most each may
 -- count ({{ p.routine(Routine::Limit) }}).
@@ -6,8 +5,8 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_column_type }} NOT NULL,
     `keep` INT UNSIGNED NULL COMMENT 'buckets kept, the current one included; NULL: all',
-    {% call periods::offset_column("'", false) %}{% endcall %}
-    {% call periods::limit_column("'", false) %}{% endcall %}
+    `utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT 'minutes east of UTC where the buckets start: 480 for +08:00',
+    `highest` BIGINT NULL COMMENT 'the most a bucket may count; NULL: no limit',
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
 
@@ -29,6 +28,6 @@ CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `bucket_start` DATETIME NOT NULL COMMENT 'UTC: the start of the minute, hour, day or month the bucket counts, at its period''s offset',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot the writes went to, or {{ p.bucket_end }} for a limited bucket''s end, which counts 0',
     `counter` BIGINT NOT NULL DEFAULT 0,
-    {% call periods::share_column("'", false) %}{% endcall %}
+    `highest` BIGINT NULL COMMENT 'a limited period: the most this row may count, its share of the limit; NULL: none yet',
     PRIMARY KEY (`counter_name`, `period`, `bucket_start`, `counter_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

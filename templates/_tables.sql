@@ -23,9 +23,9 @@
 
 {% include "_spreads_table.sql" %}
 {%- endif %}
-{%- if p.bounds || !p.applied_tables.is_empty() %}
+{%- if p.bounds || p.periods_feature %}
 
-{% include "_upgrades.sql" %}
+{% include "_feature_columns.sql" %}
 {%- endif %}
 {%- if p.periods_feature %}
 

@@ -1,4 +1,3 @@
-{%- import "routines/_periods.sql" as periods -%}
 {%- import "_pending.sql" as pending -%}
 -- The last write to each slot of a counter that tracks periods: the routine
 -- records it here, and the trigger {{ p.tracked_write_trigger }} adds its delta to the
@@ -15,9 +14,9 @@ CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
     `counted_at` DATETIME(6) NOT NULL COMMENT 'UTC: the moment whose buckets it counts in',
 {%- for period in p.periods %}
     `keep_{{ period.name() }}` INT UNSIGNED NULL COMMENT 'what the {{ period.name() }} keeps, as the write read it: NULL untracked, {{ p.keep_all }} all',
-    {% call periods::limit_of_write_column(period, "'", false) %}{% endcall %}
-    {% call periods::offset_of_write_column(period, "'", false) %}{% endcall %}
+    `highest_{{ period.name() }}` BIGINT NULL COMMENT 'the limit of the {{ period.name() }}, as the write read it: NULL none',
+    `utc_offset_{{ period.name() }}` SMALLINT NULL COMMENT 'where buckets of the {{ period.name() }} start, in minutes east of UTC, as the write read it',
 {%- endfor %}
-    {% call periods::room_seen_column("'", false) %}{% endcall %}{%- call pending::column(p) %}{% endcall %}
+    `room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT 'TRUE: the write saw room in its rows of each limited bucket',{%- call pending::column(p) %}{% endcall %}
     PRIMARY KEY (`counter_name`, `counter_id`),{%- call pending::check(p, p.tracked_writes_table) %}{% endcall %}
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};

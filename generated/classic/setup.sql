@@ -583,7 +583,7 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_reset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
--- Removes counter p_name, all its slots.
+-- Removes counter p_name: all its slots.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )

@@ -72,6 +72,11 @@ pub(super) struct Context {
     /// ([`package::triggers_in_package`]).
     pub(super) has_writes_table: bool,
     pub(super) has_changes_table: bool,
+    /// The tables beside the slots that hold rows of a counter and that
+    /// `counter_delete` empties of its rows in one statement each: its last
+    /// change, its last spread, its periods and its last tracked writes (the
+    /// buckets go in batches).
+    pub(super) counter_rows_tables: Vec<String>,
     pub(super) slot_bound_triggers: bool,
     pub(super) table: String,
     pub(super) charset: &'static str,
@@ -208,10 +213,8 @@ pub(super) struct Context {
     /// periods, and the trigger that applies it to the slot and its buckets.
     pub(super) tracked_writes_table: String,
     pub(super) tracked_write_trigger: String,
-    /// The tables whose rows a trigger applies, each guarded by a column
-    /// that stays TRUE until its trigger clears it and a CHECK that refuses
-    /// a row still pending (`_pending.sql`).
-    pub(super) applied_tables: Vec<String>,
+    /// The column that stays TRUE until its trigger applies a row, and that
+    /// a CHECK refuses while it is (`_pending.sql`).
     pub(super) pending_column: &'static str,
     pub(super) pending_comment: &'static str,
     /// The table of the last spread of each bounded counter, and the
@@ -341,6 +344,18 @@ impl Context {
             has_add_featured: Routine::in_package(options).contains(&Routine::AddFeatured),
             has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),
+            counter_rows_tables: {
+                let present = package::tables_in_package(options);
+                [
+                    package::changes_table(options),
+                    package::spreads_table(options),
+                    package::periods_table(options),
+                    package::tracked_writes_table(options),
+                ]
+                .into_iter()
+                .filter(|table| present.contains(table))
+                .collect()
+            },
             slot_bound_triggers: triggers.contains(&insert_trigger),
             table: options.table().to_owned(),
             charset: CHARSET,
@@ -433,7 +448,6 @@ impl Context {
             buckets_table: package::buckets_table(options),
             tracked_writes_table: package::tracked_writes_table(options),
             tracked_write_trigger,
-            applied_tables: package::applied_tables_in_package(options),
             pending_column: package::PENDING_COLUMN,
             pending_comment: "TRUE until its trigger applies the row: a CHECK refuses the row while it is",
             spreads_table: package::spreads_table(options),

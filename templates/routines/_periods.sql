@@ -16,47 +16,11 @@
 {#- The slots' column that lets a write of a counter that tracks no period
     skip the look at its periods: TRUE only while the counter is known to
     track none. FALSE, the default of a row written by anything else (a
-    lazy slot, an upgrade's), only sends the write the slower way, which
+    lazy slot, the ALTER that adds the column), only sends the write the slower way, which
     looks. In CREATE TABLE (`add` false) or ALTER TABLE (`add` true), with
     `quote` around its comment. -#}
 {% macro untracked_column(p, quote, add) -%}
 {% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip {{ p.periods_table }}{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The periods' column of a limit per bucket (counter_limit), in CREATE
-    TABLE (`add` false) or ALTER TABLE (`add` true), with `quote` around
-    its comment. -#}
-{% macro limit_column(quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}the most a bucket may count; NULL: no limit{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The periods' column of where their buckets start, in CREATE TABLE
-    (`add` false) or ALTER TABLE (`add` true), with `quote` around its
-    comment. -#}
-{% macro offset_column(quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`utc_offset` SMALLINT NOT NULL DEFAULT 0 COMMENT {{ quote }}minutes east of UTC where the buckets start: 480 for +08:00{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The tracked writes' column of the offset of `period` as the write read
-    it, for its trigger. -#}
-{% macro offset_of_write_column(period, quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`utc_offset_{{ period.name() }}` SMALLINT NULL COMMENT {{ quote }}where buckets of the {{ period.name() }} start, in minutes east of UTC, as the write read it{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The buckets' column of a row's share of its period's limit. -#}
-{% macro share_column(quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`highest` BIGINT NULL COMMENT {{ quote }}a limited period: the most this row may count, its share of the limit; NULL: none yet{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The tracked writes' column of the limit of `period` as the write read
-    it, for its trigger. -#}
-{% macro limit_of_write_column(period, quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`highest_{{ period.name() }}` BIGINT NULL COMMENT {{ quote }}the limit of the {{ period.name() }}, as the write read it: NULL none{{ quote }}{% if !add %},{% endif %}
-{%- endmacro %}
-
-{#- The tracked writes' column of what look_at_limits found. -#}
-{% macro room_seen_column(quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`room_seen` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the write saw room in its rows of each limited bucket{{ quote }}{% if !add %},{% endif %}
 {%- endmacro %}
 
 {#- Declares what read_keeps reads into (what each period keeps, and its

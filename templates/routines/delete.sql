@@ -1,7 +1,7 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
--- Removes counter p_name, all its slots
+-- Removes counter p_name: all its slots
 {%- if p.has_changes_table %}, its last change{% endif %}
 {%- if p.bounds %}, its last spread{% endif %}
 {%- if p.periods_feature %}, the periods it
@@ -22,18 +22,27 @@ BEGIN
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
     DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{%- if p.counter_rows_tables.is_empty() %}
     IF ROW_COUNT() = 0 THEN
+{%- else %}
+    -- The slots go first, so that no write counts in the rest meanwhile.
+    -- Each statement commits alone in autocommit mode: a delete interrupted
+    -- after the slots leaves some of the rest, which a second call removes
+    -- (unknown counter only when nothing of it is left).
+    IF ROW_COUNT() = 0 AND NOT EXISTS (
+{%- for table in p.counter_rows_tables %}
+        SELECT 1 FROM `{{ table }}` WHERE `counter_name` = p_name{% if !loop.last || p.periods_feature %} UNION ALL{% endif %}
+{%- endfor %}
+{%- if p.periods_feature %}
+        SELECT 1 FROM `{{ p.buckets_table }}` WHERE `counter_name` = p_name
+{%- endif %}) THEN
+{%- endif %}
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
-{%- if p.has_changes_table %}
-    DELETE FROM `{{ p.changes_table }}` WHERE `counter_name` = p_name;
-{%- endif %}
-{%- if p.bounds %}
-    DELETE FROM `{{ p.spreads_table }}` WHERE `counter_name` = p_name;
-{%- endif %}
+{%- for table in p.counter_rows_tables %}
+    DELETE FROM `{{ table }}` WHERE `counter_name` = p_name;
+{%- endfor %}
 {%- if p.periods_feature %}
-    DELETE FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name;
-    DELETE FROM `{{ p.tracked_writes_table }}` WHERE `counter_name` = p_name;
 {% call periods::drop_all_buckets("    ", p, "p_name") %}{% endcall %}
 {%- endif %}
 END$$

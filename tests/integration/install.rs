@@ -10,8 +10,7 @@ use mysql::prelude::Queryable;
 
 on_each_server!(
     install_creates_the_package_and_reinstall_keeps_counts,
-    install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts,
-    install_over_periods_made_before_limits_and_offsets_adds_their_columns_and_keeps_buckets,
+    adding_features_to_the_classic_package_adds_their_columns_and_keeps_counts,
     a_reinstall_keeps_the_width_of_names_the_tables_hold_until_the_documented_alter_widens_them,
     install_reads_the_url_from_database_url,
     install_from_a_generated_folder,
@@ -51,25 +50,17 @@ fn install_creates_the_package_and_reinstall_keeps_counts() {
     assert!(report.contains("counters") && report.contains("present"), "{report}");
 }
 
-/// A table made by a version before bounded counters, with counts in it:
-/// `install` adds the two columns of the slots' shares and `untracked`
-/// (set: the counter tracks no period), last, keeps every count, and the
-/// counter can be bounded; a second install changes nothing.
-fn install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts() {
+/// The classic package's table, with counts in it: installing the complete
+/// package adds the two columns of the slots' shares (bounds) and
+/// `untracked` (periods, set: the counter tracks no period), last, keeps
+/// every count, and the counter can be bounded; a second install changes
+/// nothing.
+fn adding_features_to_the_classic_package_adds_their_columns_and_keeps_counts() {
     let db = Database::new();
     let mut conn = db.conn();
-    conn.query_drop(
-        "CREATE TABLE counters (
-            counter_name VARCHAR(50) NOT NULL, counter_id SMALLINT UNSIGNED NOT NULL,
-            description VARCHAR(255) NULL, start_date DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-            counter BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (counter_name, counter_id)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-    )
-    .unwrap();
-    conn.query_drop(
-        "INSERT INTO counters (counter_name, counter_id, counter) VALUES ('stock', 1, 7), ('stock', 2, 3)",
-    )
-    .unwrap();
+    succeeded(slotted_counters(&["install", "--url", &db.url(), "--features", "none"]));
+    conn.query_drop("CALL counter_setup('stock', NULL, 2, 7)").unwrap();
+    conn.query_drop("CALL counter_add('stock', 3)").unwrap();
     let columns = |conn: &mut mysql::PooledConn| -> Vec<String> {
         conn.query(
             "SELECT COLUMN_NAME FROM information_schema.COLUMNS \
@@ -100,73 +91,6 @@ fn install_over_a_table_made_before_bounds_adds_their_columns_and_keeps_counts()
     conn.query_drop("CALL counter_bound('stock', 0, NULL)").unwrap();
     let (code, _) = support::server_error(conn.query_drop("CALL counter_add('stock', -11)").unwrap_err());
     assert_eq!(code, slotted_counters_core::package::errno::PAST_BOUND);
-}
-
-/// Periods made by a version before limits and offsets, with a counter
-/// tracking its day: `install` adds their columns, keeps the bucket, counts
-/// the next write at UTC in it, and the counter can be limited and track a
-/// period at an offset; a second install changes nothing.
-fn install_over_periods_made_before_limits_and_offsets_adds_their_columns_and_keeps_buckets() {
-    let db = Database::new();
-    let mut conn = db.conn();
-    for table in [
-        "CREATE TABLE counters (
-            counter_name VARCHAR(50) NOT NULL, counter_id SMALLINT UNSIGNED NOT NULL,
-            description VARCHAR(255) NULL, start_date DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-            counter BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (counter_name, counter_id)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        "CREATE TABLE counter_periods (
-            counter_name VARCHAR(50) NOT NULL, period ENUM('minute', 'hour', 'day', 'month') NOT NULL,
-            keep INT UNSIGNED NULL, PRIMARY KEY (counter_name, period)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        "CREATE TABLE counter_buckets (
-            counter_name VARCHAR(50) NOT NULL, period ENUM('minute', 'hour', 'day', 'month') NOT NULL,
-            bucket_start DATETIME NOT NULL, counter_id SMALLINT UNSIGNED NOT NULL,
-            counter BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (counter_name, period, bucket_start, counter_id)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        "CREATE TABLE counter_tracked_writes (
-            counter_name VARCHAR(50) NOT NULL, counter_id SMALLINT UNSIGNED NOT NULL,
-            delta BIGINT NOT NULL, counted_at DATETIME(6) NOT NULL,
-            keep_minute INT UNSIGNED NULL, keep_hour INT UNSIGNED NULL,
-            keep_day INT UNSIGNED NULL, keep_month INT UNSIGNED NULL,
-            PRIMARY KEY (counter_name, counter_id)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        "INSERT INTO counters (counter_name, counter_id, counter) VALUES ('views', 1, 4), ('views', 2, 2)",
-        "INSERT INTO counter_periods VALUES ('views', 'day', 30)",
-        "INSERT INTO counter_buckets VALUES ('views', 'day', UTC_DATE(), 1, 4), ('views', 'day', UTC_DATE(), 2, 2)",
-    ] {
-        conn.query_drop(table).unwrap();
-    }
-    let columns = |conn: &mut mysql::PooledConn, table: &str| -> Vec<String> {
-        conn.exec(
-            "SELECT COLUMN_NAME FROM information_schema.COLUMNS \
-             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
-            (table,),
-        )
-        .unwrap()
-    };
-    for _ in 0..2 {
-        succeeded(slotted_counters(&["install", "--url", &db.url()]));
-        assert_eq!(
-            columns(&mut conn, "counter_periods"),
-            ["counter_name", "period", "keep", "highest", "utc_offset"]
-        );
-        let tracked_writes = columns(&mut conn, "counter_tracked_writes");
-        for column in ["highest_day", "room_seen", "utc_offset_minute", "utc_offset_month"] {
-            assert!(tracked_writes.iter().any(|name| name == column), "{column}: {tracked_writes:?}");
-        }
-    }
-    let today = "SELECT counter_get_period('views', 'day', UTC_TIMESTAMP())";
-    assert_eq!(conn.query_first::<i64, _>(today).unwrap(), Some(6), "the bucket kept");
-    assert_eq!(conn.query_first::<i32, _>("SELECT counter_utc_offset('views', 'day')").unwrap(), Some(0));
-    conn.query_drop("CALL counter_increment('views')").unwrap();
-    assert_eq!(conn.query_first::<i64, _>(today).unwrap(), Some(7), "counted at UTC, in the bucket kept");
-    conn.query_drop("CALL counter_limit('views', 'day', 7)").unwrap();
-    let (code, _) = support::server_error(conn.query_drop("CALL counter_increment('views')").unwrap_err());
-    assert_eq!(code, slotted_counters_core::package::errno::PAST_BOUND);
-    conn.query_drop("CALL counter_track_at_offset('views', 'hour', NULL, 345)").unwrap();
-    conn.query_drop("CALL counter_add('views', -1)").unwrap();
-    assert_eq!(support::total(&mut conn, "views"), Some(6));
 }
 
 /// Tables made for 50-character names (the earlier default): `install`

@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use mysql::prelude::Queryable;
 
 use super::{at, bucket, bucket_rows, buckets, period, tracked, with_package};
-use crate::support::{on_each_server, total};
+use crate::support::{on_each_server, server_error, total};
 
 on_each_server!(
     expiry_removes_exactly_the_buckets_beyond_keep,
     tracking_again_changes_keep_and_keep_0_drops_the_buckets,
     a_reset_keeps_the_history_and_a_delete_removes_it,
+    a_delete_interrupted_after_the_slots_is_finished_by_a_second_call,
 );
 
 /// Expiry deletes the buckets before the last `keep` of each period, the
@@ -126,4 +127,88 @@ fn a_reset_keeps_the_history_and_a_delete_removes_it() {
     tracked(&mut conn, "c", 4, &[("hour", None)]);
     assert_eq!(period(&mut conn, "c", "hour", "2026-11-25 12:00:00"), Some(0), "a new counter");
     assert_eq!(period(&mut conn, "other", "hour", "2026-11-25 12:00:00"), Some(1), "another counter's stay");
+}
+
+/// Rows of counter `name` in each of the package's tables, by table.
+fn rows_of(conn: &mut mysql::PooledConn, name: &str) -> Vec<(String, u64)> {
+    [
+        "counters",
+        "counter_changes",
+        "counter_spreads",
+        "counter_periods",
+        "counter_tracked_writes",
+        "counter_buckets",
+    ]
+    .into_iter()
+    .map(|table| {
+        let rows: u64 = conn
+            .exec_first(format!("SELECT COUNT(*) FROM {table} WHERE counter_name = ?"), (name,))
+            .unwrap()
+            .unwrap();
+        (table.to_owned(), rows)
+    })
+    .filter(|(_, rows)| *rows > 0)
+    .collect()
+}
+
+/// A delete that gives up on a lock of its day buckets (1205), after its
+/// slots, periods and tracked writes went (each statement commits alone):
+/// the counter is gone for reads and writes, buckets are left, and a
+/// second call removes them and succeeds; only a third meets "unknown
+/// counter". Another counter keeps everything.
+fn a_delete_interrupted_after_the_slots_is_finished_by_a_second_call() {
+    let db = with_package();
+    let mut conn = db.conn();
+    tracked(&mut conn, "c", 4, &[("hour", None), ("day", None)]);
+    tracked(&mut conn, "other", 2, &[("hour", None)]);
+    at(&mut conn, "2026-11-25 12:00:00");
+    conn.query_drop("CALL counter_add('c', 30)").unwrap();
+    conn.query_drop("CALL counter_add('other', 1)").unwrap();
+    // 2,500 hour rows: the delete takes three statements over them first.
+    for hour in 0..25 {
+        let rows: Vec<String> = (1..=100)
+            .map(|slot| {
+                format!("('c', 'hour', '2026-10-{:02} {:02}:00:00', {slot}, 1)", 1 + hour / 24, hour % 24)
+            })
+            .collect();
+        conn.query_drop(format!(
+            "INSERT INTO counter_buckets (counter_name, period, bucket_start, counter_id, counter) VALUES {}",
+            rows.join(", ")
+        ))
+        .unwrap();
+    }
+    let other = rows_of(&mut conn, "other");
+    let day_rows: u64 = conn
+        .query_first("SELECT COUNT(*) FROM counter_buckets WHERE counter_name = 'c' AND period = 'day'")
+        .unwrap()
+        .unwrap();
+
+    let mut holder = db.conn();
+    holder.query_drop("BEGIN").unwrap();
+    holder
+        .query_drop(
+            "SELECT * FROM counter_buckets FORCE INDEX (PRIMARY) \
+             WHERE counter_name = 'c' AND period = 'day' FOR UPDATE",
+        )
+        .unwrap();
+    let mut deleter = db.conn();
+    deleter.query_drop("SET SESSION innodb_lock_wait_timeout = 1").unwrap();
+    let (code, _) = server_error(deleter.query_drop("CALL counter_delete('c')").unwrap_err());
+    assert_eq!(code, 1205, "the delete gave up on the day buckets' lock");
+    holder.query_drop("ROLLBACK").unwrap();
+
+    assert_eq!(total(&mut conn, "c"), None, "the slots went first");
+    let left = rows_of(&mut conn, "c");
+    assert!(
+        matches!(left[..], [(ref table, rows)] if table == "counter_buckets" && rows >= day_rows),
+        "{left:?}"
+    );
+    let (code, _) = server_error(conn.query_drop("CALL counter_increment('c')").unwrap_err());
+    assert_eq!(code, slotted_counters_core::package::errno::UNKNOWN_COUNTER);
+
+    conn.query_drop("CALL counter_delete('c')").unwrap();
+    assert_eq!(rows_of(&mut conn, "c"), []);
+    let (code, _) = server_error(conn.query_drop("CALL counter_delete('c')").unwrap_err());
+    assert_eq!(code, slotted_counters_core::package::errno::UNKNOWN_COUNTER);
+    assert_eq!(rows_of(&mut conn, "other"), other);
 }
