@@ -84,10 +84,17 @@ pub enum Error {
     #[error(
         "install refused, nothing was changed: {message}. Install a package with them (--features), or \
          name each one this install may drop, with their routines and triggers (their tables and \
-         counts stay): install --drop-features, or SET @slotted_counters_drop_features before \
-         sourcing setup.sql"
+         counts stay): install --drop-features"
     )]
     FeaturesInstalled { message: String },
+
+    /// An uninstall with fewer features than the installed package has
+    /// would leave the rest behind. Nothing was changed.
+    #[error(
+        "uninstall refused, nothing was changed: {message}; uninstall with the features `status` lists \
+         (--features, or none for every feature)"
+    )]
+    FeaturesLeft { message: String },
 
     /// A Group Replication package's routines could not read the group's
     /// members on this server; nothing was installed.

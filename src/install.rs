@@ -137,6 +137,87 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
     })
 }
 
+/// An object a package with more features than this one made, which this
+/// one lacks: `install --drop-features` drops it after the install, where
+/// it is the package's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LackedObject {
+    /// `PROCEDURE`, `FUNCTION`, `TRIGGER` or `VIEW`.
+    pub kind: &'static str,
+    pub name: String,
+    /// What tells it is the package's: the COMMENT's mark of a routine, the
+    /// table of a trigger, a column of the view.
+    check: String,
+}
+
+impl LackedObject {
+    /// The statement that drops it.
+    pub fn drop_statement(&self) -> String {
+        format!("DROP {} `{}`", self.kind, self.name)
+    }
+}
+
+/// The routines, triggers and views of the features `options` lacks. The
+/// package's `setup.sql` names none of them: it learns what the database
+/// holds from the installed `counter_package()`.
+pub fn lacked_objects(options: &PackageOptions) -> Vec<LackedObject> {
+    let routines = package::lacked_features(options).into_iter().flat_map(|lacked| lacked.routines);
+    let routines = routines.map(|routine| LackedObject {
+        kind: routine.kind(),
+        name: routine.name(options),
+        check: package::ROUTINE_MARK.to_owned(),
+    });
+    let kept = package::triggers_in_package(options);
+    let triggers = package::triggers_with_tables(options)
+        .into_iter()
+        .filter(|(trigger, _)| !kept.contains(trigger))
+        .map(|(name, table)| LackedObject { kind: "TRIGGER", name, check: table });
+    let rooms = package::rooms_view(options);
+    let views = (!package::views_in_package(options).contains(&rooms)).then(|| LackedObject {
+        kind: "VIEW",
+        name: rooms,
+        check: "room".to_owned(),
+    });
+    routines.chain(triggers).chain(views).collect()
+}
+
+/// Drops each of [`lacked_objects`] the database holds as the package's
+/// (another application's object of such a name stays), and returns the
+/// statements that ran. Run after an install with fewer features, once its
+/// probe let it go on.
+pub fn drop_lacked_objects(
+    conn: &mut impl Queryable,
+    options: &PackageOptions,
+) -> Result<Vec<String>, Error> {
+    let mut dropped = Vec::new();
+    for object in lacked_objects(options) {
+        let sql = match object.kind {
+            "TRIGGER" => {
+                "SELECT COUNT(*) FROM information_schema.TRIGGERS \
+                 WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = ? AND EVENT_OBJECT_TABLE = ?"
+            }
+            "VIEW" => {
+                "SELECT COUNT(*) FROM information_schema.COLUMNS JOIN information_schema.VIEWS \
+                 USING (TABLE_SCHEMA, TABLE_NAME) \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?"
+            }
+            kind => {
+                debug_assert!(kind == "PROCEDURE" || kind == "FUNCTION");
+                "SELECT COUNT(*) FROM information_schema.ROUTINES \
+                 WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ? AND ROUTINE_COMMENT LIKE CONCAT(?, '%')"
+            }
+        };
+        let found: Option<u32> = conn.exec_first(sql, (&object.name, &object.check)).map_err(Error::Query)?;
+        if found.unwrap_or(0) > 0 {
+            let statement = object.drop_statement();
+            conn.query_drop(&statement)
+                .map_err(|source| Error::OwnStatement { statement: statement.clone(), source })?;
+            dropped.push(statement);
+        }
+    }
+    Ok(dropped)
+}
+
 /// Takes the package out of the database `conn` is on with `script`
 /// (`uninstall.sql`, perhaps with the tables' drops), once its probe found
 /// every object of the package's names the package's, and revokes first
@@ -171,6 +252,8 @@ fn run_after_probe(
             conn.query_drop(&drop_probe.text).map_err(Error::Query)?;
             return Err(if refusal.message.starts_with(refusals::LACKS_INSTALLED) {
                 Error::FeaturesInstalled { message: refusal.message }
+            } else if refusal.message.starts_with(refusals::UNINSTALL_LACKS_INSTALLED) {
+                Error::FeaturesLeft { message: refusal.message }
             } else {
                 Error::InstallRefused { message: refusal.message }
             });

@@ -19,6 +19,7 @@ BEGIN
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash {{ p.message_type }};
 {%- if !p.lacked_features.is_empty() %}
+    DECLARE v_installed VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lacking {{ p.message_type }};
 {%- endif %}
     DECLARE v_message {{ p.message_type }};
@@ -40,11 +41,13 @@ BEGIN
 {%- endfor %}
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE '{{ p.routine_mark }}%'
-           AND ROUTINE_NAME IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}{% for lacked in p.lacked_features %}{% for routine in lacked.routines %}'{{ routine.name }}', {% endfor %}{% endfor %}'{{ p.grants_keeper }}')
+           AND ROUTINE_NAME IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}'{{ p.grants_keeper }}')
+{%- if !p.trigger_tables.is_empty() %}
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ({% for (trigger, table) in p.trigger_tables %}{% if !loop.first %}
              OR {% endif %}(TRIGGER_NAME = '{{ trigger }}' AND EVENT_OBJECT_TABLE <> '{{ table }}'){% endfor %})
+{%- endif %}
     ) AS clashes;
     IF v_clash IS NOT NULL THEN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `{{ p.probe }}` left'), {{ p.message_length }});
@@ -69,16 +72,29 @@ BEGIN
     END IF;
 {%- endif %}
 {%- if !p.lacked_features.is_empty() %}
-    -- A feature installed that this package lacks goes only when the DBA
-    -- names it in {{ p.drop_features_variable }} (install --drop-features).
-{%- for lacked in p.lacked_features %}
-    IF NOT FIND_IN_SET('{{ lacked.name }}', COALESCE({{ p.drop_features_variable }}, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ({% for routine in lacked.routines %}{% if !loop.first %}, {% endif %}'{{ routine.name }}'{% endfor %})) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, '{{ lacked.name }}');
+    -- The features the installed package has (its {{ p.routine(Routine::Package) }}() names
+    -- them after --features, or has every one) and this one lacks:
+{%- if creates_routines %}
+    -- the install goes on only when the DBA names each of them in
+    -- {{ p.drop_features_variable }}, as install --drop-features does
+    -- (and then drops their routines and triggers).
+{%- else %}
+    -- the installed package's own uninstall.sql removes them.
+{%- endif %}
+    IF EXISTS (SELECT 1 FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+                  AND ROUTINE_NAME = '{{ p.routine(Routine::Package) }}' AND ROUTINE_COMMENT LIKE '{{ p.routine_mark }}%') THEN
+        SET v_installed = `{{ p.routine(Routine::Package) }}`();
+        SET v_installed = IF(v_installed LIKE '% --features %',
+                             SUBSTRING_INDEX(SUBSTRING_INDEX(v_installed, ' --features ', -1), ' ', 1), '{{ p.every_feature }}');
+        SET v_lacking = CONCAT_WS(','{% for feature in p.lacked_features %},
+            IF(FIND_IN_SET('{{ feature }}', v_installed){% if creates_routines %} AND NOT FIND_IN_SET('{{ feature }}', COALESCE({{ p.drop_features_variable }}, '')){% endif %}, '{{ feature }}', NULL){% endfor %});
     END IF;
-{%- endfor %}
-    IF v_lacking IS NOT NULL THEN
+    IF v_lacking <> '' THEN
+{%- if creates_routines %}
         SET v_message = LEFT(CONCAT('{{ refusals::LACKS_INSTALLED }} ', v_lacking, ' (install --drop-features drops them)'), {{ p.message_length }});
+{%- else %}
+        SET v_message = LEFT(CONCAT('{{ refusals::UNINSTALL_LACKS_INSTALLED }} ', v_lacking, ': run its own uninstall.sql'), {{ p.message_length }});
+{%- endif %}
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
 {%- endif %}
@@ -111,21 +127,6 @@ END$$
 DELIMITER ;
 SET @slotted_counters_grants = `{{ p.probe }}`();
 DROP FUNCTION `{{ p.probe }}`;
-{%- if !p.lacked_features.is_empty() %}
--- What a package with more features left and this one lacks (the probe
--- found none, or the DBA named each of its features); their tables stay.
-{%- for lacked in p.lacked_features %}
-{%- for routine in lacked.routines %}
-DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
-{%- endfor %}
-{%- endfor %}
-{%- for trigger in p.lacked_triggers %}
-DROP TRIGGER IF EXISTS `{{ trigger }}`;
-{%- endfor %}
-{%- if !p.periods_feature %}
-DROP VIEW IF EXISTS `{{ p.rooms_view }}`;
-{%- endif %}
-{%- endif %}
 {%- if let Some(members) = p.group_members %}
 -- The routines find their member's position in the group as their definer,
 -- in {{ members }}: a server without it

@@ -11,14 +11,19 @@
 -- What it leaves that names the package's objects:
 --   grants on the views and on the routines (MySQL revokes those on a
 --   routine as it drops the routine; MariaDB keeps them):
---     REVOKE ALL PRIVILEGES ON `{{ p.totals_view }}` FROM 'app'@'%';
---     REVOKE ALL PRIVILEGES ON `{{ p.rooms_view }}` FROM 'app'@'%';
+{%- for relation in p.relations %}{% if relation.is_view %}
+--     REVOKE ALL PRIVILEGES ON `{{ relation.name }}` FROM 'app'@'%';
+{%- endif %}{% endfor %}
 --   (`slotted-counters uninstall` revokes them itself);
+{%- if !p.documented_events.is_empty() %}
 --   events that call the routines, such as those the docs suggest, which
 --   then fail each time they run:
 {%- for event in p.documented_events %}
 --     DROP EVENT IF EXISTS `{{ event }}`;
 {%- endfor %}
+{%- else %}
+--   events that call the routines, which then fail each time they run.
+{%- endif %}
 
 {% let creates_routines = false %}
 {% include "_probe.sql" %}
@@ -28,8 +33,9 @@ DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
 {% for routine in p.routines -%}
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {% endfor -%}
-DROP VIEW IF EXISTS `{{ p.totals_view }}`;
-DROP VIEW IF EXISTS `{{ p.rooms_view }}`;
-{%- for (trigger, _) in p.trigger_tables %}
+{% for relation in p.relations -%}{% if relation.is_view -%}
+DROP VIEW IF EXISTS `{{ relation.name }}`;
+{% endif -%}{% endfor -%}
+{% for (trigger, _) in p.trigger_tables -%}
 DROP TRIGGER IF EXISTS `{{ trigger }}`;
-{%- endfor %}
+{% endfor -%}

@@ -258,9 +258,10 @@ pub const ROUTINE_SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZE
 /// gives it back at its end.
 pub const INSTALLER_SQL_MODE_VARIABLE: &str = "@slotted_counters_installer_sql_mode";
 
-/// The session variable in which a DBA names, as `--features` does, the
-/// installed features a package with fewer may drop (`install
-/// --drop-features`): their routines and triggers; their tables stay.
+/// The session variable in which `install --drop-features` names, as
+/// `--features` does, the installed features a package with fewer may
+/// drop: its probe then lets the install go on, and `install` drops their
+/// routines, triggers and view afterwards; their tables stay.
 pub const DROP_FEATURES_VARIABLE: &str = "@slotted_counters_drop_features";
 
 /// The read of the width of names a table holds (the table's name its
@@ -318,14 +319,16 @@ pub fn triggers_with_tables(options: &PackageOptions) -> [(String, String); 6] {
     ]
 }
 
-/// The events the docs suggest for regular work, prefix included: one that
-/// forgets old write ids every minute, one that expires buckets every hour.
+/// The events the docs suggest for the features of the package made with
+/// `options`, prefix included: one that forgets old write ids every minute
+/// (write ids), one that expires buckets every hour (periods).
 /// Uninstalling leaves them (a DBA made them) and names them.
-pub fn documented_events(options: &PackageOptions) -> [String; 2] {
-    [
-        format!("{}forget_writes_every_minute", options.prefix()),
-        format!("{}expire_periods_hourly", options.prefix()),
-    ]
+pub fn documented_events(options: &PackageOptions) -> Vec<String> {
+    [(Feature::WriteIds, "forget_writes_every_minute"), (Feature::Periods, "expire_periods_hourly")]
+        .into_iter()
+        .filter(|&(feature, _)| options.features().has(feature))
+        .map(|(_, event)| format!("{}{event}", options.prefix()))
+        .collect()
 }
 
 /// What every routine's COMMENT begins with, in every version: an install

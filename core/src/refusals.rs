@@ -15,6 +15,10 @@ pub const UNKNOWN_COUNTER: &str = "unknown counter";
 /// How an install refuses a package that lacks features the database has
 /// (errno 9005), before it names them.
 pub const LACKS_INSTALLED: &str = "this package lacks the installed features";
+/// How an `uninstall.sql` refuses to leave behind the features of the
+/// installed package that its own package lacks (errno 9005), before it
+/// names them.
+pub const UNINSTALL_LACKS_INSTALLED: &str = "this uninstall.sql would leave the installed features";
 /// How an install on MySQL refuses to replace routines whose grants the
 /// installing account may not read, which their DROP would revoke (errno
 /// 9005).

@@ -25,6 +25,7 @@ BEGIN
     DECLARE v_supported BOOLEAN DEFAULT FALSE;
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_installed VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lacking VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     /*!80019 SET v_supported = TRUE; */
@@ -48,24 +49,9 @@ BEGIN
                 WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
                   AND found_column.COLUMN_NAME IN ('counter_name', 'total')))
         UNION ALL
-        SELECT 'view `counter_rooms` (--prefix)' AS clash
-          FROM information_schema.TABLES AS found
-         WHERE found.TABLE_SCHEMA = DATABASE() AND found.TABLE_NAME = 'counter_rooms'
-           AND (found.TABLE_TYPE <> 'VIEW' OR 3 > (SELECT COUNT(*) FROM information_schema.COLUMNS AS found_column
-                WHERE found_column.TABLE_SCHEMA = found.TABLE_SCHEMA AND found_column.TABLE_NAME = found.TABLE_NAME
-                  AND found_column.COLUMN_NAME IN ('counter_name', 'kind', 'room')))
-        UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_resize', 'counter_compact', 'counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at', 'counter_add_once', 'counter_forget_writes', 'counter_add_featured', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room', 'counter_bound', 'counter_install_grants')
-        UNION ALL
-        SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
-         WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
-             OR (TRIGGER_NAME = 'counter_slot_bound_update' AND EVENT_OBJECT_TABLE <> 'counters')
-             OR (TRIGGER_NAME = 'counter_apply_write' AND EVENT_OBJECT_TABLE <> 'counter_writes')
-             OR (TRIGGER_NAME = 'counter_apply_change' AND EVENT_OBJECT_TABLE <> 'counter_changes')
-             OR (TRIGGER_NAME = 'counter_apply_tracked_write' AND EVENT_OBJECT_TABLE <> 'counter_tracked_writes')
-             OR (TRIGGER_NAME = 'counter_apply_spread' AND EVENT_OBJECT_TABLE <> 'counter_spreads'))
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants')
     ) AS clashes;
     IF v_clash IS NOT NULL THEN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `counter_install_probe` left'), 128);
@@ -87,29 +73,24 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, '; nothing changed'), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
-    -- A feature installed that this package lacks goes only when the DBA
-    -- names it in @slotted_counters_drop_features (install --drop-features).
-    IF NOT FIND_IN_SET('resize', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_resize', 'counter_compact')) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, 'resize');
+    -- The features the installed package has (its counter_package() names
+    -- them after --features, or has every one) and this one lacks:
+    -- the install goes on only when the DBA names each of them in
+    -- @slotted_counters_drop_features, as install --drop-features does
+    -- (and then drops their routines and triggers).
+    IF EXISTS (SELECT 1 FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+                  AND ROUTINE_NAME = 'counter_package' AND ROUTINE_COMMENT LIKE 'slotted-counters%') THEN
+        SET v_installed = `counter_package`();
+        SET v_installed = IF(v_installed LIKE '% --features %',
+                             SUBSTRING_INDEX(SUBSTRING_INDEX(v_installed, ' --features ', -1), ' ', 1), 'resize,batches,write-ids,periods,bounds');
+        SET v_lacking = CONCAT_WS(',',
+            IF(FIND_IN_SET('resize', v_installed) AND NOT FIND_IN_SET('resize', COALESCE(@slotted_counters_drop_features, '')), 'resize', NULL),
+            IF(FIND_IN_SET('batches', v_installed) AND NOT FIND_IN_SET('batches', COALESCE(@slotted_counters_drop_features, '')), 'batches', NULL),
+            IF(FIND_IN_SET('write-ids', v_installed) AND NOT FIND_IN_SET('write-ids', COALESCE(@slotted_counters_drop_features, '')), 'write-ids', NULL),
+            IF(FIND_IN_SET('periods', v_installed) AND NOT FIND_IN_SET('periods', COALESCE(@slotted_counters_drop_features, '')), 'periods', NULL),
+            IF(FIND_IN_SET('bounds', v_installed) AND NOT FIND_IN_SET('bounds', COALESCE(@slotted_counters_drop_features, '')), 'bounds', NULL));
     END IF;
-    IF NOT FIND_IN_SET('batches', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_plan_batch', 'counter_add_many', 'counter_add_many_once', 'counter_add_many_at')) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, 'batches');
-    END IF;
-    IF NOT FIND_IN_SET('write-ids', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_add_once', 'counter_forget_writes')) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, 'write-ids');
-    END IF;
-    IF NOT FIND_IN_SET('periods', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_add_featured', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_limit', 'counter_room')) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, 'periods');
-    END IF;
-    IF NOT FIND_IN_SET('bounds', COALESCE(@slotted_counters_drop_features, '')) AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
-        WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME IN ('counter_bound')) THEN
-        SET v_lacking = CONCAT_WS(',', v_lacking, 'bounds');
-    END IF;
-    IF v_lacking IS NOT NULL THEN
+    IF v_lacking <> '' THEN
         SET v_message = LEFT(CONCAT('this package lacks the installed features ', v_lacking, ' (install --drop-features drops them)'), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
@@ -140,36 +121,6 @@ END$$
 DELIMITER ;
 SET @slotted_counters_grants = `counter_install_probe`();
 DROP FUNCTION `counter_install_probe`;
--- What a package with more features left and this one lacks (the probe
--- found none, or the DBA named each of its features); their tables stay.
-DROP PROCEDURE IF EXISTS `counter_resize`;
-DROP PROCEDURE IF EXISTS `counter_compact`;
-DROP PROCEDURE IF EXISTS `counter_plan_batch`;
-DROP PROCEDURE IF EXISTS `counter_add_many`;
-DROP PROCEDURE IF EXISTS `counter_add_many_once`;
-DROP PROCEDURE IF EXISTS `counter_add_many_at`;
-DROP PROCEDURE IF EXISTS `counter_add_once`;
-DROP PROCEDURE IF EXISTS `counter_forget_writes`;
-DROP PROCEDURE IF EXISTS `counter_add_featured`;
-DROP PROCEDURE IF EXISTS `counter_track`;
-DROP PROCEDURE IF EXISTS `counter_track_at_offset`;
-DROP PROCEDURE IF EXISTS `counter_add_within_limit`;
-DROP PROCEDURE IF EXISTS `counter_add_at`;
-DROP FUNCTION IF EXISTS `counter_get_period`;
-DROP FUNCTION IF EXISTS `counter_get_range`;
-DROP FUNCTION IF EXISTS `counter_utc_offset`;
-DROP PROCEDURE IF EXISTS `counter_series`;
-DROP PROCEDURE IF EXISTS `counter_expire_periods`;
-DROP PROCEDURE IF EXISTS `counter_limit`;
-DROP PROCEDURE IF EXISTS `counter_room`;
-DROP PROCEDURE IF EXISTS `counter_bound`;
-DROP TRIGGER IF EXISTS `counter_slot_bound_insert`;
-DROP TRIGGER IF EXISTS `counter_slot_bound_update`;
-DROP TRIGGER IF EXISTS `counter_apply_write`;
-DROP TRIGGER IF EXISTS `counter_apply_change`;
-DROP TRIGGER IF EXISTS `counter_apply_tracked_write`;
-DROP TRIGGER IF EXISTS `counter_apply_spread`;
-DROP VIEW IF EXISTS `counter_rooms`;
 
 -- Each routine and trigger runs in the sql_mode of the session that created
 -- it: from here on this script creates them in one mode, whatever the

@@ -26,7 +26,9 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
         }
         Some(dir) => {
             let script = install::setup_script(install::Source::Folder(dir))?;
-            let options = if accounts.is_empty() { None } else { Some(folder_options(&script, dir)?) };
+            // The grants and the drops of lacked features name the routines.
+            let needs_options = !accounts.is_empty() || args.drop_features.is_some();
+            let options = if needs_options { Some(folder_options(&script, dir)?) } else { None };
             (script, options)
         }
         None => {
@@ -51,6 +53,12 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
         let [drop_features, script, grants] =
             [&drop_features, &script, &grants].map(|sql| install::describe(sql));
         print!("{}{}{}", drop_features?, script?, grants?);
+        if let (Some(_), Some(options)) = (args.drop_features, &options) {
+            println!("-- then, of these, each the database holds as the package's:");
+            for object in install::lacked_objects(options) {
+                println!("{};", object.drop_statement());
+            }
+        }
         return Ok(());
     };
     grants::check_accounts_exist(&mut conn, &accounts)?;
@@ -59,6 +67,11 @@ pub(super) fn run_install(args: &InstallArgs) -> Result<(), Error> {
     }
     let statements = install::install(&mut conn, &script)?;
     eprintln!("installed: {statements} statements ran on {target}");
+    if let (Some(_), Some(options)) = (args.drop_features, &options) {
+        for dropped in install::drop_lacked_objects(&mut conn, options)? {
+            eprintln!("dropped: {dropped}");
+        }
+    }
     if !accounts.is_empty() {
         script::run(&mut conn, &grants)?;
         let accounts: Vec<String> = accounts.iter().map(Account::to_string).collect();

@@ -38,13 +38,6 @@ pub(super) struct RoutineRef {
     pub(super) name: String,
 }
 
-/// A feature the package lacks, as the install probe and the drops of
-/// what a package with it left name it.
-pub(super) struct LackedFeature {
-    pub(super) name: &'static str,
-    pub(super) routines: Vec<RoutineRef>,
-}
-
 /// The values the templates place.
 pub(super) struct Context {
     pub(super) args: String,
@@ -174,25 +167,26 @@ pub(super) struct Context {
     /// The procedure that grants again, on MySQL, what accounts held on a
     /// routine the install dropped and created again.
     pub(super) grants_keeper: String,
-    /// What the probe refuses to install over: the tables and the view,
-    /// each with the columns that tell it is the package's; the triggers
-    /// with their tables; the mark every routine's COMMENT begins with.
+    /// What the probe refuses to install over: the package's tables and
+    /// views, each with the columns that tell it is the package's; its
+    /// triggers with their tables; the mark every routine's COMMENT begins
+    /// with.
     pub(super) relations: Vec<package::Relation>,
-    /// The features the package lacks, each with its routines, which an
-    /// install drops once the DBA named the feature
-    /// ([`package::DROP_FEATURES_VARIABLE`]), and the triggers of the
-    /// package's names it lacks.
-    pub(super) lacked_features: Vec<LackedFeature>,
-    pub(super) lacked_triggers: Vec<String>,
+    /// The names of the features the package lacks, which the probe looks
+    /// for in the installed package's `counter_package()` line, and of
+    /// every feature, which a line without `--features` has.
+    pub(super) lacked_features: Vec<&'static str>,
+    pub(super) every_feature: String,
     pub(super) drop_features_variable: &'static str,
     /// The mode the package's routines and triggers are created in, and
     /// the variable keeping the installing session's meanwhile.
     pub(super) routine_sql_mode: &'static str,
     pub(super) installer_sql_mode: &'static str,
-    pub(super) trigger_tables: [(String, String); 6],
+    pub(super) trigger_tables: Vec<(String, String)>,
     pub(super) routine_mark: &'static str,
-    /// The events the docs suggest, which `uninstall.sql` names.
-    pub(super) documented_events: [String; 2],
+    /// The events the docs suggest for the package's features, which
+    /// `uninstall.sql` names.
+    pub(super) documented_events: Vec<String>,
     pub(super) install_refused: u16,
     /// The table of write ids, and how many `forget_writes` deletes at a time.
     pub(super) writes_table: String,
@@ -404,33 +398,26 @@ impl Context {
             rooms_view: package::rooms_view(options),
             probe: package::probe_name(options),
             grants_keeper: package::grants_keeper_name(options),
-            relations: package::relations(options)
+            relations: {
+                let views = package::views_in_package(options);
+                package::relations(options)
+                    .into_iter()
+                    .filter(|relation| tables.contains(&relation.name) || views.contains(&relation.name))
+                    .collect()
+            },
+            lacked_features: Feature::ALL
                 .into_iter()
-                .filter(|relation| relation.is_view || tables.contains(&relation.name))
+                .filter(|&feature| !features.has(feature))
+                .map(Feature::name)
                 .collect(),
-            lacked_features: package::lacked_features(options)
-                .into_iter()
-                .map(|lacked| LackedFeature {
-                    name: lacked.feature.name(),
-                    routines: lacked
-                        .routines
-                        .into_iter()
-                        .map(|routine| RoutineRef {
-                            routine,
-                            kind: routine.kind(),
-                            name: routine.name(options),
-                        })
-                        .collect(),
-                })
-                .collect(),
-            lacked_triggers: package::trigger_names(options)
-                .into_iter()
-                .filter(|name| !triggers.contains(name))
-                .collect(),
+            every_feature: Feature::ALL.map(Feature::name).join(","),
             drop_features_variable: package::DROP_FEATURES_VARIABLE,
             routine_sql_mode: package::ROUTINE_SQL_MODE,
             installer_sql_mode: package::INSTALLER_SQL_MODE_VARIABLE,
-            trigger_tables: package::triggers_with_tables(options),
+            trigger_tables: package::triggers_with_tables(options)
+                .into_iter()
+                .filter(|(trigger, _)| triggers.contains(trigger))
+                .collect(),
             routine_mark: package::ROUTINE_MARK,
             documented_events: package::documented_events(options),
             install_refused: errno::INSTALL_REFUSED,

@@ -25,35 +25,49 @@ on_each_server!(
     its_uninstall_keeps_the_one_table_and_names_it,
     the_2012_load_test_counts_exactly,
     an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count,
+    its_scripts_refuse_a_package_with_more_features_naming_them,
+    drop_features_drops_only_the_packages_own_objects,
     each_feature_alone_installs_and_counts,
     both_clients_fail_at_once_naming_a_feature_the_package_lacks,
 );
 
-/// The tables, routine bodies and triggers every feature brings: none may
-/// appear in the classic package's table, view or routines.
-const FEATURE_PARTS: [&str; 8] = [
-    "counter_writes",
-    "counter_changes",
-    "counter_periods",
-    "counter_buckets",
-    "counter_tracked_writes",
-    "counter_spreads",
-    "`lowest`",
-    "`highest`",
-];
-
-/// A DBA reads it in one sitting: at most 700 lines, one table, no trigger,
-/// and, from the table on, nothing of a feature (the install probe before
-/// it names every object of the package's names, to refuse foreign ones).
+/// A DBA reads it in one sitting: at most 640 lines, one table, no trigger,
+/// no ALTER, and neither its `setup.sql` nor its `uninstall.sql` names an
+/// object of a feature (a table, a column, a routine, a trigger, a view):
+/// it learns what is installed from `counter_package()`.
 #[test]
 fn the_classic_package_is_the_core_alone() {
+    let classic = slotted_counters_core::PackageOptionsBuilder::default()
+        .features(slotted_counters_core::Features::NONE)
+        .build()
+        .unwrap();
+    let everything = slotted_counters::PackageOptions::default();
+    let mut feature_parts: Vec<String> = slotted_counters_cli::install::lacked_objects(&classic)
+        .into_iter()
+        .map(|object| format!("`{}`", object.name))
+        .collect();
+    feature_parts.extend(
+        slotted_counters_core::package::tables_in_package(&everything)
+            .into_iter()
+            .filter(|table| table != "counters")
+            .map(|table| format!("`{table}`")),
+    );
+    feature_parts.extend(["`lowest`", "`highest`", "`untracked`"].map(String::from));
+    assert!(feature_parts.len() > 30, "{feature_parts:?}");
+
     let setup = std::fs::read_to_string(support::committed_setup_sql("generated/classic")).unwrap();
-    assert!(setup.lines().count() <= 700, "{} lines", setup.lines().count());
+    assert!(setup.lines().count() <= 640, "{} lines", setup.lines().count());
     assert_eq!(setup.matches("CREATE TABLE").count(), 1, "one table");
-    assert!(!setup.contains("TRIGGER `counter_"), "no trigger is created or dropped");
-    let package = &setup[setup.find("CREATE TABLE").expect("the table")..];
-    for part in FEATURE_PARTS {
-        assert!(!package.contains(part), "the classic package names {part}");
+    assert!(!setup.contains("ALTER TABLE"), "no ALTER");
+    assert!(!setup.contains("TRIGGER"), "no trigger is created or dropped");
+    let uninstall = std::fs::read_to_string(
+        support::committed_setup_sql("generated/classic").with_file_name("uninstall.sql"),
+    )
+    .unwrap();
+    for (file, text) in [("setup.sql", &setup), ("uninstall.sql", &uninstall)] {
+        for part in &feature_parts {
+            assert!(!text.contains(part.as_str()), "the classic {file} names {part}");
+        }
     }
 }
 
@@ -249,6 +263,105 @@ fn an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count() {
     assert_eq!(status_features(&url), "features: resize, batches, write-ids, periods, bounds");
     conn.query_drop(r#"CALL counter_add_many('{"hits": 7}')"#).unwrap();
     assert_eq!(support::total(&mut conn, "hits"), Some(50));
+}
+
+/// Sources `script` with the server's own command-line client into `db`:
+/// its exit status and what it printed on stderr.
+fn source(db: &Database, script: &[u8]) -> (bool, String) {
+    let mut client = db.client().stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    client.stdin.take().unwrap().write_all(script).unwrap();
+    let output = client.wait_with_output().unwrap();
+    (output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// The classic `setup.sql` and `uninstall.sql`, sourced as a DBA does over
+/// a package with more features, refuse with 9005, name the features the
+/// installed `counter_package()` has (every one when it names none, those
+/// after its --features else), and change nothing; so does `uninstall`
+/// with fewer features.
+fn its_scripts_refuse_a_package_with_more_features_naming_them() {
+    let setup = std::fs::read(support::committed_setup_sql("generated/classic")).unwrap();
+    let uninstall =
+        std::fs::read(support::committed_setup_sql("generated/classic").with_file_name("uninstall.sql"))
+            .unwrap();
+    for (options, named) in [
+        (slotted_counters::PackageOptions::default(), "resize,batches,write-ids,periods,bounds"),
+        (
+            slotted_counters_core::PackageOptionsBuilder::default()
+                .features("batches,bounds".parse().unwrap())
+                .build()
+                .unwrap(),
+            "batches,bounds",
+        ),
+    ] {
+        let db = Database::new();
+        support::install_package(&db, &options);
+        let mut conn = db.conn();
+        let routines = support::routines_in(&mut conn);
+        let triggers = support::triggers_in(&mut conn);
+
+        let (ran, stderr) = source(&db, &setup);
+        assert!(!ran && stderr.contains("9005 (23000)"), "{stderr}");
+        assert!(stderr.contains(&format!("this package lacks the installed features {named} ")), "{stderr}");
+        let (ran, stderr) = source(&db, &uninstall);
+        assert!(!ran, "{stderr}");
+        assert!(
+            stderr.contains(&format!("this uninstall.sql would leave the installed features {named}: ")),
+            "{stderr}"
+        );
+        let refused = slotted_counters(&["uninstall", "--url", &db.url(), "--features", "none"]);
+        let message = support::stderr(&refused);
+        assert!(
+            !refused.status.success() && message.contains("uninstall refused, nothing was changed"),
+            "{message}"
+        );
+        assert_eq!(support::routines_in(&mut conn), routines, "nothing changed");
+        assert_eq!(support::triggers_in(&mut conn), triggers, "nothing changed");
+    }
+}
+
+/// Another application's routine and trigger of a feature's names, in a
+/// database the classic package goes into with `--drop-features all`:
+/// `install` drops only what the package made (a routine without its
+/// COMMENT's mark, a trigger on another table stay), and says what it
+/// dropped.
+fn drop_features_drops_only_the_packages_own_objects() {
+    let db = Database::new();
+    let mut conn = db.conn();
+    conn.query_drop("CREATE PROCEDURE counter_track() SELECT 1").unwrap();
+    conn.query_drop("CREATE TABLE audit (n INT)").unwrap();
+    conn.query_drop("CREATE TRIGGER counter_apply_write BEFORE INSERT ON audit FOR EACH ROW SET NEW.n = 1")
+        .unwrap();
+    let installed = succeeded(slotted_counters(&[
+        "install",
+        "--url",
+        &db.url(),
+        "--features",
+        "none",
+        "--drop-features",
+        "all",
+    ]));
+    assert!(!support::stderr(&installed).contains("dropped:"), "{}", support::stderr(&installed));
+    assert!(support::routines_in(&mut conn).contains(&"counter_track".to_owned()));
+    assert_eq!(support::triggers_in(&mut conn), ["counter_apply_write"]);
+
+    let db = Database::new();
+    let mut conn = db.conn();
+    support::install_package(&db, &slotted_counters::PackageOptions::default());
+    let installed = succeeded(slotted_counters(&[
+        "install",
+        "--url",
+        &db.url(),
+        "--features",
+        "none",
+        "--drop-features",
+        "all",
+    ]));
+    let report = support::stderr(&installed);
+    assert!(report.contains("dropped: DROP PROCEDURE `counter_track`"), "{report}");
+    assert!(report.contains("dropped: DROP TRIGGER `counter_apply_write`"), "{report}");
+    assert!(report.contains("dropped: DROP VIEW `counter_rooms`"), "{report}");
+    assert_eq!(support::routines_in(&mut conn), CLASSIC_ROUTINES);
 }
 
 /// Each feature alone over the core: it installs, and its own routines

@@ -538,3 +538,11 @@ pub fn routines_in(conn: &mut impl Queryable) -> Vec<String> {
     )
     .expect("list routines")
 }
+
+/// The triggers of the test's database, by name, in order.
+pub fn triggers_in(conn: &mut impl Queryable) -> Vec<String> {
+    conn.query(
+        "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1",
+    )
+    .expect("list triggers")
+}
