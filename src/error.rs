@@ -88,6 +88,10 @@ pub enum Error {
     )]
     FeaturesInstalled { message: String },
 
+    /// The server is not one the package runs on. Nothing was changed.
+    #[error("install refused: {message}")]
+    ServerUnsupported { message: String },
+
     /// An uninstall with fewer features than the installed package has
     /// would leave the rest behind. Nothing was changed.
     #[error(

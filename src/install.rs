@@ -254,6 +254,8 @@ fn run_after_probe(
                 Error::FeaturesInstalled { message: refusal.message }
             } else if refusal.message.starts_with(refusals::UNINSTALL_LACKS_INSTALLED) {
                 Error::FeaturesLeft { message: refusal.message }
+            } else if refusal.message.starts_with(refusals::SERVER_UNSUPPORTED) {
+                Error::ServerUnsupported { message: refusal.message }
             } else {
                 Error::InstallRefused { message: refusal.message }
             });

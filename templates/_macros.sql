@@ -200,35 +200,33 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {%- endif %}
 {%- endmacro %}
 
-{#- True inside a caller's transaction under MariaDB's snapshot isolation,
-    where a plain read would open a read view (see read_slot_count); FALSE
-    on MySQL and on MariaDB before 10.11.8. -#}
+{#- True inside a caller's transaction under MariaDB's snapshot isolation
+    (innodb_snapshot_isolation, on by default from 11.6.2), where a plain
+    read opens a read view and a write to a row changed since fails with
+    1020. The variable reached several maintenance branches (10.6.18,
+    10.11.8, ...: MDEV-35124), so no version gate says where it exists: the
+    probe refuses a MariaDB without it, and a routine names it in a comment
+    only MariaDB runs. MySQL, which has no snapshot isolation, reads FALSE. -#}
 {% macro snapshot_transaction() -%}
-/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE
+/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE
 {%- endmacro %}
 
 {#- Reads into `into` how many slots of counter p_name an increment picks
     among: its slot count, the last slot's number as slots are numbered
     1..n, one index entry (inside a routine, MAX(`counter_id`) reads every
-    slot); NULL when the counter does not exist. Under MariaDB's snapshot
-    isolation (innodb_snapshot_isolation, the default from 11.6), a write
-    fails with 1020 once its row changed after the transaction's read view
-    opened, and a plain read here opens that view. So inside a caller's
-    transaction the reads lock instead, which opens none, and they leave
-    share-locked no slot the increment may write: two transactions that
-    raise their share locks on one row to write it deadlock (16 writers on
-    8 slots, each in a transaction, met about one deadlock per 15 writes
-    that way on MariaDB 11.8; on one slot, about 8 per write). A look at
-    slot 2 comes first: when it is missing, it locks only the gap where it
-    would be (so no slot is added meanwhile), and slot 1, the only one, is
-    locked for writing at once. Otherwise slots 2 and n stay share-locked,
-    v_second_locked is set, and pick_slot picks among the n - 2 others (slot
-    1 when n is 2 or 3). The reads stay plain elsewhere (on MariaDB 11.8, 64
-    clients on one counter: 9,336 increments/s plain against 5,437 locked
-    in autocommit, where the view closes with the statement anyway), and on
-    servers without snapshot isolation: MySQL reads `IF FALSE`, and so does
-    MariaDB before 10.11.8, where the variable is missing or (10.6.18 on)
-    off by default. A trigger's statement is not told from a plain call:
+    slot); NULL when the counter does not exist. Inside a caller's
+    transaction under snapshot isolation (snapshot_transaction) the reads
+    lock instead
+    of opening a read view, and they leave share-locked no slot the
+    increment may write: two transactions that raise their share locks on
+    one row to write it deadlock. A look at slot 2 comes first: when it is
+    missing, it locks only the gap where it would be (so no slot is added
+    meanwhile), and slot 1, the only one, is locked for writing at once.
+    Otherwise slots 2 and n stay share-locked, v_second_locked is set, and
+    pick_slot picks among the n - 2 others (slot 1 when n is 2 or 3). The
+    reads stay plain elsewhere: in autocommit mode the view closes with the
+    statement, and a locking read would queue behind the slot's writers.
+    A trigger's statement is not told from a plain call:
     there a lock wait may still end in 1020, to be retried as a deadlock.
     With `classic`, the same read also sets v_classic to whether the
     counter takes the classic write (takes_classic_write), and with
@@ -267,13 +265,13 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 
 {#- What read_slot_count needs declared beside `into`. -#}
 {% macro declare_slot_count(indent) -%}
-{{ indent }}-- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+{{ indent }}-- Whether reading the slot count share-locked slot 2: the pick skips it.
 {{ indent }}DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
 {%- endmacro %}
 
 {#- Reads counter p_name's last slot into v_slots (0: none). Inside a
-    caller's transaction under MariaDB's snapshot isolation (see
-    read_slot_count), share-locked: a plain read there would open a read
+    caller's transaction under MariaDB's snapshot isolation
+    (snapshot_transaction), share-locked: a plain read there would open a read
     view, which fails the writes after it (1020). Elsewhere plain: on Group
     Replication, the applier rolls back a local statement that holds a lock
     a remote increment needs. No LIMIT: a locking read with one is unsafe

@@ -23,11 +23,14 @@ BEGIN
     DECLARE v_lacking {{ p.message_type }};
 {%- endif %}
     DECLARE v_message {{ p.message_type }};
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }},
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = '{{ refusals::SERVER_UNSUPPORTED }}: nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
 {%- for relation in p.relations %}

@@ -20,7 +20,9 @@
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020).
+-- isolation a plain read opens a view that fails the write (1020): inside
+-- a caller's transaction there, the read of the slot count locks slot 2
+-- and the last, shared, until commit.
 DELIMITER $$
 {% for (routine, body) in bodies %}
 {{ body }}

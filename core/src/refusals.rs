@@ -19,6 +19,11 @@ pub const LACKS_INSTALLED: &str = "this package lacks the installed features";
 /// installed package that its own package lacks (errno 9005), before it
 /// names them.
 pub const UNINSTALL_LACKS_INSTALLED: &str = "this uninstall.sql would leave the installed features";
+/// How an install refuses a server the package does not run on (errno
+/// 9005): the routines use MySQL 8.0.19's row alias and, on MariaDB,
+/// read `innodb_snapshot_isolation`, which came in 10.6.18, 10.11.8 and
+/// releases of other branches (MDEV-35124).
+pub const SERVER_UNSUPPORTED: &str = "the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation)";
 /// How an install on MySQL refuses to replace routines whose grants the
 /// installing account may not read, which their DROP would revoke (errno
 /// 9005).

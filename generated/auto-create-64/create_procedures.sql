@@ -25,11 +25,14 @@ BEGIN
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
@@ -224,7 +227,9 @@ DELIMITER ;
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020).
+-- isolation a plain read opens a view that fails the write (1020): inside
+-- a caller's transaction there, the read of the slot count locks slot 2
+-- and the last, shared, until commit.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
@@ -269,7 +274,7 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with its 64 slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or 64). p_initial_value (NULL: 0, else a
--- whole number within BIGINT) goes into slot 1.
+-- whole number of at most 144115188075855871 either way) goes into slot 1.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -342,10 +347,10 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_setup') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name, creating the slot row, and so the counter, when it is not there
--- yet: the lazy form of the pattern. `counter` + v_delta, not VALUES(), which MySQL 8.0.20
--- deprecates. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
+-- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
+-- the slot would pass 144115188075855871 either way), creating the slot
+-- row, and so the counter, when it is not there yet: the lazy form of the
+-- pattern. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
 -- insert-intention locks and can deadlock under concurrency (error 1213):
 -- callers retry, as the Rust client does.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
@@ -353,7 +358,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:62fb3f1cb3401194'
+COMMENT 'slotted-counters sha256:50597666ffb92f16'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -406,7 +411,7 @@ BEGIN
         DECLARE v_highest_month BIGINT;
         DECLARE v_offset_month SMALLINT;
         DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
@@ -439,7 +444,7 @@ BEGIN
         END IF;
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
             IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
-               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+               AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_found INT;
                     DECLARE v_fitting INT;
@@ -504,7 +509,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a40b3d555efae4c6'
+COMMENT 'slotted-counters sha256:5ad571c46671c4ed'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -540,7 +545,7 @@ BEGIN
         DECLARE v_highest_month BIGINT;
         DECLARE v_offset_month SMALLINT;
         DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
@@ -573,7 +578,7 @@ BEGIN
         END IF;
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
             IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
-               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+               AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_found INT;
                     DECLARE v_fitting INT;
@@ -646,7 +651,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:ee67a79a96b8ec99'
+COMMENT 'slotted-counters sha256:69e553736ec42238'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -665,7 +670,7 @@ BEGIN
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
@@ -852,10 +857,11 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
--- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
--- kept in slot 1, every other slot to 0, and its start date to now when
--- p_reset_start_date is TRUE. A bounded counter's value is refused past a
--- bound (9004), else spread over its slots with their shares of the bounds.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within
+-- 144115188075855871 either way), kept in slot 1, every other slot to 0, and its start
+-- date to now when p_reset_start_date is TRUE. A bounded counter's value is
+-- refused past a bound (9004), else spread over its slots with their shares
+-- of the bounds.
 -- Lazy counters keep only the rows that were hit, so slot 1 may be missing:
 -- the reset writes the counter again as one row, in one statement (the
 -- trigger counter_apply_change makes the change it records).
@@ -1376,7 +1382,7 @@ END$$
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
--- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- delta in its rows adds to them in its trigger,
 -- under the locks its slot's writers take anyway, and never comes here.
 -- Any other (a row short of room, sent to slot 1 where such writes queue;
 -- a row not made yet, as at the start of a bucket; a refund; a late
@@ -1453,7 +1459,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:6d66602d3ab9793d'
+COMMENT 'slotted-counters sha256:0ab1ef5fe24b7d26'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1522,7 +1528,7 @@ BEGIN
         DECLARE v_highest_month BIGINT;
         DECLARE v_offset_month SMALLINT;
         DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
@@ -1556,7 +1562,7 @@ BEGIN
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
             IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
                AND v_moment >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
-               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+               AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_found INT;
                     DECLARE v_fitting INT;

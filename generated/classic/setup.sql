@@ -28,11 +28,14 @@ BEGIN
     DECLARE v_installed VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lacking VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
@@ -214,7 +217,9 @@ GROUP BY `counter_name`;
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020).
+-- isolation a plain read opens a view that fails the write (1020): inside
+-- a caller's transaction there, the read of the slot count locks slot 2
+-- and the last, shared, until commit.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
@@ -258,8 +263,8 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
--- 1024). p_initial_value (NULL: 0, else a whole number within
--- BIGINT) goes into slot 1.
+-- 1024). p_initial_value (NULL: 0, else a whole number
+-- of at most 9007199254740991 either way) goes into slot 1.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -336,20 +341,20 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_setup') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks that one row; inside a caller's transaction under
--- MariaDB's snapshot isolation, also share-locks two others to read the
--- slot count (read_slot_count).
+-- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
+-- the slot would pass 9007199254740991 either way). Locks that one row;
+-- inside a caller's transaction under MariaDB's snapshot isolation, also
+-- share-locks two others of the counter to read its slot count.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c7194547e0e61036'
+COMMENT 'slotted-counters sha256:4a4b68fff9da9ca9'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -383,7 +388,7 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -424,11 +429,11 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c46ba1ab59d9b1e7'
+COMMENT 'slotted-counters sha256:e60340fb73c27ccb'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -445,7 +450,7 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -480,10 +485,9 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
--- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
--- kept in slot 1, every other slot to 0, and its start date to now when
--- p_reset_start_date is TRUE. A bounded counter's value is refused past a
--- bound (9004), else spread over its slots with their shares of the bounds.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within
+-- 9007199254740991 either way), kept in slot 1, every other slot to 0, and its start
+-- date to now when p_reset_start_date is TRUE.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,

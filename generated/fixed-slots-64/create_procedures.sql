@@ -25,11 +25,14 @@ BEGIN
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
@@ -224,7 +227,9 @@ DELIMITER ;
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020).
+-- isolation a plain read opens a view that fails the write (1020): inside
+-- a caller's transaction there, the read of the slot count locks slot 2
+-- and the last, shared, until commit.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
@@ -269,7 +274,7 @@ END$$
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with its 64 slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or 64). p_initial_value (NULL: 0, else a
--- whole number within BIGINT) goes into slot 1.
+-- whole number of at most 144115188075855871 either way) goes into slot 1.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -358,7 +363,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_featured`(
     IN p_at DATETIME(6)
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:3f7a7b8e3eec9612'
+COMMENT 'slotted-counters sha256:fb14c4a1d8422b7f'
 BEGIN
     -- Named like the callers' variables, so the shared parts apply.
     DECLARE v_slot INT DEFAULT p_slot;
@@ -379,7 +384,7 @@ BEGIN
         DECLARE v_highest_month BIGINT;
         DECLARE v_offset_month SMALLINT;
         DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
@@ -413,7 +418,7 @@ BEGIN
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
             IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
                AND p_at >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
-               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+               AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_found INT;
                     DECLARE v_fitting INT;
@@ -485,16 +490,16 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_featured') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks that one row; inside a caller's transaction under
--- MariaDB's snapshot isolation, also share-locks two others to read the
--- slot count (read_slot_count).
+-- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
+-- the slot would pass 144115188075855871 either way). Locks that one row;
+-- inside a caller's transaction under MariaDB's snapshot isolation, also
+-- share-locks two others of the counter to read its slot count.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2103e4948ddc4b41'
+COMMENT 'slotted-counters sha256:25ba744403bfbed2'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -537,7 +542,7 @@ BEGIN
        AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -559,7 +564,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0a16cfe14f99cc9e'
+COMMENT 'slotted-counters sha256:b0d71d2ba389cb34'
 BEGIN
     DECLARE v_slot INT;
     -- An increment's.
@@ -585,7 +590,7 @@ BEGIN
        AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -615,7 +620,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:ab0653e6fd765fbc'
+COMMENT 'slotted-counters sha256:328c39c7b3a2a248'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -634,7 +639,7 @@ BEGIN
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
@@ -737,7 +742,7 @@ BEGIN
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT COUNT(*) INTO v_second_locked FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
@@ -759,7 +764,7 @@ BEGIN
         END IF;
         IF v_delta <> 0 THEN
             SET v_slot = FLOOR(RAND() * 64) + 1;
-            IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            IF NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_fits BOOLEAN;
                     SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -849,10 +854,11 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
--- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
--- kept in slot 1, every other slot to 0, and its start date to now when
--- p_reset_start_date is TRUE. A bounded counter's value is refused past a
--- bound (9004), else spread over its slots with their shares of the bounds.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within
+-- 144115188075855871 either way), kept in slot 1, every other slot to 0, and its start
+-- date to now when p_reset_start_date is TRUE. A bounded counter's value is
+-- refused past a bound (9004), else spread over its slots with their shares
+-- of the bounds.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1065,7 +1071,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:35936a38e19e4b6c'
+COMMENT 'slotted-counters sha256:414b029d69a49323'
 BEGIN
     DECLARE v_slot INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -1100,7 +1106,7 @@ BEGIN
         END IF;
     END IF;
     SET v_slot = FLOOR(RAND() * 64) + 1;
-    IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+    IF NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
         BEGIN
             DECLARE v_fits BOOLEAN;
             SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -1392,7 +1398,7 @@ END$$
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
--- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- delta in its rows adds to them in its trigger,
 -- under the locks its slot's writers take anyway, and never comes here.
 -- Any other (a row short of room, sent to slot 1 where such writes queue;
 -- a row not made yet, as at the start of a bucket; a refund; a late
@@ -1469,7 +1475,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:91af24bbe511ce91'
+COMMENT 'slotted-counters sha256:60be3c734314443f'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slot INT;
@@ -1528,7 +1534,7 @@ BEGIN
        AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
        AND v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter`;
     IF ROW_COUNT() = 0 THEN
-        IF NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND 64 - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - 64 AND `highest` - `counter`)), FALSE) INTO v_fits

@@ -26,11 +26,14 @@ BEGIN
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
@@ -435,7 +438,9 @@ SELECT `counter_name`, `kind`, `period`, `bound`, `value`, `room`, `resets_at`
 -- MariaDB 11's cost model scans the whole index for a counter that holds
 -- most of the table's rows, and so locks other counters' slots. Reads that
 -- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020).
+-- isolation a plain read opens a view that fails the write (1020): inside
+-- a caller's transaction there, the read of the slot count locks slot 2
+-- and the last, shared, until commit.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
@@ -479,8 +484,8 @@ END$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
--- 1024). p_initial_value (NULL: 0, else a whole number within
--- BIGINT) goes into slot 1.
+-- 1024). p_initial_value (NULL: 0, else a whole number
+-- of at most 9007199254740991 either way) goes into slot 1.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_description VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -567,7 +572,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_featured`(
     IN p_at DATETIME(6)
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1c1803cf7edf7f08'
+COMMENT 'slotted-counters sha256:6916d6021c4395ce'
 BEGIN
     -- Named like the callers' variables, so the shared parts apply.
     DECLARE v_slot INT DEFAULT p_slot;
@@ -589,7 +594,7 @@ BEGIN
         DECLARE v_highest_month BIGINT;
         DECLARE v_offset_month SMALLINT;
         DECLARE v_room_seen BOOLEAN DEFAULT FALSE;
-        IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+        IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
             SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
                    MAX(IF(`period` = 'minute', `highest`, NULL)),
                    MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
@@ -623,7 +628,7 @@ BEGIN
         IF COALESCE(v_keep_minute, v_keep_hour, v_keep_day, v_keep_month) IS NOT NULL THEN
             IF v_delta > 0 AND COALESCE(v_highest_minute, v_highest_hour, v_highest_day, v_highest_month) IS NOT NULL
                AND p_at >= DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%d %H:%i:00')
-               AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+               AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_found INT;
                     DECLARE v_fitting INT;
@@ -695,24 +700,25 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_featured') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks that one row; inside a caller's transaction under
--- MariaDB's snapshot isolation, also share-locks two others to read the
--- slot count (read_slot_count).
+-- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
+-- the slot would pass 9007199254740991 either way). Locks that one row;
+-- inside a caller's transaction under MariaDB's snapshot isolation, also
+-- share-locks two others of the counter to read its slot count.
 CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ac4e06e6307370b2'
+COMMENT 'slotted-counters sha256:6caa761464aa4465'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
+    -- Whether the counter tracks no period and has no bound: its write is
+    -- then one UPDATE of its slot.
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
-    -- Whether it is bounded, for the look at its slot (look_before_locking).
+    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -746,7 +752,7 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -774,7 +780,7 @@ BEGIN
     -- changed here tells.
     -- It is tried on no other counter: on a bounded one, the slot it read
     -- would stay locked until the transaction ends, room or not, out of
-    -- the order of a bounded counter's locks (see look_before_locking).
+    -- the order in which a bounded counter's writes lock its slots.
     IF v_classic THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -782,7 +788,7 @@ BEGIN
            AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
-        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -804,15 +810,16 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a7c96ec3a9c83566'
+COMMENT 'slotted-counters sha256:d84d44cb6663afe9'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
+    -- Whether the counter tracks no period and has no bound: its write is
+    -- then one UPDATE of its slot.
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
-    -- Whether it is bounded, for the look at its slot (look_before_locking).
+    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -829,7 +836,7 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -857,7 +864,7 @@ BEGIN
     -- changed here tells.
     -- It is tried on no other counter: on a bounded one, the slot it read
     -- would stay locked until the transaction ends, room or not, out of
-    -- the order of a bounded counter's locks (see look_before_locking).
+    -- the order in which a bounded counter's writes lock its slots.
     IF v_classic THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -865,7 +872,7 @@ BEGIN
            AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
-        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -895,7 +902,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_plan_batch`(
     OUT p_plan LONGTEXT CHARACTER SET ascii COLLATE ascii_bin
 )
 READS SQL DATA
-COMMENT 'slotted-counters sha256:9230496e7b4aff42'
+COMMENT 'slotted-counters sha256:fc3df350bb1eb042'
 BEGIN
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
@@ -915,10 +922,10 @@ BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Read with the slot count: whether the counter is bounded, for the
-    -- look at its slot (look_before_locking).
+    -- Read with the slot count: whether the counter is bounded, whose write
+    -- then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
@@ -1021,7 +1028,7 @@ BEGIN
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
                  LOCK IN SHARE MODE;
                 IF v_second_locked THEN
@@ -1050,7 +1057,7 @@ BEGIN
             IF v_second_locked AND v_slot >= 2 THEN
                 SET v_slot = v_slot + 1;
             END IF;
-            IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+            IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
                 BEGIN
                     DECLARE v_fits BOOLEAN;
                     SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -1140,10 +1147,11 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
--- Sets counter p_name to p_value (NULL: 0; a whole number within BIGINT),
--- kept in slot 1, every other slot to 0, and its start date to now when
--- p_reset_start_date is TRUE. A bounded counter's value is refused past a
--- bound (9004), else spread over its slots with their shares of the bounds.
+-- Sets counter p_name to p_value (NULL: 0; a whole number within
+-- 9007199254740991 either way), kept in slot 1, every other slot to 0, and its start
+-- date to now when p_reset_start_date is TRUE. A bounded counter's value is
+-- refused past a bound (9004), else spread over its slots with their shares
+-- of the bounds.
 -- The reset changes every slot twice, so that the cluster certifies it
 -- against increments this node has not applied yet: on MariaDB in
 -- autocommit mode in a transaction of its own (made by a trigger, a reset
@@ -1307,7 +1315,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2bd0cd4773b026ec'
+COMMENT 'slotted-counters sha256:07e0a50a7df3522f'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -1334,7 +1342,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_new_slots = v_number;
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
     ELSE
@@ -1538,7 +1546,7 @@ BEGIN
             END IF;
             -- The counter's last slot as it is now: another resize may have
             -- changed it.
-            IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+            IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
                 SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
             ELSE
@@ -1794,13 +1802,13 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:b0e953115f302078'
+COMMENT 'slotted-counters sha256:1ee960555b20084b'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether it is bounded, for the look at its slot (look_before_locking).
+    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -1835,7 +1843,7 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -1861,7 +1869,7 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+    IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
         BEGIN
             DECLARE v_fits BOOLEAN;
             SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
@@ -2153,7 +2161,7 @@ END$$
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
--- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- delta in its rows adds to them in its trigger,
 -- under the locks its slot's writers take anyway, and never comes here.
 -- Any other (a row short of room, sent to slot 1 where such writes queue;
 -- a row not made yet, as at the start of a bucket; a refund; a late
@@ -2230,16 +2238,17 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:cf8c8438d52c11f0'
+COMMENT 'slotted-counters sha256:d37296d4519039f7'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
     DECLARE v_slot INT;
-    -- Whether read_slot_count left slot 2 share-locked, for pick_slot to skip.
+    -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter takes the classic write (takes_classic_write).
+    -- Whether the counter tracks no period and has no bound: its write is
+    -- then one UPDATE of its slot.
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
-    -- Whether it is bounded, for the look at its slot (look_before_locking).
+    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_delta BIGINT;
@@ -2288,7 +2297,7 @@ BEGIN
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
-    IF /*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
+    IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
         SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
@@ -2316,7 +2325,7 @@ BEGIN
     -- changed here tells.
     -- It is tried on no other counter: on a bounded one, the slot it read
     -- would stay locked until the transaction ends, room or not, out of
-    -- the order of a bounded counter's locks (see look_before_locking).
+    -- the order in which a bounded counter's writes lock its slots.
     IF v_classic THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
@@ -2324,7 +2333,7 @@ BEGIN
            AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
-        IF v_bounded AND NOT (/*M!101108 @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
                 SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits

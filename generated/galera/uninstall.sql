@@ -46,11 +46,14 @@ BEGIN
     DECLARE v_grants LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clash VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
+    -- read; it came in maintenance releases of several branches.
     /*!80019 SET v_supported = TRUE; */
-    /*M!100600 SET v_supported = TRUE; */
+    /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
+                                          WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
     IF NOT v_supported THEN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
-            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or MariaDB 10.6 or later: nothing changed';
+            MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash

@@ -15,11 +15,12 @@
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
 {%- if p.classic_flag && classic %}
-    -- Whether the counter takes the classic write (takes_classic_write).
+    -- Whether the counter tracks no period and has no bound: its write is
+    -- then one UPDATE of its slot.
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if p.classic_flag && p.bounds %}
-    -- Whether it is bounded, for the look at its slot (look_before_locking).
+    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if parses_delta %}
@@ -74,7 +75,7 @@
 {%- if p.classic_flag %}
     -- It is tried on no other counter: on a bounded one, the slot it read
     -- would stay locked until the transaction ends, room or not, out of
-    -- the order of a bounded counter's locks (see look_before_locking).
+    -- the order in which a bounded counter's writes lock its slots.
     IF v_classic THEN
 {%- call classic_update(p, "        ") %}{% endcall %}
     END IF;

@@ -188,8 +188,8 @@
     DECLARE v_slot INT;
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- if p.classic_flag && p.bounds %}
-    -- Read with the slot count: whether the counter is bounded, for the
-    -- look at its slot (look_before_locking).
+    -- Read with the slot count: whether the counter is bounded, whose write
+    -- then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}

@@ -278,7 +278,7 @@
     with twice, 0 to 0.5 alone and 1.3 beside other tests' load. The look
     is skipped inside a caller's transaction under MariaDB's snapshot
     isolation, where a plain read would open a read view that fails the
-    writes after it (1020; see read_slot_count), and on a counter the slot
+    writes after it (1020; see snapshot_transaction), and on a counter the slot
     count's read found unbounded. A SELECT ... INTO of its own: a subquery
     in the IF's condition share-locked the slot (MariaDB 10.11). -#}
 {% macro look_before_locking(indent, p) -%}

@@ -45,8 +45,7 @@
     system variable, so that a period track stops or starts waits for the
     write's transaction), or both as the slot count is read
     (read_slot_count: locked inside a caller's transaction under MariaDB's
-    snapshot isolation, where a plain read would open a read view that
-    fails the writes after it, 1020). A write that finds no period tracked
+    snapshot isolation, snapshot_transaction). A write that finds no period tracked
     counts in no bucket, even when track commits before the write does: it
     is a write made before the period was tracked. -#}
 {% macro read_keeps(indent, p, locked) -%}

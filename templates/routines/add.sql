@@ -2,17 +2,17 @@
 {%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Add) }}` */$$
 {%- if p.auto_create %}
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name, creating the slot row, and so the counter, when it is not there
--- yet: the lazy form of the pattern. `counter` + v_delta, not VALUES(), which MySQL 8.0.20
--- deprecates. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
+-- Adds p_delta, a whole number, to one slot of counter p_name ({{ p.invalid_argument }} when
+-- the slot would pass {{ p.slot_bound }} either way), creating the slot
+-- row, and so the counter, when it is not there yet: the lazy form of the
+-- pattern. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
 -- insert-intention locks and can deadlock under concurrency (error 1213):
 -- callers retry, as the Rust client does.
 {%- else %}
--- Adds p_delta (a whole number within BIGINT) to one slot of counter
--- p_name. Locks that one row; inside a caller's transaction under
--- MariaDB's snapshot isolation, also share-locks two others to read the
--- slot count (read_slot_count).
+-- Adds p_delta, a whole number, to one slot of counter p_name ({{ p.invalid_argument }} when
+-- the slot would pass {{ p.slot_bound }} either way). Locks that one row;
+-- inside a caller's transaction under MariaDB's snapshot isolation, also
+-- share-locks two others of the counter to read its slot count.
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Add) }}`(
     IN p_name {{ p.name_type }},

@@ -13,7 +13,7 @@
 --
 -- The limit is held in shares, one per row of the bucket (`highest`), as a
 -- bounded total is. A write whose routine saw room for four times its
--- delta in its rows (periods::look_at_limits) adds to them in its trigger,
+-- delta in its rows adds to them in its trigger,
 -- under the locks its slot's writers take anyway, and never comes here.
 -- Any other (a row short of room, sent to slot 1 where such writes queue;
 -- a row not made yet, as at the start of a bucket; a refund; a late

@@ -3,11 +3,11 @@
 {%- if let Some(slots) = p.fixed_slots %}
 -- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
 -- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0, else a
--- whole number within BIGINT) goes into slot 1.
+-- whole number of at most {{ p.slot_bound }} either way) goes into slot 1.
 {%- else %}
 -- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}, at most
--- {{ p.max_slots }}). p_initial_value (NULL: 0, else a whole number within
--- BIGINT) goes into slot 1.
+-- {{ p.max_slots }}). p_initial_value (NULL: 0, else a whole number
+-- of at most {{ p.slot_bound }} either way) goes into slot 1.
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Setup) }}`(
     IN p_name {{ p.name_type }},

@@ -41,6 +41,38 @@ fn committed_packages_are_fresh() {
     }
 }
 
+/// Every version comment of every committed file runs its text on the
+/// servers that have what it guards: `/*!80000` MySQL alone (MariaDB skips
+/// versions from 50700 on), `/*!80019` MySQL's row alias of an upsert,
+/// `/*M!100600` the probe's check of a MariaDB; `/*M!` any MariaDB. A
+/// gate on a MariaDB maintenance release (`/*M!101108`) would be wrong on
+/// the branches that got the same thing in other releases.
+#[test]
+fn every_version_gate_is_one_the_manuals_back() {
+    for (dir, _) in COMMITTED {
+        for entry in fs::read_dir(support::in_project(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap();
+            for (at, _) in text.match_indices("/*") {
+                let gate: String = text[at + 2..]
+                    .chars()
+                    .take_while(|c| *c == 'M' || *c == '!' || c.is_ascii_digit())
+                    .collect();
+                if gate.contains('!') {
+                    assert!(
+                        ["!80000", "!80019", "M!100600", "M!"].contains(&gate.as_str()),
+                        "{}: /*{gate}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The committed packages under generated/ are their own golden copies
 /// (see `committed_packages_are_fresh`): a change to them shows as a diff
 /// there. A package that is not committed, with other names, is kept here.
