@@ -6,12 +6,13 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
-use slotted_counters::{NewCounter, PackageOptions};
+use slotted_counters::{CounterError, Keep, NewCounter, PackageOptions, Period};
 use slotted_counters_cli::{render, script};
+use slotted_counters_core::package;
 
 use crate::support::flavor::Program;
 use crate::support::server::{Booted, run_each};
@@ -199,6 +200,96 @@ fn mixed_workload(server: &Booted, database: &str, format: &str) {
     assert_eq!(counters.get("views").unwrap(), Some(1200), "{format}: the primary is exact");
 }
 
+/// Every trigger path of the features, through the Rust client on pools
+/// whose sessions log in `format`: batches, write ids (and their
+/// forgetting), tracked and limited periods with a late write and expiry,
+/// a bounded counter taken to its floor and restocked, and resizes of a
+/// tracked, bounded counter.
+fn feature_workload(server: &Booted, database: &str, format: &str) {
+    let pool = |write_ids: bool| {
+        let opts = mysql::OptsBuilder::from_opts(Opts::from_url(&server.url(database)).unwrap())
+            .init(vec![format!("SET SESSION binlog_format = '{format}'")]);
+        let builder = slotted_counters::Counters::builder(mysql::Pool::new(opts).unwrap())
+            .retry(slotted_counters::RetryBudget::Attempts(50));
+        let builder = if write_ids { builder.write_ids() } else { builder };
+        builder.build().unwrap()
+    };
+    let counters = pool(false);
+    let once = pool(true);
+    for (name, slots, initial) in [("tracked", 8, 0), ("scarce", 4, 100), ("batched", 4, 0), ("ids", 4, 0)] {
+        counters.setup(name, NewCounter::new("features").slots(slots).initial_value(initial)).unwrap();
+    }
+    counters.track("tracked", Period::Hour, Keep::All).unwrap();
+    counters.track("tracked", Period::Day, Keep::Last(2)).unwrap();
+    counters.limit("tracked", Period::Day, Some(1_000_000)).unwrap();
+    counters.track("scarce", Period::Minute, Keep::Last(3)).unwrap();
+    counters.bound("scarce", 0..).unwrap();
+    let taken = AtomicU64::new(0);
+    thread::scope(|scope| {
+        for client in 0..8_u64 {
+            let (counters, once, taken) = (&counters, &once, &taken);
+            scope.spawn(move || {
+                for call in 0..40 {
+                    match (client + call) % 4 {
+                        0 => counters.increment("tracked").unwrap(),
+                        1 => match counters.add("scarce", -1) {
+                            Ok(()) => drop(taken.fetch_add(1, Ordering::Relaxed)),
+                            Err(CounterError::PastBound { .. }) => {}
+                            Err(error) => panic!("{format}: {error}"),
+                        },
+                        2 => counters.add_many([("batched", 2), ("tracked", 1)]).unwrap(),
+                        _ => {
+                            once.increment("ids").unwrap();
+                            once.add_many([("ids", 1), ("batched", 1)]).unwrap();
+                        }
+                    }
+                }
+            });
+        }
+        let mut admin = connect(server, database);
+        admin.query_drop(format!("SET SESSION binlog_format = '{format}'")).unwrap();
+        for slots in [16, 3, 8] {
+            admin.exec_drop("CALL counter_resize(?, ?)", ("tracked", slots)).unwrap();
+            admin.exec_drop("CALL counter_resize(?, ?)", ("scarce", slots)).unwrap();
+            admin.query_drop("CALL counter_compact('batched')").unwrap();
+            thread::sleep(Duration::from_millis(20));
+        }
+    });
+    counters.add("scarce", 40).unwrap();
+    counters.add_at("tracked", 5, SystemTime::now() - Duration::from_secs(3 * 86_400)).unwrap();
+    counters.expire_periods().unwrap();
+    once.forget_writes(Duration::from_secs(3_600)).unwrap();
+    counters.reset("batched", 7, slotted_counters::StartDate::Keep).unwrap();
+    assert_eq!(counters.get("scarce").unwrap(), Some(100 + 40 - i64::try_from(taken.into_inner()).unwrap()));
+    assert_eq!(counters.get("ids").unwrap(), Some(160), "{format}: every write id counted once");
+}
+
+/// Every row of every table of the package in `database`, table by table,
+/// each row as the hex of its columns (write ids are bytes): what a
+/// replica must hold as the primary does.
+fn package_rows(conn: &mut Conn, database: &str) -> Vec<(String, Vec<String>)> {
+    package::tables_in_package(&PackageOptions::default())
+        .into_iter()
+        .map(|table| {
+            let columns: Vec<String> = conn
+                .exec(
+                    "SELECT CONCAT('COALESCE(HEX(`', COLUMN_NAME, '`), ''NULL'')') \
+                     FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? \
+                     ORDER BY ORDINAL_POSITION",
+                    (database, &table),
+                )
+                .unwrap();
+            let rows: Vec<String> = conn
+                .query(format!(
+                    "SELECT CONCAT_WS('|', {}) AS `row` FROM `{database}`.`{table}` ORDER BY `row`",
+                    columns.join(", ")
+                ))
+                .unwrap();
+            (table, rows)
+        })
+        .collect()
+}
+
 /// How a server is made a GTID replica, and waits for its primary.
 struct Replication {
     /// Settings of both servers.
@@ -260,6 +351,8 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     script::run(&mut connect(&primary, "row_logged"), &script).unwrap();
     mixed_workload(&primary, "statement_logged", "STATEMENT");
     mixed_workload(&primary, "row_logged", "ROW");
+    feature_workload(&primary, "statement_logged", "STATEMENT");
+    feature_workload(&primary, "row_logged", "ROW");
 
     let mut primary_root = primary.root_conn();
     let position: String = primary_root.query_first(replication.position).unwrap().unwrap();
@@ -268,9 +361,15 @@ fn a_replica_stays_row_for_row_identical_under_statement_and_row_logging() {
     let last_error: String = status.and_then(|row| row.get("Last_SQL_Error")).unwrap_or_default();
     assert_eq!(waited, Some(0), "the replica did not reach {position}: {last_error}");
     for database in ["statement_logged", "row_logged"] {
-        let on_primary = rows(&mut primary_root, database);
-        assert!(on_primary.len() > 10, "{database}: {on_primary:?}");
-        assert_eq!(rows(&mut replica_root, database), on_primary, "{database}: the replica differs");
+        let on_primary = package_rows(&mut primary_root, database);
+        for (table, rows) in &on_primary {
+            assert!(!rows.is_empty(), "{database}: the workload wrote no row of {table}");
+        }
+        for ((table, on_primary), (_, on_replica)) in
+            on_primary.iter().zip(package_rows(&mut replica_root, database))
+        {
+            assert_eq!(&on_replica, on_primary, "{database}: the replica's {table} differs");
+        }
     }
 
     // A reconcile pointed at the replica, from an account that could write
