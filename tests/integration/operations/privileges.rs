@@ -8,7 +8,8 @@ use slotted_counters::Counters;
 
 use crate::support::schema::Schema;
 use crate::support::{
-    self, Database, Flavor, flavor, on_each_server, server_error, slotted_counters, stderr, stdout, succeeded,
+    self, Account, Database, Flavor, flavor, on_each_server, server_error, slotted_counters, stderr, stdout,
+    succeeded,
 };
 
 on_each_server!(
@@ -18,6 +19,7 @@ on_each_server!(
     status_tells_a_restricted_account_what_it_cannot_see,
     status_checks_every_committed_package_without_changing_it,
     a_reinstall_never_loses_an_applications_routine_grants,
+    the_documented_installer_grants_are_enough_and_each_is_needed,
 );
 
 fn conn_as(url: &str) -> Conn {
@@ -314,4 +316,95 @@ fn a_reinstall_never_loses_an_applications_routine_grants() {
     succeeded(by_client);
     increment().expect("the application's grant outlives the re-installs");
     assert_eq!(support::total(&mut db.conn(), "hits"), Some(if flavor() == Flavor::MySql { 3 } else { 2 }));
+}
+
+/// The installing account's privileges, as docs/operations.md grants them
+/// ("The installing account"), with `{db}` for the database: each, and
+/// whether MariaDB needs it too (MySQL needs them all).
+const INSTALLER_GRANTS: [(&str, bool); 15] = [
+    ("SELECT ON {db}.*", true),
+    ("INSERT ON {db}.*", true),
+    ("UPDATE ON {db}.*", true),
+    ("DELETE ON {db}.*", true),
+    ("CREATE ON {db}.*", true),
+    ("ALTER ON {db}.*", true),
+    ("DROP ON {db}.*", true),
+    ("CREATE VIEW ON {db}.*", true),
+    ("CREATE ROUTINE ON {db}.*", true),
+    ("ALTER ROUTINE ON {db}.*", true),
+    ("EXECUTE ON {db}.*", true),
+    ("TRIGGER ON {db}.*", true),
+    ("SUPER ON *.*", true),
+    ("GRANT OPTION ON {db}.*", false),
+    ("SELECT ON mysql.procs_priv", false),
+];
+
+/// What a DBA does with the installing accounts, each step as the account
+/// that runs it: one installs the classic package, an application is
+/// granted one routine, another account sources the package again and
+/// adds every feature (a column ALTERed in, tables, triggers), the
+/// routines count and refuse through their definers' rights and the
+/// application keeps its grant, and the first account uninstalls what the
+/// second made. The first step that fails, named.
+fn install_upgrade_and_uninstall_as(db: &Database, first: &Account, second: &Account) -> Result<(), String> {
+    let ran = |step: &str, output: std::process::Output| {
+        if output.status.success() { Ok(()) } else { Err(format!("{step}: {}", stderr(&output))) }
+    };
+    let call_as =
+        |url: &str, sql: &str| conn_as(url).query_drop(sql).map_err(|error| format!("{sql}: {error}"));
+    let call = |sql: &str| call_as(&db.url(), sql);
+    ran(
+        "install --features none",
+        slotted_counters(&["install", "--url", &first.url, "--features", "none"]),
+    )?;
+    call("CALL counter_setup('c', 'd', 4, 10)")?;
+    call("CALL counter_setup('gone', 'd', 2, NULL)")?;
+    call("CALL counter_delete('gone')")?;
+    let app = db.account("app", &["EXECUTE ON PROCEDURE {db}.`counter_increment`"]);
+    call_as(&app.url, "CALL counter_increment('c')")?;
+    let classic = std::fs::File::open(support::committed_setup_sql("generated/classic")).unwrap();
+    ran("the classic setup.sql sourced again", db.client_as(&second.url).stdin(classic).output().unwrap())?;
+    call_as(&app.url, "CALL counter_increment('c')")?;
+    ran("install (every feature)", slotted_counters(&["install", "--url", &second.url]))?;
+    call_as(&app.url, "CALL counter_increment('c')")?;
+    call("CALL counter_bound('c', 0, NULL)")?;
+    call("CALL counter_track('c', 'day', NULL)")?;
+    call(r#"CALL counter_add_many('{"c": 2}')"#)?;
+    call("CALL counter_add('c', -1)")?;
+    let total: Option<i64> =
+        db.conn().query_first("SELECT counter_get('c')").map_err(|error| error.to_string())?;
+    if total != Some(14) {
+        return Err(format!("the total is {total:?}, not 14"));
+    }
+    ran("uninstall", slotted_counters(&["uninstall", "--url", &first.url]))
+}
+
+/// Two accounts that hold exactly the documented grants install the
+/// classic package, re-install it, add every feature and uninstall, the
+/// routines working through their definers' rights; without any one of
+/// the grants (MariaDB: those it needs) some step fails.
+fn the_documented_installer_grants_are_enough_and_each_is_needed() {
+    let operations = std::fs::read_to_string(support::in_project("docs/operations.md")).unwrap();
+    for (grant, _) in INSTALLER_GRANTS {
+        let documented = format!("GRANT {} TO 'installer'@'%';", grant.replace("{db}", "`app`"));
+        assert!(operations.contains(&documented), "docs/operations.md lacks {documented}");
+    }
+    let needed = |on_mariadb: bool| flavor() == Flavor::MySql || on_mariadb;
+    let grants: Vec<&str> = INSTALLER_GRANTS
+        .iter()
+        .filter(|(_, on_mariadb)| needed(*on_mariadb))
+        .map(|(grant, _)| *grant)
+        .collect();
+    let db = Database::new();
+    let (first, second) = (db.account("first", &grants), db.account("second", &grants));
+    install_upgrade_and_uninstall_as(&db, &first, &second).expect("the documented grants are enough");
+    for left_out in &grants {
+        let fewer: Vec<&str> = grants.iter().filter(|grant| grant != &left_out).copied().collect();
+        let db = Database::new();
+        let (first, second) = (db.account("first", &fewer), db.account("second", &fewer));
+        assert!(
+            install_upgrade_and_uninstall_as(&db, &first, &second).is_err(),
+            "everything worked without {left_out}"
+        );
+    }
 }

@@ -31,7 +31,7 @@ use slotted_counters::PackageOptions;
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::{Feature, Features};
 
-pub use database::Database;
+pub use database::{Account, Database};
 pub use flavor::{Flavor, Release};
 pub use server::{flavor, release};
 
