@@ -1610,7 +1610,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_within_limit`(
     IN p_offset SMALLINT
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9b0d6c1b209d6270'
+COMMENT 'slotted-counters sha256:79dd94fc56a19786'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_used DECIMAL(40, 0);
@@ -1625,10 +1625,10 @@ BEGIN
     -- The quota's lock: the bucket's end, a row of no slot that counts 0.
     -- The locks of the read of every row stop there: without it they would
     -- hold the next row of the index, or the gap to it, another bucket's
-    -- or counter's, and two checks of two buckets that then added a row
-    -- deadlocked. Not the period's row, which a batch's trigger share-locks
+    -- or counter's, and two checks of two buckets that then add a row would
+    -- deadlock. Not the period's row, which a batch's trigger share-locks
     -- as it reads what the period keeps: two such writes that then both
-    -- locked it deadlocked, thousands of times per thousand batches.
+    -- lock it for writing would deadlock.
     INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, 65535, 0)
     ON DUPLICATE KEY UPDATE `counter` = `counter`;
@@ -2808,7 +2808,7 @@ END$$
 -- Applies a write of a counter that tracks periods (see counter_track) in the
 -- statement that records it: its delta to the slot, as counter_add does,
 -- and to the bucket that holds its moment of each period the write found
--- tracked (read by the routine, which a second read here made 13% slower).
+-- tracked, as the routine read it (the trigger does not read it again).
 -- BEFORE INSERT: an INSERT ... ON DUPLICATE KEY UPDATE fires it whether the
 -- slot had a row there or not.
 /*!80000 DROP TRIGGER IF EXISTS `counter_apply_tracked_write` */$$

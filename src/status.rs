@@ -141,9 +141,9 @@ fn harmless_call(options: &PackageOptions, routine: Routine) -> String {
 /// Compares the package in the connection's database with the one
 /// `options` describe, as this version renders it, and checks that it works.
 pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Status, Error> {
-    let installed: Vec<(String, String)> = conn
+    let installed: Vec<(String, String, String)> = conn
         .exec(
-            "SELECT ROUTINE_NAME, ROUTINE_COMMENT FROM information_schema.ROUTINES \
+            "SELECT ROUTINE_NAME, ROUTINE_COMMENT, SQL_MODE FROM information_schema.ROUTINES \
              WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME LIKE CONCAT(?, '%')",
             (options.prefix(),),
         )
@@ -154,10 +154,11 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         let name = routine.name(options);
         let call = harmless_call(options, routine);
         let expected = rendered_comment(&rendered, routine.kind(), &name);
-        let state = match installed.iter().find(|(installed, _)| installed.eq_ignore_ascii_case(&name)) {
-            Some((_, comment)) if Some(comment.as_str()) != expected => {
+        let state = match installed.iter().find(|(installed, ..)| installed.eq_ignore_ascii_case(&name)) {
+            Some((_, comment, _)) if Some(comment.as_str()) != expected => {
                 State::Stale { installed: comment.clone() }
             }
+            Some((_, _, mode)) if mode != package::ROUTINE_SQL_MODE => other_sql_mode(mode),
             Some(_) => match probe_routine(conn, routine, &call)? {
                 Probe::Fails(problem) => State::Broken { problem },
                 _ => State::Current,
@@ -191,16 +192,19 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
         objects.push(ObjectStatus { name, kind, state });
     }
     for (name, body) in rendered_triggers(&rendered, options)? {
-        let installed: Option<String> = conn
+        let installed: Option<(String, String)> = conn
             .exec_first(
-                "SELECT ACTION_STATEMENT FROM information_schema.TRIGGERS \
+                "SELECT ACTION_STATEMENT, SQL_MODE FROM information_schema.TRIGGERS \
                  WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = ?",
                 (&name,),
             )
             .map_err(Error::Query)?;
         let state = match installed {
-            Some(installed) if normalized(&installed)? == body => State::Present,
-            Some(_) => State::Stale { installed: "another version's body".to_owned() },
+            Some((installed, _)) if normalized(&installed)? != body => {
+                State::Stale { installed: "another version's body".to_owned() }
+            }
+            Some((_, mode)) if mode != package::ROUTINE_SQL_MODE => other_sql_mode(&mode),
+            Some(_) => State::Present,
             None => unseen_trigger(conn, &name)?,
         };
         objects.push(ObjectStatus { name, kind: "TRIGGER", state });
@@ -214,18 +218,25 @@ pub fn status(conn: &mut impl Queryable, options: &PackageOptions) -> Result<Sta
 /// The features the database holds: a feature is there when a routine
 /// that needs it alone is, whichever options installed it (`installed`
 /// lists the routines of the prefix).
-fn installed_features(options: &PackageOptions, installed: &[(String, String)]) -> Vec<Feature> {
+fn installed_features(options: &PackageOptions, installed: &[(String, String, String)]) -> Vec<Feature> {
     Feature::ALL
         .into_iter()
         .filter(|&feature| {
             Routine::ALL.into_iter().filter(|routine| routine.needs() == [feature].into_iter().collect()).any(
                 |routine| {
                     let name = routine.name(options);
-                    installed.iter().any(|(installed, _)| installed.eq_ignore_ascii_case(&name))
+                    installed.iter().any(|(installed, ..)| installed.eq_ignore_ascii_case(&name))
                 },
             )
         })
         .collect()
+}
+
+/// A routine or trigger of the package's body created in another
+/// `sql_mode` than the one the package pins (a DBA's own `CREATE`, say):
+/// it runs differently, and `install` creates it again.
+fn other_sql_mode(mode: &str) -> State {
+    State::Stale { installed: format!("created in sql_mode '{mode}', not '{}'", package::ROUTINE_SQL_MODE) }
 }
 
 /// Whether the database lists a table or view named `name`, which this

@@ -49,10 +49,10 @@ BEGIN
     -- The quota's lock: the bucket's end, a row of no slot that counts 0.
     -- The locks of the read of every row stop there: without it they would
     -- hold the next row of the index, or the gap to it, another bucket's
-    -- or counter's, and two checks of two buckets that then added a row
-    -- deadlocked. Not the period's row, which a batch's trigger share-locks
+    -- or counter's, and two checks of two buckets that then add a row would
+    -- deadlock. Not the period's row, which a batch's trigger share-locks
     -- as it reads what the period keeps: two such writes that then both
-    -- locked it deadlocked, thousands of times per thousand batches.
+    -- lock it for writing would deadlock.
     INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, {{ p.bucket_end }}, 0)
     ON DUPLICATE KEY UPDATE `counter` = `counter`;

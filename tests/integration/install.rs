@@ -213,6 +213,8 @@ fn uninstall_keeps_data_unless_drop_data() {
     assert!(tables(&db).is_empty(), "--drop-data dropped the table");
 }
 
+/// `status` names what is missing, what another version made, what runs
+/// broken, and a routine created again in another sql_mode.
 fn status_names_missing_and_stale_routines_and_triggers() {
     let db = Database::new();
     let url = db.url();
@@ -226,6 +228,13 @@ fn status_names_missing_and_stale_routines_and_triggers() {
         "CREATE TRIGGER counter_slot_bound_insert BEFORE INSERT ON counters FOR EACH ROW SET NEW.counter = 0",
     )
     .unwrap();
+    // The same CREATE, COMMENT included, run again from a session in
+    // another sql_mode: the routine would run differently.
+    let create: mysql::Row = conn.query_first("SHOW CREATE FUNCTION counter_estimate").unwrap().unwrap();
+    let create: String = create.get("Create Function").unwrap();
+    conn.query_drop("DROP FUNCTION counter_estimate").unwrap();
+    conn.query_drop("SET SESSION sql_mode = ''").unwrap();
+    conn.query_drop(create).unwrap();
 
     let output = slotted_counters(&["status", "--url", &url]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
@@ -234,6 +243,13 @@ fn status_names_missing_and_stale_routines_and_triggers() {
     assert!(line("counter_reset").ends_with("missing"), "{report}");
     assert!(line("counter_add ").contains("stale (installed: slotted-counters 0.0.1)"), "{report}");
     assert!(line("counter_get").ends_with("current"), "{report}");
+    assert!(
+        line("counter_estimate").contains(&format!(
+            "stale (installed: created in sql_mode '', not '{}')",
+            slotted_counters_core::package::ROUTINE_SQL_MODE
+        )),
+        "{report}"
+    );
     let words = |name: &str| line(name).split_whitespace().map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(words("counter_apply_change"), ["counter_apply_change", "trigger", "missing"], "{report}");
     assert!(
