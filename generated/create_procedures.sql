@@ -4,19 +4,12 @@
 -- Do not edit by hand: regenerate with `slotted-counters generate --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 128 --slot-choice random --collation utf8mb4_bin`.
 
 
--- Before anything changes, a function is created, called and dropped. An
--- account that may not create functions (error 1419 with binary logging on
--- and no SUPER, or no CREATE ROUTINE) stops at its CREATE. The call (by
--- SET: MariaDB's DO ignores an error the function signals) refuses, with
--- errno 9005, a server older than the package needs, or an object of one of
--- the package's names that is not the package's: a table or view without
--- the package's columns, a routine whose COMMENT does not begin with
--- 'slotted-counters', a trigger on another table. The message names the
--- object and the option that renames the package's (--table, --prefix).
--- Either way whatever the database holds is left whole; a refusal leaves
--- this function, which the next install drops. On MySQL the call also
--- returns the grants accounts hold on the routines, which the install
--- grants again (see counter_install_grants).
+-- Before anything changes, this function is created (an account that may
+-- not create functions stops here: 1419 under binary logging without
+-- SUPER), called by SET (MariaDB's DO ignores a signal) and dropped. The
+-- call refuses with errno 9005, naming what it found, and leaves the
+-- database whole but for this function, which the next install drops. On
+-- MySQL it also returns the grants on the routines (counter_install_grants).
 DROP FUNCTION IF EXISTS `counter_install_probe`;
 DELIMITER $$
 CREATE FUNCTION `counter_install_probe`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
@@ -34,6 +27,9 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
             MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
+    -- An object of the package's names that is not the package's: a table
+    -- or view without its columns, a routine without the COMMENT's mark, a
+    -- trigger on another table. The message names the option to rename it.
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
           FROM information_schema.TABLES AS found
@@ -164,14 +160,11 @@ DROP FUNCTION `counter_install_probe`;
 SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
     SESSION sql_mode = 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 
--- MySQL revokes the grants on a routine when the routine is dropped, and
--- an install drops each routine just before it creates it again: this
--- procedure, called right after each routine is created (MySQL only),
--- grants again what each account held on it before the install, as the
--- probe read it from mysql.procs_priv (an account that may not read that
--- table installs only where no routine is there yet). A call meanwhile fails with
--- 1370, and the Rust client sends it again. Dropped at the install's end.
--- Its text is utf8mb4_bin throughout, whatever the database's default.
+-- MySQL revokes the grants on a routine as it drops it, and an install
+-- drops each routine just before creating it again: right after each
+-- CREATE (MySQL only), this procedure grants again what each account held
+-- on it, as the probe read mysql.procs_priv (a call meanwhile fails with
+-- 1370, which the Rust client retries). Dropped at the install's end.
 DROP PROCEDURE IF EXISTS `counter_install_grants`;
 DELIMITER $$
 CREATE PROCEDURE `counter_install_grants`(
@@ -282,7 +275,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7213f35661f4a9eb'
+COMMENT 'slotted-counters sha256:2cfa38912581ef5e'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -334,6 +327,17 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_initial_value = COALESCE(v_number, 0);
+    -- A delete of the name interrupted after its slots left the rest:
+    -- a new counter must not inherit it.
+    IF EXISTS (
+        SELECT 1 FROM `counter_changes` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_spreads` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_periods` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_tracked_writes` WHERE `counter_name` = p_name UNION ALL
+        SELECT 1 FROM `counter_buckets` WHERE `counter_name` = p_name) THEN
+        SET v_message = LEFT(CONCAT('counter already exists in part (its delete was interrupted: call counter_delete): ', QUOTE(p_name)), 128);
+        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
+    END IF;
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make
@@ -1105,7 +1109,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_delete`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a859f5b795c1f28c'
+COMMENT 'slotted-counters sha256:2cfbba1969931d6c'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_period ENUM('minute', 'hour', 'day', 'month') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1121,10 +1125,11 @@ BEGIN
         END IF;
     END IF;
     DELETE `counters` FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-    -- The slots go first, so that no write counts in the rest meanwhile.
-    -- Each statement commits alone in autocommit mode: a delete interrupted
-    -- after the slots leaves some of the rest, which a second call removes
-    -- (unknown counter only when nothing of it is left).
+    -- The slots go first: a write then finds no counter, and a setup of
+    -- the name is refused until the rest is gone. Each statement commits
+    -- alone in autocommit mode: a delete interrupted after the slots leaves
+    -- some of the rest, which a second call removes (unknown counter only
+    -- when nothing of it is left).
     IF ROW_COUNT() = 0 AND NOT EXISTS (
         SELECT 1 FROM `counter_changes` WHERE `counter_name` = p_name UNION ALL
         SELECT 1 FROM `counter_spreads` WHERE `counter_name` = p_name UNION ALL

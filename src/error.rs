@@ -96,7 +96,7 @@ pub enum Error {
     /// would leave the rest behind. Nothing was changed.
     #[error(
         "uninstall refused, nothing was changed: {message}; uninstall with the features `status` lists \
-         (--features, or none for every feature)"
+         (--features LIST, or no --features for every feature)"
     )]
     FeaturesLeft { message: String },
 

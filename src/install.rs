@@ -151,9 +151,9 @@ pub struct LackedObject {
 }
 
 impl LackedObject {
-    /// The statement that drops it.
+    /// The statement that drops it, once it was found to be the package's.
     pub fn drop_statement(&self) -> String {
-        format!("DROP {} `{}`", self.kind, self.name)
+        format!("DROP {} IF EXISTS `{}`", self.kind, self.name)
     }
 }
 
@@ -201,13 +201,17 @@ pub fn drop_lacked_objects(
                  USING (TABLE_SCHEMA, TABLE_NAME) \
                  WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?"
             }
-            kind => {
-                debug_assert!(kind == "PROCEDURE" || kind == "FUNCTION");
+            _ => {
                 "SELECT COUNT(*) FROM information_schema.ROUTINES \
-                 WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ? AND ROUTINE_COMMENT LIKE CONCAT(?, '%')"
+                 WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ? AND ROUTINE_COMMENT LIKE CONCAT(?, '%') \
+                   AND ROUTINE_TYPE = ?"
             }
         };
-        let found: Option<u32> = conn.exec_first(sql, (&object.name, &object.check)).map_err(Error::Query)?;
+        let found: Option<u32> = match object.kind {
+            "TRIGGER" | "VIEW" => conn.exec_first(sql, (&object.name, &object.check)),
+            kind => conn.exec_first(sql, (&object.name, &object.check, kind)),
+        }
+        .map_err(Error::Query)?;
         if found.unwrap_or(0) > 0 {
             let statement = object.drop_statement();
             conn.query_drop(&statement)

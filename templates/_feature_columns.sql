@@ -1,6 +1,5 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_periods.sql" as periods -%}
-{%- import "_macros.sql" as m -%}
 {#- Runs `ALTER TABLE table` with the caller's text (quoted for a string)
     when `table` lacks `column`: MySQL has no ADD COLUMN IF NOT EXISTS. -#}
 {%- macro when_missing(table, column) %}
@@ -19,13 +18,21 @@ DEALLOCATE PREPARE slotted_counters_alter;
 {%- call when_missing(p.table, "lowest") %}{% call bounds::columns("''", true) %}{% endcall %}{% endcall %}
 {%- endif %}
 {%- if p.periods_feature %}
--- periods, `untracked`, set on every counter that tracks no period.
+-- periods, `untracked`: TRUE for every counter there, without a write to
+-- a row (the column comes with that default, which then becomes FALSE, as
+-- the table defines it), but those a periods table of an earlier install
+-- of periods says track one.
 SET @slotted_counters_untracked = (
     SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{{ p.table }}' AND COLUMN_NAME = 'untracked');
-{%- call when_missing(p.table, "untracked") %}{% call periods::untracked_column(p, "''", true) %}{% endcall %}{% endcall %}
-UPDATE `{{ p.table }}` SET `untracked` = TRUE
- WHERE @slotted_counters_untracked AND {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %};
+{%- call when_missing(p.table, "untracked") %}{% call periods::untracked_column(p, "''", true, true) %}{% endcall %}{% endcall %}
+SET @slotted_counters_alter = IF(@slotted_counters_untracked,
+    'ALTER TABLE `{{ p.table }}` ALTER COLUMN `untracked` SET DEFAULT FALSE', 'DO 0');
+PREPARE slotted_counters_alter FROM @slotted_counters_alter;
+EXECUTE slotted_counters_alter;
+DEALLOCATE PREPARE slotted_counters_alter;
+UPDATE `{{ p.table }}` SET `untracked` = FALSE
+ WHERE @slotted_counters_untracked AND `counter_name` IN (SELECT `counter_name` FROM `{{ p.periods_table }}`);
 SET @slotted_counters_untracked = NULL;
 {%- endif %}
 SET @slotted_counters_alter = NULL;

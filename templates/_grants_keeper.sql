@@ -1,11 +1,8 @@
--- MySQL revokes the grants on a routine when the routine is dropped, and
--- an install drops each routine just before it creates it again: this
--- procedure, called right after each routine is created (MySQL only),
--- grants again what each account held on it before the install, as the
--- probe read it from mysql.procs_priv (an account that may not read that
--- table installs only where no routine is there yet). A call meanwhile fails with
--- 1370, and the Rust client sends it again. Dropped at the install's end.
--- Its text is utf8mb4_bin throughout, whatever the database's default.
+-- MySQL revokes the grants on a routine as it drops it, and an install
+-- drops each routine just before creating it again: right after each
+-- CREATE (MySQL only), this procedure grants again what each account held
+-- on it, as the probe read mysql.procs_priv (a call meanwhile fails with
+-- 1370, which the Rust client retries). Dropped at the install's end.
 DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
 DELIMITER $$
 CREATE PROCEDURE `{{ p.grants_keeper }}`(

@@ -53,6 +53,19 @@
 OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING {{ p.charset }}), p_name COLLATE {{ p.charset }}_bin) OR p_name LIKE '% '
 {%- endmacro %}
 
+{#- Whether a row of counter p_name is left in a table of its features
+    beside the slots (a delete interrupted after them): for a package
+    with such tables. -#}
+{% macro rows_left_beside_slots(indent, p) -%}
+EXISTS (
+{%- for table in p.counter_rows_tables %}
+{{ indent }}    SELECT 1 FROM `{{ table }}` WHERE `counter_name` = p_name{% if !loop.last || p.periods_feature %} UNION ALL{% endif %}
+{%- endfor %}
+{%- if p.periods_feature %}
+{{ indent }}    SELECT 1 FROM `{{ p.buckets_table }}` WHERE `counter_name` = p_name
+{%- endif %})
+{%- endmacro %}
+
 {#- A function's answer for a name no counter may have: NULL. -#}
 {% macro null_if_unusable(p) -%}
     IF CHAR_LENGTH(p_name) > {{ p.name_length }}

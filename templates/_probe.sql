@@ -1,16 +1,9 @@
--- Before anything changes, a function is created, called and dropped. An
--- account that may not create functions (error 1419 with binary logging on
--- and no SUPER, or no CREATE ROUTINE) stops at its CREATE. The call (by
--- SET: MariaDB's DO ignores an error the function signals) refuses, with
--- errno {{ p.install_refused }}, a server older than the package needs, or an object of one of
--- the package's names that is not the package's: a table or view without
--- the package's columns, a routine whose COMMENT does not begin with
--- '{{ p.routine_mark }}', a trigger on another table. The message names the
--- object and the option that renames the package's (--table, --prefix).
--- Either way whatever the database holds is left whole; a refusal leaves
--- this function, which the next install drops. On MySQL the call also
--- returns the grants accounts hold on the routines, which the install
--- grants again (see {{ p.grants_keeper }}).
+-- Before anything changes, this function is created (an account that may
+-- not create functions stops here: 1419 under binary logging without
+-- SUPER), called by SET (MariaDB's DO ignores a signal) and dropped. The
+-- call refuses with errno {{ p.install_refused }}, naming what it found, and leaves the
+-- database whole but for this function, which the next install drops. On
+-- MySQL it also returns the grants on the routines ({{ p.grants_keeper }}).
 DROP FUNCTION IF EXISTS `{{ p.probe }}`;
 DELIMITER $$
 CREATE FUNCTION `{{ p.probe }}`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
@@ -32,6 +25,9 @@ BEGIN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }},
             MESSAGE_TEXT = '{{ refusals::SERVER_UNSUPPORTED }}: nothing changed';
     END IF;
+    -- An object of the package's names that is not the package's: a table
+    -- or view without its columns, a routine without the COMMENT's mark, a
+    -- trigger on another table. The message names the option to rename it.
     SELECT MIN(clash) INTO v_clash FROM (
 {%- for relation in p.relations %}
         SELECT '{% if relation.is_view %}view{% else %}table{% endif %} `{{ relation.name }}` (--{% if loop.first %}table{% else %}prefix{% endif %})' AS clash
@@ -75,22 +71,33 @@ BEGIN
     END IF;
 {%- endif %}
 {%- if !p.lacked_features.is_empty() %}
-    -- The features the installed package has (its {{ p.routine(Routine::Package) }}() names
-    -- them after --features, or has every one) and this one lacks:
+    -- The installed features this package lacks, as {{ p.routine(Routine::Package) }}()
+    -- names them (every one without --features); when it cannot be read, a
+    -- routine of the package's mark and prefix that this package lacks.
 {%- if creates_routines %}
-    -- the install goes on only when the DBA names each of them in
-    -- {{ p.drop_features_variable }}, as install --drop-features does
-    -- (and then drops their routines and triggers).
+    -- The install goes on only under install --drop-features, which then
+    -- drops them.
 {%- else %}
-    -- the installed package's own uninstall.sql removes them.
+    -- The installed package's own uninstall.sql removes them.
 {%- endif %}
-    IF EXISTS (SELECT 1 FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
-                  AND ROUTINE_NAME = '{{ p.routine(Routine::Package) }}' AND ROUTINE_COMMENT LIKE '{{ p.routine_mark }}%') THEN
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_installed = NULL;
         SET v_installed = `{{ p.routine(Routine::Package) }}`();
+    END;
+    IF v_installed LIKE '{{ p.routine_mark }} %' THEN
         SET v_installed = IF(v_installed LIKE '% --features %',
-                             SUBSTRING_INDEX(SUBSTRING_INDEX(v_installed, ' --features ', -1), ' ', 1), '{{ p.every_feature }}');
+                             SUBSTRING_INDEX(SUBSTRING(v_installed, LOCATE(' --features ', v_installed) + 12), ' ', 1),
+                             '{{ p.every_feature }}');
         SET v_lacking = CONCAT_WS(','{% for feature in p.lacked_features %},
             IF(FIND_IN_SET('{{ feature }}', v_installed){% if creates_routines %} AND NOT FIND_IN_SET('{{ feature }}', COALESCE({{ p.drop_features_variable }}, '')){% endif %}, '{{ feature }}', NULL){% endfor %});
+    ELSE
+        SELECT CONCAT('of `', MIN(ROUTINE_NAME), '`') INTO v_lacking FROM information_schema.ROUTINES
+         WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT LIKE '{{ p.routine_mark }}%'
+           AND ROUTINE_NAME LIKE '{{ p.prefix_pattern }}%' ESCAPE '!'
+           AND ROUTINE_NAME NOT IN ({% for routine in p.routines %}'{{ routine.name }}', {% endfor %}'{{ p.grants_keeper }}', '{{ p.probe }}')
+{%- if creates_routines %}
+           AND COALESCE({{ p.drop_features_variable }}, '') = ''
+{%- endif %};
     END IF;
     IF v_lacking <> '' THEN
 {%- if creates_routines %}

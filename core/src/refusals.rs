@@ -30,6 +30,11 @@ pub const SERVER_UNSUPPORTED: &str = "the package needs MySQL 8.0.19 or later, o
 pub const GRANTS_UNREAD: &str = "cannot read mysql.procs_priv: replacing the routines may lose their grants";
 /// `setup` of a name that a counter has (errno 9002).
 pub const ALREADY_EXISTS: &str = "counter already exists";
+/// `setup` of a name whose delete was interrupted after its slots went,
+/// leaving its periods, buckets or other rows (errno 9002, as a counter
+/// that exists: a second `counter_delete` finishes the delete).
+pub const DELETE_UNFINISHED: &str =
+    "counter already exists in part (its delete was interrupted: call counter_delete)";
 /// A name a counter is created for, NULL or only spaces.
 pub const BLANK_NAME: &str = "counter name must not be NULL or empty";
 /// A name holding one of the characters below, which the message names.
@@ -312,6 +317,13 @@ mod tests {
         assert_eq!(read_past_limit(message), None, "a limit is no bound of the total");
     }
 
+    /// The probe signals it whole: MySQL refuses a MESSAGE_TEXT longer than
+    /// the message length.
+    #[test]
+    fn the_unsupported_server_refusal_fits_a_message() {
+        assert!(SERVER_UNSUPPORTED.chars().count() + ": nothing changed".len() <= MESSAGE_LENGTH as usize);
+    }
+
     #[test]
     fn no_words_would_end_the_sql_string_they_are_placed_in() {
         let words = [
@@ -346,6 +358,11 @@ mod tests {
             STARTS_AT_OFFSET,
             OFFSET_STAYS,
             PLAIN_COUNTS_AT_UTC,
+            LACKS_INSTALLED,
+            UNINSTALL_LACKS_INSTALLED,
+            GRANTS_UNREAD,
+            SERVER_UNSUPPORTED,
+            DELETE_UNFINISHED,
         ];
         for words in words {
             assert!(!words.contains(['\'', '\\']), "{words}");

@@ -25,19 +25,12 @@
 --     DROP EVENT IF EXISTS `counter_expire_periods_hourly`;
 
 
--- Before anything changes, a function is created, called and dropped. An
--- account that may not create functions (error 1419 with binary logging on
--- and no SUPER, or no CREATE ROUTINE) stops at its CREATE. The call (by
--- SET: MariaDB's DO ignores an error the function signals) refuses, with
--- errno 9005, a server older than the package needs, or an object of one of
--- the package's names that is not the package's: a table or view without
--- the package's columns, a routine whose COMMENT does not begin with
--- 'slotted-counters', a trigger on another table. The message names the
--- object and the option that renames the package's (--table, --prefix).
--- Either way whatever the database holds is left whole; a refusal leaves
--- this function, which the next install drops. On MySQL the call also
--- returns the grants accounts hold on the routines, which the install
--- grants again (see counter_install_grants).
+-- Before anything changes, this function is created (an account that may
+-- not create functions stops here: 1419 under binary logging without
+-- SUPER), called by SET (MariaDB's DO ignores a signal) and dropped. The
+-- call refuses with errno 9005, naming what it found, and leaves the
+-- database whole but for this function, which the next install drops. On
+-- MySQL it also returns the grants on the routines (counter_install_grants).
 DROP FUNCTION IF EXISTS `counter_install_probe`;
 DELIMITER $$
 CREATE FUNCTION `counter_install_probe`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
@@ -55,6 +48,9 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
             MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
+    -- An object of the package's names that is not the package's: a table
+    -- or view without its columns, a routine without the COMMENT's mark, a
+    -- trigger on another table. The message names the option to rename it.
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
           FROM information_schema.TABLES AS found

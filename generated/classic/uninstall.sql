@@ -15,19 +15,12 @@
 --   events that call the routines, which then fail each time they run.
 
 
--- Before anything changes, a function is created, called and dropped. An
--- account that may not create functions (error 1419 with binary logging on
--- and no SUPER, or no CREATE ROUTINE) stops at its CREATE. The call (by
--- SET: MariaDB's DO ignores an error the function signals) refuses, with
--- errno 9005, a server older than the package needs, or an object of one of
--- the package's names that is not the package's: a table or view without
--- the package's columns, a routine whose COMMENT does not begin with
--- 'slotted-counters', a trigger on another table. The message names the
--- object and the option that renames the package's (--table, --prefix).
--- Either way whatever the database holds is left whole; a refusal leaves
--- this function, which the next install drops. On MySQL the call also
--- returns the grants accounts hold on the routines, which the install
--- grants again (see counter_install_grants).
+-- Before anything changes, this function is created (an account that may
+-- not create functions stops here: 1419 under binary logging without
+-- SUPER), called by SET (MariaDB's DO ignores a signal) and dropped. The
+-- call refuses with errno 9005, naming what it found, and leaves the
+-- database whole but for this function, which the next install drops. On
+-- MySQL it also returns the grants on the routines (counter_install_grants).
 DROP FUNCTION IF EXISTS `counter_install_probe`;
 DELIMITER $$
 CREATE FUNCTION `counter_install_probe`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
@@ -47,6 +40,9 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005,
             MESSAGE_TEXT = 'the package needs MySQL 8.0.19 or later, or a MariaDB from 10.6.18 or 10.11.8 on (innodb_snapshot_isolation): nothing changed';
     END IF;
+    -- An object of the package's names that is not the package's: a table
+    -- or view without its columns, a routine without the COMMENT's mark, a
+    -- trigger on another table. The message names the option to rename it.
     SELECT MIN(clash) INTO v_clash FROM (
         SELECT 'table `counters` (--table)' AS clash
           FROM information_schema.TABLES AS found
@@ -70,20 +66,29 @@ BEGIN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `counter_install_probe` left'), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
     END IF;
-    -- The features the installed package has (its counter_package() names
-    -- them after --features, or has every one) and this one lacks:
-    -- the installed package's own uninstall.sql removes them.
-    IF EXISTS (SELECT 1 FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
-                  AND ROUTINE_NAME = 'counter_package' AND ROUTINE_COMMENT LIKE 'slotted-counters%') THEN
+    -- The installed features this package lacks, as counter_package()
+    -- names them (every one without --features); when it cannot be read, a
+    -- routine of the package's mark and prefix that this package lacks.
+    -- The installed package's own uninstall.sql removes them.
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_installed = NULL;
         SET v_installed = `counter_package`();
+    END;
+    IF v_installed LIKE 'slotted-counters %' THEN
         SET v_installed = IF(v_installed LIKE '% --features %',
-                             SUBSTRING_INDEX(SUBSTRING_INDEX(v_installed, ' --features ', -1), ' ', 1), 'resize,batches,write-ids,periods,bounds');
+                             SUBSTRING_INDEX(SUBSTRING(v_installed, LOCATE(' --features ', v_installed) + 12), ' ', 1),
+                             'resize,batches,write-ids,periods,bounds');
         SET v_lacking = CONCAT_WS(',',
             IF(FIND_IN_SET('resize', v_installed), 'resize', NULL),
             IF(FIND_IN_SET('batches', v_installed), 'batches', NULL),
             IF(FIND_IN_SET('write-ids', v_installed), 'write-ids', NULL),
             IF(FIND_IN_SET('periods', v_installed), 'periods', NULL),
             IF(FIND_IN_SET('bounds', v_installed), 'bounds', NULL));
+    ELSE
+        SELECT CONCAT('of `', MIN(ROUTINE_NAME), '`') INTO v_lacking FROM information_schema.ROUTINES
+         WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT LIKE 'slotted-counters%'
+           AND ROUTINE_NAME LIKE 'counter!_%' ESCAPE '!'
+           AND ROUTINE_NAME NOT IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants', 'counter_install_probe');
     END IF;
     IF v_lacking <> '' THEN
         SET v_message = LEFT(CONCAT('this uninstall.sql would leave the installed features ', v_lacking, ': run its own uninstall.sql'), 128);

@@ -169,19 +169,27 @@ SET @slotted_counters_alter = (
 PREPARE slotted_counters_alter FROM @slotted_counters_alter;
 EXECUTE slotted_counters_alter;
 DEALLOCATE PREPARE slotted_counters_alter;
--- periods, `untracked`, set on every counter that tracks no period.
+-- periods, `untracked`: TRUE for every counter there, without a write to
+-- a row (the column comes with that default, which then becomes FALSE, as
+-- the table defines it), but those a periods table of an earlier install
+-- of periods says track one.
 SET @slotted_counters_untracked = (
     SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
 SET @slotted_counters_alter = (
-    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
+    SELECT IF(COUNT(*) = 0, 'ALTER TABLE `counters` ADD COLUMN `untracked` BOOLEAN NOT NULL DEFAULT TRUE COMMENT ''TRUE: the counter tracks no period, and its writes skip counter_periods''', 'DO 0')
       FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'counters' AND COLUMN_NAME = 'untracked');
 PREPARE slotted_counters_alter FROM @slotted_counters_alter;
 EXECUTE slotted_counters_alter;
 DEALLOCATE PREPARE slotted_counters_alter;
-UPDATE `counters` SET `untracked` = TRUE
- WHERE @slotted_counters_untracked AND NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE);
+SET @slotted_counters_alter = IF(@slotted_counters_untracked,
+    'ALTER TABLE `counters` ALTER COLUMN `untracked` SET DEFAULT FALSE', 'DO 0');
+PREPARE slotted_counters_alter FROM @slotted_counters_alter;
+EXECUTE slotted_counters_alter;
+DEALLOCATE PREPARE slotted_counters_alter;
+UPDATE `counters` SET `untracked` = FALSE
+ WHERE @slotted_counters_untracked AND `counter_name` IN (SELECT `counter_name` FROM `counter_periods`);
 SET @slotted_counters_untracked = NULL;
 SET @slotted_counters_alter = NULL;
 

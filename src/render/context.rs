@@ -177,6 +177,9 @@ pub(super) struct Context {
     /// every feature, which a line without `--features` has.
     pub(super) lacked_features: Vec<&'static str>,
     pub(super) every_feature: String,
+    /// The prefix as a LIKE pattern with `!` for its escape character: each
+    /// `_` of it a literal.
+    pub(super) prefix_pattern: String,
     pub(super) drop_features_variable: &'static str,
     /// The mode the package's routines and triggers are created in, and
     /// the variable keeping the installing session's meanwhile.
@@ -411,6 +414,7 @@ impl Context {
                 .map(Feature::name)
                 .collect(),
             every_feature: Feature::ALL.map(Feature::name).join(","),
+            prefix_pattern: options.prefix().replace('_', "!_"),
             drop_features_variable: package::DROP_FEATURES_VARIABLE,
             routine_sql_mode: package::ROUTINE_SQL_MODE,
             installer_sql_mode: package::INSTALLER_SQL_MODE_VARIABLE,

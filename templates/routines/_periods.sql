@@ -16,11 +16,11 @@
 {#- The slots' column that lets a write of a counter that tracks no period
     skip the look at its periods: TRUE only while the counter is known to
     track none. FALSE, the default of a row written by anything else (a
-    lazy slot, the ALTER that adds the column), only sends the write the slower way, which
-    looks. In CREATE TABLE (`add` false) or ALTER TABLE (`add` true), with
-    `quote` around its comment. -#}
-{% macro untracked_column(p, quote, add) -%}
-{% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT FALSE COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip {{ p.periods_table }}{{ quote }}{% if !add %},{% endif %}
+    lazy slot), only sends the write the slower way, which looks. In CREATE
+    TABLE (`add` false) or ALTER TABLE (`add` true, with the default TRUE
+    when `added_true`), with `quote` around its comment. -#}
+{% macro untracked_column(p, quote, add, added_true = false) -%}
+{% if add %} ADD COLUMN {% endif %}`untracked` BOOLEAN NOT NULL DEFAULT {% if added_true %}TRUE{% else %}FALSE{% endif %} COMMENT {{ quote }}TRUE: the counter tracks no period, and its writes skip {{ p.periods_table }}{{ quote }}{% if !add %},{% endif %}
 {%- endmacro %}
 
 {#- Declares what read_keeps reads into (what each period keeps, and its

@@ -25,17 +25,12 @@ BEGIN
 {%- if p.counter_rows_tables.is_empty() %}
     IF ROW_COUNT() = 0 THEN
 {%- else %}
-    -- The slots go first, so that no write counts in the rest meanwhile.
-    -- Each statement commits alone in autocommit mode: a delete interrupted
-    -- after the slots leaves some of the rest, which a second call removes
-    -- (unknown counter only when nothing of it is left).
-    IF ROW_COUNT() = 0 AND NOT EXISTS (
-{%- for table in p.counter_rows_tables %}
-        SELECT 1 FROM `{{ table }}` WHERE `counter_name` = p_name{% if !loop.last || p.periods_feature %} UNION ALL{% endif %}
-{%- endfor %}
-{%- if p.periods_feature %}
-        SELECT 1 FROM `{{ p.buckets_table }}` WHERE `counter_name` = p_name
-{%- endif %}) THEN
+    -- The slots go first: a write then finds no counter, and a setup of
+    -- the name is refused until the rest is gone. Each statement commits
+    -- alone in autocommit mode: a delete interrupted after the slots leaves
+    -- some of the rest, which a second call removes (unknown counter only
+    -- when nothing of it is left).
+    IF ROW_COUNT() = 0 AND NOT {% call m::rows_left_beside_slots("    ", p) %}{% endcall %} THEN
 {%- endif %}
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;

@@ -54,6 +54,13 @@ BEGIN
 {%- if !p.slot_bound_triggers %}
 {% call m::check_slot_bound("    ", p, "v_initial_value") %}{% endcall %}
 {%- endif %}
+{%- if !p.counter_rows_tables.is_empty() %}
+    -- A delete of the name interrupted after its slots left the rest:
+    -- a new counter must not inherit it.
+    IF {% call m::rows_left_beside_slots("    ", p) %}{% endcall %} THEN
+{% call m::refuse("        ", p, p.already_exists) %}'{{ refusals::DELETE_UNFINISHED }}: ', QUOTE(p_name){% endcall %}
+    END IF;
+{%- endif %}
 
     -- One INSERT creates every slot, so a failed setup leaves no row behind.
     -- The slots are numbered by a join of digits: JSON_TABLE would make

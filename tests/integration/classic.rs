@@ -27,6 +27,7 @@ on_each_server!(
     an_install_with_fewer_features_needs_the_dbas_word_and_keeps_every_count,
     its_scripts_refuse_a_package_with_more_features_naming_them,
     drop_features_drops_only_the_packages_own_objects,
+    it_installs_again_over_a_dropped_definer,
     each_feature_alone_installs_and_counts,
     both_clients_fail_at_once_naming_a_feature_the_package_lacks,
 );
@@ -317,7 +318,36 @@ fn its_scripts_refuse_a_package_with_more_features_naming_them() {
         );
         assert_eq!(support::routines_in(&mut conn), routines, "nothing changed");
         assert_eq!(support::triggers_in(&mut conn), triggers, "nothing changed");
+
+        // Without the package line (a complete install interrupted before
+        // counter_package), a routine of the package's prefix and mark
+        // that the classic package lacks stands for the features.
+        conn.query_drop("DROP FUNCTION counter_package").unwrap();
+        let (ran, stderr) = source(&db, &setup);
+        assert!(!ran, "{stderr}");
+        assert!(stderr.contains("this package lacks the installed features of `counter_"), "{stderr}");
+        assert_eq!(support::triggers_in(&mut conn), triggers, "nothing changed");
     }
+}
+
+/// The classic package installed by an account since dropped (every
+/// routine then fails with 1449): installing it again as an account that
+/// exists, the way out operations.md gives, works, and counts are kept.
+fn it_installs_again_over_a_dropped_definer() {
+    let db = Database::new();
+    let installer = db.account("installer", &["ALL ON {db}.*", "SUPER ON *.*"]);
+    succeeded(slotted_counters(&["install", "--url", &installer.url, "--features", "none"]));
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('kept', 'd', 4, 5)").unwrap();
+    conn.query_drop(format!("DROP USER {}", installer.quoted)).unwrap();
+    let (code, _) = support::server_error(conn.query_drop("CALL counter_increment('kept')").unwrap_err());
+    assert_eq!(code, 1449, "the definer is gone");
+
+    let setup = std::fs::read(support::committed_setup_sql("generated/classic")).unwrap();
+    let (ran, stderr) = source(&db, &setup);
+    assert!(ran, "{stderr}");
+    conn.query_drop("CALL counter_increment('kept')").unwrap();
+    assert_eq!(support::total(&mut conn, "kept"), Some(6));
 }
 
 /// Another application's routine and trigger of a feature's names, in a
@@ -358,9 +388,9 @@ fn drop_features_drops_only_the_packages_own_objects() {
         "all",
     ]));
     let report = support::stderr(&installed);
-    assert!(report.contains("dropped: DROP PROCEDURE `counter_track`"), "{report}");
-    assert!(report.contains("dropped: DROP TRIGGER `counter_apply_write`"), "{report}");
-    assert!(report.contains("dropped: DROP VIEW `counter_rooms`"), "{report}");
+    assert!(report.contains("dropped: DROP PROCEDURE IF EXISTS `counter_track`"), "{report}");
+    assert!(report.contains("dropped: DROP TRIGGER IF EXISTS `counter_apply_write`"), "{report}");
+    assert!(report.contains("dropped: DROP VIEW IF EXISTS `counter_rooms`"), "{report}");
     assert_eq!(support::routines_in(&mut conn), CLASSIC_ROUTINES);
 }
 

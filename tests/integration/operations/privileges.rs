@@ -321,7 +321,7 @@ fn a_reinstall_never_loses_an_applications_routine_grants() {
 /// The installing account's privileges, as docs/operations.md grants them
 /// ("The installing account"), with `{db}` for the database: each, and
 /// whether MariaDB needs it too (MySQL needs them all).
-const INSTALLER_GRANTS: [(&str, bool); 15] = [
+const INSTALLER_GRANTS: [(&str, bool); 14] = [
     ("SELECT ON {db}.*", true),
     ("INSERT ON {db}.*", true),
     ("UPDATE ON {db}.*", true),
@@ -332,7 +332,6 @@ const INSTALLER_GRANTS: [(&str, bool); 15] = [
     ("CREATE VIEW ON {db}.*", true),
     ("CREATE ROUTINE ON {db}.*", true),
     ("ALTER ROUTINE ON {db}.*", true),
-    ("EXECUTE ON {db}.*", true),
     ("TRIGGER ON {db}.*", true),
     ("SUPER ON *.*", true),
     ("GRANT OPTION ON {db}.*", false),

@@ -153,9 +153,10 @@ fn rows_of(conn: &mut mysql::PooledConn, name: &str) -> Vec<(String, u64)> {
 
 /// A delete that gives up on a lock of its day buckets (1205), after its
 /// slots, periods and tracked writes went (each statement commits alone):
-/// the counter is gone for reads and writes, buckets are left, and a
-/// second call removes them and succeeds; only a third meets "unknown
-/// counter". Another counter keeps everything.
+/// the counter is gone for reads and writes, buckets are left, a setup of
+/// the name is refused (it would inherit them), and a second call removes
+/// them and succeeds; only a third meets "unknown counter". Another
+/// counter keeps everything.
 fn a_delete_interrupted_after_the_slots_is_finished_by_a_second_call() {
     let db = with_package();
     let mut conn = db.conn();
@@ -205,9 +206,14 @@ fn a_delete_interrupted_after_the_slots_is_finished_by_a_second_call() {
     );
     let (code, _) = server_error(conn.query_drop("CALL counter_increment('c')").unwrap_err());
     assert_eq!(code, slotted_counters_core::package::errno::UNKNOWN_COUNTER);
+    let (code, message) = server_error(conn.query_drop("CALL counter_setup('c', 'd', 4, NULL)").unwrap_err());
+    assert_eq!(code, slotted_counters_core::package::errno::ALREADY_EXISTS, "{message}");
+    assert!(message.contains("its delete was interrupted"), "{message}");
 
     conn.query_drop("CALL counter_delete('c')").unwrap();
     assert_eq!(rows_of(&mut conn, "c"), []);
+    conn.query_drop("CALL counter_setup('c', 'd', 4, NULL)").unwrap();
+    conn.query_drop("CALL counter_delete('c')").unwrap();
     let (code, _) = server_error(conn.query_drop("CALL counter_delete('c')").unwrap_err());
     assert_eq!(code, slotted_counters_core::package::errno::UNKNOWN_COUNTER);
     assert_eq!(rows_of(&mut conn, "other"), other);
