@@ -232,9 +232,13 @@ fn status_names_missing_and_stale_routines_and_triggers() {
     // another sql_mode: the routine would run differently.
     let create: mysql::Row = conn.query_first("SHOW CREATE FUNCTION counter_estimate").unwrap().unwrap();
     let create: String = create.get("Create Function").unwrap();
+    let trigger: mysql::Row = conn.query_first("SHOW CREATE TRIGGER counter_apply_spread").unwrap().unwrap();
+    let trigger: String = trigger.get("SQL Original Statement").unwrap();
     conn.query_drop("DROP FUNCTION counter_estimate").unwrap();
+    conn.query_drop("DROP TRIGGER counter_apply_spread").unwrap();
     conn.query_drop("SET SESSION sql_mode = ''").unwrap();
     conn.query_drop(create).unwrap();
+    conn.query_drop(trigger).unwrap();
 
     let output = slotted_counters(&["status", "--url", &url]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
@@ -243,13 +247,15 @@ fn status_names_missing_and_stale_routines_and_triggers() {
     assert!(line("counter_reset").ends_with("missing"), "{report}");
     assert!(line("counter_add ").contains("stale (installed: slotted-counters 0.0.1)"), "{report}");
     assert!(line("counter_get").ends_with("current"), "{report}");
-    assert!(
-        line("counter_estimate").contains(&format!(
-            "stale (installed: created in sql_mode '', not '{}')",
-            slotted_counters_core::package::ROUTINE_SQL_MODE
-        )),
-        "{report}"
-    );
+    for name in ["counter_estimate", "counter_apply_spread"] {
+        assert!(
+            line(name).contains(&format!(
+                "stale (installed: created in sql_mode '', not '{}')",
+                slotted_counters_core::package::ROUTINE_SQL_MODE
+            )),
+            "{name}: {report}"
+        );
+    }
     let words = |name: &str| line(name).split_whitespace().map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(words("counter_apply_change"), ["counter_apply_change", "trigger", "missing"], "{report}");
     assert!(
