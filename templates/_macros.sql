@@ -66,6 +66,14 @@ EXISTS (
 {%- endif %})
 {%- endmacro %}
 
+{#- On the hot path of a package whose names compare in a binary
+    collation, the name check where a write found no row. -#}
+{% macro deferred_name_check(p, indent) -%}
+{{ indent }}-- The name's check waits until no row took the write: in a binary
+{{ indent }}-- collation only a name ending in a space, skipped above, could match.
+{% call check_name_form(indent, p) %}{% endcall %}
+{%- endmacro %}
+
 {#- A function's answer for a name no counter may have: NULL. -#}
 {% macro null_if_unusable(p) -%}
     IF CHAR_LENGTH(p_name) > {{ p.name_length }}
@@ -245,20 +253,20 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     counter takes the classic write (takes_classic_write), and with
     `bounded` v_bounded to whether it is bounded: no read more on the hot
     path. -#}
-{% macro read_slot_count(indent, p, into, classic = false, bounded = false) -%}
+{% macro read_slot_count(indent, p, into, classic = false, bounded = false, skips_padded = false) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT COUNT(*){% if classic %}, COALESCE(MAX({% call takes_classic_write(p) %}{% endcall %}), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2
+{{ indent }}    SELECT COUNT(*){% if classic %}, COALESCE(MAX({% call takes_classic_write(p) %}{% endcall %}), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     LOCK IN SHARE MODE;
 {{ indent }}    IF v_second_locked THEN
-{{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2
+{{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
 {{ indent }}        SET {{ into }} = COALESCE({{ into }}, 1);
 {{ indent }}    ELSE
-{{ indent }}        SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1
+{{ indent }}        SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         FOR UPDATE;
 {{ indent }}    END IF;
 {{ indent }}ELSE
-{{ indent }}    SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name
+{{ indent }}    SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
 {%- endmacro %}

@@ -494,7 +494,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e4abcd1cca54554e'
+COMMENT 'slotted-counters sha256:1d91c10b3405f255'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -558,9 +558,8 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END IF;
 
-    -- One INSERT creates every slot, so a failed setup leaves no row behind.
-    -- The slots are numbered by a join of digits: JSON_TABLE would make
-    -- the statement unsafe for statement-based logging (warning 1592).
+    -- One INSERT makes every slot (a failed setup leaves none), numbered by a
+    -- join of digits: JSON_TABLE is unsafe for statement-based logging (1592).
     INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
     SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0), NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = p_name LOCK IN SHARE MODE)
@@ -732,10 +731,9 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ad571c46671c4ed'
+COMMENT 'slotted-counters sha256:3eaee3a7de453c57'
 BEGIN
     DECLARE v_slot INT;
-    -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -1223,10 +1221,8 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_delete') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
--- The value of counter p_name: the sum of its slots, or NULL when it does
--- not exist, so one SELECT can read many names. READS SQL DATA: with binary
--- logging on, a function without a characteristic fails (error 1418).
--- NULL too for a name longer than 128 characters.
+-- The value of counter p_name, the sum of its slots; NULL for no such
+-- counter or a name none may have, so one SELECT can read many names.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -1244,11 +1240,10 @@ END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_estimate` */$$
--- An estimate of counter p_name that reads one slot, chosen at random, and
--- multiplies it by the slot count: for dashboards that must not scan. NULL
--- when the counter does not exist. Exact on average for increments spread
--- over the slots; a value kept in slot 1 (an initial value, a reset, a
--- compact) makes single estimates swing widely.
+-- An estimate of counter p_name for dashboards that must not scan: one slot,
+-- chosen at random, times the slot count; NULL for no such counter. Exact on
+-- average for increments spread over the slots; a value kept in slot 1 (an
+-- initial value, a reset, a compact) makes single estimates swing widely.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )

@@ -499,7 +499,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:2cfa38912581ef5e'
+COMMENT 'slotted-counters sha256:ea28bff3c0f04fc9'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -563,9 +563,8 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9002, MESSAGE_TEXT = v_message;
     END IF;
 
-    -- One INSERT creates every slot, so a failed setup leaves no row behind.
-    -- The slots are numbered by a join of digits: JSON_TABLE would make
-    -- the statement unsafe for statement-based logging (warning 1592).
+    -- One INSERT makes every slot (a failed setup leaves none), numbered by a
+    -- join of digits: JSON_TABLE is unsafe for statement-based logging (1592).
     INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`, `untracked`)
     WITH digit (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
     SELECT p_name, slot.id, p_description, NOW(), IF(slot.id = 1, v_initial_value, 0), NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = p_name LOCK IN SHARE MODE)
@@ -726,7 +725,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a6c2e97cde1bc2da'
+COMMENT 'slotted-counters sha256:8c04b3a697ce887d'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -762,28 +761,22 @@ BEGIN
     END IF;
     SET v_delta = v_number;
 
-    IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-        IF v_message IS NOT NULL THEN
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
-            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2 AND p_name NOT LIKE '% '
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
@@ -806,10 +799,19 @@ BEGIN
     IF v_classic THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND p_name NOT LIKE '% '
            AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
            AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        -- The name's check waits until no row took the write: in a binary
+        -- collation only a name ending in a space, skipped above, could match.
+        IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
+            SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+            IF v_message IS NOT NULL THEN
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END IF;
         IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
@@ -832,7 +834,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:63a086c18e9373d4'
+COMMENT 'slotted-counters sha256:964ba5ec23d2591a'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -843,7 +845,6 @@ BEGIN
     DECLARE v_classic BOOLEAN DEFAULT FALSE;
     -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
-    -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
     DECLARE v_position INT;
     DECLARE v_members INT;
@@ -851,28 +852,22 @@ BEGIN
     -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 
-    IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
-        SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
-        IF v_message IS NOT NULL THEN
-            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
-        END IF;
-    END IF;
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
-            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
+            SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2 AND p_name NOT LIKE '% '
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
@@ -895,10 +890,19 @@ BEGIN
     IF v_classic THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
+           AND p_name NOT LIKE '% '
            AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
            AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
+        -- The name's check waits until no row took the write: in a binary
+        -- collation only a name ending in a space, skipped above, could match.
+        IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
+            SET v_message = LEFT(CONCAT(`counter_name_problem`(p_name), ': ', QUOTE(p_name)), 128);
+            IF v_message IS NOT NULL THEN
+                SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+            END IF;
+        END IF;
         IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
             BEGIN
                 DECLARE v_fits BOOLEAN;
@@ -1431,10 +1435,8 @@ END$$
 /*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_delete') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
--- The value of counter p_name: the sum of its slots, or NULL when it does
--- not exist, so one SELECT can read many names. READS SQL DATA: with binary
--- logging on, a function without a characteristic fails (error 1418).
--- NULL too for a name longer than 128 characters.
+-- The value of counter p_name, the sum of its slots; NULL for no such
+-- counter or a name none may have, so one SELECT can read many names.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_get`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -1452,11 +1454,10 @@ END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_estimate` */$$
--- An estimate of counter p_name that reads one slot, chosen at random, and
--- multiplies it by the slot count: for dashboards that must not scan. NULL
--- when the counter does not exist. Exact on average for increments spread
--- over the slots; a value kept in slot 1 (an initial value, a reset, a
--- compact) makes single estimates swing widely.
+-- An estimate of counter p_name for dashboards that must not scan: one slot,
+-- chosen at random, times the slot count; NULL for no such counter. Exact on
+-- average for increments spread over the slots; a value kept in slot 1 (an
+-- initial value, a reset, a compact) makes single estimates swing widely.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_estimate`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )

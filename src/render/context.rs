@@ -56,6 +56,12 @@ pub(super) struct Context {
     /// read. The UPDATE would leave a bounded slot locked where it found no
     /// room (see `look_before_locking` in `routines/_bounds.sql`).
     pub(super) classic_flag: bool,
+    /// Whether `counter_add` and `counter_increment` check the name only
+    /// once their write found no row: in a binary collation no name a
+    /// counter may not have matches a counter's rows but one ending in a
+    /// space, which their reads and UPDATE skip. Not with `--auto-create`,
+    /// whose write creates the counter.
+    pub(super) defers_name_check: bool,
     /// Whether the slower write of a tracked or bounded counter is the
     /// routine `add_featured`, called by the writes, rather than inline.
     pub(super) has_add_featured: bool,
@@ -338,6 +344,7 @@ impl Context {
             classic_flag: (features.has(Feature::Periods) || features.has(Feature::Bounds))
                 && !options.auto_create()
                 && fixed_slots.is_none(),
+            defers_name_check: options.collation().ends_with("_bin") && !options.auto_create(),
             has_add_featured: Routine::in_package(options).contains(&Routine::AddFeatured),
             has_writes_table: package::has_writes_table(options),
             has_changes_table: package::has_changes_table(options),

@@ -29,7 +29,6 @@
 {%- if parses_delta %}
     DECLARE v_delta BIGINT;
 {%- else %}
-    -- An increment's.
     DECLARE v_delta BIGINT DEFAULT 1;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
@@ -40,16 +39,19 @@
 {%- endif %}
 {%- endmacro %}
 
-{% macro check_arguments(p) %}
+{% macro check_arguments(p, hot = false) %}
 {% call m::check_delta("    ", p) %}{% endcall %}
-{% call check_name(p) %}{% endcall %}
+{% call check_name(p, hot) %}{% endcall %}
 {%- endmacro %}
 
 {#- The name a write may count for: with --auto-create it makes the
-    counter, so it must be one a counter may have. -#}
-{% macro check_name(p) %}
+    counter, so it must be one a counter may have. On the `hot` path of a
+    package whose names compare in a binary collation, checked after the
+    write found no row instead (add_counted). -#}
+{% macro check_name(p, hot = false) %}
 {%- if p.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
+{%- else if hot && p.defers_name_check %}
 {%- else %}
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {%- endif %}
@@ -57,12 +59,13 @@
 
 {#- Adds v_delta to one slot of counter p_name, counted in the buckets of
     time `at`. -#}
-{% macro add_counted(p, at) %}
+{% macro add_counted(p, at, hot = false) %}
+{%- let defer = hot && p.defers_name_check %}
     -- The slot is computed once, into a variable: RAND() in a WHERE clause
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag, p.classic_flag && p.bounds) %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag, p.classic_flag && p.bounds, defer) %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
@@ -77,46 +80,52 @@
     -- would stay locked until the transaction ends, room or not, out of
     -- the order in which a bounded counter's writes lock its slots.
     IF v_classic THEN
-{%- call classic_update(p, "        ") %}{% endcall %}
+{%- call classic_update(p, "        ", defer) %}{% endcall %}
     END IF;
     IF NOT v_classic OR ROW_COUNT() = 0 THEN
 {%- else %}
-{%- call classic_update(p, "    ") %}{% endcall %}
+{%- call classic_update(p, "    ", defer) %}{% endcall %}
     IF ROW_COUNT() = 0 THEN
+{%- endif %}
+{%- if defer %}
+{% call m::deferred_name_check(p, "        ") %}{% endcall %}
 {%- endif %}
 {%- call featured(p, at, "        ") %}{% endcall %}
     END IF;
 {%- else %}
-{%- call featured(p, at, "    ") %}{% endcall %}
+{%- call featured(p, at, "    ", defer) %}{% endcall %}
 {%- endif %}
 {%- endmacro %}
 
 {#- The classic write: v_delta added to slot v_slot of counter p_name, in
     one UPDATE that changes no row unless the counter takes it
     (takes_classic_write) within the slot bound. -#}
-{% macro classic_update(p, indent) %}
+{% macro classic_update(p, indent, skips_padded = false) %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{%- if skips_padded %}
+{{ indent }}   AND p_name NOT LIKE '% '
+{%- endif %}
 {{ indent }}   AND {% call m::takes_classic_write(p) %}{% endcall %}
 {{ indent }}   AND {% call bounds::within_slot_bound(p, "v_delta") %}{% endcall %};
 {%- endmacro %}
 
 {#- Adds v_delta to slot v_slot of counter p_name, or to the counter as
     its bound, its periods and their limits ask, at `indent`. -#}
-{% macro featured(p, at, indent) %}
+{% macro featured(p, at, indent, defer = false) %}
 {%- if p.bounds && !p.auto_create %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
 {%- endif %}
 {%- if p.has_add_featured %}
 {{ indent }}CALL `{{ p.routine(Routine::AddFeatured) }}`(p_name, v_slot, {{ p.slot_count }}, v_delta, {{ at }});
 {%- else %}
-{%- call tracked_or_not(p, at, indent) %}{% endcall %}
+{%- call tracked_or_not(p, at, indent, defer) %}{% endcall %}
 {%- endif %}
 {%- endmacro %}
 
 {#- The write of `featured` past the look at a bound: to the buckets of
     time `at` of each period the counter tracks, or to its slot. -#}
-{% macro tracked_or_not(p, at, indent) %}
+{% macro tracked_or_not(p, at, indent, defer = false) %}
 {%- if p.periods_feature %}
 {{ indent }}BEGIN
 {{ indent }}    -- What each period the counter tracks keeps.
@@ -130,6 +139,6 @@
 {{ indent }}    END IF;
 {{ indent }}END;
 {%- else %}
-{%- call bounds::add_to_slot(indent, p) %}{% endcall %}
+{%- call bounds::add_to_slot(indent, p, false, defer) %}{% endcall %}
 {%- endif %}
 {%- endmacro %}

@@ -301,7 +301,7 @@
     (see `fits`). In a trigger (`in_trigger`), the slot is locked and
     looked at first: ROW_COUNT() there would make the statement that fires
     the trigger unsafe for statement-based logging (1592). -#}
-{% macro add_to_slot(indent, p, in_trigger = false) -%}
+{% macro add_to_slot(indent, p, in_trigger = false, defer = false) -%}
 {%- if in_trigger %}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_found INT;
@@ -355,9 +355,15 @@
 {%- else %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{%- if defer %}
+{{ indent }}   AND p_name NOT LIKE '% '
+{%- endif %}
 {{ indent }}   AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
 {%- if p.bounds || p.resize %}
 {{ indent }}IF ROW_COUNT() = 0 THEN
+{%- if defer %}
+{% call m::deferred_name_check(p, indent ~ "    ") %}{% endcall %}
+{%- endif %}
 {{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
 {{ indent }}    -- exists as long as the counter does, so the delta is not lost.
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
@@ -381,7 +387,7 @@
 {%- endif %}
 {{ indent }}END IF;
 {%- else %}
-{% call no_slot_took(indent, p) %}{% endcall %}
+{% call no_slot_took(indent, p, defer) %}{% endcall %}
 {%- endif %}
 {%- endif %}
 {%- endif %}
@@ -390,8 +396,11 @@
 {#- After an UPDATE of an unbounded counter's slot that changed no row: no
     such counter, a delta of 0, or a delta the slot cannot take within the
     slot bound, each told apart by a look of its own. -#}
-{% macro no_slot_took(indent, p) -%}
+{% macro no_slot_took(indent, p, defer = false) -%}
 {{ indent }}IF ROW_COUNT() = 0 THEN
+{%- if defer %}
+{% call m::deferred_name_check(p, indent ~ "    ") %}{% endcall %}
+{%- endif %}
 {{ indent }}    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter(indent ~ "        ", p) %}{% endcall %}
 {{ indent }}    ELSEIF v_delta <> 0 THEN

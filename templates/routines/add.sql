@@ -22,6 +22,6 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p, true) %}{% endcall %}
-{% call add::check_arguments(p) %}{% endcall %}
-{%- call add::add_counted(p, "UTC_TIMESTAMP(6)") %}{% endcall %}
+{% call add::check_arguments(p, true) %}{% endcall %}
+{%- call add::add_counted(p, "UTC_TIMESTAMP(6)", true) %}{% endcall %}
 END$$

@@ -1,9 +1,7 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Get) }}` */$$
--- The value of counter p_name: the sum of its slots, or NULL when it does
--- not exist, so one SELECT can read many names. READS SQL DATA: with binary
--- logging on, a function without a characteristic fails (error 1418).
--- NULL too for a name longer than {{ p.name_length }} characters.
+-- The value of counter p_name, the sum of its slots; NULL for no such
+-- counter or a name none may have, so one SELECT can read many names.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Get) }}`(
     p_name {{ p.name_type }}
 )

@@ -9,6 +9,6 @@ MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {%- call add::variables(p, false) %}{% endcall %}
-{% call add::check_name(p) %}{% endcall %}
-{%- call add::add_counted(p, "UTC_TIMESTAMP(6)") %}{% endcall %}
+{% call add::check_name(p, true) %}{% endcall %}
+{%- call add::add_counted(p, "UTC_TIMESTAMP(6)", true) %}{% endcall %}
 END$$

@@ -62,8 +62,7 @@ BEGIN
     END IF;
 {%- endif %}
 
-    -- One INSERT creates every slot, so a failed setup leaves no row behind.
-    -- The slots are numbered by a join of digits: JSON_TABLE would make
-    -- the statement unsafe for statement-based logging (warning 1592).
+    -- One INSERT makes every slot (a failed setup leaves none), numbered by a
+    -- join of digits: JSON_TABLE is unsafe for statement-based logging (1592).
 {% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)", "v_slots", "") %}{% endcall %}
 END$$

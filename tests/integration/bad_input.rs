@@ -147,6 +147,7 @@ fn the_largest_keeps_neither_stop_expiry_nor_break_writes() {
         conn.query_drop("DELETE FROM counters").unwrap();
         conn.query_drop("DELETE FROM counter_periods").unwrap();
         conn.query_drop("DELETE FROM counter_buckets").unwrap();
+        conn.query_drop("DELETE FROM counter_tracked_writes").unwrap();
         for (name, keeps) in [
             ("a_long", [4_294_967_295_u64; 4]),
             ("b_long", [17_800_000, 17_800_000, 741_000, 24_400]),

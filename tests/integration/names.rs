@@ -19,6 +19,7 @@ use crate::support::{
 
 on_each_server!(
     names_that_differ_by_case_accent_emoji_or_mark_are_distinct_counters,
+    a_write_for_a_name_a_pad_space_collation_takes_for_a_counters_is_refused,
     install_and_status_refuse_a_table_whose_names_compare_in_another_collation,
     the_documented_collation_change_under_increments_loses_and_merges_nothing,
 );
@@ -71,6 +72,29 @@ fn names_that_differ_by_case_accent_emoji_or_mark_are_distinct_counters() {
 
 /// Installs the package an earlier version made by default: names in
 /// `utf8mb4_unicode_ci`.
+/// `counter_increment` and `counter_add` check a name only once their
+/// write found no row (binary collations): a name with trailing spaces,
+/// which the PAD SPACE `utf8mb4_bin` compares equal to a counter's, is
+/// refused, in every committed package with a binary collation, and the
+/// counter keeps its count.
+fn a_write_for_a_name_a_pad_space_collation_takes_for_a_counters_is_refused() {
+    for dir in ["generated", "generated/classic", "generated/fixed-slots-64", "generated/connection-slots"] {
+        let db = support::with_committed(dir);
+        let mut conn = db.conn();
+        conn.query_drop("CALL counter_setup('padded', 'd', NULL, 7)").unwrap();
+        for call in ["CALL counter_increment('padded ')", "CALL counter_add('padded  ', 5)"] {
+            let (code, message) = support::server_error(conn.query_drop(call).unwrap_err());
+            assert_eq!(
+                code,
+                slotted_counters_core::package::errno::INVALID_ARGUMENT,
+                "{dir}: {call}: {message}"
+            );
+            assert!(message.contains("trailing space"), "{dir}: {call}: {message}");
+        }
+        assert_eq!(support::total(&mut conn, "padded"), Some(7), "{dir}: the counter kept its count");
+    }
+}
+
 fn install_unicode_ci(db: &Database) {
     succeeded(slotted_counters(&["install", "--url", &db.url(), "--collation", "utf8mb4_unicode_ci"]));
 }
