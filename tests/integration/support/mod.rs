@@ -92,17 +92,19 @@ pub fn read_innodb_trx<T: mysql::prelude::FromRow>(conn: &mut PooledConn, sql: &
 }
 
 /// Runs `read` of `information_schema`'s lists of sessions or
-/// transactions, again while it fails with 3854: MySQL 9.7 fails such a
-/// read ("Cannot convert string ... from utf8mb4 to utf8mb3", their text
-/// columns being utf8mb3) while another test's statement holding an emoji
-/// runs, which ends in milliseconds.
+/// transactions, again while it fails with 3854 for up to 30 s: MySQL 9.7
+/// fails such a read ("Cannot convert string ... from utf8mb4 to utf8mb3",
+/// their text columns being utf8mb3) while another test's statement holding
+/// an emoji runs, which may run for seconds under a load test (400 ms of
+/// retries once failed a hand-back in CI).
 pub fn despite_emoji_elsewhere<T>(mut read: impl FnMut() -> mysql::Result<T>) -> mysql::Result<T> {
     const CANNOT_CONVERT: u16 = 3854;
-    let mut attempts = 0;
+    let started = Instant::now();
     loop {
-        attempts += 1;
         match read() {
-            Err(mysql::Error::MySqlError(error)) if error.code == CANNOT_CONVERT && attempts < 20 => {
+            Err(mysql::Error::MySqlError(error))
+                if error.code == CANNOT_CONVERT && started.elapsed() < Duration::from_secs(30) =>
+            {
                 std::thread::sleep(Duration::from_millis(20));
             }
             read => return read,
