@@ -249,24 +249,23 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     statement, and a locking read would queue behind the slot's writers.
     A trigger's statement is not told from a plain call:
     there a lock wait may still end in 1020, to be retried as a deadlock.
-    With `classic`, the same read also sets v_classic to whether the
-    counter takes the classic write (takes_classic_write), and with
-    `bounded` v_bounded to whether it is bounded: no read more on the hot
-    path. -#}
-{% macro read_slot_count(indent, p, into, classic = false, bounded = false, skips_padded = false) -%}
+    With `untracked`, the same read also sets v_untracked to whether the
+    counter tracks no period, and with `bounded` v_bounded to whether it
+    is bounded: no read more on the hot path. -#}
+{% macro read_slot_count(indent, p, into, untracked = false, bounded = false, skips_padded = false) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT COUNT(*){% if classic %}, COALESCE(MAX({% call takes_classic_write(p) %}{% endcall %}), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}    SELECT COUNT(*){% if untracked %}, COALESCE(MAX(`untracked`), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     LOCK IN SHARE MODE;
 {{ indent }}    IF v_second_locked THEN
 {{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
 {{ indent }}        SET {{ into }} = COALESCE({{ into }}, 1);
 {{ indent }}    ELSE
-{{ indent }}        SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}        SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         FOR UPDATE;
 {{ indent }}    END IF;
 {{ indent }}ELSE
-{{ indent }}    SELECT `counter_id`{% if classic %}, {% call takes_classic_write(p) %}{% endcall %}{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if classic %}, v_classic{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}    SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
 {%- endmacro %}

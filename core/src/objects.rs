@@ -18,10 +18,11 @@ pub enum Routine {
     NameProblem,
     Setup,
     /// `counter_add_featured(name, slot, slots, delta, at)`: the write of
-    /// `add`, `increment` and `add_at` of a counter that tracks a period or
-    /// has a bound, written once for the three of them in a package with
-    /// periods. They call it with their definer's rights, and only when the
-    /// classic write changed no row: the hot path makes no second CALL.
+    /// `add`, `increment` and `add_at` of a counter that tracks a period,
+    /// or that its slot could not take alone, written once for the three of
+    /// them in a package with periods. They call it with their definer's
+    /// rights, and only when their UPDATE of the slot changed no row: the
+    /// hot path makes no second CALL.
     AddFeatured,
     Add,
     Increment,

@@ -720,15 +720,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c7f690a4d71b6c25'
+COMMENT 'slotted-counters sha256:c205feb362a1cdf2'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter tracks no period and has no bound: its write is
-    -- then one UPDATE of its slot.
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether the counter tracks no period: its write is then one UPDATE
+    -- of its slot.
+    DECLARE v_untracked BOOLEAN DEFAULT FALSE;
     -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
@@ -758,18 +758,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
+        SELECT COUNT(*), COALESCE(MAX(`untracked`), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2 AND p_name NOT LIKE '% '
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
+            SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
+        SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
@@ -779,21 +779,27 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot; any other, or a
-    -- slot gone or past the slot bound, the way below, which no row
-    -- changed here tells.
-    -- It is tried on no other counter: on a bounded one, the slot it read
-    -- would stay locked until the transaction ends, room or not, out of
-    -- the order in which a bounded counter's writes lock its slots.
-    IF v_classic THEN
+    IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
+    END IF;
+    -- A counter that tracks no period takes the write as the classic
+    -- package did, in one UPDATE of its slot, when the slot takes it alone
+    -- (within the slot bound and, bounded, within its shares); any other
+    -- write, or a slot gone, the way below, which no row changed here tells.
+    IF v_untracked THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
            AND p_name NOT LIKE '% '
-           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+           AND `untracked` AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
     END IF;
-    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+    IF NOT v_untracked OR ROW_COUNT() = 0 THEN
         -- The name's check waits until no row took the write: in a binary
         -- collation only a name ending in a space, skipped above, could match.
         IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
@@ -801,16 +807,6 @@ BEGIN
             IF v_message IS NOT NULL THEN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-        END IF;
-        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-            BEGIN
-                DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
-                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-                IF NOT v_fits THEN
-                    SET v_slot = 1;
-                END IF;
-            END;
         END IF;
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
@@ -824,15 +820,15 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_increment`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:61b0cb534ea70397'
+COMMENT 'slotted-counters sha256:ecbfc697ec0de73c'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter tracks no period and has no bound: its write is
-    -- then one UPDATE of its slot.
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether the counter tracks no period: its write is then one UPDATE
+    -- of its slot.
+    DECLARE v_untracked BOOLEAN DEFAULT FALSE;
     -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_delta BIGINT DEFAULT 1;
@@ -844,18 +840,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
+        SELECT COUNT(*), COALESCE(MAX(`untracked`), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2 AND p_name NOT LIKE '% '
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2 AND p_name NOT LIKE '% '
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
+            SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1 AND p_name NOT LIKE '% '
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
+        SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND p_name NOT LIKE '% '
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
@@ -865,21 +861,27 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot; any other, or a
-    -- slot gone or past the slot bound, the way below, which no row
-    -- changed here tells.
-    -- It is tried on no other counter: on a bounded one, the slot it read
-    -- would stay locked until the transaction ends, room or not, out of
-    -- the order in which a bounded counter's writes lock its slots.
-    IF v_classic THEN
+    IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
+    END IF;
+    -- A counter that tracks no period takes the write as the classic
+    -- package did, in one UPDATE of its slot, when the slot takes it alone
+    -- (within the slot bound and, bounded, within its shares); any other
+    -- write, or a slot gone, the way below, which no row changed here tells.
+    IF v_untracked THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
            AND p_name NOT LIKE '% '
-           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+           AND `untracked` AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
     END IF;
-    IF NOT v_classic OR ROW_COUNT() = 0 THEN
+    IF NOT v_untracked OR ROW_COUNT() = 0 THEN
         -- The name's check waits until no row took the write: in a binary
         -- collation only a name ending in a space, skipped above, could match.
         IF CHAR_LENGTH(p_name) > 128 OR OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING utf8mb4), p_name COLLATE utf8mb4_bin) OR p_name LIKE '% ' THEN
@@ -887,16 +889,6 @@ BEGIN
             IF v_message IS NOT NULL THEN
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
             END IF;
-        END IF;
-        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-            BEGIN
-                DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
-                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-                IF NOT v_fits THEN
-                    SET v_slot = 1;
-                END IF;
-            END;
         END IF;
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
@@ -2252,16 +2244,16 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:d37296d4519039f7'
+COMMENT 'slotted-counters sha256:e8567a66114171ac'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
     DECLARE v_slot INT;
     -- Whether reading the slot count share-locked slot 2: the pick skips it.
     DECLARE v_second_locked BOOLEAN DEFAULT FALSE;
-    -- Whether the counter tracks no period and has no bound: its write is
-    -- then one UPDATE of its slot.
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+    -- Whether the counter tracks no period: its write is then one UPDATE
+    -- of its slot.
+    DECLARE v_untracked BOOLEAN DEFAULT FALSE;
     -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
     DECLARE v_number DECIMAL(65, 30);
@@ -2312,18 +2304,18 @@ BEGIN
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
     IF /*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE THEN
-        SELECT COUNT(*), COALESCE(MAX(`untracked` AND `lowest` IS NULL AND `highest` IS NULL), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
+        SELECT COUNT(*), COALESCE(MAX(`untracked`), FALSE), COALESCE(MAX((`lowest` IS NOT NULL OR `highest` IS NOT NULL)), FALSE) INTO v_second_locked, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 2
          LOCK IN SHARE MODE;
         IF v_second_locked THEN
             SELECT `counter_id` - 2 INTO v_slots FROM `counters` WHERE `counter_name` = p_name AND `counter_id` > 2
              ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
             SET v_slots = COALESCE(v_slots, 1);
         ELSE
-            SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
+            SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = 1
              FOR UPDATE;
         END IF;
     ELSE
-        SELECT `counter_id`, `untracked` AND `lowest` IS NULL AND `highest` IS NULL, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_classic, v_bounded FROM `counters` WHERE `counter_name` = p_name
+        SELECT `counter_id`, `untracked`, (`lowest` IS NOT NULL OR `highest` IS NOT NULL) INTO v_slots, v_untracked, v_bounded FROM `counters` WHERE `counter_name` = p_name
          ORDER BY `counter_id` DESC LIMIT 1;
     END IF;
     SET v_slot = (@@GLOBAL.auto_increment_offset - 1) % @@GLOBAL.auto_increment_increment + 1;
@@ -2333,30 +2325,26 @@ BEGIN
     IF v_second_locked AND v_slot >= 2 THEN
         SET v_slot = v_slot + 1;
     END IF;
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot; any other, or a
-    -- slot gone or past the slot bound, the way below, which no row
-    -- changed here tells.
-    -- It is tried on no other counter: on a bounded one, the slot it read
-    -- would stay locked until the transaction ends, room or not, out of
-    -- the order in which a bounded counter's writes lock its slots.
-    IF v_classic THEN
+    IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
+        BEGIN
+            DECLARE v_fits BOOLEAN;
+            SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
+              FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+            IF NOT v_fits THEN
+                SET v_slot = 1;
+            END IF;
+        END;
+    END IF;
+    -- A counter that tracks no period takes the write as the classic
+    -- package did, in one UPDATE of its slot, when the slot takes it alone
+    -- (within the slot bound and, bounded, within its shares); any other
+    -- write, or a slot gone, the way below, which no row changed here tells.
+    IF v_untracked THEN
         UPDATE `counters` SET `counter` = `counter` + v_delta
          WHERE `counter_name` = p_name AND `counter_id` = v_slot
-           AND `untracked` AND `lowest` IS NULL AND `highest` IS NULL
-           AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter`;
+           AND `untracked` AND v_delta BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR v_delta BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR v_delta BETWEEN 1 - v_slots AND `highest` - `counter`);
     END IF;
-    IF NOT v_classic OR ROW_COUNT() = 0 THEN
-        IF v_bounded AND NOT (/*M! @@innodb_snapshot_isolation AND (@@in_transaction OR NOT @@autocommit) OR */ FALSE) THEN
-            BEGIN
-                DECLARE v_fits BOOLEAN;
-                SELECT COALESCE(MAX(4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN -9007199254740991 - `counter` AND 9007199254740991 - `counter` AND (`lowest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN `lowest` - `counter` AND v_slots - 1) AND (`highest` IS NULL OR 4 * CAST(v_delta AS DECIMAL(20, 0)) BETWEEN 1 - v_slots AND `highest` - `counter`)), FALSE) INTO v_fits
-                  FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
-                IF NOT v_fits THEN
-                    SET v_slot = 1;
-                END IF;
-            END;
-        END IF;
+    IF NOT v_untracked OR ROW_COUNT() = 0 THEN
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, v_moment);
     END IF;
 END$$

@@ -51,10 +51,12 @@ pub(super) struct Context {
     pub(super) periods_feature: bool,
     pub(super) bounds: bool,
     /// Whether a write reads, with the slot count, whether the counter
-    /// takes the classic write (`v_classic`), and tries that UPDATE only
-    /// then: a package with periods or bounds whose slots are counted by a
-    /// read. The UPDATE would leave a bounded slot locked where it found no
-    /// room (see `look_before_locking` in `routines/_bounds.sql`).
+    /// tracks no period (`v_untracked`) and is bounded (`v_bounded`): a
+    /// package with periods or bounds whose slots are counted by a read.
+    /// An untracked counter's write is then one UPDATE of its slot, bounded
+    /// or not; a bounded one looks at its slot's room first, as an UPDATE
+    /// that found none would leave the slot locked (see
+    /// `look_before_locking` in `routines/_bounds.sql`).
     pub(super) classic_flag: bool,
     /// Whether `counter_add` and `counter_increment` check the name only
     /// once their write found no row: in a binary collation no name a

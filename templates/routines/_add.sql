@@ -14,10 +14,10 @@
 {%- if p.fixed_slots.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
-{%- if p.classic_flag && classic %}
-    -- Whether the counter tracks no period and has no bound: its write is
-    -- then one UPDATE of its slot.
-    DECLARE v_classic BOOLEAN DEFAULT FALSE;
+{%- if p.classic_flag && classic && p.periods_feature %}
+    -- Whether the counter tracks no period: its write is then one UPDATE
+    -- of its slot.
+    DECLARE v_untracked BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if p.classic_flag && p.bounds %}
     -- Whether it is bounded: its write then looks at its slot's room first.
@@ -65,28 +65,40 @@
     -- would be evaluated again for every row scanned. FLOOR, not rounding,
     -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag, p.classic_flag && p.bounds, defer) %}{% endcall %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag && p.periods_feature, p.classic_flag && p.bounds, defer) %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{%- if (p.periods_feature || p.bounds) && !p.auto_create %}
+{%- if p.classic_flag %}
+{%- if p.bounds %}
+{% call bounds::look_before_locking("    ", p) %}{% endcall %}
+{%- endif %}
+    -- A counter that tracks no period takes the write as the classic
+    -- package did, in one UPDATE of its slot, when the slot takes it alone
+    -- (within the slot bound and, bounded, within its shares); any other
+    -- write, or a slot gone, the way below, which no row changed here tells.
+{%- if p.periods_feature %}
+    IF v_untracked THEN
+{%- call slot_update(p, "        ", "`untracked` AND ", defer) %}{% endcall %}
+    END IF;
+    IF NOT v_untracked OR ROW_COUNT() = 0 THEN
+{%- else %}
+{%- call slot_update(p, "    ", "", defer) %}{% endcall %}
+    IF ROW_COUNT() = 0 THEN
+{%- endif %}
+{%- if defer %}
+{% call m::deferred_name_check(p, "        ") %}{% endcall %}
+{%- endif %}
+{%- call featured(p, at, "        ", false, true) %}{% endcall %}
+    END IF;
+{%- else if (p.periods_feature || p.bounds) && !p.auto_create %}
     -- A counter that tracks no period and has no bound takes the write as
     -- the classic package did, in one UPDATE of its slot; any other, or a
     -- slot gone or past the slot bound, the way below, which no row
     -- changed here tells.
-{%- if p.classic_flag %}
-    -- It is tried on no other counter: on a bounded one, the slot it read
-    -- would stay locked until the transaction ends, room or not, out of
-    -- the order in which a bounded counter's writes lock its slots.
-    IF v_classic THEN
-{%- call classic_update(p, "        ", defer) %}{% endcall %}
-    END IF;
-    IF NOT v_classic OR ROW_COUNT() = 0 THEN
-{%- else %}
 {%- call classic_update(p, "    ", defer) %}{% endcall %}
     IF ROW_COUNT() = 0 THEN
-{%- endif %}
 {%- if defer %}
 {% call m::deferred_name_check(p, "        ") %}{% endcall %}
 {%- endif %}
@@ -97,8 +109,23 @@
 {%- endif %}
 {%- endmacro %}
 
-{#- The classic write: v_delta added to slot v_slot of counter p_name, in
-    one UPDATE that changes no row unless the counter takes it
+{#- The write of a counter that tracks no period, where the slot count's
+    read said so: v_delta added to slot v_slot of counter p_name (the one
+    the look at a bound left) in one UPDATE, which changes no row unless
+    `untracked` (SQL, empty or ending in AND) holds and the slot takes the
+    delta alone (`fits`). -#}
+{% macro slot_update(p, indent, untracked, skips_padded) %}
+{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
+{%- if skips_padded %}
+{{ indent }}   AND p_name NOT LIKE '% '
+{%- endif %}
+{{ indent }}   AND {{ untracked }}{% call bounds::fits(p, "v_delta", p.slot_count) %}{% endcall %};
+{%- endmacro %}
+
+{#- The classic write of a package with fixed slots, which reads no slot
+    row before it: v_delta added to slot v_slot of counter p_name, in one
+    UPDATE that changes no row unless the counter takes it
     (takes_classic_write) within the slot bound. -#}
 {% macro classic_update(p, indent, skips_padded = false) %}
 {{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
@@ -111,9 +138,10 @@
 {%- endmacro %}
 
 {#- Adds v_delta to slot v_slot of counter p_name, or to the counter as
-    its bound, its periods and their limits ask, at `indent`. -#}
-{% macro featured(p, at, indent, defer = false) %}
-{%- if p.bounds && !p.auto_create %}
+    its bound, its periods and their limits ask, at `indent`; `looked`:
+    a bounded counter's slot was looked at already. -#}
+{% macro featured(p, at, indent, defer = false, looked = false) %}
+{%- if p.bounds && !p.auto_create && !looked %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
 {%- endif %}
 {%- if p.has_add_featured %}
