@@ -139,21 +139,60 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
 
 /// An object a package with more features than this one made, which this
 /// one lacks: `install --drop-features` drops it after the install, where
-/// it is the package's.
+/// it is the package's and not another application's of the same name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LackedObject {
-    /// `PROCEDURE`, `FUNCTION`, `TRIGGER` or `VIEW`.
-    pub kind: &'static str,
-    pub name: String,
-    /// What tells it is the package's: the COMMENT's mark of a routine, the
-    /// table of a trigger, a column of the view.
-    check: String,
+pub enum LackedObject {
+    /// A routine: the package's when its COMMENT opens with the package's
+    /// mark and it is of this kind.
+    Routine { kind: &'static str, name: String },
+    /// A trigger: the package's on this table.
+    Trigger { name: String, table: String },
+    /// The view of rooms: the package's with a column `room`.
+    View { name: String },
 }
 
 impl LackedObject {
+    pub fn name(&self) -> &str {
+        match self {
+            LackedObject::Routine { name, .. }
+            | LackedObject::Trigger { name, .. }
+            | LackedObject::View { name } => name,
+        }
+    }
+
     /// The statement that drops it, once it was found to be the package's.
     pub fn drop_statement(&self) -> String {
-        format!("DROP {} IF EXISTS `{}`", self.kind, self.name)
+        let kind = match self {
+            LackedObject::Routine { kind, .. } => kind,
+            LackedObject::Trigger { .. } => "TRIGGER",
+            LackedObject::View { .. } => "VIEW",
+        };
+        format!("DROP {kind} IF EXISTS `{}`", self.name())
+    }
+
+    /// Whether the database `conn` is on holds it as the package's.
+    fn is_the_packages(&self, conn: &mut impl Queryable) -> Result<bool, Error> {
+        let found: Option<u32> = match self {
+            LackedObject::Routine { kind, name } => conn.exec_first(
+                "SELECT COUNT(*) FROM information_schema.ROUTINES \
+                 WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ? AND ROUTINE_COMMENT LIKE CONCAT(?, '%') \
+                   AND ROUTINE_TYPE = ?",
+                (name, package::ROUTINE_MARK, kind),
+            ),
+            LackedObject::Trigger { name, table } => conn.exec_first(
+                "SELECT COUNT(*) FROM information_schema.TRIGGERS \
+                 WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = ? AND EVENT_OBJECT_TABLE = ?",
+                (name, table),
+            ),
+            LackedObject::View { name } => conn.exec_first(
+                "SELECT COUNT(*) FROM information_schema.COLUMNS JOIN information_schema.VIEWS \
+                 USING (TABLE_SCHEMA, TABLE_NAME) \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'room'",
+                (name,),
+            ),
+        }
+        .map_err(Error::Query)?;
+        Ok(found.unwrap_or(0) > 0)
     }
 }
 
@@ -162,22 +201,16 @@ impl LackedObject {
 /// holds from the installed `counter_package()`.
 pub fn lacked_objects(options: &PackageOptions) -> Vec<LackedObject> {
     let routines = package::lacked_features(options).into_iter().flat_map(|lacked| lacked.routines);
-    let routines = routines.map(|routine| LackedObject {
-        kind: routine.kind(),
-        name: routine.name(options),
-        check: package::ROUTINE_MARK.to_owned(),
-    });
+    let routines =
+        routines.map(|routine| LackedObject::Routine { kind: routine.kind(), name: routine.name(options) });
     let kept = package::triggers_in_package(options);
     let triggers = package::triggers_with_tables(options)
         .into_iter()
         .filter(|(trigger, _)| !kept.contains(trigger))
-        .map(|(name, table)| LackedObject { kind: "TRIGGER", name, check: table });
+        .map(|(name, table)| LackedObject::Trigger { name, table });
     let rooms = package::rooms_view(options);
-    let views = (!package::views_in_package(options).contains(&rooms)).then(|| LackedObject {
-        kind: "VIEW",
-        name: rooms,
-        check: "room".to_owned(),
-    });
+    let views =
+        (!package::views_in_package(options).contains(&rooms)).then_some(LackedObject::View { name: rooms });
     routines.chain(triggers).chain(views).collect()
 }
 
@@ -191,28 +224,7 @@ pub fn drop_lacked_objects(
 ) -> Result<Vec<String>, Error> {
     let mut dropped = Vec::new();
     for object in lacked_objects(options) {
-        let sql = match object.kind {
-            "TRIGGER" => {
-                "SELECT COUNT(*) FROM information_schema.TRIGGERS \
-                 WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = ? AND EVENT_OBJECT_TABLE = ?"
-            }
-            "VIEW" => {
-                "SELECT COUNT(*) FROM information_schema.COLUMNS JOIN information_schema.VIEWS \
-                 USING (TABLE_SCHEMA, TABLE_NAME) \
-                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?"
-            }
-            _ => {
-                "SELECT COUNT(*) FROM information_schema.ROUTINES \
-                 WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = ? AND ROUTINE_COMMENT LIKE CONCAT(?, '%') \
-                   AND ROUTINE_TYPE = ?"
-            }
-        };
-        let found: Option<u32> = match object.kind {
-            "TRIGGER" | "VIEW" => conn.exec_first(sql, (&object.name, &object.check)),
-            kind => conn.exec_first(sql, (&object.name, &object.check, kind)),
-        }
-        .map_err(Error::Query)?;
-        if found.unwrap_or(0) > 0 {
+        if object.is_the_packages(conn)? {
             let statement = object.drop_statement();
             conn.query_drop(&statement)
                 .map_err(|source| Error::OwnStatement { statement: statement.clone(), source })?;

@@ -45,7 +45,7 @@ fn the_classic_package_is_the_core_alone() {
     let everything = slotted_counters::PackageOptions::default();
     let mut feature_parts: Vec<String> = slotted_counters_cli::install::lacked_objects(&classic)
         .into_iter()
-        .map(|object| format!("`{}`", object.name))
+        .map(|object| format!("`{}`", object.name()))
         .collect();
     feature_parts.extend(
         slotted_counters_core::package::tables_in_package(&everything)
@@ -432,7 +432,11 @@ fn each_feature_alone_installs_and_counts() {
                 "CALL counter_add('c', 1)",
             ],
         ),
-        ("bounds", &["counter_bound"], &["CALL counter_bound('c', 0, 100)", "CALL counter_add('c', 1)"]),
+        (
+            "bounds",
+            &["counter_bound", "counter_spread"],
+            &["CALL counter_bound('c', 0, 100)", "CALL counter_add('c', 1)"],
+        ),
     ] {
         let db = Database::new();
         let url = db.url();
