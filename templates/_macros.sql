@@ -153,26 +153,21 @@ NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.
 {%- endmacro %}
 
 {#- Reads the number a number parameter's text writes into `into`, a
-    DECIMAL(65, 30); NULL for NULL and for text that is not a number.
-    Number parameters are text: a session whose sql_mode is not strict
-    turns 'abc' passed to a numeric parameter into 0 and '5abc' into 5, with
-    only a warning, before the routine sees it; and a fraction is seen
-    before the server rounds it (a JavaScript number arrives as a DOUBLE,
-    2.0 written '2'). An integer written as clients write one ('42', '-7')
-    is read at once; other text only when it is a decimal number of at most
-    25 digits before the point and 30 after, perhaps with a positive
-    one-digit exponent ('1e15', as a DOUBLE is written): anything else, a
-    negative exponent included, is no number. No assignment here converts
-    text that is not a number: in the routines' strict mode the warning
-    would become an error of the server's. -#}
-{% macro read_number(indent, param, into) -%}
+    DECIMAL(65, 30), through the parse routine; on the `hot` path an
+    integer written as clients write one ('42') is read inline first, with
+    no function call and no REGEXP (a tenth of an increment's throughput).
+    In an IF's condition, not in a SET or a function, where the CAST of
+    text that is no number (1292) is an error in strict mode. -#}
+{% macro read_number(indent, p, param, into, hot = false) -%}
+{%- if hot -%}
 {{ indent }}IF CONCAT(CAST({{ param }} AS SIGNED)) = {{ param }} THEN
 {{ indent }}    SET {{ into }} = {{ param }};
-{{ indent }}ELSEIF {{ param }} REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-{{ indent }}    SET {{ into }} = CAST({{ param }} AS DECIMAL(65, 30));
 {{ indent }}ELSE
-{{ indent }}    SET {{ into }} = NULL;
+{{ indent }}    SET {{ into }} = `{{ p.routine(Routine::ParseNumber) }}`({{ param }});
 {{ indent }}END IF;
+{%- else -%}
+{{ indent }}SET {{ into }} = `{{ p.routine(Routine::ParseNumber) }}`({{ param }});
+{%- endif %}
 {%- endmacro %}
 
 {#- Whether a number (a DECIMAL, as `number` gives) is a whole number
@@ -405,11 +400,11 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 
 {#- The invalid-argument errors of a delta: NULL, or not a whole number
     within BIGINT. Sets v_delta, through v_number. -#}
-{% macro check_delta(indent, p) -%}
+{% macro check_delta(indent, p, hot = false) -%}
 {{ indent }}IF p_delta IS NULL THEN
 {% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must not be NULL, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
-{% call read_number(indent, "p_delta", "v_number") %}{% endcall %}
+{% call read_number(indent, p, "p_delta", "v_number", hot) %}{% endcall %}
 {{ indent }}IF NOT {% call is_bigint("v_number") %}{% endcall %} THEN
 {% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;

@@ -15,7 +15,9 @@
     names itself is always opened. So no routine a trigger calls names a
     table the trigger does not: the triggers read a quota's limit
     themselves and pass it to counter_add_within_limit, whose own read of
-    `counter_periods` failed so (1146) for late writes with a quota. -#}
+    `counter_periods` failed so (1146) for late writes with a quota; and
+    each trigger that calls the spread routine locks the slots first, in a
+    statement of its own. -#}
 {%- if p.slot_bound_triggers -%}
 -- A slot holds at most {{ p.slot_bound }} either way: the largest BIGINT over the
 -- most slots a counter may have ({{ p.bound_slots }}), so that a counter's total always

@@ -16,6 +16,14 @@ pub enum Routine {
     /// ending in a space, so the check is written once and a usual name
     /// pays nothing for it.
     NameProblem,
+    /// `counter_parse_number(text)`: the number a number parameter's text
+    /// writes, or NULL, for every routine that reads one off the hot path
+    /// (the parse is written once; `counter_add` reads an integer inline).
+    ParseNumber,
+    /// `counter_spread(name, slots, value, floor, ceiling)`: a bounded
+    /// counter's new total written over its locked slots with their shares
+    /// of the bounds, for every routine and trigger that spreads one.
+    Spread,
     Setup,
     /// `counter_add_featured(name, slot, slots, delta, at)`: the write of
     /// `add`, `increment` and `add_at` of a counter that tracks a period,
@@ -75,8 +83,10 @@ pub enum Routine {
 impl Routine {
     /// Every routine any package has, in the order a package creates them.
     /// [`Routine::in_package`] tells which a given package has.
-    pub const ALL: [Routine; 30] = [
+    pub const ALL: [Routine; 32] = [
         Routine::NameProblem,
+        Routine::ParseNumber,
+        Routine::Spread,
         Routine::Setup,
         Routine::AddFeatured,
         Routine::Add,
@@ -113,6 +123,7 @@ impl Routine {
     pub fn needs(self) -> Features {
         let features: &[Feature] = match self {
             Routine::NameProblem
+            | Routine::ParseNumber
             | Routine::Setup
             | Routine::Add
             | Routine::Increment
@@ -138,7 +149,7 @@ impl Routine {
             | Routine::Limit
             | Routine::Room => &[Feature::Periods],
             Routine::AddManyAt => &[Feature::Batches, Feature::Periods],
-            Routine::Bound => &[Feature::Bounds],
+            Routine::Bound | Routine::Spread => &[Feature::Bounds],
         };
         features.iter().copied().collect()
     }
@@ -147,6 +158,8 @@ impl Routine {
     pub fn suffix(self) -> &'static str {
         match self {
             Routine::NameProblem => "name_problem",
+            Routine::ParseNumber => "parse_number",
+            Routine::Spread => "spread",
             Routine::Setup => "setup",
             Routine::AddFeatured => "add_featured",
             Routine::Add => "add",
@@ -184,9 +197,10 @@ impl Routine {
     /// what a count may be: they are for administrators, and `install
     /// --app-user` grants none of them. An application forgets its own old
     /// write ids, and expires the buckets beyond what each period keeps.
-    /// The name check, the batches' plan, the featured write and a write's
-    /// check of a limit are the other routines' and the triggers' own: they
-    /// call them with their definer's rights.
+    /// The name check, the number parse, the spread, the batches' plan,
+    /// the featured write and a write's check of a limit are the other
+    /// routines' and the triggers' own: they call them with their definer's
+    /// rights.
     pub fn for_applications(self) -> bool {
         matches!(
             self,
@@ -214,7 +228,7 @@ impl Routine {
     pub fn arity(self) -> usize {
         match self {
             Routine::AddWithinLimit => 7,
-            Routine::AddFeatured => 5,
+            Routine::AddFeatured | Routine::Spread => 5,
             Routine::Setup | Routine::GetRange | Routine::Series | Routine::TrackAtOffset => 4,
             Routine::PlanBatch
             | Routine::Reset
@@ -228,6 +242,7 @@ impl Routine {
             Routine::Add | Routine::Resize | Routine::AddManyOnce | Routine::UtcOffset => 2,
             Routine::ExpirePeriods | Routine::Package => 0,
             Routine::NameProblem
+            | Routine::ParseNumber
             | Routine::ForgetWrites
             | Routine::Increment
             | Routine::AddMany
@@ -245,6 +260,7 @@ impl Routine {
         matches!(
             self,
             Routine::NameProblem
+                | Routine::ParseNumber
                 | Routine::Get
                 | Routine::Estimate
                 | Routine::GetPeriod

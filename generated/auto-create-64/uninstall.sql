@@ -117,7 +117,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_spread', 'counter_setup', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -140,6 +140,8 @@ SET @slotted_counters_grants = NULL;
 DROP PROCEDURE IF EXISTS `counter_install_grants`;
 
 DROP FUNCTION IF EXISTS `counter_name_problem`;
+DROP FUNCTION IF EXISTS `counter_parse_number`;
+DROP PROCEDURE IF EXISTS `counter_spread`;
 DROP PROCEDURE IF EXISTS `counter_setup`;
 DROP PROCEDURE IF EXISTS `counter_add`;
 DROP PROCEDURE IF EXISTS `counter_increment`;

@@ -50,7 +50,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants')
     ) AS clashes;
     IF v_clash IS NOT NULL THEN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `counter_install_probe` left'), 128);
@@ -95,7 +95,7 @@ BEGIN
         SELECT CONCAT('of `', MIN(ROUTINE_NAME), '`') INTO v_lacking FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT LIKE 'slotted-counters%'
            AND ROUTINE_NAME LIKE 'counter!_%' ESCAPE '!'
-           AND ROUTINE_NAME NOT IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants', 'counter_install_probe')
+           AND ROUTINE_NAME NOT IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants', 'counter_install_probe')
            AND COALESCE(@slotted_counters_drop_features, '') = '';
     END IF;
     IF v_lacking <> '' THEN
@@ -115,11 +115,11 @@ BEGIN
               INTO v_grants
               FROM mysql.procs_priv
              WHERE `Db` = DATABASE()
-               AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package');
+               AND `Routine_name` IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package');
         END;
         IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
             WHERE ROUTINE_SCHEMA = DATABASE()
-              AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package')) THEN
+              AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package')) THEN
             SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines may lose their grants; nothing changed but `counter_install_probe` left', 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
         END IF;
@@ -206,35 +206,23 @@ GROUP BY `counter_name`;
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
 -- 9002 (counter already exists) or 9003 (invalid argument).
 -- Each routine's COMMENT is 'slotted-counters' and a digest of its CREATE
--- statement: `status` tells this package's routines from others' by it.
--- counter_package() says which version and options made the package.
--- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
--- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
--- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
--- (MariaDB skips version comments from 50700 to 99999), and a call in the
--- moment between the two fails with 1305. A DROP also revokes the grants on
--- the routine: right after each CREATE, counter_install_grants grants again what
--- accounts held on it (1370 meanwhile).
--- Statements over all of one counter's slots name FORCE INDEX (PRIMARY):
--- MariaDB 11's cost model scans the whole index for a counter that holds
--- most of the table's rows, and so locks other counters' slots. Reads that
--- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020): inside
--- a caller's transaction there, the read of the slot count locks slot 2
--- and the last, shared, until commit.
+-- statement, which `status` compares. MariaDB replaces each routine in
+-- place (`/*M! OR REPLACE */`); MySQL drops it first (`/*!80000 DROP */`,
+-- which MariaDB skips): a call in between fails with 1305, and
+-- counter_install_grants gives back the grants the DROP revoked (1370 meanwhile).
+-- Statements over one counter's slots name FORCE INDEX (PRIMARY): MariaDB
+-- 11 would scan the whole index for a counter that holds most of the
+-- table's rows, and lock other counters' slots.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
 -- What makes p_name a name no counter may have, worded as the routines
--- refuse it, or NULL: more than 128 characters (a non-strict
--- session may have cut a longer one, which must not reach another
--- counter), a control character, a character the collation ignores (its
--- weight is empty: "a" and "a" followed by U+200B would be one counter to
--- the table and two names to everyone else), or a trailing space (or a
--- character the collation takes for one), which a PAD SPACE collation
--- ignores too. The routines ask it only of a name longer than that, with
--- a character outside printable ASCII, a quote or a backslash, or ending
--- in a space: no collation ignores a printable ASCII character.
+-- refuse it, or NULL: more than 128 characters (a session that is not
+-- strict may have cut a longer one), a control character, a character the
+-- collation ignores ("a" and "a" followed by U+200B would be one counter),
+-- or a trailing space, which a PAD SPACE collation ignores too. The
+-- routines ask it only of a name that is longer, ends in a space, or holds
+-- a character outside printable ASCII, a quote or a backslash.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -263,6 +251,29 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
 
+/*!80000 DROP FUNCTION IF EXISTS `counter_parse_number` */$$
+-- The number p_text writes, or NULL for NULL and for text that is none:
+-- a decimal of at most 25 digits before the point and 30 after, perhaps
+-- with a positive one-digit exponent ('1e5') and trailing spaces. Number
+-- parameters are text, so that a session that is not strict cannot make
+-- 'abc' 0, or round a fraction, before it is read.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_parse_number`(
+    p_text VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+RETURNS DECIMAL(65, 30)
+DETERMINISTIC
+NO SQL
+COMMENT 'slotted-counters sha256:7956a8d68c5c14d1'
+BEGIN
+    -- No CAST of text that may be no number: in a function MySQL makes its
+    -- warning (1292) an error.
+    IF p_text REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])? *$' THEN
+        RETURN CAST(p_text AS DECIMAL(65, 30));
+    END IF;
+    RETURN NULL;
+END$$
+/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_parse_number') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
 -- 1024). p_initial_value (NULL: 0, else a whole number
@@ -274,7 +285,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5e5dca6292703376'
+COMMENT 'slotted-counters sha256:3d33ad168bc5a36a'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -302,25 +313,13 @@ BEGIN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_slots AS SIGNED)) = p_slots THEN
-        SET v_number = p_slots;
-    ELSEIF p_slots REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_slots AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_slots);
     IF p_slots IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 1024, FALSE) THEN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_slots, 40)), 'NULL'), LEFT(p_slots, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_slots = COALESCE(v_number, 5);
-    IF CONCAT(CAST(p_initial_value AS SIGNED)) = p_initial_value THEN
-        SET v_number = p_initial_value;
-    ELSEIF p_initial_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_initial_value AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_initial_value);
     IF p_initial_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -351,7 +350,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:5ad2c6ee7f59f0d6'
+COMMENT 'slotted-counters sha256:bfdca223d2040da5'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -369,10 +368,8 @@ BEGIN
     END IF;
     IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
         SET v_number = p_delta;
-    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
     ELSE
-        SET v_number = NULL;
+        SET v_number = `counter_parse_number`(p_delta);
     END IF;
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
@@ -500,7 +497,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:9dec8d5d439bc66a'
+COMMENT 'slotted-counters sha256:0bab527ecd57b893'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
@@ -512,13 +509,7 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-    IF CONCAT(CAST(p_value AS SIGNED)) = p_value THEN
-        SET v_number = p_value;
-    ELSEIF p_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_value AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_value);
     IF p_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;

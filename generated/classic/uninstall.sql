@@ -60,7 +60,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants')
     ) AS clashes;
     IF v_clash IS NOT NULL THEN
         SET v_message = LEFT(CONCAT('the ', v_clash, ' is not the package''s; nothing changed but `counter_install_probe` left'), 128);
@@ -88,7 +88,7 @@ BEGIN
         SELECT CONCAT('of `', MIN(ROUTINE_NAME), '`') INTO v_lacking FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT LIKE 'slotted-counters%'
            AND ROUTINE_NAME LIKE 'counter!_%' ESCAPE '!'
-           AND ROUTINE_NAME NOT IN ('counter_name_problem', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants', 'counter_install_probe');
+           AND ROUTINE_NAME NOT IN ('counter_name_problem', 'counter_parse_number', 'counter_setup', 'counter_add', 'counter_increment', 'counter_reset', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_package', 'counter_install_grants', 'counter_install_probe');
     END IF;
     IF v_lacking <> '' THEN
         SET v_message = LEFT(CONCAT('this uninstall.sql would leave the installed features ', v_lacking, ': run its own uninstall.sql'), 128);
@@ -103,6 +103,7 @@ SET @slotted_counters_grants = NULL;
 DROP PROCEDURE IF EXISTS `counter_install_grants`;
 
 DROP FUNCTION IF EXISTS `counter_name_problem`;
+DROP FUNCTION IF EXISTS `counter_parse_number`;
 DROP PROCEDURE IF EXISTS `counter_setup`;
 DROP PROCEDURE IF EXISTS `counter_add`;
 DROP PROCEDURE IF EXISTS `counter_increment`;

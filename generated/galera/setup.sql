@@ -97,7 +97,7 @@ BEGIN
         UNION ALL
         SELECT CONCAT(LOWER(ROUTINE_TYPE), ' `', ROUTINE_NAME, '` (--prefix)') FROM information_schema.ROUTINES
          WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_COMMENT NOT LIKE 'slotted-counters%'
-           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
+           AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_spread', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package', 'counter_install_grants')
         UNION ALL
         SELECT CONCAT('trigger `', TRIGGER_NAME, '` (--prefix)') FROM information_schema.TRIGGERS
          WHERE TRIGGER_SCHEMA = DATABASE() AND ((TRIGGER_NAME = 'counter_slot_bound_insert' AND EVENT_OBJECT_TABLE <> 'counters')
@@ -140,11 +140,11 @@ BEGIN
               INTO v_grants
               FROM mysql.procs_priv
              WHERE `Db` = DATABASE()
-               AND `Routine_name` IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
+               AND `Routine_name` IN ('counter_name_problem', 'counter_parse_number', 'counter_spread', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package');
         END;
         IF v_unread AND EXISTS (SELECT 1 FROM information_schema.ROUTINES
             WHERE ROUTINE_SCHEMA = DATABASE()
-              AND ROUTINE_NAME IN ('counter_name_problem', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package')) THEN
+              AND ROUTINE_NAME IN ('counter_name_problem', 'counter_parse_number', 'counter_spread', 'counter_setup', 'counter_add_featured', 'counter_add', 'counter_increment', 'counter_plan_batch', 'counter_add_many', 'counter_reset', 'counter_resize', 'counter_compact', 'counter_delete', 'counter_get', 'counter_estimate', 'counter_add_once', 'counter_add_many_once', 'counter_forget_writes', 'counter_track', 'counter_track_at_offset', 'counter_add_within_limit', 'counter_add_at', 'counter_add_many_at', 'counter_get_period', 'counter_get_range', 'counter_utc_offset', 'counter_series', 'counter_expire_periods', 'counter_bound', 'counter_limit', 'counter_room', 'counter_package')) THEN
             SET v_message = LEFT('cannot read mysql.procs_priv: replacing the routines may lose their grants; nothing changed but `counter_install_probe` left', 128);
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9005, MESSAGE_TEXT = v_message;
         END IF;
@@ -426,35 +426,23 @@ SELECT `counter_name`, `kind`, `period`, `bound`, `value`, `room`, `resets_at`
 -- 9002 (counter already exists), 9003 (invalid argument) or 9004 (the
 -- counter's bound: the write would take its total past its floor or ceiling).
 -- Each routine's COMMENT is 'slotted-counters' and a digest of its CREATE
--- statement: `status` tells this package's routines from others' by it.
--- counter_package() says which version and options made the package.
--- Each routine is replaced in place: MariaDB runs `/*M! OR REPLACE */`, so
--- calls made during a reinstall never fail. MySQL has no CREATE OR REPLACE
--- for routines: it runs the `/*!80000 DROP ... */` before each CREATE
--- (MariaDB skips version comments from 50700 to 99999), and a call in the
--- moment between the two fails with 1305. A DROP also revokes the grants on
--- the routine: right after each CREATE, counter_install_grants grants again what
--- accounts held on it (1370 meanwhile).
--- Statements over all of one counter's slots name FORCE INDEX (PRIMARY):
--- MariaDB 11's cost model scans the whole index for a counter that holds
--- most of the table's rows, and so locks other counters' slots. Reads that
--- decide a write lock what they read (FOR UPDATE): under MariaDB's snapshot
--- isolation a plain read opens a view that fails the write (1020): inside
--- a caller's transaction there, the read of the slot count locks slot 2
--- and the last, shared, until commit.
+-- statement, which `status` compares. MariaDB replaces each routine in
+-- place (`/*M! OR REPLACE */`); MySQL drops it first (`/*!80000 DROP */`,
+-- which MariaDB skips): a call in between fails with 1305, and
+-- counter_install_grants gives back the grants the DROP revoked (1370 meanwhile).
+-- Statements over one counter's slots name FORCE INDEX (PRIMARY): MariaDB
+-- 11 would scan the whole index for a counter that holds most of the
+-- table's rows, and lock other counters' slots.
 DELIMITER $$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_name_problem` */$$
 -- What makes p_name a name no counter may have, worded as the routines
--- refuse it, or NULL: more than 128 characters (a non-strict
--- session may have cut a longer one, which must not reach another
--- counter), a control character, a character the collation ignores (its
--- weight is empty: "a" and "a" followed by U+200B would be one counter to
--- the table and two names to everyone else), or a trailing space (or a
--- character the collation takes for one), which a PAD SPACE collation
--- ignores too. The routines ask it only of a name longer than that, with
--- a character outside printable ASCII, a quote or a backslash, or ending
--- in a space: no collation ignores a printable ASCII character.
+-- refuse it, or NULL: more than 128 characters (a session that is not
+-- strict may have cut a longer one), a control character, a character the
+-- collation ignores ("a" and "a" followed by U+200B would be one counter),
+-- or a trailing space, which a PAD SPACE collation ignores too. The
+-- routines ask it only of a name that is longer, ends in a space, or holds
+-- a character outside printable ASCII, a quote or a backslash.
 CREATE /*M! OR REPLACE */ FUNCTION `counter_name_problem`(
     p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
@@ -483,6 +471,60 @@ BEGIN
 END$$
 /*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
 
+/*!80000 DROP FUNCTION IF EXISTS `counter_parse_number` */$$
+-- The number p_text writes, or NULL for NULL and for text that is none:
+-- a decimal of at most 25 digits before the point and 30 after, perhaps
+-- with a positive one-digit exponent ('1e5') and trailing spaces. Number
+-- parameters are text, so that a session that is not strict cannot make
+-- 'abc' 0, or round a fraction, before it is read.
+CREATE /*M! OR REPLACE */ FUNCTION `counter_parse_number`(
+    p_text VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+)
+RETURNS DECIMAL(65, 30)
+DETERMINISTIC
+NO SQL
+COMMENT 'slotted-counters sha256:7956a8d68c5c14d1'
+BEGIN
+    -- No CAST of text that may be no number: in a function MySQL makes its
+    -- warning (1292) an error.
+    IF p_text REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])? *$' THEN
+        RETURN CAST(p_text AS DECIMAL(65, 30));
+    END IF;
+    RETURN NULL;
+END$$
+/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_parse_number') */$$
+
+/*!80000 DROP PROCEDURE IF EXISTS `counter_spread` */$$
+-- Writes p_value, a bounded counter's new total checked against its
+-- bounds, over the p_slots slots of counter p_name (numbered 1 to p_slots,
+-- each locked by the caller), evenly: slot k holds the quotient by p_slots,
+-- plus 1 for the first remainder's slots; its `lowest` and `highest`, an
+-- even share of the room toward p_floor and p_ceiling (NULL: none), which
+-- so add up to them. Floor division, whatever the signs.
+CREATE /*M! OR REPLACE */ PROCEDURE `counter_spread`(
+    IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    IN p_slots INT,
+    IN p_value DECIMAL(20, 0),
+    IN p_floor BIGINT,
+    IN p_ceiling BIGINT
+)
+MODIFIES SQL DATA
+COMMENT 'slotted-counters sha256:f60dc316815db9e0'
+BEGIN
+    DECLARE v_share_left BIGINT DEFAULT MOD(MOD(p_value, p_slots) + p_slots, p_slots);
+    DECLARE v_share BIGINT DEFAULT (p_value - v_share_left) DIV p_slots;
+    DECLARE v_floor_room_left BIGINT DEFAULT MOD(p_value - p_floor, p_slots);
+    DECLARE v_floor_room BIGINT DEFAULT (p_value - p_floor - v_floor_room_left) DIV p_slots;
+    DECLARE v_ceiling_room_left BIGINT DEFAULT MOD(p_ceiling - p_value, p_slots);
+    DECLARE v_ceiling_room BIGINT DEFAULT (p_ceiling - p_value - v_ceiling_room_left) DIV p_slots;
+    UPDATE `counters` FORCE INDEX (PRIMARY)
+       SET `counter` = v_share + (`counter_id` <= v_share_left),
+           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+     WHERE `counter_name` = p_name;
+END$$
+/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_spread') */$$
+
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
 -- 1024). p_initial_value (NULL: 0, else a whole number
@@ -494,7 +536,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_setup`(
     IN p_initial_value VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:ea28bff3c0f04fc9'
+COMMENT 'slotted-counters sha256:64b434a8563aca12'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_number DECIMAL(65, 30);
@@ -522,25 +564,13 @@ BEGIN
         SET v_message = LEFT(CONCAT('description is longer than 255 characters, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_slots AS SIGNED)) = p_slots THEN
-        SET v_number = p_slots;
-    ELSEIF p_slots REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_slots AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_slots);
     IF p_slots IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 1024, FALSE) THEN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_slots, 40)), 'NULL'), LEFT(p_slots, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_slots = COALESCE(v_number, 5);
-    IF CONCAT(CAST(p_initial_value AS SIGNED)) = p_initial_value THEN
-        SET v_number = p_initial_value;
-    ELSEIF p_initial_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_initial_value AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_initial_value);
     IF p_initial_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('initial value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -720,7 +750,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:c205feb362a1cdf2'
+COMMENT 'slotted-counters sha256:db456458bb2d49f0'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -743,10 +773,8 @@ BEGIN
     END IF;
     IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
         SET v_number = p_delta;
-    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
     ELSE
-        SET v_number = NULL;
+        SET v_number = `counter_parse_number`(p_delta);
     END IF;
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
@@ -1171,7 +1199,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_reset`(
     IN p_reset_start_date BOOLEAN
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:68cc7c1169085bf4'
+COMMENT 'slotted-counters sha256:5fdd7be842090d96'
 BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_value BIGINT;
@@ -1183,13 +1211,7 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-    IF CONCAT(CAST(p_value AS SIGNED)) = p_value THEN
-        SET v_number = p_value;
-    ELSEIF p_value REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_value AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_value);
     IF p_value IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('value must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1227,14 +1249,6 @@ BEGIN
                 -- Wider than BIGINT: a write's new total is checked against the
                 -- bounds before it is stored anywhere.
                 DECLARE v_value DECIMAL(20, 0);
-                -- The spread: each slot holds v_share, plus 1 for the first
-                -- v_share_left slots, and so for the room toward each bound.
-                DECLARE v_share BIGINT;
-                DECLARE v_share_left BIGINT;
-                DECLARE v_floor_room BIGINT;
-                DECLARE v_floor_room_left BIGINT;
-                DECLARE v_ceiling_room BIGINT;
-                DECLARE v_ceiling_room_left BIGINT;
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
                     ROLLBACK;
@@ -1255,18 +1269,7 @@ BEGIN
                         SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
                         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
                     END IF;
-
-                    SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                    SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                    SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                    SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                    SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                    SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                    UPDATE `counters` FORCE INDEX (PRIMARY)
-                       SET `counter` = v_share + (`counter_id` <= v_share_left),
-                           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                     WHERE `counter_name` = p_name;
+                    CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
                     IF v_change_reset_start_date THEN
                         UPDATE `counters` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
                     END IF;
@@ -1323,7 +1326,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_resize`(
     IN p_slots VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:07e0a50a7df3522f'
+COMMENT 'slotted-counters sha256:68d7864400e55216'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slots INT;
@@ -1338,13 +1341,7 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-    IF CONCAT(CAST(p_slots AS SIGNED)) = p_slots THEN
-        SET v_number = p_slots;
-    ELSEIF p_slots REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_slots AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_slots);
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 1024, FALSE) THEN
         SET v_message = LEFT(CONCAT('slots must be a whole number between 1 and 1024, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_slots, 40)), 'NULL'), LEFT(p_slots, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1394,14 +1391,6 @@ BEGIN
                     -- Wider than BIGINT: a write's new total is checked against the
                     -- bounds before it is stored anywhere.
                     DECLARE v_value DECIMAL(20, 0);
-                    -- The spread: each slot holds v_share, plus 1 for the first
-                    -- v_share_left slots, and so for the room toward each bound.
-                    DECLARE v_share BIGINT;
-                    DECLARE v_share_left BIGINT;
-                    DECLARE v_floor_room BIGINT;
-                    DECLARE v_floor_room_left BIGINT;
-                    DECLARE v_ceiling_room BIGINT;
-                    DECLARE v_ceiling_room_left BIGINT;
                     DECLARE EXIT HANDLER FOR SQLEXCEPTION
                     BEGIN
                         ROLLBACK;
@@ -1426,18 +1415,7 @@ BEGIN
                       FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                     IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
                         SET v_value = v_bounded_total;
-
-                        SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                        SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                        SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                        SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                        SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                        SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                        UPDATE `counters` FORCE INDEX (PRIMARY)
-                           SET `counter` = v_share + (`counter_id` <= v_share_left),
-                               `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                               `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                         WHERE `counter_name` = p_name;
+                        CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
                     END IF;
                     COMMIT;
                 END;
@@ -1490,14 +1468,6 @@ BEGIN
                         -- Wider than BIGINT: a write's new total is checked against the
                         -- bounds before it is stored anywhere.
                         DECLARE v_value DECIMAL(20, 0);
-                        -- The spread: each slot holds v_share, plus 1 for the first
-                        -- v_share_left slots, and so for the room toward each bound.
-                        DECLARE v_share BIGINT;
-                        DECLARE v_share_left BIGINT;
-                        DECLARE v_floor_room BIGINT;
-                        DECLARE v_floor_room_left BIGINT;
-                        DECLARE v_ceiling_room BIGINT;
-                        DECLARE v_ceiling_room_left BIGINT;
                         DECLARE EXIT HANDLER FOR SQLEXCEPTION
                         BEGIN
                             ROLLBACK;
@@ -1523,18 +1493,7 @@ BEGIN
                               FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                             DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_change_slots;
                             SET v_value = v_bounded_total;
-
-                            SET v_share_left = MOD(MOD(v_value, (v_change_slots - 1)) + (v_change_slots - 1), (v_change_slots - 1));
-                            SET v_share = (v_value - v_share_left) DIV (v_change_slots - 1);
-                            SET v_floor_room_left = MOD(v_value - v_floor, (v_change_slots - 1));
-                            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_change_slots - 1);
-                            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_change_slots - 1));
-                            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_change_slots - 1);
-                            UPDATE `counters` FORCE INDEX (PRIMARY)
-                               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                             WHERE `counter_name` = p_name;
+                            CALL `counter_spread`(p_name, v_change_slots - 1, v_value, v_floor, v_ceiling);
                         ELSEIF v_found = 1 AND v_above = 0 THEN
                             DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_change_slots;
                             UPDATE `counters` SET `counter` = `counter` + v_moved
@@ -1576,7 +1535,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_compact`(
     IN p_name VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:eff349ae22f86024'
+COMMENT 'slotted-counters sha256:631f7c5ffb2befc9'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
@@ -1618,14 +1577,6 @@ BEGIN
                 -- Wider than BIGINT: a write's new total is checked against the
                 -- bounds before it is stored anywhere.
                 DECLARE v_value DECIMAL(20, 0);
-                -- The spread: each slot holds v_share, plus 1 for the first
-                -- v_share_left slots, and so for the room toward each bound.
-                DECLARE v_share BIGINT;
-                DECLARE v_share_left BIGINT;
-                DECLARE v_floor_room BIGINT;
-                DECLARE v_floor_room_left BIGINT;
-                DECLARE v_ceiling_room BIGINT;
-                DECLARE v_ceiling_room_left BIGINT;
                 DECLARE EXIT HANDLER FOR SQLEXCEPTION
                 BEGIN
                     ROLLBACK;
@@ -1638,18 +1589,7 @@ BEGIN
                   FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
                 IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
                     SET v_value = v_bounded_total;
-
-                    SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                    SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                    SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                    SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                    SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                    SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                    UPDATE `counters` FORCE INDEX (PRIMARY)
-                       SET `counter` = v_share + (`counter_id` <= v_share_left),
-                           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                     WHERE `counter_name` = p_name;
+                    CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
                 ELSE
                     SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
                       FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
@@ -1808,7 +1748,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_once`(
     IN p_delta VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:1ee960555b20084b'
+COMMENT 'slotted-counters sha256:f6f7526e9b4c2493'
 BEGIN
     DECLARE v_slots INT;
     DECLARE v_slot INT;
@@ -1830,13 +1770,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
-        SET v_number = p_delta;
-    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_delta);
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -1991,7 +1925,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_forget_writes`(
     IN p_seconds VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:7962f4d3bf0cc0d5'
+COMMENT 'slotted-counters sha256:7153b6362a5f3886'
 BEGIN
     DECLARE v_before DATETIME(6);
     DECLARE v_until DATETIME(6);
@@ -1999,13 +1933,7 @@ BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-    IF CONCAT(CAST(p_seconds AS SIGNED)) = p_seconds THEN
-        SET v_number = p_seconds;
-    ELSEIF p_seconds REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_seconds AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_seconds);
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND 3153600000, FALSE) THEN
         SET v_message = LEFT(CONCAT('seconds must be a whole number from 1 to 3153600000 (100 years), not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_seconds, 40)), 'NULL'), LEFT(p_seconds, 40))), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2063,7 +1991,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_track_at_offset`(
     IN p_utc_offset VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:a09b86d3dc7a73d2'
+COMMENT 'slotted-counters sha256:5303a6fb86b8eb47'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_tracked INT;
@@ -2085,25 +2013,13 @@ BEGIN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_keep AS SIGNED)) = p_keep THEN
-        SET v_number = p_keep;
-    ELSEIF p_keep REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_keep AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_keep);
     IF p_keep IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND 4294967295, FALSE) THEN
         SET v_message = LEFT(CONCAT('keep must be NULL or a whole number from 0 to 4294967295, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_keep, 40)), 'NULL'), LEFT(p_keep, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
     SET v_keep = v_number;
-    IF CONCAT(CAST(p_utc_offset AS SIGNED)) = p_utc_offset THEN
-        SET v_number = p_utc_offset;
-    ELSEIF p_utc_offset REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_utc_offset AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_utc_offset);
     IF p_utc_offset IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -720 AND 840, FALSE) THEN
         SET v_message = LEFT(CONCAT('utc offset must be NULL or a whole number of minutes from -720 to 840, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_utc_offset, 40)), 'NULL'), LEFT(p_utc_offset, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2244,7 +2160,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_add_at`(
     IN p_at VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:e8567a66114171ac'
+COMMENT 'slotted-counters sha256:990775f84ea78195'
 BEGIN
     DECLARE v_moment DATETIME(6);
     DECLARE v_slots INT;
@@ -2266,13 +2182,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('delta must not be NULL, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_delta AS SIGNED)) = p_delta THEN
-        SET v_number = p_delta;
-    ELSEIF p_delta REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_delta AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_delta);
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN -9223372036854775808 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('delta must be an integer, for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2814,7 +2724,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_bound`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:108b85ff09f95578'
+COMMENT 'slotted-counters sha256:cd8310a0a6e0678f'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_lowest DECIMAL(65, 30);
@@ -2826,20 +2736,8 @@ BEGIN
             SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
         END IF;
     END IF;
-    IF CONCAT(CAST(p_lowest AS SIGNED)) = p_lowest THEN
-        SET v_lowest = p_lowest;
-    ELSEIF p_lowest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_lowest = CAST(p_lowest AS DECIMAL(65, 30));
-    ELSE
-        SET v_lowest = NULL;
-    END IF;
-    IF CONCAT(CAST(p_highest AS SIGNED)) = p_highest THEN
-        SET v_highest = p_highest;
-    ELSEIF p_highest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_highest = CAST(p_highest AS DECIMAL(65, 30));
-    ELSE
-        SET v_highest = NULL;
-    END IF;
+    SET v_lowest = `counter_parse_number`(p_lowest);
+    SET v_highest = `counter_parse_number`(p_highest);
     IF p_lowest IS NOT NULL AND NOT COALESCE(v_lowest = TRUNCATE(v_lowest, 0) AND v_lowest BETWEEN -9007199254740991 AND 9007199254740991, FALSE) THEN
         SET v_message = LEFT(CONCAT('a bound must be NULL or a whole number within 9007199254740991 either way, not ', IF(v_lowest IS NULL, COALESCE(QUOTE(LEFT(p_lowest, 40)), 'NULL'), LEFT(p_lowest, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -2877,7 +2775,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `counter_limit`(
     IN p_highest VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:faf02e85759c3502'
+COMMENT 'slotted-counters sha256:eaf4b2448be488cf'
 BEGIN
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_number DECIMAL(65, 30);
@@ -2892,13 +2790,7 @@ BEGIN
         SET v_message = LEFT(CONCAT('period must be ''minute'', ''hour'', ''day'' or ''month'', not ', COALESCE(QUOTE(p_period), 'NULL'), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
     END IF;
-    IF CONCAT(CAST(p_highest AS SIGNED)) = p_highest THEN
-        SET v_number = p_highest;
-    ELSEIF p_highest REGEXP '^[+-]?([0-9]{1,25}([.][0-9]{0,30})?|[.][0-9]{1,30})([eE][+]?[0-9])?$' THEN
-        SET v_number = CAST(p_highest AS DECIMAL(65, 30));
-    ELSE
-        SET v_number = NULL;
-    END IF;
+    SET v_number = `counter_parse_number`(p_highest);
     IF p_highest IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND 9223372036854775807, FALSE) THEN
         SET v_message = LEFT(CONCAT('a limit must be NULL or a whole number from 0 to 9223372036854775807, not ', IF(v_number IS NULL, COALESCE(QUOTE(LEFT(p_highest, 40)), 'NULL'), LEFT(p_highest, 40)), ', for counter: ', QUOTE(p_name)), 128);
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
@@ -3095,14 +2987,6 @@ BEGIN
                         -- Wider than BIGINT: a write's new total is checked against the
                         -- bounds before it is stored anywhere.
                         DECLARE v_value DECIMAL(20, 0);
-                        -- The spread: each slot holds v_share, plus 1 for the first
-                        -- v_share_left slots, and so for the room toward each bound.
-                        DECLARE v_share BIGINT;
-                        DECLARE v_share_left BIGINT;
-                        DECLARE v_floor_room BIGINT;
-                        DECLARE v_floor_room_left BIGINT;
-                        DECLARE v_ceiling_room BIGINT;
-                        DECLARE v_ceiling_room_left BIGINT;
                         SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
                                CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
                           INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
@@ -3121,18 +3005,7 @@ BEGIN
                                 SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
                                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
                             END IF;
-
-                            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                            UPDATE `counters` FORCE INDEX (PRIMARY)
-                               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                             WHERE `counter_name` = p_name;
+                            CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
                         ELSE
                             BEGIN
                                 DECLARE v_first BIGINT;
@@ -3272,14 +3145,6 @@ BEGIN
     -- Wider than BIGINT: a write's new total is checked against the
     -- bounds before it is stored anywhere.
     DECLARE v_value DECIMAL(20, 0);
-    -- The spread: each slot holds v_share, plus 1 for the first
-    -- v_share_left slots, and so for the room toward each bound.
-    DECLARE v_share BIGINT;
-    DECLARE v_share_left BIGINT;
-    DECLARE v_floor_room BIGINT;
-    DECLARE v_floor_room_left BIGINT;
-    DECLARE v_ceiling_room BIGINT;
-    DECLARE v_ceiling_room_left BIGINT;
     SET p_name = NEW.`counter_name`;
     CASE NEW.`change_kind`
     WHEN 'grow' THEN
@@ -3301,18 +3166,7 @@ BEGIN
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
             SET v_value = v_bounded_total;
-
-            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
         END IF;
     WHEN 'shrink' THEN
         -- The slot it removes must still be the counter's last (else another
@@ -3334,18 +3188,7 @@ BEGIN
               FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
             DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots`;
             SET v_value = v_bounded_total;
-
-            SET v_share_left = MOD(MOD(v_value, (NEW.`slots` - 1)) + (NEW.`slots` - 1), (NEW.`slots` - 1));
-            SET v_share = (v_value - v_share_left) DIV (NEW.`slots` - 1);
-            SET v_floor_room_left = MOD(v_value - v_floor, (NEW.`slots` - 1));
-            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (NEW.`slots` - 1);
-            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (NEW.`slots` - 1));
-            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (NEW.`slots` - 1);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, NEW.`slots` - 1, v_value, v_floor, v_ceiling);
         ELSEIF v_found = 1 AND v_above = 0 THEN
             DELETE FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = NEW.`slots`;
             UPDATE `counters` SET `counter` = `counter` + v_moved
@@ -3358,18 +3201,7 @@ BEGIN
           FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
         IF (v_floor IS NOT NULL OR v_ceiling IS NOT NULL) THEN
             SET v_value = v_bounded_total;
-
-            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
         ELSE
             SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
               FROM `counters` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
@@ -3395,18 +3227,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
             END IF;
-
-            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
             IF NEW.`reset_start_date` THEN
                 UPDATE `counters` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
             END IF;
@@ -3479,14 +3300,6 @@ BEGIN
                 -- Wider than BIGINT: a write's new total is checked against the
                 -- bounds before it is stored anywhere.
                 DECLARE v_value DECIMAL(20, 0);
-                -- The spread: each slot holds v_share, plus 1 for the first
-                -- v_share_left slots, and so for the room toward each bound.
-                DECLARE v_share BIGINT;
-                DECLARE v_share_left BIGINT;
-                DECLARE v_floor_room BIGINT;
-                DECLARE v_floor_room_left BIGINT;
-                DECLARE v_ceiling_room BIGINT;
-                DECLARE v_ceiling_room_left BIGINT;
                 SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
                        CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
                   INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
@@ -3505,18 +3318,7 @@ BEGIN
                         SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
                         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
                     END IF;
-
-                    SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-                    SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-                    SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-                    SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-                    SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-                    SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-                    UPDATE `counters` FORCE INDEX (PRIMARY)
-                       SET `counter` = v_share + (`counter_id` <= v_share_left),
-                           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-                     WHERE `counter_name` = p_name;
+                    CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
                 ELSE
                     BEGIN
                         DECLARE v_first BIGINT;
@@ -3670,14 +3472,6 @@ BEGIN
     -- Wider than BIGINT: a write's new total is checked against the
     -- bounds before it is stored anywhere.
     DECLARE v_value DECIMAL(20, 0);
-    -- The spread: each slot holds v_share, plus 1 for the first
-    -- v_share_left slots, and so for the room toward each bound.
-    DECLARE v_share BIGINT;
-    DECLARE v_share_left BIGINT;
-    DECLARE v_floor_room BIGINT;
-    DECLARE v_floor_room_left BIGINT;
-    DECLARE v_ceiling_room BIGINT;
-    DECLARE v_ceiling_room_left BIGINT;
     SET p_name = NEW.`counter_name`;
     SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
            CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
@@ -3699,18 +3493,7 @@ BEGIN
                 SET v_message = LEFT(CONCAT('the write would pass the ceiling ', v_ceiling, ' (room left: ', v_ceiling - v_bounded_total, '), for counter: ', QUOTE(p_name)), 128);
                 SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9004, MESSAGE_TEXT = v_message;
             END IF;
-
-            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-            SET v_floor_room_left = MOD(v_value - v_floor, (v_bounded_slots));
-            SET v_floor_room = (v_value - v_floor - v_floor_room_left) DIV (v_bounded_slots);
-            SET v_ceiling_room_left = MOD(v_ceiling - v_value, (v_bounded_slots));
-            SET v_ceiling_room = (v_ceiling - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, v_bounded_slots, v_value, v_floor, v_ceiling);
         ELSE
             -- Unbounded: the slot picked is gone (a shrink removed it), or
             -- could not take the delta within the slot bound: slot 1, there
@@ -3737,18 +3520,7 @@ BEGIN
              WHERE `counter_name` = p_name;
         ELSE
             SET v_value = v_bounded_total;
-
-            SET v_share_left = MOD(MOD(v_value, (v_bounded_slots)) + (v_bounded_slots), (v_bounded_slots));
-            SET v_share = (v_value - v_share_left) DIV (v_bounded_slots);
-            SET v_floor_room_left = MOD(v_value - NEW.`lowest`, (v_bounded_slots));
-            SET v_floor_room = (v_value - NEW.`lowest` - v_floor_room_left) DIV (v_bounded_slots);
-            SET v_ceiling_room_left = MOD(NEW.`highest` - v_value, (v_bounded_slots));
-            SET v_ceiling_room = (NEW.`highest` - v_value - v_ceiling_room_left) DIV (v_bounded_slots);
-            UPDATE `counters` FORCE INDEX (PRIMARY)
-               SET `counter` = v_share + (`counter_id` <= v_share_left),
-                   `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-                   `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-             WHERE `counter_name` = p_name;
+            CALL `counter_spread`(p_name, v_bounded_slots, v_value, NEW.`lowest`, NEW.`highest`);
         END IF;
     END CASE;
     SET NEW.`pending` = NULL;

@@ -26,6 +26,8 @@ macro_rules! routine_templates {
 
 routine_templates! {
     NameProblem => "routines/name_problem.sql",
+    ParseNumber => "routines/parse_number.sql",
+    Spread => "routines/spread.sql",
     Setup => "routines/setup.sql",
     AddFeatured => "routines/add_featured.sql",
     Add => "routines/add.sql",
@@ -65,6 +67,8 @@ routine_templates! {
 pub(super) fn routine(p: &Context, routine: Routine) -> askama::Result<String> {
     match routine {
         Routine::NameProblem => NameProblem { p }.render(),
+        Routine::ParseNumber => ParseNumber { p }.render(),
+        Routine::Spread => Spread { p }.render(),
         Routine::Setup => Setup { p }.render(),
         Routine::AddFeatured => AddFeatured { p }.render(),
         Routine::Add => Add { p }.render(),

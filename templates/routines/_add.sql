@@ -40,7 +40,7 @@
 {%- endmacro %}
 
 {% macro check_arguments(p, hot = false) %}
-{% call m::check_delta("    ", p) %}{% endcall %}
+{% call m::check_delta("    ", p, hot) %}{% endcall %}
 {% call check_name(p, hot) %}{% endcall %}
 {%- endmacro %}
 

@@ -60,14 +60,6 @@
 {{ indent }}-- Wider than BIGINT: a write's new total is checked against the
 {{ indent }}-- bounds before it is stored anywhere.
 {{ indent }}DECLARE v_value DECIMAL(20, 0);
-{{ indent }}-- The spread: each slot holds v_share, plus 1 for the first
-{{ indent }}-- v_share_left slots, and so for the room toward each bound.
-{{ indent }}DECLARE v_share BIGINT;
-{{ indent }}DECLARE v_share_left BIGINT;
-{{ indent }}DECLARE v_floor_room BIGINT;
-{{ indent }}DECLARE v_floor_room_left BIGINT;
-{{ indent }}DECLARE v_ceiling_room BIGINT;
-{{ indent }}DECLARE v_ceiling_room_left BIGINT;
 {%- endmacro %}
 
 {#- Locks every slot of counter p_name (FOR UPDATE: the latest committed
@@ -96,35 +88,10 @@
 {{ indent }}END IF;
 {%- endmacro %}
 
-{#- Writes v_value over the `slots` slots of counter p_name (numbered 1 to
-    `slots`, each locked), evenly: slot k holds the value's share, the
-    quotient by `slots` plus 1 for the first remainder's slots; and below
-    and above it, as its own `lowest` and `highest`, an even share of the
-    room toward `floor` and `ceiling` (NULL: none), which so add up to
-    them. A lazy counter's missing slots are created first. Integer
-    arithmetic only: floor division, whatever the signs. -#}
+{#- Writes v_value over the `slots` slots of counter p_name, with their
+    shares of `floor` and `ceiling` (see the spread routine). -#}
 {% macro spread(indent, p, slots, floor, ceiling) -%}
-{%- if p.auto_create %}
-{{ indent }}-- A lazy counter keeps only the slots that were hit: a bounded one has
-{{ indent }}-- them all, so that each holds its share.
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-{{ indent }}WITH digit (d) AS ({{ p.slot_numbers.digits }})
-{{ indent }}SELECT p_name, slot.id, NULL, NOW(), 0
-{{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
-{{ indent }}WHERE slot.id <= {{ slots }}
-{{ indent }}ON DUPLICATE KEY UPDATE `counter_id` = `counter_id`;
-{%- endif %}
-{{ indent }}SET v_share_left = MOD(MOD(v_value, ({{ slots }})) + ({{ slots }}), ({{ slots }}));
-{{ indent }}SET v_share = (v_value - v_share_left) DIV ({{ slots }});
-{{ indent }}SET v_floor_room_left = MOD(v_value - {{ floor }}, ({{ slots }}));
-{{ indent }}SET v_floor_room = (v_value - {{ floor }} - v_floor_room_left) DIV ({{ slots }});
-{{ indent }}SET v_ceiling_room_left = MOD({{ ceiling }} - v_value, ({{ slots }}));
-{{ indent }}SET v_ceiling_room = ({{ ceiling }} - v_value - v_ceiling_room_left) DIV ({{ slots }});
-{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
-{{ indent }}   SET `counter` = v_share + (`counter_id` <= v_share_left),
-{{ indent }}       `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
-{{ indent }}       `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
-{{ indent }} WHERE `counter_name` = p_name;
+{{ indent }}CALL `{{ p.routine(Routine::Spread) }}`(p_name, {{ slots }}, v_value, {{ floor }}, {{ ceiling }});
 {%- endmacro %}
 
 {#- Adds `delta` to counter p_name through all of its slots: the slow way

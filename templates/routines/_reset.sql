@@ -27,7 +27,7 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-{% call m::read_number("    ", "p_value", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_value", "v_number") %}{% endcall %}
     IF p_value IS NOT NULL AND NOT {% call m::is_bigint("v_number") %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;

@@ -23,8 +23,8 @@ BEGIN
     DECLARE v_highest DECIMAL(65, 30);
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-{% call m::read_number("    ", "p_lowest", "v_lowest") %}{% endcall %}
-{% call m::read_number("    ", "p_highest", "v_highest") %}{% endcall %}
+{% call m::read_number("    ", p, "p_lowest", "v_lowest") %}{% endcall %}
+{% call m::read_number("    ", p, "p_highest", "v_highest") %}{% endcall %}
     IF p_lowest IS NOT NULL AND NOT COALESCE(v_lowest = TRUNCATE(v_lowest, 0) AND v_lowest BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::bound_out_of_range(*p.slot_bound) }} ', {% call m::number_text("p_lowest", "v_lowest") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;

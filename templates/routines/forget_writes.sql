@@ -20,7 +20,7 @@ BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_message {{ p.message_type }};
 
-{% call m::read_number("    ", "p_seconds", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_seconds", "v_number") %}{% endcall %}
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND {{ p.forget_limit }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'seconds must be a whole number from 1 to {{ p.forget_limit }} (100 years), not ', {% call m::number_text("p_seconds", "v_number") %}{% endcall %}{% endcall %}
     END IF;

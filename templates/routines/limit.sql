@@ -22,7 +22,7 @@ BEGIN
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
-{% call m::read_number("    ", "p_highest", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_highest", "v_number") %}{% endcall %}
     IF p_highest IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND {{ p.largest_limit }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::limit_out_of_range(*p.largest_limit) }} ', {% call m::number_text("p_highest", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;

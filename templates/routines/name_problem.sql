@@ -1,14 +1,11 @@
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::NameProblem) }}` */$$
 -- What makes p_name a name no counter may have, worded as the routines
--- refuse it, or NULL: more than {{ p.name_length }} characters (a non-strict
--- session may have cut a longer one, which must not reach another
--- counter), a control character, a character the collation ignores (its
--- weight is empty: "a" and "a" followed by U+200B would be one counter to
--- the table and two names to everyone else), or a trailing space (or a
--- character the collation takes for one), which a PAD SPACE collation
--- ignores too. The routines ask it only of a name longer than that, with
--- a character outside printable ASCII, a quote or a backslash, or ending
--- in a space: no collation ignores a printable ASCII character.
+-- refuse it, or NULL: more than {{ p.name_length }} characters (a session that is not
+-- strict may have cut a longer one), a control character, a character the
+-- collation ignores ("a" and "a" followed by U+200B would be one counter),
+-- or a trailing space, which a PAD SPACE collation ignores too. The
+-- routines ask it only of a name that is longer, ends in a space, or holds
+-- a character outside printable ASCII, a quote or a backslash.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::NameProblem) }}`(
     p_name {{ p.name_type }}
 )

@@ -31,7 +31,7 @@ BEGIN
 {%- call m::declare_position("    ", p) %}{% endcall %}
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
-{% call m::read_number("    ", "p_slots", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_slots", "v_number") %}{% endcall %}
     IF NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 1 AND {{ p.max_slots }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_out_of_range(*p.max_slots) }} ', {% call m::number_text("p_slots", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;

@@ -34,7 +34,7 @@ BEGIN
     IF CHAR_LENGTH(p_description) > {{ p.description_length }} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::long_description(*p.description_length) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-{% call m::read_number("    ", "p_slots", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_slots", "v_number") %}{% endcall %}
 {%- if let Some(slots) = p.fixed_slots %}
     IF p_slots IS NOT NULL AND NOT COALESCE(v_number = {{ slots }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::slots_not_fixed(**slots) }} ', {% call m::number_text("p_slots", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
@@ -46,7 +46,7 @@ BEGIN
     END IF;
     SET v_slots = COALESCE(v_number, {{ p.default_slots }});
 {%- endif %}
-{% call m::read_number("    ", "p_initial_value", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_initial_value", "v_number") %}{% endcall %}
     IF p_initial_value IS NOT NULL AND NOT {% call m::is_bigint("v_number") %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'initial value must be an integer, for counter: ', QUOTE(p_name){% endcall %}
     END IF;

@@ -37,12 +37,12 @@ BEGIN
 
 {% call m::check_name_form("    ", p) %}{% endcall %}
 {% call periods::check_period("    ", p) %}{% endcall %}
-{% call m::read_number("    ", "p_keep", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_keep", "v_number") %}{% endcall %}
     IF p_keep IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN 0 AND {{ p.keep_all }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'keep must be NULL or a whole number from 0 to {{ p.keep_all }}, not ', {% call m::number_text("p_keep", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
     SET v_keep = v_number;
-{% call m::read_number("    ", "p_utc_offset", "v_number") %}{% endcall %}
+{% call m::read_number("    ", p, "p_utc_offset", "v_number") %}{% endcall %}
     IF p_utc_offset IS NOT NULL AND NOT COALESCE(v_number = TRUNCATE(v_number, 0) AND v_number BETWEEN {{ p.west_most }} AND {{ p.east_most }}, FALSE) THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'{{ refusals::utc_offset_out_of_range(*p.west_most, *p.east_most) }} ', {% call m::number_text("p_utc_offset", "v_number") %}{% endcall %}, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;

@@ -390,7 +390,7 @@ pub fn committed_with(feature: Feature) -> impl Iterator<Item = (&'static str, &
 }
 
 /// The routines of the classic package (`--features none`), by name.
-pub const CLASSIC_ROUTINES: [&str; 9] = [
+pub const CLASSIC_ROUTINES: [&str; 10] = [
     "counter_add",
     "counter_delete",
     "counter_estimate",
@@ -398,12 +398,13 @@ pub const CLASSIC_ROUTINES: [&str; 9] = [
     "counter_increment",
     "counter_name_problem",
     "counter_package",
+    "counter_parse_number",
     "counter_reset",
     "counter_setup",
 ];
 
 /// Every routine of a package with a slot count per counter, by name.
-pub const ROUTINES: [&str; 30] = [
+pub const ROUTINES: [&str; 32] = [
     "counter_add",
     "counter_add_at",
     "counter_add_featured",
@@ -425,12 +426,14 @@ pub const ROUTINES: [&str; 30] = [
     "counter_limit",
     "counter_name_problem",
     "counter_package",
+    "counter_parse_number",
     "counter_plan_batch",
     "counter_reset",
     "counter_resize",
     "counter_room",
     "counter_series",
     "counter_setup",
+    "counter_spread",
     "counter_track",
     "counter_track_at_offset",
     "counter_utc_offset",

@@ -1,0 +1,39 @@
+/*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Spread) }}` */$$
+-- Writes p_value, a bounded counter's new total checked against its
+-- bounds, over the p_slots slots of counter p_name (numbered 1 to p_slots,
+-- each locked by the caller), evenly: slot k holds the quotient by p_slots,
+-- plus 1 for the first remainder's slots; its `lowest` and `highest`, an
+-- even share of the room toward p_floor and p_ceiling (NULL: none), which
+-- so add up to them. Floor division, whatever the signs.
+CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Spread) }}`(
+    IN p_name {{ p.name_type }},
+    IN p_slots INT,
+    IN p_value DECIMAL(20, 0),
+    IN p_floor BIGINT,
+    IN p_ceiling BIGINT
+)
+MODIFIES SQL DATA
+COMMENT '{{ p.comment }}'
+BEGIN
+    DECLARE v_share_left BIGINT DEFAULT MOD(MOD(p_value, p_slots) + p_slots, p_slots);
+    DECLARE v_share BIGINT DEFAULT (p_value - v_share_left) DIV p_slots;
+    DECLARE v_floor_room_left BIGINT DEFAULT MOD(p_value - p_floor, p_slots);
+    DECLARE v_floor_room BIGINT DEFAULT (p_value - p_floor - v_floor_room_left) DIV p_slots;
+    DECLARE v_ceiling_room_left BIGINT DEFAULT MOD(p_ceiling - p_value, p_slots);
+    DECLARE v_ceiling_room BIGINT DEFAULT (p_ceiling - p_value - v_ceiling_room_left) DIV p_slots;
+{%- if p.auto_create %}
+    -- A lazy counter keeps only the slots that were hit: a bounded one has
+    -- them all, so that each holds its share.
+    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    WITH digit (d) AS ({{ p.slot_numbers.digits }})
+    SELECT p_name, slot.id, NULL, NOW(), 0
+    FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
+    WHERE slot.id <= p_slots
+    ON DUPLICATE KEY UPDATE `counter_id` = `counter_id`;
+{%- endif %}
+    UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+       SET `counter` = v_share + (`counter_id` <= v_share_left),
+           `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
+           `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
+     WHERE `counter_name` = p_name;
+END$$
