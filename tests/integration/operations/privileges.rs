@@ -338,6 +338,11 @@ const INSTALLER_GRANTS: [(&str, bool); 14] = [
     ("SELECT ON mysql.procs_priv", false),
 ];
 
+/// Words of the servers' refusals for a privilege the account lacks
+/// (1044, 1142, 1227, 1370, 1419 and their kin), and of the probe's for the
+/// grants it cannot read.
+const PRIVILEGE_FAILURES: [&str; 3] = ["denied", "SUPER privilege", "cannot read mysql.procs_priv"];
+
 /// What a DBA does with the installing accounts, each step as the account
 /// that runs it: one installs the classic package, an application is
 /// granted one routine, another account sources the package again and
@@ -401,9 +406,12 @@ fn the_documented_installer_grants_are_enough_and_each_is_needed() {
         let fewer: Vec<&str> = grants.iter().filter(|grant| grant != &left_out).copied().collect();
         let db = Database::new();
         let (first, second) = (db.account("first", &fewer), db.account("second", &fewer));
+        let failure = install_upgrade_and_uninstall_as(&db, &first, &second)
+            .expect_err(&format!("everything worked without {left_out}"));
+        eprintln!("without {left_out}: {failure}");
         assert!(
-            install_upgrade_and_uninstall_as(&db, &first, &second).is_err(),
-            "everything worked without {left_out}"
+            PRIVILEGE_FAILURES.iter().any(|words| failure.contains(words)),
+            "without {left_out}, a failure that names no privilege: {failure}"
         );
     }
 }
