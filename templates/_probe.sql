@@ -117,7 +117,7 @@ BEGIN
         DECLARE v_unread BOOLEAN DEFAULT FALSE;
         BEGIN
             DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_unread = TRUE;
-            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'kind', `Routine_type`, 'privileges', `Proc_priv`,
                                              'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
               INTO v_grants
               FROM mysql.procs_priv

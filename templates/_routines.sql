@@ -17,7 +17,7 @@
 DELIMITER $$
 {% for (routine, body) in bodies %}
 {{ body }}
-/*!80000 CALL `{{ p.grants_keeper }}`('{{ routine.kind }}', '{{ routine.name }}') */$$
+/*!80000 CALL `{{ p.grants_keeper }}`('{{ routine.name }}') */$$
 {% endfor %}
 {{ triggers }}
 DROP PROCEDURE `{{ p.grants_keeper }}`$$

@@ -109,7 +109,7 @@ BEGIN
         DECLARE v_unread BOOLEAN DEFAULT FALSE;
         BEGIN
             DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_unread = TRUE;
-            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'kind', `Routine_type`, 'privileges', `Proc_priv`,
                                              'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
               INTO v_grants
               FROM mysql.procs_priv
@@ -138,45 +138,53 @@ SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
 -- MySQL revokes the grants on a routine as it drops it, and an install
 -- drops each routine just before creating it again: right after each
 -- CREATE (MySQL only), this procedure grants again what each account held
--- on it, as the probe read mysql.procs_priv (a call meanwhile fails with
--- 1370, which the Rust client retries). Dropped at the install's end.
+-- on routine p_routine (NULL: on every routine), as the probe read
+-- mysql.procs_priv (a call meanwhile fails with 1370, which the Rust client
+-- retries). Dropped at the install's end.
 DROP PROCEDURE IF EXISTS `counter_install_grants`;
 DELIMITER $$
 CREATE PROCEDURE `counter_install_grants`(
-    IN p_kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0834fe48aed5150d'
+COMMENT 'slotted-counters sha256:47acfe28c21c999d'
 BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE c_grants CURSOR FOR
-        SELECT saved.privileges, saved.account
+        SELECT saved.routine, saved.kind, saved.privileges, saved.account
           FROM JSON_TABLE(COALESCE(@slotted_counters_grants, '[]'), '$[*]' COLUMNS (
                    routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.routine',
+                   kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.kind',
                    privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.privileges',
                    account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.account')) AS saved
-         WHERE saved.routine = p_routine;
+         WHERE saved.routine = p_routine OR p_routine IS NULL;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
     OPEN c_grants;
-    FETCH c_grants INTO v_privileges, v_account;
+    FETCH c_grants INTO v_routine, v_kind, v_privileges, v_account;
     WHILE NOT v_done DO
         SET @slotted_counters_grant = CONCAT('GRANT ',
             COALESCE(NULLIF(CONCAT_WS(', ', IF(FIND_IN_SET('Execute', v_privileges), 'EXECUTE', NULL),
                                       IF(FIND_IN_SET('Alter Routine', v_privileges), 'ALTER ROUTINE', NULL)), ''), 'USAGE'),
-            ' ON ', p_kind, ' `', REPLACE(DATABASE(), '`', '``'), '`.`', p_routine, '` TO ', v_account,
+            ' ON ', v_kind, ' `', REPLACE(DATABASE(), '`', '``'), '`.`', v_routine, '` TO ', v_account,
             IF(FIND_IN_SET('Grant', v_privileges), ' WITH GRANT OPTION', ''));
         PREPARE slotted_counters_grant FROM @slotted_counters_grant;
         EXECUTE slotted_counters_grant;
         DEALLOCATE PREPARE slotted_counters_grant;
-        FETCH c_grants INTO v_privileges, v_account;
+        FETCH c_grants INTO v_routine, v_kind, v_privileges, v_account;
     END WHILE;
     CLOSE c_grants;
     SET @slotted_counters_grant = NULL;
 END$$
 DELIMITER ;
+-- Every saved grant given again before anything is dropped: an account
+-- that cannot give them back (without GRANT OPTION or EXECUTE on the
+-- database) stops here (1370), with nothing changed but this procedure
+-- left, which the next install drops.
+/*!80000 CALL `counter_install_grants`(NULL) */;
 
 
 -- Errors are SQLSTATE '23000' with MYSQL_ERRNO 9001 (unknown counter),
@@ -225,7 +233,7 @@ BEGIN
     END WHILE;
     RETURN IF(p_name LIKE '% ', 'counter name has a trailing space', NULL);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
+/*!80000 CALL `counter_install_grants`('counter_name_problem') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_parse_number` */$$
 -- The number p_text writes, or NULL for NULL and for text that is none:
@@ -248,7 +256,7 @@ BEGIN
     END IF;
     RETURN NULL;
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_parse_number') */$$
+/*!80000 CALL `counter_install_grants`('counter_parse_number') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
@@ -314,7 +322,7 @@ BEGIN
     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
     WHERE slot.id <= v_slots;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_setup') */$$
+/*!80000 CALL `counter_install_grants`('counter_setup') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
 -- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
@@ -397,7 +405,7 @@ BEGIN
         END IF;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add') */$$
+/*!80000 CALL `counter_install_grants`('counter_add') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
 -- Adds 1 to counter p_name: counter_add's write, without the parse of a
@@ -461,7 +469,7 @@ BEGIN
         END IF;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
+/*!80000 CALL `counter_install_grants`('counter_increment') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0; a whole number within
@@ -508,7 +516,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_reset') */$$
+/*!80000 CALL `counter_install_grants`('counter_reset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
 -- Removes counter p_name: all its slots.
@@ -532,7 +540,7 @@ BEGIN
         SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9001, MESSAGE_TEXT = v_message;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_delete') */$$
+/*!80000 CALL `counter_install_grants`('counter_delete') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
 -- The value of counter p_name, the sum of its slots; NULL for no such
@@ -551,7 +559,7 @@ IF CHAR_LENGTH(p_name) > 128
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get') */$$
+/*!80000 CALL `counter_install_grants`('counter_get') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_estimate` */$$
 -- An estimate of counter p_name for dashboards that must not scan: one slot,
@@ -583,7 +591,7 @@ IF CHAR_LENGTH(p_name) > 128
     SELECT MAX(`counter`) INTO v_value FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     RETURN COALESCE(v_value, 0) * v_slots;
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_estimate') */$$
+/*!80000 CALL `counter_install_grants`('counter_estimate') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_package` */$$
 -- Which package this is, in one line: 'slotted-counters', its version and the
@@ -596,7 +604,7 @@ DETERMINISTIC
 NO SQL
 COMMENT 'slotted-counters sha256:978071100a5b32be'
 RETURN 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 128 --slot-choice random --collation utf8mb4_bin --features none'$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_package') */$$
+/*!80000 CALL `counter_install_grants`('counter_package') */$$
 
 
 DROP PROCEDURE `counter_install_grants`$$

@@ -135,7 +135,7 @@ BEGIN
         DECLARE v_unread BOOLEAN DEFAULT FALSE;
         BEGIN
             DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_unread = TRUE;
-            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'privileges', `Proc_priv`,
+            SELECT JSON_ARRAYAGG(JSON_OBJECT('routine', `Routine_name`, 'kind', `Routine_type`, 'privileges', `Proc_priv`,
                                              'account', CONCAT(QUOTE(`User`), '@', QUOTE(`Host`))))
               INTO v_grants
               FROM mysql.procs_priv
@@ -164,45 +164,53 @@ SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
 -- MySQL revokes the grants on a routine as it drops it, and an install
 -- drops each routine just before creating it again: right after each
 -- CREATE (MySQL only), this procedure grants again what each account held
--- on it, as the probe read mysql.procs_priv (a call meanwhile fails with
--- 1370, which the Rust client retries). Dropped at the install's end.
+-- on routine p_routine (NULL: on every routine), as the probe read
+-- mysql.procs_priv (a call meanwhile fails with 1370, which the Rust client
+-- retries). Dropped at the install's end.
 DROP PROCEDURE IF EXISTS `counter_install_grants`;
 DELIMITER $$
 CREATE PROCEDURE `counter_install_grants`(
-    IN p_kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     IN p_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
-COMMENT 'slotted-counters sha256:0834fe48aed5150d'
+COMMENT 'slotted-counters sha256:47acfe28c21c999d'
 BEGIN
     DECLARE v_done BOOLEAN DEFAULT FALSE;
+    DECLARE v_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE c_grants CURSOR FOR
-        SELECT saved.privileges, saved.account
+        SELECT saved.routine, saved.kind, saved.privileges, saved.account
           FROM JSON_TABLE(COALESCE(@slotted_counters_grants, '[]'), '$[*]' COLUMNS (
                    routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.routine',
+                   kind VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.kind',
                    privileges VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.privileges',
                    account VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.account')) AS saved
-         WHERE saved.routine = p_routine;
+         WHERE saved.routine = p_routine OR p_routine IS NULL;
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
     OPEN c_grants;
-    FETCH c_grants INTO v_privileges, v_account;
+    FETCH c_grants INTO v_routine, v_kind, v_privileges, v_account;
     WHILE NOT v_done DO
         SET @slotted_counters_grant = CONCAT('GRANT ',
             COALESCE(NULLIF(CONCAT_WS(', ', IF(FIND_IN_SET('Execute', v_privileges), 'EXECUTE', NULL),
                                       IF(FIND_IN_SET('Alter Routine', v_privileges), 'ALTER ROUTINE', NULL)), ''), 'USAGE'),
-            ' ON ', p_kind, ' `', REPLACE(DATABASE(), '`', '``'), '`.`', p_routine, '` TO ', v_account,
+            ' ON ', v_kind, ' `', REPLACE(DATABASE(), '`', '``'), '`.`', v_routine, '` TO ', v_account,
             IF(FIND_IN_SET('Grant', v_privileges), ' WITH GRANT OPTION', ''));
         PREPARE slotted_counters_grant FROM @slotted_counters_grant;
         EXECUTE slotted_counters_grant;
         DEALLOCATE PREPARE slotted_counters_grant;
-        FETCH c_grants INTO v_privileges, v_account;
+        FETCH c_grants INTO v_routine, v_kind, v_privileges, v_account;
     END WHILE;
     CLOSE c_grants;
     SET @slotted_counters_grant = NULL;
 END$$
 DELIMITER ;
+-- Every saved grant given again before anything is dropped: an account
+-- that cannot give them back (without GRANT OPTION or EXECUTE on the
+-- database) stops here (1370), with nothing changed but this procedure
+-- left, which the next install drops.
+/*!80000 CALL `counter_install_grants`(NULL) */;
 
 -- One row per slot. A counter's value is the sum of its slots; an increment
 -- adds to one slot picked at random, so concurrent increments of one counter
@@ -469,7 +477,7 @@ BEGIN
     END WHILE;
     RETURN IF(p_name LIKE '% ', 'counter name has a trailing space', NULL);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_name_problem') */$$
+/*!80000 CALL `counter_install_grants`('counter_name_problem') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_parse_number` */$$
 -- The number p_text writes, or NULL for NULL and for text that is none:
@@ -492,7 +500,7 @@ BEGIN
     END IF;
     RETURN NULL;
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_parse_number') */$$
+/*!80000 CALL `counter_install_grants`('counter_parse_number') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_spread` */$$
 -- Writes p_value, a bounded counter's new total checked against its
@@ -523,7 +531,7 @@ BEGIN
            `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)
      WHERE `counter_name` = p_name;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_spread') */$$
+/*!80000 CALL `counter_install_grants`('counter_spread') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_setup` */$$
 -- Creates counter p_name with p_slots slot rows (NULL: 5, at most
@@ -596,7 +604,7 @@ BEGIN
     FROM (SELECT d0.d + 16 * d1.d + 256 * d2.d + 1 AS id FROM digit AS d0, digit AS d1, digit AS d2) AS slot
     WHERE slot.id <= v_slots;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_setup') */$$
+/*!80000 CALL `counter_install_grants`('counter_setup') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_featured` */$$
 -- The write of counter_add, counter_increment and counter_add_at when the classic one
@@ -738,7 +746,7 @@ BEGIN
         END IF;
     END;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_featured') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_featured') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add` */$$
 -- Adds p_delta, a whole number, to one slot of counter p_name (9003 when
@@ -839,7 +847,7 @@ BEGIN
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add') */$$
+/*!80000 CALL `counter_install_grants`('counter_add') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_increment` */$$
 -- Adds 1 to counter p_name: counter_add's write, without the parse of a
@@ -921,7 +929,7 @@ BEGIN
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, UTC_TIMESTAMP(6));
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_increment') */$$
+/*!80000 CALL `counter_install_grants`('counter_increment') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_plan_batch` */$$
 -- The first step of counter_add_many, counter_add_many_once and counter_add_many_at:
@@ -1114,7 +1122,7 @@ BEGIN
     SET v_plan = CONCAT(v_plan, v_plan_part);
     SET p_entries = v_entries, p_plan = v_plan;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_plan_batch') */$$
+/*!80000 CALL `counter_install_grants`('counter_plan_batch') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
@@ -1180,7 +1188,7 @@ BEGIN
         END IF;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_many') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_reset` */$$
 -- Sets counter p_name to p_value (NULL: 0; a whole number within
@@ -1306,7 +1314,7 @@ BEGIN
             `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_reset') */$$
+/*!80000 CALL `counter_install_grants`('counter_reset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_resize` */$$
 -- Gives counter p_name p_slots slots (a whole number, 1 to 1024), keeping its total: a
@@ -1524,7 +1532,7 @@ BEGIN
     END IF;
 END$$
 
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_resize') */$$
+/*!80000 CALL `counter_install_grants`('counter_resize') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_compact` */$$
 -- Folds every slot of counter p_name into slot 1, total unchanged: the
@@ -1613,7 +1621,7 @@ BEGIN
             `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_compact') */$$
+/*!80000 CALL `counter_install_grants`('counter_compact') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_delete` */$$
 -- Removes counter p_name: all its slots, its last change, its last spread, the periods it
@@ -1680,7 +1688,7 @@ BEGIN
         SET v_period_index = v_period_index + 1;
     END WHILE;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_delete') */$$
+/*!80000 CALL `counter_install_grants`('counter_delete') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get` */$$
 -- The value of counter p_name, the sum of its slots; NULL for no such
@@ -1699,7 +1707,7 @@ IF CHAR_LENGTH(p_name) > 128
     END IF;
     RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `counters` WHERE `counter_name` = p_name);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get') */$$
+/*!80000 CALL `counter_install_grants`('counter_get') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_estimate` */$$
 -- An estimate of counter p_name for dashboards that must not scan: one slot,
@@ -1731,7 +1739,7 @@ IF CHAR_LENGTH(p_name) > 128
     SELECT MAX(`counter`) INTO v_value FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
     RETURN COALESCE(v_value, 0) * v_slots;
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_estimate') */$$
+/*!80000 CALL `counter_install_grants`('counter_estimate') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_once` */$$
 -- counter_add with a write id p_write_id (16 random bytes the caller chose for
@@ -1853,7 +1861,7 @@ BEGIN
         END;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_once') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_once') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_once` */$$
 -- counter_add_many with a write id p_write_id: applies the batch p_deltas
@@ -1910,7 +1918,7 @@ BEGIN
         END;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many_once') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_many_once') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_forget_writes` */$$
 -- Forgets the write ids recorded more than p_seconds ago (a whole number
@@ -1946,7 +1954,7 @@ BEGIN
         DELETE FROM `counter_writes` WHERE `written_at` <= v_until;
     END WHILE;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_forget_writes') */$$
+/*!80000 CALL `counter_install_grants`('counter_forget_writes') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_track` */$$
 -- Starts counting counter p_name per p_period ('minute', 'hour', 'day' or 'month'), in
@@ -1964,7 +1972,7 @@ COMMENT 'slotted-counters sha256:4e736cea0325ca3f'
 BEGIN
     CALL `counter_track_at_offset`(p_name, p_period, p_keep, NULL);
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track') */$$
+/*!80000 CALL `counter_install_grants`('counter_track') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_track_at_offset` */$$
 -- Starts counting counter p_name per p_period ('minute', 'hour', 'day' or 'month'), in
@@ -2068,7 +2076,7 @@ BEGIN
     UPDATE `counters` SET `untracked` = NOT EXISTS (SELECT 1 FROM `counter_periods` WHERE `counter_periods`.`counter_name` = `counters`.`counter_name` LOCK IN SHARE MODE)
      WHERE `counter_name` = p_name;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_track_at_offset') */$$
+/*!80000 CALL `counter_install_grants`('counter_track_at_offset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_within_limit` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
@@ -2147,7 +2155,7 @@ BEGIN
      WHERE `counter_name` = p_name AND `period` = p_period AND `bucket_start` = p_bucket
        AND `counter_id` < 65535;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_within_limit') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_within_limit') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_at` */$$
 -- A late write: adds p_delta to counter p_name as counter_add does, and to the
@@ -2258,7 +2266,7 @@ BEGIN
         CALL `counter_add_featured`(p_name, v_slot, v_slots, v_delta, v_moment);
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_at') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_at') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_add_many_at` */$$
 -- A late batch: applies p_deltas as counter_add_many does (p_write_id NULL) or
@@ -2353,7 +2361,7 @@ BEGIN
         END;
     END IF;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_add_many_at') */$$
+/*!80000 CALL `counter_install_grants`('counter_add_many_at') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get_period` */$$
 -- What counter p_name counted in the bucket of p_period that holds p_at (a
@@ -2410,7 +2418,7 @@ IF CHAR_LENGTH(p_name) > 128
              WHERE `counter_name` = p_name AND `period` = p_period
                AND `bucket_start` = CASE p_period WHEN 'minute' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'hour' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'day' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset MINUTE WHEN 'month' THEN CAST(DATE_FORMAT(v_moment + INTERVAL v_offset MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset MINUTE END);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_period') */$$
+/*!80000 CALL `counter_install_grants`('counter_get_period') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_get_range` */$$
 -- What counter p_name counted in the buckets of p_period that start in
@@ -2478,7 +2486,7 @@ IF CHAR_LENGTH(p_name) > 128
              WHERE `counter_name` = p_name AND `period` = p_period
                AND `bucket_start` >= v_from AND `bucket_start` < v_to);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_get_range') */$$
+/*!80000 CALL `counter_install_grants`('counter_get_range') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_utc_offset` */$$
 -- Where counter p_name's buckets of p_period start, in minutes east of UTC
@@ -2497,7 +2505,7 @@ BEGIN
     RETURN (SELECT `utc_offset` FROM `counter_periods`
              WHERE `counter_name` = p_name AND `period` = p_period);
 END$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_utc_offset') */$$
+/*!80000 CALL `counter_install_grants`('counter_utc_offset') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_series` */$$
 -- For charts: one row per bucket of p_period that starts in [p_from, p_to)
@@ -2621,7 +2629,7 @@ BEGIN
      GROUP BY series.`bucket_start`
      ORDER BY series.`bucket_start`;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_series') */$$
+/*!80000 CALL `counter_install_grants`('counter_series') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_expire_periods` */$$
 -- Removes the buckets beyond what each tracked period keeps: for a period
@@ -2706,7 +2714,7 @@ BEGIN
     END WHILE;
     CLOSE c_periods;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_expire_periods') */$$
+/*!80000 CALL `counter_install_grants`('counter_expire_periods') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_bound` */$$
 -- Bounds counter p_name: its total never goes below p_lowest nor above
@@ -2758,7 +2766,7 @@ BEGIN
         `reset_start_date` = NULL, `lowest` = v_lowest, `highest` = v_highest,
         `spread_at` = UTC_TIMESTAMP(6), `pending` = /*!80019 slotted_new.`pending` */ /*M! VALUES(`pending`) */;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_bound') */$$
+/*!80000 CALL `counter_install_grants`('counter_bound') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_limit` */$$
 -- Limits what each bucket of p_period ('minute', 'hour', 'day' or 'month') of counter
@@ -2810,7 +2818,7 @@ BEGIN
     UPDATE `counter_buckets` SET `highest` = NULL
      WHERE `counter_name` = p_name AND `period` = p_period AND `highest` IS NOT NULL;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_limit') */$$
+/*!80000 CALL `counter_install_grants`('counter_limit') */$$
 
 /*!80000 DROP PROCEDURE IF EXISTS `counter_room` */$$
 -- One row per bound and limit of counter p_name: `kind` ('floor',
@@ -2867,7 +2875,7 @@ BEGIN
            ) AS `rows`
      ORDER BY `place`;
 END$$
-/*!80000 CALL `counter_install_grants`('PROCEDURE', 'counter_room') */$$
+/*!80000 CALL `counter_install_grants`('counter_room') */$$
 
 /*!80000 DROP FUNCTION IF EXISTS `counter_package` */$$
 -- Which package this is, in one line: 'slotted-counters', its version and the
@@ -2880,7 +2888,7 @@ DETERMINISTIC
 NO SQL
 COMMENT 'slotted-counters sha256:7fb07b879215fddc'
 RETURN 'slotted-counters 0.1.0 --table counters --prefix counter_ --default-slots 5 --max-slots 1024 --name-length 128 --slot-choice node --collation utf8mb4_bin --cluster galera'$$
-/*!80000 CALL `counter_install_grants`('FUNCTION', 'counter_package') */$$
+/*!80000 CALL `counter_install_grants`('counter_package') */$$
 
 -- A slot holds at most 9007199254740991 either way: the largest BIGINT over the
 -- most slots a counter may have (1024), so that a counter's total always

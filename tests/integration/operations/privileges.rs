@@ -19,6 +19,7 @@ on_each_server!(
     status_tells_a_restricted_account_what_it_cannot_see,
     status_checks_every_committed_package_without_changing_it,
     a_reinstall_never_loses_an_applications_routine_grants,
+    a_reinstall_that_could_not_give_grants_back_changes_nothing,
     the_documented_installer_grants_are_enough_and_each_is_needed,
 );
 
@@ -318,10 +319,54 @@ fn a_reinstall_never_loses_an_applications_routine_grants() {
     assert_eq!(support::total(&mut db.conn(), "hits"), Some(if flavor() == Flavor::MySql { 3 } else { 2 }));
 }
 
+/// On MySQL a re-install drops each routine, which revokes its grants,
+/// and gives them back. An account that holds every documented grant but
+/// GRANT OPTION cannot give them back: sourcing the package stops before
+/// it drops anything, every grant (the application's, and the first
+/// installer's own on the routines it made) and every object as they were
+/// but for the procedure that gives grants back, left for the next
+/// install to drop. MariaDB keeps grants, and re-installs.
+fn a_reinstall_that_could_not_give_grants_back_changes_nothing() {
+    let db = Database::new();
+    let grants = installer_grants();
+    let first = db.account("first", &grants);
+    succeeded(slotted_counters(&["install", "--url", &first.url, "--features", "none"]));
+    db.conn().query_drop("CALL counter_setup('hits', 'd', 4, NULL)").unwrap();
+    let app = db.account("app", &["EXECUTE ON PROCEDURE {db}.`counter_increment`"]);
+    let no_grant_option: Vec<&str> =
+        grants.iter().filter(|grant| !grant.starts_with("GRANT OPTION")).copied().collect();
+    let second = db.account("second", &no_grant_option);
+    let before = Schema::read(&mut db.conn(), db.name()).unwrap();
+    let setup_sql = std::fs::File::open(support::committed_setup_sql("generated")).unwrap();
+    let sourced = db.client_as(&second.url).stdin(setup_sql).output().unwrap();
+    if flavor() == Flavor::MySql {
+        assert!(!sourced.status.success(), "a re-install that cannot give the grants back goes on");
+        assert!(stderr(&sourced).contains("grant command denied"), "{}", stderr(&sourced));
+        let after = Schema::read(&mut db.conn(), db.name()).unwrap();
+        let (left, changed): (Vec<String>, Vec<String>) =
+            before.changes_to(&after).into_iter().partition(|line| line.contains("counter_install_grants"));
+        assert_eq!(changed, Vec::<String>::new(), "nothing changed");
+        assert!(!left.is_empty() && left.iter().all(|line| line.starts_with('+')), "{left:?}");
+    } else {
+        succeeded(sourced);
+    }
+    conn_as(&app.url).query_drop("CALL counter_increment('hits')").expect("the application's grant is kept");
+    assert_eq!(support::total(&mut db.conn(), "hits"), Some(1));
+}
+
+/// The documented installer grants this server needs (MySQL needs them all).
+fn installer_grants() -> Vec<&'static str> {
+    INSTALLER_GRANTS
+        .iter()
+        .filter(|(_, on_mariadb)| flavor() == Flavor::MySql || *on_mariadb)
+        .map(|(grant, _)| *grant)
+        .collect()
+}
+
 /// The installing account's privileges, as docs/operations.md grants them
 /// ("The installing account"), with `{db}` for the database: each, and
 /// whether MariaDB needs it too (MySQL needs them all).
-const INSTALLER_GRANTS: [(&str, bool); 14] = [
+const INSTALLER_GRANTS: [(&str, bool); 15] = [
     ("SELECT ON {db}.*", true),
     ("INSERT ON {db}.*", true),
     ("UPDATE ON {db}.*", true),
@@ -335,6 +380,7 @@ const INSTALLER_GRANTS: [(&str, bool); 14] = [
     ("TRIGGER ON {db}.*", true),
     ("SUPER ON *.*", true),
     ("GRANT OPTION ON {db}.*", false),
+    ("EXECUTE ON {db}.*", false),
     ("SELECT ON mysql.procs_priv", false),
 ];
 
@@ -393,12 +439,7 @@ fn the_documented_installer_grants_are_enough_and_each_is_needed() {
         let documented = format!("GRANT {} TO 'installer'@'%';", grant.replace("{db}", "`app`"));
         assert!(operations.contains(&documented), "docs/operations.md lacks {documented}");
     }
-    let needed = |on_mariadb: bool| flavor() == Flavor::MySql || on_mariadb;
-    let grants: Vec<&str> = INSTALLER_GRANTS
-        .iter()
-        .filter(|(_, on_mariadb)| needed(*on_mariadb))
-        .map(|(grant, _)| *grant)
-        .collect();
+    let grants = installer_grants();
     let db = Database::new();
     let (first, second) = (db.account("first", &grants), db.account("second", &grants));
     install_upgrade_and_uninstall_as(&db, &first, &second).expect("the documented grants are enough");
