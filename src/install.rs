@@ -10,7 +10,9 @@ use crate::error::Error;
 use crate::render;
 use crate::script;
 use crate::status;
-use slotted_counters_core::package::{self, GROUP_MEMBERS_TABLE, PROBE_SUFFIX, Routine, errno};
+use slotted_counters_core::package::{
+    self, GROUP_MEMBERS_TABLE, INSTALLER_SQL_MODE_VARIABLE, PROBE_SUFFIX, Routine, errno,
+};
 use slotted_counters_core::{PackageOptions, PackageOptionsBuilder, refusals};
 
 /// Where the package to install comes from.
@@ -259,6 +261,7 @@ fn run_after_probe(
     let (checks, rest) = statements.split_at(probe.map_or(0, |probe| probe.dropped));
     match script::run_statements(conn, checks) {
         Err(Error::Statement { number, source, .. }) if Some(number) == probe.map(|probe| probe.created) => {
+            give_back_sql_mode(conn, probe)?;
             return Err(Error::FunctionPrivilege { source });
         }
         Err(Error::Statement { number, source: mysql::Error::MySqlError(refusal), .. })
@@ -266,6 +269,7 @@ fn run_after_probe(
         {
             let drop_probe = checks.last().expect("the checks end with the probe's drop");
             conn.query_drop(&drop_probe.text).map_err(Error::Query)?;
+            give_back_sql_mode(conn, probe)?;
             return Err(if refusal.message.starts_with(refusals::LACKS_INSTALLED) {
                 Error::FeaturesInstalled { message: refusal.message }
             } else if refusal.message.starts_with(refusals::UNINSTALL_LACKS_INSTALLED) {
@@ -344,6 +348,16 @@ fn created_tables(statements: &[script::Statement]) -> impl Iterator<Item = (&st
     })
 }
 
+/// Gives the session its own `sql_mode` back after the probe refused, where
+/// the script pinned it before the probe, as the script's end would have.
+fn give_back_sql_mode(conn: &mut impl Queryable, probe: Option<Probe>) -> Result<(), Error> {
+    if probe.is_some_and(|probe| probe.pins_sql_mode) {
+        conn.query_drop(format!("SET SESSION sql_mode = {INSTALLER_SQL_MODE_VARIABLE}"))
+            .map_err(Error::Query)?;
+    }
+    Ok(())
+}
+
 /// The numbers of the statements of the package's probe function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Probe {
@@ -354,10 +368,15 @@ struct Probe {
     called: usize,
     /// The one that drops it.
     dropped: usize,
+    /// Whether the script pins the session's `sql_mode` before it (the
+    /// package's `setup.sql`), which a refusal gives back.
+    pins_sql_mode: bool,
 }
 
 /// The package's probe function, when the script opens with it: nothing
-/// but the probe's own statements comes before its call.
+/// but the probe's own statements, and the pin of the session's
+/// `sql_mode` that makes the probe parse in any session, comes before its
+/// call.
 fn opening_probe(statements: &[script::Statement]) -> Option<Probe> {
     let probe_name = format!("{PROBE_SUFFIX}`");
     let position = |prefix: &str| {
@@ -367,11 +386,16 @@ fn opening_probe(statements: &[script::Statement]) -> Option<Probe> {
     };
     let (created, called, dropped) =
         (position("CREATE FUNCTION")?, position("SET @")?, position("DROP FUNCTION `")?);
-    let opens = statements[..called].iter().all(|statement| statement.first_line().contains(&probe_name));
+    let pin = format!("SET {INSTALLER_SQL_MODE_VARIABLE} ");
+    let pins = |statement: &script::Statement| statement.text.starts_with(&pin);
+    let opens = statements[..called]
+        .iter()
+        .all(|statement| statement.first_line().contains(&probe_name) || pins(statement));
     (opens && created < called && called < dropped).then(|| Probe {
         created: statements[created].number,
         called: statements[called].number,
         dropped: statements[dropped].number,
+        pins_sql_mode: statements[..created].iter().any(pins),
     })
 }
 
@@ -397,8 +421,14 @@ mod tests {
         let setup_sql = render::setup_sql(&PackageOptions::default()).unwrap();
         assert_eq!(
             probe_at(&setup_sql),
-            Some(Probe { created: 2, called: 3, dropped: 4 }),
-            "setup.sql drops a stale probe, creates it, calls it and drops it"
+            Some(Probe { created: 3, called: 4, dropped: 5, pins_sql_mode: true }),
+            "setup.sql pins the sql_mode, drops a stale probe, creates it, calls it and drops it"
+        );
+        let uninstall_sql = render::uninstall_sql(&PackageOptions::default()).unwrap();
+        assert_eq!(
+            probe_at(&uninstall_sql),
+            Some(Probe { created: 2, called: 3, dropped: 4, pins_sql_mode: false }),
+            "uninstall.sql creates no routine to keep, and leaves the session's sql_mode alone"
         );
         assert_eq!(probe_at("CREATE TABLE t (x INT);"), None, "no probe");
         assert_eq!(

@@ -2,10 +2,9 @@
 -- They expect the `{{ p.table }}` table of create_tables.sql.
 {% include "_header.sql" %}
 
+{% include "_sql_mode.sql" %}
 {% let creates_routines = true %}
 {% include "_probe.sql" %}
-
-{% include "_sql_mode.sql" %}
 
 {% include "_grants_keeper.sql" %}
 

@@ -3,10 +3,9 @@
 -- Running it again replaces the routines and keeps every count.
 {% include "_header.sql" %}
 
+{% include "_sql_mode.sql" %}
 {% let creates_routines = true %}
 {% include "_probe.sql" %}
-
-{% include "_sql_mode.sql" %}
 
 {% include "_grants_keeper.sql" %}
 

@@ -3,8 +3,9 @@
 -- Do not edit by hand: regenerate with `slotted-counters generate --table counters --prefix counter_ --fixed-slots 64 --max-slots 1024 --name-length 128 --slot-choice random --collation utf8mb4_bin`.
 
 -- Each routine and trigger runs in the sql_mode of the session that created
--- it: from here on this script creates them in one mode, whatever the
--- installing session's, and gives the session its own back at its end.
+-- it, and is parsed in it: from here on this script creates them in one
+-- mode, whatever the installing session's, and gives the session its own
+-- back at its end.
 SET @slotted_counters_installer_sql_mode = @@SESSION.sql_mode,
     SESSION sql_mode = 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 

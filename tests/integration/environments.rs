@@ -8,7 +8,9 @@ use mysql::{Params, PooledConn};
 use slotted_counters::PackageOptions;
 use slotted_counters_core::package::errno;
 
-use crate::support::{self, Database, on_each_server, routines_in, server_error, slots_of, table, total};
+use crate::support::{
+    self, Database, Flavor, flavor, on_each_server, routines_in, server_error, slots_of, table, total,
+};
 
 on_each_server!(
     latin1_database_reports_every_error_for_non_latin1_names,
@@ -385,13 +387,18 @@ fn modes_of_routines_and_triggers(db: &Database) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// A routine runs in the `sql_mode` of the session that created it. The
-/// package's are created in one mode whoever installs them, from a session
-/// of no mode or of ANSI quotes and literal backslashes, sourced by the
-/// server's client or run by `install`'s script runner, which gives the
-/// session its own mode back.
+/// A routine runs in the `sql_mode` of the session that created it, and
+/// is parsed in it. The package's, its probe first, are created in one
+/// mode whoever installs them, from a session of no mode, of ANSI quotes
+/// and literal backslashes, or (MariaDB) of Oracle's syntax, sourced by
+/// the server's client or run by `install`'s script runner, which gives
+/// the session its own mode back, after a refusal too.
 fn every_routine_and_trigger_runs_in_one_sql_mode_whatever_the_installing_session() {
-    for installer in ["", "ANSI_QUOTES,NO_BACKSLASH_ESCAPES"] {
+    let mut installers = vec!["", "ANSI_QUOTES,NO_BACKSLASH_ESCAPES"];
+    if flavor() != Flavor::MySql {
+        installers.push("ORACLE");
+    }
+    for installer in installers {
         for dir in ["generated", "generated/classic"] {
             let db = Database::new();
             let setup_sql = std::fs::File::open(support::committed_setup_sql(dir)).unwrap();
@@ -412,12 +419,23 @@ fn every_routine_and_trigger_runs_in_one_sql_mode_whatever_the_installing_sessio
         let db = Database::new();
         let mut conn = db.conn();
         conn.exec_drop("SET SESSION sql_mode = ?", (installer,)).unwrap();
+        let own: String = conn.query_first("SELECT @@SESSION.sql_mode").unwrap().unwrap();
         let script = std::fs::read_to_string(support::committed_setup_sql("generated")).unwrap();
         slotted_counters_cli::script::run(&mut conn, &script).unwrap();
         let after: String = conn.query_first("SELECT @@SESSION.sql_mode").unwrap().unwrap();
-        assert_eq!(after, installer, "the installing session's own mode, back");
+        assert_eq!(after, own, "the installing session's own mode, back");
         for (name, modes) in modes_of_routines_and_triggers(&db) {
             assert_eq!(modes, PACKAGE_SQL_MODE, "{name} installed from a session in '{installer}'");
         }
+
+        let refusing = Database::new();
+        refusing.conn().query_drop("CREATE TABLE counter_totals (x INT)").unwrap();
+        let mut conn = refusing.conn();
+        conn.exec_drop("SET SESSION sql_mode = ?", (installer,)).unwrap();
+        let refused =
+            slotted_counters_cli::install::install(&mut conn, &script).expect_err("a clash is refused");
+        assert!(refused.to_string().contains("is not the package's"), "{refused}");
+        let after: String = conn.query_first("SELECT @@SESSION.sql_mode").unwrap().unwrap();
+        assert_eq!(after, own, "the refused session's own mode, back");
     }
 }
