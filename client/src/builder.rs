@@ -42,6 +42,10 @@ pub struct ClientBuilder<P> {
     retry: RetryBudget,
     pub(crate) kept_connections: Option<usize>,
     pub(crate) check_kept_after: Duration,
+    /// How long a sync client's call waits for its pool: sqlx's pool has
+    /// its own (`acquire_timeout`).
+    #[cfg(feature = "mysql")]
+    pub(crate) pool_timeout: Duration,
     flushes: FlushSettings,
 }
 
@@ -55,6 +59,8 @@ impl<P> ClientBuilder<P> {
             retry: RetryBudget::default(),
             kept_connections: None,
             check_kept_after: DEFAULT_CHECK_KEPT_AFTER,
+            #[cfg(feature = "mysql")]
+            pool_timeout: crate::sync_client::DEFAULT_POOL_TIMEOUT,
             flushes: FlushSettings::default(),
         }
     }

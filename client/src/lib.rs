@@ -84,6 +84,8 @@ pub mod defaults {
     };
     pub use crate::reconcile::RECONCILE_WAIT;
     pub use crate::retry::REINSTALL_WINDOW;
+    #[cfg(feature = "mysql")]
+    pub use crate::sync_client::DEFAULT_POOL_TIMEOUT as POOL_TIMEOUT;
     pub use slotted_counters_core::options::WRITE_ID_WINDOW;
     pub use slotted_counters_core::periods::SERIES_LIMIT;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;

@@ -28,6 +28,7 @@ on_each_server!(
     a_kept_connection_holds_no_transaction_after_a_failed_call,
     kept_connections_go_back_to_the_pool_with_the_client,
     a_kept_connection_the_server_closed_is_replaced,
+    a_call_the_pool_cannot_serve_in_time_fails_unsent,
 );
 
 /// A database with the default package installed, and a client for it.
@@ -343,6 +344,37 @@ fn kept_connections_go_back_to_the_pool_with_the_client() {
     let mut conn = pool.try_get_conn(wait).expect("the dropped client gave its connection back");
     let total: Option<i64> = conn.query_first("SELECT counter_get('a')").unwrap().flatten();
     assert_eq!(total, Some(1));
+}
+
+/// A call waits for a busy pool for as long as the client's pool timeout,
+/// then fails with `PoolTimedOut`, never sent; once a connection is free
+/// again, the next call runs.
+fn a_call_the_pool_cannot_serve_in_time_fails_unsent() {
+    let db = support::with_default_package(&[]);
+    let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
+        .pool_opts(mysql::PoolOpts::default().with_constraints(mysql::PoolConstraints::new(0, 1).unwrap()));
+    let pool = mysql::Pool::new(opts).unwrap();
+    let timeout = Duration::from_millis(400);
+    let counters = Counters::builder(pool.clone()).keep_connections(0).pool_timeout(timeout).build().unwrap();
+    counters.setup("a", NewCounter::new("d")).unwrap();
+
+    let held = pool.get_conn().unwrap();
+    let (answered, answer) = mpsc::channel();
+    let caller = counters.clone();
+    let started = Instant::now();
+    let call = thread::spawn(move || answered.send(caller.increment("a")));
+    let outcome = answer.recv_timeout(Duration::from_secs(5));
+    let waited = started.elapsed();
+    drop(held);
+    call.join().unwrap().ok();
+    let error = outcome.expect("the call gave up within 5 s").unwrap_err();
+    assert!(matches!(error, CounterError::PoolTimedOut { .. }), "{error:?}");
+    assert!(!error.may_have_applied() && !error.is_retryable(), "{error:?}");
+    // The `mysql` pool may wait its timeout twice when woken for nothing.
+    assert!(waited >= timeout && waited < 2 * timeout + Duration::from_millis(500), "waited {waited:?}");
+
+    counters.increment("a").unwrap();
+    assert_eq!(support::total(&mut db.conn(), "a"), Some(1), "the timed-out call was never sent");
 }
 
 /// A kept connection idle for a while is checked before a call uses it: one

@@ -26,6 +26,8 @@ pub trait SyncConnections: Driver {}
 #[derive(Debug, Clone)]
 pub struct Pooled {
     pub(super) pool: Pool,
+    /// How long a call waits for the pool to give it a connection.
+    pub(super) pool_timeout: Duration,
     /// Shared by the clones of a `Counters`, its coalescing handles included.
     pub(super) kept: Arc<KeptConnections<PooledConn>>,
 }
@@ -56,7 +58,7 @@ impl Pooled {
     fn take(&self) -> Result<PooledConn, CounterError> {
         loop {
             match self.kept.take() {
-                None => return self.pool.get_conn().map_err(connect_error),
+                None => return self.pool.try_get_conn(self.pool_timeout).map_err(connect_error),
                 Some(Taken::Fresh(conn)) => return Ok(conn),
                 Some(Taken::Idle(mut conn)) => {
                     if conn.query_drop("DO 1").is_ok() {

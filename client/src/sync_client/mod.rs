@@ -30,6 +30,7 @@ mod periods;
 mod statements;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mysql::Pool;
 use mysql::prelude::Queryable;
@@ -141,7 +142,22 @@ impl Counters {
     }
 }
 
+/// How long a call waits for the pool to give it a connection, by default:
+/// sqlx's pool waits as long (its `acquire_timeout`).
+pub const DEFAULT_POOL_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl ClientBuilder<Pool> {
+    /// How long a call waits for the pool to give it a connection when all
+    /// of them are in use (by default
+    /// [`POOL_TIMEOUT`](crate::defaults::POOL_TIMEOUT)); past it, the call
+    /// fails with [`CounterError::PoolTimedOut`], never sent. The `mysql`
+    /// crate's pool may wait up to twice as long when another caller takes
+    /// the connection it was woken for.
+    pub fn pool_timeout(mut self, timeout: Duration) -> Self {
+        self.pool_timeout = timeout;
+        self
+    }
+
     /// The client these settings describe; refused for the plain mode of a
     /// package only its routines serve.
     pub fn build(self) -> Result<Counters, ConfigError> {
@@ -149,7 +165,8 @@ impl ClientBuilder<Pool> {
             self.kept_connections.unwrap_or(DEFAULT_KEPT_CONNECTIONS),
             self.check_kept_after,
         ));
-        Ok(Counters { engine: self.engine(Pooled { pool: self.pool.clone(), kept })? })
+        let pooled = Pooled { pool: self.pool.clone(), pool_timeout: self.pool_timeout, kept };
+        Ok(Counters { engine: self.engine(pooled)? })
     }
 }
 

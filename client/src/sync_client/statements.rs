@@ -110,6 +110,9 @@ impl From<mysql::Error> for CounterError {
 pub(super) fn connect_error(error: mysql::Error) -> CounterError {
     match error {
         mysql::Error::MySqlError(server) => server_error(server),
+        error @ mysql::Error::DriverError(mysql::DriverError::Timeout) => {
+            CounterError::PoolTimedOut { message: sentence(&error), source: std::sync::Arc::new(error) }
+        }
         error => CounterError::connect(sentence(&error), error),
     }
 }
@@ -148,6 +151,13 @@ mod tests {
         let timeout = connect_error(mysql::Error::DriverError(mysql::DriverError::ConnectTimeout));
         assert_eq!(timeout.to_string(), "cannot connect: Could not connect: connection timeout");
         assert!(!timeout.may_have_applied());
+    }
+
+    #[test]
+    fn a_pool_that_gave_no_connection_in_time_timed_out() {
+        let error = connect_error(mysql::Error::DriverError(mysql::DriverError::Timeout));
+        assert!(matches!(error, CounterError::PoolTimedOut { .. }), "{error:?}");
+        assert!(!error.is_retryable() && !error.may_have_applied(), "{error:?}");
     }
 
     #[test]
