@@ -197,13 +197,37 @@ pub fn is_missing_trigger(code: u16, message: &str) -> bool {
 }
 
 /// Whether a server error is a trigger that failed to load as the
-/// statement opened its table (1064, `Unknown trigger has an error in its
-/// body: ...`), as MariaDB on a Galera node fails writes for about a second
-/// while the node applies a re-install's `CREATE OR REPLACE TRIGGER` (242
-/// writes in a run of 80 re-installs, on the two other nodes). The
-/// statement failed before it changed a row: it may be sent again.
-pub fn is_trigger_being_replaced(code: u16, message: &str) -> bool {
-    code == server_errno::PARSE_ERROR && message.contains("has an error in its body")
+/// statement opened its table, as MariaDB on a Galera node fails writes for
+/// about a second while the node applies a re-install's `CREATE OR REPLACE
+/// TRIGGER` (242 writes in a run of 80 re-installs, on the two other
+/// nodes): a parse error (1064). The clients' statements parse on every
+/// server they serve, so a 1064 on one is a stored body the server could
+/// not load, whatever language its message is in; the statement failed
+/// before it changed a row, and may be sent again.
+pub fn is_trigger_being_replaced(code: u16) -> bool {
+    code == server_errno::PARSE_ERROR
+}
+
+/// Whether a server error is Group Replication's rollback of a local
+/// transaction for a remote one that needed its locks: 1180 at COMMIT
+/// naming storage engine error 149 (`HA_ERR_LOCK_DEADLOCK`). The number is
+/// the first in the message in every language the servers translate it
+/// into (`Got error 149 - '...' during COMMIT`, `Fehler 149 - '...' beim
+/// COMMIT`), so it is read as a number, not as words.
+pub fn is_commit_deadlock(code: u16, message: &str) -> bool {
+    code == server_errno::ERROR_DURING_COMMIT && first_number(message) == Some(HANDLER_LOCK_DEADLOCK)
+}
+
+/// `HA_ERR_LOCK_DEADLOCK`, the storage engine error that 1180 names when
+/// Group Replication rolled a transaction back.
+const HANDLER_LOCK_DEADLOCK: u32 = 149;
+
+/// The first run of ASCII digits in `message`, as a number.
+fn first_number(message: &str) -> Option<u32> {
+    let start = message.find(|c: char| c.is_ascii_digit())?;
+    let digits = &message[start..];
+    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    digits[..end].parse().ok()
 }
 
 /// A table or the view of the package, as an install meets it: it creates

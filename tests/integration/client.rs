@@ -29,6 +29,7 @@ on_each_server!(
     kept_connections_go_back_to_the_pool_with_the_client,
     a_kept_connection_the_server_closed_is_replaced,
     a_call_the_pool_cannot_serve_in_time_fails_unsent,
+    a_client_whose_server_speaks_german_retries_as_in_english,
 );
 
 /// A database with the default package installed, and a client for it.
@@ -205,6 +206,60 @@ fn deadlocked_call_is_retried_and_succeeds() {
     assert!(outcome.is_ok(), "{outcome:?}");
     assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
     assert_eq!(counters.get("d").unwrap(), Some(50), "the retried reset ran after the other transaction");
+}
+
+/// A client whose sessions get the server's messages in German retries
+/// what it retries in English, by number: a deadlock, lock wait timeouts,
+/// and a routine missing while a re-install replaces it; each call
+/// succeeds.
+fn a_client_whose_server_speaks_german_retries_as_in_english() {
+    let db = Database::new();
+    script::run(&mut db.conn(), &render::setup_sql(&PackageOptions::default()).unwrap()).unwrap();
+    let opts = mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&db.url()).unwrap())
+        .init(vec![support::GERMAN, "SET SESSION innodb_lock_wait_timeout = 1"]);
+    let pool = mysql::Pool::new(opts).unwrap();
+    support::speak_german(&mut pool.get_conn().unwrap());
+    let counters = Counters::builder(pool).retry(RetryBudget::Time(Duration::from_secs(20))).build().unwrap();
+    counters.setup("d", NewCounter::new("d").slots(4)).unwrap();
+
+    let before = support::deadlocks(&mut db.conn());
+    let outcome = deadlock_against(&db, || counters.reset("d", 50, StartDate::Keep));
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert!(support::deadlocks(&mut db.conn()) > before, "the server saw no deadlock");
+
+    // Every slot held for 2.5 s: a try gives up its wait after 1 s (1205),
+    // so a call that returns after the hold ended was tried again.
+    let mut holder = db.conn();
+    holder.query_drop("START TRANSACTION").unwrap();
+    holder.query_drop("UPDATE counters SET counter = counter + 1 WHERE counter_name = 'd'").unwrap();
+    let started = Instant::now();
+    let release = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(2500));
+        holder.query_drop("COMMIT").unwrap();
+    });
+    let outcome = counters.increment("d");
+    let waited = started.elapsed();
+    release.join().unwrap();
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert!(waited >= Duration::from_millis(2500), "waited past a lock wait timeout: {waited:?}");
+
+    // The routine dropped, as a re-install on MySQL drops it, and created
+    // again 300 ms later.
+    let mut admin = db.conn();
+    let create: String = admin
+        .query_first::<mysql::Row, _>("SHOW CREATE PROCEDURE counter_increment")
+        .unwrap()
+        .and_then(|row| row.get("Create Procedure"))
+        .unwrap();
+    admin.query_drop("DROP PROCEDURE counter_increment").unwrap();
+    let re_create = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(300));
+        admin.query_drop(create).unwrap();
+    });
+    let outcome = counters.increment("d");
+    re_create.join().unwrap();
+    assert!(outcome.is_ok(), "rode through the missing routine: {outcome:?}");
+    assert_eq!(counters.get("d").unwrap(), Some(50 + 4 + 2), "the reset, the holder's 4, two increments");
 }
 
 fn deadlock_inside_the_callers_transaction_is_not_retried() {

@@ -334,6 +334,19 @@ pub fn deadlock_against<Call, T>(
     finish(call)
 }
 
+/// What a session that speaks German (`lc_messages`) must set: its
+/// servers' messages come back in German, which an application must not
+/// read its decisions from.
+pub const GERMAN: &str = "SET SESSION lc_messages = 'de_DE'";
+
+/// Makes `conn`'s session speak German, and checks that it does: a server
+/// without its German messages answers in English, silently.
+pub fn speak_german(conn: &mut impl Queryable) {
+    conn.query_drop(GERMAN).unwrap();
+    let error = conn.query_drop("SELECT 1 FROM no_such_table").unwrap_err();
+    assert!(error.to_string().contains("existiert nicht"), "a German message: {error}");
+}
+
 /// The server's deadlock count, from `Innodb_deadlocks` or, on MySQL, `INNODB_METRICS`.
 pub fn deadlocks(conn: &mut PooledConn) -> u64 {
     slotted_counters_cli::database::deadlocks(conn).unwrap().expect("the server counts deadlocks")
