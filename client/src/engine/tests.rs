@@ -650,3 +650,28 @@ fn a_plain_write_with_a_limit_counts_every_period_at_one_moment() {
     // The day's lock: name, period, the day's start, that of the moment.
     assert_eq!(sent[8].params[2], Arg::number(0), "the day before midnight, as the hour");
 }
+
+#[test]
+fn a_plain_read_of_a_period_takes_no_default_for_a_missing_or_empty_answer() {
+    use Reply::Rows;
+    let now = 1_000_000;
+    let day_tracked = Rows(vec![vec![Some(3), None, Some(0), None]]);
+    let no_clock = [Rows(vec![]), Rows(vec![vec![None]]), Rows(vec![vec![Some(now), Some(now)]])];
+    let no_count = [Rows(vec![]), Rows(vec![vec![None]]), Rows(vec![vec![Some(1)], vec![Some(2)]])];
+    let at = std::time::UNIX_EPOCH + Duration::from_secs(now as u64);
+    for clock in no_clock {
+        let client = plain(ScriptedDriver::new([clock.clone()]));
+        let error = ready(client.get_period("views", Period::Day, at)).unwrap_err();
+        assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{clock:?}: {error:?}");
+    }
+    for count in no_count {
+        let client =
+            plain(ScriptedDriver::new([Rows(vec![vec![Some(now)]]), day_tracked.clone(), count.clone()]));
+        let error = ready(client.get_period("views", Period::Day, at)).unwrap_err();
+        assert!(matches!(error, CounterError::UnexpectedAnswer { .. }), "{count:?}: {error:?}");
+        assert!(client.driver.script_done());
+    }
+    let client =
+        plain(ScriptedDriver::new([Rows(vec![vec![Some(now)]]), day_tracked, Rows(vec![vec![Some(0)]])]));
+    assert_eq!(ready(client.get_period("views", Period::Day, at)).unwrap(), Some(0), "a real zero");
+}

@@ -156,7 +156,7 @@ impl Plain {
     /// The server's clock, in seconds since 1970 UTC.
     pub(super) async fn server_now(&self, conn: &mut impl Connection, age: i64) -> Result<i64, CounterError> {
         let rows = conn.rows(&statement(&self.periods.server_now, vec![number(age)])).await?;
-        Ok(rows.first().and_then(|row| row.first().copied().flatten()).unwrap_or_default())
+        one_value(rows, "the server's clock")
     }
 
     /// A late write's moment (`Moment::At`) and the server's clock, read
@@ -407,7 +407,7 @@ impl Plain {
             &self.periods.get_range,
             vec![Param::Text(name), period_param(period), number(from), number(to)],
         );
-        Ok(conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten()).unwrap_or(0))
+        one_value(conn.rows(&read).await?, "what a period's buckets counted")
     }
 
     /// The answer of a series (see [`crate::call::Call::Series`]): the
@@ -449,5 +449,23 @@ impl Plain {
             conn.execute(&Statement { sql: Cow::Borrowed(&expire.sql), params: Vec::new() }).await?;
         }
         Ok(())
+    }
+}
+
+/// The one value of the one row a statement that always answers one (an
+/// aggregate, the clock) read: anything else is not the server's answer
+/// (a proxy's, another server's), and no default stands in for it.
+fn one_value(rows: Vec<Vec<Option<i64>>>, what: &str) -> Result<i64, CounterError> {
+    match rows.as_slice() {
+        [row] => match row.as_slice() {
+            [Some(value)] => Ok(*value),
+            row => {
+                Err(CounterError::unexpected_answer(format!("{what}: one value expected, not {row:?}"), None))
+            }
+        },
+        rows => Err(CounterError::unexpected_answer(
+            format!("{what}: one row expected, not {}", rows.len()),
+            None,
+        )),
     }
 }
