@@ -1,11 +1,6 @@
 {%- import "_pending.sql" as pending -%}
--- The last change of each counter that rewrites more than one slot (a step
--- of a resize, a compaction, the reset of a lazy or cluster package): the
--- routine records the change here, and the trigger {{ p.change_trigger }}
--- makes it, so that the change is one statement: in autocommit mode it commits whole or not
--- at all, with no transaction of the routine's own, and a call the server
--- kills (MySQL runs no handler then) leaves nothing open on the connection.
--- A counter's row goes with {{ p.routine(Routine::Delete) }}.
+-- Each counter's last change of more than one slot (a resize step, a
+-- compaction, a lazy or cluster reset); made by {{ p.change_trigger }}.
 CREATE TABLE IF NOT EXISTS `{{ p.changes_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `change_kind` ENUM('grow', 'shrink', 'compact', 'reset') NOT NULL,

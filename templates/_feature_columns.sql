@@ -11,17 +11,13 @@ PREPARE slotted_counters_alter FROM @slotted_counters_alter;
 EXECUTE slotted_counters_alter;
 DEALLOCATE PREPARE slotted_counters_alter;
 {%- endmacro %}
--- A slot table made by a package without this one's features gains their
--- columns (in place, without copying the table):
+-- A slot table made without these features gains their columns, in place.
 {%- if p.bounds %}
--- bounds, the slots' shares of a bound;
 {%- call when_missing(p.table, "lowest") %}{% call bounds::columns("''", true) %}{% endcall %}{% endcall %}
 {%- endif %}
 {%- if p.periods_feature %}
--- periods, `untracked`: TRUE for every counter there, without a write to
--- a row (the column comes with that default, which then becomes FALSE, as
--- the table defines it), but those a periods table of an earlier install
--- of periods says track one.
+-- `untracked` comes in DEFAULT TRUE, marking every counter with no row write;
+-- then DEFAULT FALSE, and FALSE for counters an older periods table lists.
 SET @slotted_counters_untracked = (
     SELECT COUNT(*) = 0 FROM information_schema.COLUMNS
      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{{ p.table }}' AND COLUMN_NAME = 'untracked');

@@ -1,9 +1,7 @@
--- MySQL revokes the grants on a routine as it drops it, and an install
--- drops each routine just before creating it again: right after each
--- CREATE (MySQL only), this procedure grants again what each account held
--- on routine p_routine (NULL: on every routine), as the probe read
--- mysql.procs_priv (a call meanwhile fails with 1370, which the Rust client
--- retries). Dropped at the install's end.
+-- MySQL revokes a routine's grants when it drops it, and the install drops
+-- each routine before its CREATE: after it, this procedure gives back the
+-- grants on p_routine (NULL: all) that the probe read; a call in between
+-- fails with 1370. Dropped at the end.
 DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
 DELIMITER $$
 CREATE PROCEDURE `{{ p.grants_keeper }}`(
@@ -43,8 +41,6 @@ BEGIN
     SET @slotted_counters_grant = NULL;
 END$$
 DELIMITER ;
--- Every saved grant given again before anything is dropped: an account
--- that cannot give them back (without GRANT OPTION or EXECUTE on the
--- database) stops here (1370), with nothing changed but this procedure
--- left, which the next install drops.
+-- Every saved grant given once before anything is dropped: an account without
+-- GRANT OPTION or EXECUTE on the database stops here (1370), nothing changed.
 /*!80000 CALL `{{ p.grants_keeper }}`(NULL) */;

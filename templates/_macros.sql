@@ -69,8 +69,7 @@ EXISTS (
 {#- On the hot path of a package whose names compare in a binary
     collation, the name check where a write found no row. -#}
 {% macro deferred_name_check(p, indent) -%}
-{{ indent }}-- The name's check waits until no row took the write: in a binary
-{{ indent }}-- collation only a name ending in a space, skipped above, could match.
+{{ indent }}-- Name checked only now: in a binary collation a bad one matches no row.
 {% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
 

@@ -1,6 +1,5 @@
--- The periods each counter tracks ({{ p.routine(Routine::Track) }}): one row per counter
--- and period, with how many of its buckets to keep and the most each may
--- count ({{ p.routine(Routine::Limit) }}).
+-- The periods each counter tracks ({{ p.routine(Routine::Track) }}), a row per counter and
+-- period: how many buckets to keep, and the most each may count ({{ p.routine(Routine::Limit) }}).
 CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_column_type }} NOT NULL,
@@ -10,18 +9,12 @@ CREATE TABLE IF NOT EXISTS `{{ p.periods_table }}` (
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET={{ p.charset }} COLLATE={{ p.collation }};
 
--- What each tracked period counted: a bucket per period start (UTC), spread
--- over the slots the writes went to, as the total is, so that a counter's
--- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (the
--- routines through {{ p.tracked_writes_table }} or {{ p.writes_table }}; the plain mode in
--- the write's transaction), so a node of a cluster writes buckets of its
--- own slots only. A bucket's value is the sum of its rows; rows are
--- created by the first write to them. A bucket of a limited period holds
--- its limit in shares, one per row, as a bounded total does: a write its
--- row's share takes changes that row alone. Such a bucket also has a row
--- of no slot ({{ p.bucket_end }}), counting 0: the lock of a check of its limit
--- against the sum of its rows, and where the check's locks stop.
+-- What each tracked period counted: a bucket per period start (UTC), the
+-- sum of its rows, one per slot written. A write adds to its slot and to
+-- that slot's bucket rows together, so a bucket is no hotter than the total
+-- and a cluster node writes only its own slots' rows. A limited bucket holds
+-- its limit in shares, one per row, and a row of no slot ({{ p.bucket_end }}, counting
+-- 0): the lock of a check of the limit.
 CREATE TABLE IF NOT EXISTS `{{ p.buckets_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `period` {{ p.period_column_type }} NOT NULL,

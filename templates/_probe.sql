@@ -1,9 +1,6 @@
--- Before anything changes, this function is created (an account that may
--- not create functions stops here: 1419 under binary logging without
--- SUPER), called by SET (MariaDB's DO ignores a signal) and dropped. The
--- call refuses with errno {{ p.install_refused }}, naming what it found, and leaves the
--- database whole but for this function, which the next install drops. On
--- MySQL it also returns the grants on the routines ({{ p.grants_keeper }}).
+-- The install probe, run by SET (MariaDB's DO ignores a signal) before anything
+-- changes: 1419 here is binary logging without SUPER; its refusals are errno
+-- {{ p.install_refused }}, leaving only the probe, which the next run drops.
 DROP FUNCTION IF EXISTS `{{ p.probe }}`;
 DELIMITER $$
 CREATE FUNCTION `{{ p.probe }}`() RETURNS LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin READS SQL DATA
@@ -16,8 +13,7 @@ BEGIN
     DECLARE v_lacking {{ p.message_type }};
 {%- endif %}
     DECLARE v_message {{ p.message_type }};
-    -- MariaDB: a release with innodb_snapshot_isolation, which the routines
-    -- read; it came in maintenance releases of several branches.
+    -- MariaDB needs innodb_snapshot_isolation, which the routines read.
     /*!80019 SET v_supported = TRUE; */
     /*M!100600 SET v_supported = EXISTS (SELECT 1 FROM information_schema.GLOBAL_VARIABLES
                                           WHERE VARIABLE_NAME = 'INNODB_SNAPSHOT_ISOLATION'); */
@@ -25,9 +21,8 @@ BEGIN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }},
             MESSAGE_TEXT = '{{ refusals::SERVER_UNSUPPORTED }}: nothing changed';
     END IF;
-    -- An object of the package's names that is not the package's: a table
-    -- or view without its columns, a routine without the COMMENT's mark, a
-    -- trigger on another table. The message names the option to rename it.
+    -- Refuses a foreign object under a package name: a table or view without
+    -- its columns, a routine without the mark, a trigger on another table.
     SELECT MIN(clash) INTO v_clash FROM (
 {%- for relation in p.relations %}
         SELECT '{% if relation.is_view %}view{% else %}table{% endif %} `{{ relation.name }}` (--{% if loop.first %}table{% else %}prefix{% endif %})' AS clash
@@ -53,10 +48,8 @@ BEGIN
         SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.install_refused }}, MESSAGE_TEXT = v_message;
     END IF;
 {%- if creates_routines %}
-    -- A table an earlier install made for shorter names than this package's
-    -- routines take would cut the longer ones as they go in (or refuse them,
-    -- 1406): `install` renders the package at the width the tables hold.
-    -- The slots' table first: the one a DBA knows.
+    -- Refuses tables made for shorter names than these routines take, which
+    -- would cut or refuse (1406) the longer ones; the slot table named first.
     SELECT SUBSTRING_INDEX(GROUP_CONCAT(CONCAT('table `', TABLE_NAME, '` holds names of ', CHARACTER_MAXIMUM_LENGTH,
                                                ' characters, not {{ p.name_length }}: generate with --name-length ',
                                                CHARACTER_MAXIMUM_LENGTH, ' or widen it')
@@ -71,15 +64,8 @@ BEGIN
     END IF;
 {%- endif %}
 {%- if !p.lacked_features.is_empty() %}
-    -- The installed features this package lacks, as {{ p.routine(Routine::Package) }}()
-    -- names them (every one without --features); when it cannot be read, a
-    -- routine of the package's mark and prefix that this package lacks.
-{%- if creates_routines %}
-    -- The install goes on only under install --drop-features, which then
-    -- drops them.
-{%- else %}
-    -- The installed package's own uninstall.sql removes them.
-{%- endif %}
+    -- Refuses when the installed package has features this one lacks, as its
+    -- {{ p.routine(Routine::Package) }}() says, or else as its routines' names show.
     BEGIN
         DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_installed = NULL;
         SET v_installed = `{{ p.routine(Routine::Package) }}`();
@@ -109,10 +95,8 @@ BEGIN
     END IF;
 {%- endif %}
 {%- if creates_routines %}
-    -- MySQL only: what each account holds on each routine, which the
-    -- routine's DROP will revoke and the install grants again. An account
-    -- that may not read it refuses to replace routines already there, whose
-    -- grants it would lose.
+    -- MySQL: returns the grants on the routines, which their DROP revokes, to
+    -- be given back; refuses to replace routines whose grants it cannot read.
     /*!80000 BEGIN
         DECLARE v_unread BOOLEAN DEFAULT FALSE;
         BEGIN
@@ -138,9 +122,7 @@ DELIMITER ;
 SET @slotted_counters_grants = `{{ p.probe }}`();
 DROP FUNCTION `{{ p.probe }}`;
 {%- if let Some(members) = p.group_members %}
--- The routines find their member's position in the group as their definer,
--- in {{ members }}: a server without it
--- (MariaDB: use --cluster galera there) or an account that may not read it
--- stops here too.
+-- The routines read the member's rank from this table as their definer: a
+-- server without it (MariaDB) or an account that may not read it stops here.
 DO (SELECT COUNT(*) FROM {{ members }});
 {%- endif %}

@@ -1,11 +1,6 @@
 {%- import "_pending.sql" as pending -%}
--- The last spread of each bounded counter ({{ p.routine(Routine::Bound) }}): a write
--- that the slot it picked could not take alone, a reset, new bounds. The
--- routine records it here, and the trigger {{ p.spread_trigger }} locks every slot of
--- the counter, checks the bound and writes the new total over the slots,
--- each with its share of the bounds, so that the spread is one statement:
--- in autocommit mode it commits whole or not at all, with no transaction of
--- the routine's own. A counter's row goes with {{ p.routine(Routine::Delete) }}.
+-- Each bounded counter's last spread (see {{ p.routine(Routine::Bound) }}): a write its slot
+-- could not take alone, a reset or new bounds; made by {{ p.spread_trigger }}.
 CREATE TABLE IF NOT EXISTS `{{ p.spreads_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `spread_kind` ENUM('add', 'reset', 'bound') NOT NULL,

@@ -1,6 +1,4 @@
--- Each routine and trigger runs in the sql_mode of the session that created
--- it, and is parsed in it: from here on this script creates them in one
--- mode, whatever the installing session's, and gives the session its own
--- back at its end.
+-- Routines and triggers are parsed and run in the sql_mode they are created
+-- in: the script pins one, whatever the session's, until its end.
 SET {{ p.installer_sql_mode }} = @@SESSION.sql_mode,
     SESSION sql_mode = '{{ p.routine_sql_mode }}';

@@ -1,9 +1,7 @@
 {%- import "routines/_bounds.sql" as bounds -%}
 {%- import "routines/_periods.sql" as periods -%}
--- One row per slot. A counter's value is the sum of its slots; an increment
--- adds to one slot picked at random, so concurrent increments of one counter
--- rarely wait for the same row lock. IF NOT EXISTS: running the package again
--- keeps every count.
+-- One row per slot; a counter is the sum of its slots. An increment writes one
+-- slot, so increments rarely wait on one row lock. A re-install keeps counts.
 CREATE TABLE IF NOT EXISTS `{{ p.table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL COMMENT 'compared in the table collation',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'slot number, 1 to the slot count',

@@ -1,12 +1,7 @@
 {%- import "_pending.sql" as pending -%}
--- The last write to each slot of a counter that tracks periods: the routine
--- records it here, and the trigger {{ p.tracked_write_trigger }} adds its delta to the
--- slot and to the buckets of its moment, so that the write is one
--- statement: in autocommit mode it commits whole or not at all, with no
--- transaction of the routine's own. One row per slot, rewritten by each
--- write, under the lock the slot's writers take anyway. A counter that
--- tracks no period never comes here: its writes are one UPDATE, with no
--- trigger on the slots to run.
+-- The last write to each slot of a counter that tracks periods, rewritten
+-- under the slot's own lock; the trigger {{ p.tracked_write_trigger }} adds
+-- it to the slot and its buckets. Untracked counters' writes skip this table.
 CREATE TABLE IF NOT EXISTS `{{ p.tracked_writes_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL,
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'the slot picked',

@@ -1,11 +1,7 @@
 {%- import "_pending.sql" as pending -%}
--- One row per write that carries an id ({{ p.routine(Routine::AddOnce) }}, {{ p.routine(Routine::AddManyOnce) }},
--- or the client's plain mode), committed in the write's own transaction: a
--- write sent again with its id after a lost answer finds the id here and
--- changes nothing. Keyed by the counter first, so that a sharding engine
--- keeps a write's id beside the counter's slots; a routine batch records its
--- id under the empty name. Rows older than the window go with
--- {{ p.routine(Routine::ForgetWrites) }}.
+-- One row per write with an id (a batch's under the empty name): a resent
+-- write finds its id and changes nothing. Keyed by counter first for sharding
+-- engines. Old ids go a few per write, or with {{ p.routine(Routine::ForgetWrites) }}.
 CREATE TABLE IF NOT EXISTS `{{ p.writes_table }}` (
     `counter_name` VARCHAR({{ p.name_length }}) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',

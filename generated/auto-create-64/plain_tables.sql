@@ -11,10 +11,8 @@
 -- either way, as the triggers of setup.sql do for the routines. The table is
 -- the one setup.sql creates, so routines and plain statements may share it.
 
--- One row per slot. A counter's value is the sum of its slots; an increment
--- adds to one slot picked at random, so concurrent increments of one counter
--- rarely wait for the same row lock. IF NOT EXISTS: running the package again
--- keeps every count.
+-- One row per slot; a counter is the sum of its slots. An increment writes one
+-- slot, so increments rarely wait on one row lock. A re-install keeps counts.
 CREATE TABLE IF NOT EXISTS `counters` (
     `counter_name` VARCHAR(128) NOT NULL COMMENT 'compared in the table collation',
     `counter_id` SMALLINT UNSIGNED NOT NULL COMMENT 'slot number, 1 to the slot count',
@@ -39,13 +37,9 @@ CREATE TABLE IF NOT EXISTS `counters` (
 --   ALTER TABLE `counter_periods` ADD COLUMN `highest` BIGINT NULL, ADD COLUMN `utc_offset` SMALLINT NOT NULL DEFAULT 0;
 --   ALTER TABLE `counter_buckets` ADD COLUMN `highest` BIGINT NULL;
 
--- One row per write that carries an id (counter_add_once, counter_add_many_once,
--- or the client's plain mode), committed in the write's own transaction: a
--- write sent again with its id after a lost answer finds the id here and
--- changes nothing. Keyed by the counter first, so that a sharding engine
--- keeps a write's id beside the counter's slots; a routine batch records its
--- id under the empty name. Rows older than the window go with
--- counter_forget_writes.
+-- One row per write with an id (a batch's under the empty name): a resent
+-- write finds its id and changes nothing. Keyed by counter first for sharding
+-- engines. Old ids go a few per write, or with counter_forget_writes.
 CREATE TABLE IF NOT EXISTS `counter_writes` (
     `counter_name` VARCHAR(128) NOT NULL COMMENT 'the counter written; empty for a routine batch',
     `write_id` BINARY(16) NOT NULL COMMENT 'chosen at random by the writer',
@@ -56,9 +50,8 @@ CREATE TABLE IF NOT EXISTS `counter_writes` (
     CONSTRAINT `counter_writes_applied` CHECK (`pending` IS NULL)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- The periods each counter tracks (counter_track): one row per counter
--- and period, with how many of its buckets to keep and the most each may
--- count (counter_limit).
+-- The periods each counter tracks (counter_track), a row per counter and
+-- period: how many buckets to keep, and the most each may count (counter_limit).
 CREATE TABLE IF NOT EXISTS `counter_periods` (
     `counter_name` VARCHAR(128) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,
@@ -68,18 +61,12 @@ CREATE TABLE IF NOT EXISTS `counter_periods` (
     PRIMARY KEY (`counter_name`, `period`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- What each tracked period counted: a bucket per period start (UTC), spread
--- over the slots the writes went to, as the total is, so that a counter's
--- current hour is no hotter than its total. A write adds its delta to its
--- slot and to the bucket rows of the same slot in one statement (the
--- routines through counter_tracked_writes or counter_writes; the plain mode in
--- the write's transaction), so a node of a cluster writes buckets of its
--- own slots only. A bucket's value is the sum of its rows; rows are
--- created by the first write to them. A bucket of a limited period holds
--- its limit in shares, one per row, as a bounded total does: a write its
--- row's share takes changes that row alone. Such a bucket also has a row
--- of no slot (65535), counting 0: the lock of a check of its limit
--- against the sum of its rows, and where the check's locks stop.
+-- What each tracked period counted: a bucket per period start (UTC), the
+-- sum of its rows, one per slot written. A write adds to its slot and to
+-- that slot's bucket rows together, so a bucket is no hotter than the total
+-- and a cluster node writes only its own slots' rows. A limited bucket holds
+-- its limit in shares, one per row, and a row of no slot (65535, counting
+-- 0): the lock of a check of the limit.
 CREATE TABLE IF NOT EXISTS `counter_buckets` (
     `counter_name` VARCHAR(128) NOT NULL,
     `period` ENUM('minute', 'hour', 'day', 'month') NOT NULL,

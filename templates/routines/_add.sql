@@ -15,12 +15,9 @@
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
 {%- if p.classic_flag && classic && p.periods_feature %}
-    -- Whether the counter tracks no period: its write is then one UPDATE
-    -- of its slot.
     DECLARE v_untracked BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if p.classic_flag && p.bounds %}
-    -- Whether it is bounded: its write then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if parses_delta %}
@@ -34,7 +31,6 @@
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_message {{ p.message_type }};
 {%- if p.fixed_slots.is_none() %}
-    -- An unknown counter leaves v_slots NULL; no "No data" warning.
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 {%- endif %}
 {%- endmacro %}
@@ -61,9 +57,6 @@
     time `at`. -#}
 {% macro add_counted(p, at, hot = false) %}
 {%- let defer = hot && p.defers_name_check %}
-    -- The slot is computed once, into a variable: RAND() in a WHERE clause
-    -- would be evaluated again for every row scanned. FLOOR, not rounding,
-    -- gives every slot the same chance.
 {%- if p.fixed_slots.is_none() %}
 {% call m::read_slot_count("    ", p, "v_slots", p.classic_flag && p.periods_feature, p.classic_flag && p.bounds, defer) %}{% endcall %}
 {%- endif %}
@@ -74,10 +67,7 @@
 {%- if p.bounds %}
 {% call bounds::look_before_locking("    ", p) %}{% endcall %}
 {%- endif %}
-    -- A counter that tracks no period takes the write as the classic
-    -- package did, in one UPDATE of its slot, when the slot takes it alone
-    -- (within the slot bound and, bounded, within its shares); any other
-    -- write, or a slot gone, the way below, which no row changed here tells.
+    -- One UPDATE if the counter tracks no period and its slot can take it.
 {%- if p.periods_feature %}
     IF v_untracked THEN
 {%- call slot_update(p, "        ", "`untracked` AND ", defer) %}{% endcall %}
@@ -93,10 +83,7 @@
 {%- call featured(p, at, "        ", false, true) %}{% endcall %}
     END IF;
 {%- else if (p.periods_feature || p.bounds) && !p.auto_create %}
-    -- A counter that tracks no period and has no bound takes the write as
-    -- the classic package did, in one UPDATE of its slot; any other, or a
-    -- slot gone or past the slot bound, the way below, which no row
-    -- changed here tells.
+    -- One UPDATE if the counter has no period and no bound.
 {%- call classic_update(p, "    ", defer) %}{% endcall %}
     IF ROW_COUNT() = 0 THEN
 {%- if defer %}
@@ -156,7 +143,6 @@
 {% macro tracked_or_not(p, at, indent, defer = false) %}
 {%- if p.periods_feature %}
 {{ indent }}BEGIN
-{{ indent }}    -- What each period the counter tracks keeps.
 {%- call periods::declare_keeps(indent ~ "    ", p, true) %}{% endcall %}
 {%- call periods::read_keeps(indent ~ "    ", p, false) %}{% endcall %}
 {{ indent }}    IF {% call periods::tracks_any(p) %}{% endcall %} THEN

@@ -14,10 +14,7 @@
     DECLARE v_previous {{ p.name_type }};
     -- The counter being summed: the first of the keys that collate equal.
     DECLARE v_counter {{ p.name_type }};
-    -- The name being checked; named like {{ p.routine(Routine::Add) }}'s parameter, so the
-    -- shared checks and messages apply.
     DECLARE p_name {{ p.name_type }};
-    -- v_key's delta, NULL when it is not an integer that fits a BIGINT.
     DECLARE v_key_delta BIGINT;
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
@@ -30,18 +27,11 @@
     declarations, so it follows the routine's own. -#}
 {% macro each_counter(p, texts) %}
     DECLARE v_message {{ p.message_type }};
-    -- Each name beside its delta, in the order of the package's collation,
-    -- then of the names' code points, so that two spellings of one name
-    -- meet. One pass over each array: JSON_TABLE numbers the names and the
-    -- deltas, and the join pairs them by number. The deltas are
-    -- materialized (DISTINCT) so that the join looks each one up by its
-    -- number instead of reading them all again for every name. A name is
-    -- cut one character past the longest allowed, so that the length check
-    -- refuses it whatever its length. A delta is NULL unless it is a JSON
-    -- integer within BIGINT: any NULL along the way (a missing value, JSON
-    -- null) reads as "not an integer", never as a delta to skip. The range
-    -- is checked on the delta's text, exact on both servers (MySQL converts
-    -- a JSON integer above BIGINT to a negative DECIMAL).
+    -- Each name beside its delta (DISTINCT materializes the deltas for the
+    -- join), by collation then code point, so two spellings of a name meet.
+    -- Names are cut one past the longest allowed, which the check refuses.
+    -- A delta is NULL unless a JSON integer within BIGINT, checked on its
+    -- text: MySQL turns a larger one into a negative DECIMAL.
     DECLARE c_keys CURSOR FOR
         SELECT LEFT(JSON_UNQUOTE(entry.json), {{ p.name_length + 1 }}) AS name, number.delta
           FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
@@ -56,8 +46,7 @@
                ) AS number ON number.position = entry.position
          ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-    -- MySQL's JSON functions fail with 3157 on a document nested deeper than
-    -- 100 levels, where MariaDB's answer that it is not valid.
+    -- MySQL fails with 3157 on JSON nested over 100 deep; MariaDB: not valid.
     DECLARE EXIT HANDLER FOR 3157
     BEGIN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
@@ -66,10 +55,9 @@
     IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}deltas are longer than {{ p.batch_bytes }} bytes{% endcall %}
     END IF;
-    -- MySQL reads a JSON text only up to a NUL character outside its
-    -- strings: the deltas after it would be dropped unseen. JSON holds
-    -- none, but escaped (\u0000). Compared as code points: a _ci collation
-    -- ignores the character, and finds it anywhere.
+    -- MySQL reads JSON only up to a NUL outside its strings, dropping what
+    -- follows; valid JSON has none unescaped. Compared as code points: a _ci
+    -- collation ignores NUL, and would find it anywhere.
     IF LOCATE(CHAR(0 USING {{ p.charset }}) COLLATE {{ p.charset }}_bin, p_deltas COLLATE {{ p.charset }}_bin) > 0
        OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
@@ -79,16 +67,14 @@
 {% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name more than {{ p.batch_limit }} counters{% endcall %}
     END IF;
     SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
-    -- The names and the deltas pair up by position only when there are as
-    -- many of each. MySQL's parser keeps the last of a name written twice;
-    -- MariaDB's JSON_KEYS keeps the first, its '$.*' both.
+    -- Names and deltas pair by position only if equally many: of a name
+    -- given twice, MariaDB's JSON_KEYS keeps one, '$.*' both.
     IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name a counter twice{% endcall %}
     END IF;
 {%- call m::find_position("    ", p) %}{% endcall %}
 
-    -- Checks every name and delta, picks each counter's slot, and writes the
-    -- statement's parts; nothing is written to the table yet.
+    -- Checks every name and delta and picks each slot; writes no table.
     OPEN c_keys;
     FETCH c_keys INTO v_key, v_key_delta;
     WHILE NOT v_done DO
@@ -98,8 +84,8 @@
         SET v_counter = v_key, v_delta = 0;
         WHILE NOT v_done AND v_key = v_counter DO
             SET p_name = v_key;
-            -- Two spellings of one name ("a" and "\u0061"): MariaDB passes
-            -- both on; MySQL's parser has kept the last.
+            -- A name spelled twice ("a", "\u0061"): MariaDB passes both on;
+            -- MySQL's parser has kept the last.
             IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
 {% call m::refuse("                ", p, p.invalid_argument) %}'deltas name a counter twice: ', QUOTE(v_key){% endcall %}
             END IF;
@@ -155,8 +141,7 @@
 
 {#- The statement's texts grow by parts of up to p.batch_part entries:
     appending each entry to a whole text would copy all of it again every
-    time, a cost that grows with the square of the batch (on MySQL 9.7 a
-    batch of 4096 counters spent 0.8 s in it). -#}
+    time, a cost that grows with the square of the batch. -#}
 {% macro declare_parts(p, texts) %}
 {%- for text in texts %}
     DECLARE {{ text }}_part {{ p.statement_type }} DEFAULT '';
@@ -188,8 +173,6 @@
     DECLARE v_slot INT;
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- if p.classic_flag && p.bounds %}
-    -- Read with the slot count: whether the counter is bounded, whose write
-    -- then looks at its slot's room first.
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}

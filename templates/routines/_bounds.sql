@@ -51,14 +51,11 @@
 
 {#- What lock_all reads into, and spread computes with. -#}
 {% macro declare(indent) -%}
-{{ indent }}-- The counter's slots, total and bounds (the sums of the shares), read
-{{ indent }}-- under lock, and its total after the write.
+{{ indent }}-- Read under lock; v_value is checked before it is stored.
 {{ indent }}DECLARE v_bounded_slots INT;
 {{ indent }}DECLARE v_bounded_total BIGINT;
 {{ indent }}DECLARE v_floor BIGINT;
 {{ indent }}DECLARE v_ceiling BIGINT;
-{{ indent }}-- Wider than BIGINT: a write's new total is checked against the
-{{ indent }}-- bounds before it is stored anywhere.
 {{ indent }}DECLARE v_value DECIMAL(20, 0);
 {%- endmacro %}
 
@@ -195,9 +192,8 @@
 {% call check(indent ~ "        ", p) %}{% endcall %}
 {% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}    ELSE
-{{ indent }}        -- Unbounded: the slot picked is gone (a shrink removed it), or
-{{ indent }}        -- could not take the delta within the slot bound: slot 1, there
-{{ indent }}        -- as long as the counter is, takes it.
+{{ indent }}        -- Unbounded: the slot is gone or past the slot bound;
+{{ indent }}        -- slot 1, always there, takes the delta.
 {% call add_to_first_slot(indent ~ "        ", p, delta) %}{% endcall %}
 {{ indent }}    END IF;
 {%- match p.reset_body %}
@@ -282,8 +278,7 @@
 {{ indent }}        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
 {%- else %}
 {{ indent }}    IF v_found = 0 THEN
-{{ indent }}        -- The slot may be gone since the lookup (a resize removed it): slot 1
-{{ indent }}        -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}        -- Slot gone (resized away): use slot 1, always there.
 {{ indent }}        SET v_slot = 1;
 {{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
 {{ indent }}          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
@@ -306,15 +301,13 @@
 {{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits(p, "v_delta", p.slot_count) %}{% endcall %},
 {{ indent }}    `counter` + v_delta, `counter`);
 {%- if p.bounds %}
-{{ indent }}-- No row changed: the counter is bounded and the slot could not take
-{{ indent }}-- the delta alone (short of room, or the delta a restock to spread),
-{{ indent }}-- which the spread, with every slot locked, settles; or the delta is 0.
+{{ indent }}-- No row changed: the slot could not take the delta alone (short of room,
+{{ indent }}-- or a restock to spread), so it is spread with every slot locked.
 {{ indent }}IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
 {% call make(indent ~ "    ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}
 {{ indent }}END IF;
 {%- else %}
-{{ indent }}-- No row changed: the slot could not take the delta within the slot
-{{ indent }}-- bound, and slot 1 may; or the delta is 0.
+{{ indent }}-- No row changed: past the slot bound in this slot; slot 1 may take it.
 {{ indent }}IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
 {% call add_to_first_slot(indent ~ "    ", p, "v_delta") %}{% endcall %}
 {{ indent }}END IF;
@@ -331,17 +324,13 @@
 {%- if defer %}
 {% call m::deferred_name_check(p, indent ~ "    ") %}{% endcall %}
 {%- endif %}
-{{ indent }}    -- The slot may be gone since the lookup (a resize removed it): slot 1
-{{ indent }}    -- exists as long as the counter does, so the delta is not lost.
+{{ indent }}    -- Slot gone (resized away) or short of room: try slot 1.
 {{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1
 {{ indent }}       AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
 {%- if p.bounds %}
-{{ indent }}    -- Still no row changed: the counter is bounded and neither slot could
-{{ indent }}    -- take the delta alone (short of room, or the delta a restock to
-{{ indent }}    -- spread), or there is no such counter: the spread, with every slot
-{{ indent }}    -- locked, tells them apart. A delta of 0 changes no row either, and
-{{ indent }}    -- needs a look of its own.
+{{ indent }}    -- Neither slot took it (short of room, or a restock to spread)
+{{ indent }}    -- or no counter: the spread tells which; a 0 delta only looks.
 {{ indent }}    IF ROW_COUNT() = 0 THEN
 {{ indent }}        IF v_delta <> 0 THEN
 {% call make(indent ~ "            ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}

@@ -19,10 +19,8 @@
     `make_in_own_transaction`). -#}
 {% macro make(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
 {%- if p.changes_in_own_transaction -%}
-{{ indent }}-- MariaDB (@@in_transaction is MariaDB's) in autocommit mode makes the
-{{ indent }}-- change in a transaction of its own; MySQL, which runs no handler of
-{{ indent }}-- a killed routine and so would leave that transaction open, and a
-{{ indent }}-- caller's transaction, whose statement must fail whole, record it.
+{{ indent }}-- MariaDB, autocommit: a transaction of its own (see {{ p.routine(Routine::Reset) }});
+{{ indent }}-- MySQL (no handler on a kill) or in a transaction: made by the trigger.
 {{ indent }}IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
 {% call make_in_own_transaction(indent ~ "    ", p, kind, slots, into_slot, value, reset_start_date) %}{% endcall %}
 {{ indent }}ELSE
@@ -58,7 +56,7 @@
     the certified one. -#}
 {% macro make_in_own_transaction(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
 {{ indent }}BEGIN
-{{ indent }}    -- The arguments, before the change's variables may hide them.
+{{ indent }}    -- The arguments, before the variables below shadow them.
 {{ indent }}    DECLARE v_change_slots INT DEFAULT {{ slots }};
 {{ indent }}    DECLARE v_change_into_slot INT DEFAULT {{ into_slot }};
 {{ indent }}    DECLARE v_change_value BIGINT DEFAULT {{ value }};
@@ -135,12 +133,10 @@
 {#- Slot `slots` moved into slot `into_slot`, as the comment says; a
     bounded counter's total spread again over the slots left. -#}
 {% macro shrink(indent, p, slots, into_slot) %}
-{{ indent }}-- The slot it removes must still be the counter's last (else another
-{{ indent }}-- resize got there first, and nothing changes): it is locked, with
-{{ indent }}-- the gap above it, and then the slot that takes its value. Three
-{{ indent }}-- keys, where locking every slot made Group Replication's applier
-{{ indent }}-- roll the step back for each remote increment. A bounded counter's
-{{ indent }}-- step locks every slot: its shares are spread again.
+{{ indent }}-- Locks the slot it removes, the gap above it (it must still be
+{{ indent }}-- the last) and the slot taking its value: not every slot, which
+{{ indent }}-- Group Replication's applier would roll back for each remote
+{{ indent }}-- increment. A bounded counter locks every slot.
 {%- if p.bounds %}
 {{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
 {{ indent }}       COALESCE(MAX(`lowest` IS NOT NULL OR `highest` IS NOT NULL), FALSE)
@@ -214,13 +210,7 @@
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
-{{ indent }}-- A multi-primary cluster ({{ p.cluster_name }}) certifies a
-{{ indent }}-- transaction by the rows it changes, and this node may not yet have
-{{ indent }}-- applied an increment another node has acknowledged: a slot still 0
-{{ indent }}-- here would not change, and that increment would outlive the reset.
-{{ indent }}-- Changing every slot first puts each in the write set, so the reset
-{{ indent }}-- fails certification (error {{ p.certification_error }}) instead, and run again it
-{{ indent }}-- sees the increment.
+{{ indent }}-- Every slot changes first (see {{ p.routine(Routine::Reset) }}).
 {{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
 {{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
 {{ indent }}   SET `counter` = IF(`counter_id` = 1, {{ value }}, 0),

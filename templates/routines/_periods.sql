@@ -240,15 +240,12 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {{ indent }}    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
 {{ indent }}    DECLARE v_bucket DATETIME;
 {%- if room_seen != "" %}
-{{ indent }}    -- A limited period's limit, and where its buckets start, read
-{{ indent }}    -- here just before {{ p.routine(Routine::AddWithinLimit) }} (see below).
+{{ indent }}    -- A limited period's limit and offset, read just before the CALL.
 {{ indent }}    DECLARE v_limit BIGINT;
 {{ indent }}    DECLARE v_limit_offset SMALLINT;
 {%- endif %}
-{{ indent }}    -- A bucket counts every write of its period, and a reset takes the
-{{ indent }}    -- total back without taking the period's writes back: so a bucket
-{{ indent }}    -- row has no bound of the total's, and one that would leave BIGINT
-{{ indent }}    -- refuses the write as the package does (9003), not the server.
+{{ indent }}    -- Resets leave buckets alone, so a bucket row has no slot bound:
+{{ indent }}    -- one that would leave BIGINT refuses the write (9003, not 1690).
 {%- if room_seen != "" %}
 {{ indent }}    DECLARE v_room_taken BOOLEAN DEFAULT FALSE;
 {%- endif %}
@@ -257,8 +254,7 @@ CASE {{ period }}{% for period_name in p.periods %} WHEN '{{ period_name.name() 
 {% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::BUCKET_FULL }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END;
 {%- if room_seen != "" %}
-{{ indent }}    -- A write that saw room in its rows of the limited buckets locks
-{{ indent }}    -- them, and adds to them when they still have it.
+{{ indent }}    -- A write that saw room in its limited rows adds there if it still can.
 {{ indent }}    IF {{ room_seen }} THEN
 {{ indent }}        SELECT COUNT(*) = {% call limited_count(p, highest) %}{% endcall %} INTO v_room_taken
 {{ indent }}          FROM `{{ p.buckets_table }}`

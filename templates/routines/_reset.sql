@@ -4,12 +4,10 @@
 
 {% macro drop_and_describe(p) -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Reset) }}` */$$
--- Sets counter p_name to p_value (NULL: 0; a whole number within
--- {{ p.slot_bound }} either way), kept in slot 1, every other slot to 0, and its start
--- date to now when p_reset_start_date is TRUE.
-{%- if p.bounds %} A bounded counter's value is
--- refused past a bound (9004), else spread over its slots with their shares
--- of the bounds.
+-- Sets counter p_name to p_value (NULL: 0; at most {{ p.slot_bound }}
+-- either way) in slot 1, other slots 0; start date now if p_reset_start_date.
+{%- if p.bounds %}
+-- A bounded counter's value is refused past a bound (9004), else spread.
 {%- endif %}
 {%- endmacro %}
 

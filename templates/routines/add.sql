@@ -2,17 +2,19 @@
 {%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Add) }}` */$$
 {%- if p.auto_create %}
--- Adds p_delta, a whole number, to one slot of counter p_name ({{ p.invalid_argument }} when
--- the slot would pass {{ p.slot_bound }} either way), creating the slot
--- row, and so the counter, when it is not there yet: the lazy form of the
--- pattern. INSERT ... ON DUPLICATE KEY UPDATE takes gap and
--- insert-intention locks and can deadlock under concurrency (error 1213):
--- callers retry, as the Rust client does.
+-- Adds p_delta, a whole number, to one slot of counter p_name; {{ p.invalid_argument }} if
+-- the slot would pass {{ p.slot_bound }} either way. Creates a missing slot
+-- row (and so the counter): its INSERT ... ON DUPLICATE KEY UPDATE takes
+-- gap and insert-intention locks and can deadlock (1213), which callers retry.
 {%- else %}
--- Adds p_delta, a whole number, to one slot of counter p_name ({{ p.invalid_argument }} when
--- the slot would pass {{ p.slot_bound }} either way). Locks that one row;
--- inside a caller's transaction under MariaDB's snapshot isolation, also
--- share-locks two others of the counter to read its slot count.
+-- Adds p_delta, a whole number, to one slot of counter p_name; {{ p.invalid_argument }} if
+-- the slot would pass {{ p.slot_bound }} either way. Locks that slot's row
+{%- if p.bounds || p.periods_feature %}, and
+-- more only as {% if p.bounds %}its bounds{% if p.periods_feature %} or limits{% endif %}{% else %}its limits{% endif %} need{% endif %}.
+{%- if p.fixed_slots.is_none() %}
+-- In a caller's transaction under MariaDB's snapshot isolation, it also
+-- share-locks two others to read the slot count.
+{%- endif %}
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Add) }}`(
     IN p_name {{ p.name_type }},

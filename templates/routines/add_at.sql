@@ -2,10 +2,9 @@
 {%- import "routines/_add.sql" as add -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddAt) }}` */$$
--- A late write: adds p_delta to counter p_name as {{ p.routine(Routine::Add) }} does, and to the
--- bucket that holds p_at (a UTC time, no later than now) of each period the
--- counter tracks, unless that period keeps no bucket so old. For events
--- replayed from a queue, or a backfill.
+-- A late write (a replay, a backfill): {{ p.routine(Routine::Add) }}, counting p_delta in
+-- the buckets that hold p_at (UTC, not after now) of each period the counter
+-- tracks that still keeps one so old.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddAt) }}`(
     IN p_name {{ p.name_type }},
     IN p_delta {{ p.number_type }},

@@ -1,15 +1,9 @@
 {%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddFeatured) }}` */$$
--- The write of {{ p.routine(Routine::Add) }}, {{ p.routine(Routine::Increment) }} and {{ p.routine(Routine::AddAt) }} when the classic one
--- changed no row: p_delta to slot p_slot of counter p_name, or to the
--- counter as its bound asks, and to the bucket that holds p_at of each
--- period it tracks, within their limits. p_slots is the counter's slot count.
-{%- if let Some(slots) = p.fixed_slots %}
--- In this package that is always {{ slots }}, and goes unread: it is passed so
--- that the routine takes the same arguments in every package.
-{%- endif %}
--- Written once for the three callers, which call it with their definer's
--- rights; no application is granted it.
+-- The write of {{ p.routine(Routine::Add) }}, {{ p.routine(Routine::Increment) }} and {{ p.routine(Routine::AddAt) }} when their
+-- UPDATE changed no row: p_delta to slot p_slot {% if let Some(slots) = p.fixed_slots %}(p_slots: always {{ slots }}, unread){% else %}of p_slots{% endif %},
+-- or as the bound asks, and to the buckets of p_at within their limits.
+-- Called with the callers' definer's rights: no application is granted it.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddFeatured) }}`(
     IN p_name {{ p.name_type }},
     IN p_slot INT,
@@ -20,7 +14,7 @@ CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddFeatured) }}`(
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
-    -- Named like the callers' variables, so the shared parts apply.
+    -- Under the callers' variable names: the code below is theirs too.
     DECLARE v_slot INT DEFAULT p_slot;
 {%- if p.fixed_slots.is_none() %}
     DECLARE v_slots INT DEFAULT p_slots;

@@ -2,12 +2,9 @@
 {%- import "routines/_add_many.sql" as batch -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddManyAt) }}` */$$
--- A late batch: applies p_deltas as {{ p.routine(Routine::AddMany) }} does (p_write_id NULL) or
--- as {{ p.routine(Routine::AddManyOnce) }} does (p_write_id its 16 bytes), and counts
--- each delta in the bucket that holds p_at (a UTC time, no later than now)
--- of each period its counter tracks, unless that period keeps no bucket so
--- old. For a writer that gathers deltas before it sends them: they count
--- in the buckets of the moment they were made.
+-- A late batch: {{ p.routine(Routine::AddMany) }} (p_write_id NULL) or {{ p.routine(Routine::AddManyOnce) }}
+-- (p_write_id its 16 bytes), counting each delta in the buckets that hold
+-- p_at (UTC, not after now), as {{ p.routine(Routine::AddAt) }} does.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyAt) }}`(
     IN p_write_id VARBINARY(64),
     IN p_deltas {{ p.deltas_type }},

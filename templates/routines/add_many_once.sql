@@ -1,12 +1,8 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddManyOnce) }}` */$$
--- {{ p.routine(Routine::AddMany) }} with a write id p_write_id: applies the batch p_deltas
--- once, however often it is called with that id within the package's
--- window, as {{ p.routine(Routine::AddOnce) }} does for one delta. Every name and delta is
--- checked, and each counter's slot picked, as {{ p.routine(Routine::AddMany) }} does; then one
--- statement records the id and applies every delta, counter by counter in
--- the order of their names. It opens no transaction.
+-- {{ p.routine(Routine::AddMany) }} with a write id: applies p_deltas once, however often
+-- it is called with p_write_id within the window, as {{ p.routine(Routine::AddOnce) }} does.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyOnce) }}`(
     IN p_write_id VARBINARY(64),
     IN p_deltas {{ p.deltas_type }}

@@ -2,14 +2,9 @@
 {%- import "routines/_add.sql" as add -%}
 {%- import "routines/_bounds.sql" as bounds -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddOnce) }}` */$$
--- {{ p.routine(Routine::Add) }} with a write id p_write_id (16 random bytes the caller chose for
--- this write): adds p_delta to counter p_name once, however often it is
--- called with that id within the package's window. The id is recorded by
--- the statement that applies the delta; a call whose id is recorded changes
--- nothing and succeeds. After a lost answer, call again with the same id.
--- It opens no transaction: in autocommit mode its one write commits alone,
--- and the slot count is read by a statement of its own, whose read view
--- closes with it.
+-- {{ p.routine(Routine::Add) }} with a write id p_write_id (16 random bytes): adds p_delta
+-- once, however often called with that id within the window. After a lost
+-- answer call again with the same id: a recorded id changes nothing, no error.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddOnce) }}`(
     IN p_write_id VARBINARY(64),
     IN p_name {{ p.name_type }},

@@ -2,29 +2,18 @@
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddWithinLimit) }}` */$$
 -- Adds p_delta, written to slot p_slot of counter p_name, to its bucket of
--- p_period that starts at p_bucket, a period the counter limits
--- ({{ p.routine(Routine::Limit) }}) to p_limit, under the quota's lock: refused ({{ p.past_bound }}) when it
--- would take the bucket past the limit, which undoes the whole write. The
--- triggers that apply writes call it, in the write's statement; nothing
--- else does. They pass the limit they read just before, in the write's
--- statement (NULL when it went meanwhile), and where the period's buckets
--- start (p_offset, minutes east of UTC) for the refusal's reset. A write
--- racing {{ p.routine(Routine::Limit) }} is checked against the old limit or the new one.
---
--- The limit is held in shares, one per row of the bucket (`highest`), as a
--- bounded total is. A write whose routine saw room for four times its
--- delta in its rows adds to them in its trigger,
--- under the locks its slot's writers take anyway, and never comes here.
--- Any other (a row short of room, sent to slot 1 where such writes queue;
--- a row not made yet, as at the start of a bucket; a refund; a late
--- write; a batch or a write with an id, which see nothing before their
--- trigger) locks the bucket's end, the quota's lock, then every row of the
--- bucket, checks the limit against their sum, and shares the room left
--- evenly among the rows again, its own included. So no write holds its
--- row, or the gap where a missing one would go, while it waits for the
--- quota's lock held by one that waits for that row or gap. The look is the
--- routine's: a read in a trigger, and so here, share-locks what it reads
--- where the binary log is written by statement (MariaDB's default, MIXED).
+-- p_period at p_bucket, limited to p_limit: {{ p.past_bound }} past it, undoing the whole
+-- write. Only the write triggers call it, in the write's statement, with the
+-- limit they just read (NULL: removed; a race with {{ p.routine(Routine::Limit) }} sees the
+-- old limit or the new) and p_offset, for the reset time the refusal names.
+-- A write its row's share can take (its routine saw room for four times the
+-- delta) adds there in its trigger and never comes here. Any other (a row
+-- short of room, sent to slot 1; no row yet; a refund; a late, batched or
+-- id write) takes the quota's lock, then every row of the bucket, checks
+-- their sum and shares the room left evenly again: no write holds its row
+-- or gap while it waits for the quota's lock. The write's routine looks at
+-- the room before its statement: a read in a trigger, or here, share-locks
+-- under statement-based binary logging (MariaDB's default, MIXED).
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddWithinLimit) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.period_type }},
@@ -46,13 +35,10 @@ BEGIN
     IF p_name IS NULL OR p_period IS NULL OR p_bucket IS NULL OR p_slot IS NULL OR p_delta IS NULL THEN
 {% call m::refuse_text("        ", p, p.invalid_argument) %}{{ refusals::NULL_LIMITED_WRITE }}{% endcall %}
     END IF;
-    -- The quota's lock: the bucket's end, a row of no slot that counts 0.
-    -- The locks of the read of every row stop there: without it they would
-    -- hold the next row of the index, or the gap to it, another bucket's
-    -- or counter's, and two checks of two buckets that then add a row would
-    -- deadlock. Not the period's row, which a batch's trigger share-locks
-    -- as it reads what the period keeps: two such writes that then both
-    -- lock it for writing would deadlock.
+    -- The quota's lock, the bucket's end row, where the read below stops:
+    -- not at the next index row or gap, on which two checks that then add a
+    -- row would deadlock. Not the period's row: a batch's trigger
+    -- share-locks it, and two writes upgrading that lock would deadlock.
     INSERT INTO `{{ p.buckets_table }}` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
     VALUES (p_name, p_period, p_bucket, {{ p.bucket_end }}, 0)
     ON DUPLICATE KEY UPDATE `counter` = `counter`;

@@ -1,15 +1,11 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_bounds.sql" as bounds -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Bound) }}` */$$
--- Bounds counter p_name: its total never goes below p_lowest nor above
--- p_highest (NULL: no bound on that side; both NULL: unbounded again), whole
--- numbers within {{ p.slot_bound }} either way. Refused (9003) when the total is
--- already outside them. From then on a write that would take the total past
--- a bound is refused with {{ p.past_bound }}, changing nothing. The total is spread over the
--- counter's slots, each holding an even share of the room toward each bound,
--- so that a write its slot can take alone changes that one slot; one that
--- its slot cannot locks every slot and spreads the total again. One
--- statement: the trigger {{ p.spread_trigger }} makes the spread it records.
+-- Bounds counter p_name's total to [p_lowest, p_highest] (NULL: none on that
+-- side; both NULL: unbounded); 9003 if the total is outside. Writes past a
+-- bound then fail with {{ p.past_bound }}. Each slot holds an even share of the room: a
+-- write its slot can take changes that slot alone; any other locks every
+-- slot and spreads the total again ({{ p.spread_trigger }}).
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Bound) }}`(
     IN p_name {{ p.name_type }},
     IN p_lowest {{ p.number_type }},

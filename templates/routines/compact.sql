@@ -1,11 +1,10 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Compact) }}` */$$
--- Folds every slot of counter p_name into slot 1, total unchanged{% if !p.auto_create %}: the
--- other slots become 0{% endif %}. {% if p.changes_in_own_transaction %}On MariaDB in autocommit mode a
--- transaction of its own, else one statement (the trigger {{ p.change_trigger }}
--- makes the change it records); either locks every slot of the counter.{% else %}One statement, which locks every slot of the
--- counter: the trigger {{ p.change_trigger }} makes the change it records.{% endif %}
+-- Folds every slot of counter p_name into slot 1{% if !p.auto_create %} (the others become 0){% endif %}, total
+-- unchanged{% if p.bounds %} (a bounded counter's total is spread again){% endif %}. Locks every slot;
+-- the trigger {{ p.change_trigger }} makes the change{% if p.changes_in_own_transaction %} (on MariaDB in autocommit
+-- mode, a transaction of its own){% endif %}.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Compact) }}`(
     IN p_name {{ p.name_type }}
 )

@@ -1,11 +1,11 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Delete) }}` */$$
--- Removes counter p_name: all its slots
-{%- if p.has_changes_table %}, its last change{% endif %}
-{%- if p.bounds %}, its last spread{% endif %}
-{%- if p.periods_feature %}, the periods it
--- tracks, their buckets ({{ p.expire_batch }} rows per statement) and its last
+-- Removes counter p_name: its slots
+{%- if p.has_changes_table %}, last change{% endif %}
+{%- if p.bounds %}, last spread{% endif %}
+{%- if p.periods_feature %},
+-- tracked periods, their buckets ({{ p.expire_batch }} rows per statement) and last
 -- tracked writes{% endif %}.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Delete) }}`(
     IN p_name {{ p.name_type }}
@@ -25,11 +25,9 @@ BEGIN
 {%- if p.counter_rows_tables.is_empty() %}
     IF ROW_COUNT() = 0 THEN
 {%- else %}
-    -- The slots go first: a write then finds no counter, and a setup of
-    -- the name is refused until the rest is gone. Each statement commits
-    -- alone in autocommit mode: a delete interrupted after the slots leaves
-    -- some of the rest, which a second call removes (unknown counter only
-    -- when nothing of it is left).
+    -- Slots first, so that writes find no counter. In autocommit mode each
+    -- DELETE commits alone: one cut short leaves rows that refuse a setup of
+    -- the name until a second call removes them ({{ p.unknown_counter }} only when none is left).
     IF ROW_COUNT() = 0 AND NOT {% call m::rows_left_beside_slots("    ", p) %}{% endcall %} THEN
 {%- endif %}
 {% call m::unknown_counter("        ", p) %}{% endcall %}

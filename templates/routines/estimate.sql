@@ -1,9 +1,7 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Estimate) }}` */$$
--- An estimate of counter p_name for dashboards that must not scan: one slot,
--- chosen at random, times the slot count; NULL for no such counter. Exact on
--- average for increments spread over the slots; a value kept in slot 1 (an
--- initial value, a reset, a compact) makes single estimates swing widely.
+-- Estimates counter p_name from one random slot times the slot count (NULL:
+-- no such counter); a value kept in slot 1 (initial, reset, compact) skews it.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Estimate) }}`(
     p_name {{ p.name_type }}
 )

@@ -1,13 +1,9 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ExpirePeriods) }}` */$$
--- Removes the buckets beyond what each tracked period keeps: for a period
--- that keeps n buckets, those that start before the (n - 1)th before the
--- current one; none when n reaches back past the year {{ p.first_year }}, before
--- which no moment counts. At most {{ p.expire_batch }} rows per statement, oldest
--- first: called in autocommit mode, each is a short transaction of its
--- own. Never changes a total. Run it regularly (an EVENT or cron, every
--- hour).
+-- Removes the buckets each period no longer keeps (keep n: all before the
+-- n - 1 before the current one, at the period's offset), {{ p.expire_batch }} rows per
+-- statement, oldest first. Never changes a total. Run it hourly, say.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::ExpirePeriods) }}`()
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
@@ -31,7 +27,6 @@ BEGIN
         WHEN '{{ period.name() }}' THEN
             SET v_before = DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL v_offset MINUTE, '{{ period.sql_start_format() }}');
             IF v_keep - 1 < TIMESTAMPDIFF({{ period.sql_unit() }}, '{{ p.first_year }}-01-01', v_before) THEN
-                -- Counted in the local time of the period's offset, then in UTC.
                 SET v_before = v_before - INTERVAL (v_keep - 1) {{ period.sql_unit() }} - INTERVAL v_offset MINUTE;
             ELSE
                 SET v_before = '{{ p.first_year }}-01-01';

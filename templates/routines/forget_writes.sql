@@ -1,13 +1,9 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::ForgetWrites) }}` */$$
--- Forgets the write ids recorded more than p_seconds ago (a whole number
--- from 1 to {{ p.forget_limit }}, 100 years), {{ p.forget_batch }} at a time, oldest
--- first: called in autocommit mode, each DELETE is a short transaction of
--- its own. Each DELETE names the
--- newest time it forgets, read first: a DELETE with a LIMIT is unsafe for
--- statement-based logging (1592). A write sent again after its id is
--- forgotten counts again: keep p_seconds well above the time a writer
--- retries.
+-- Forgets write ids recorded over p_seconds ago (1 to {{ p.forget_limit }}: 100 years),
+-- {{ p.forget_batch }} per DELETE, oldest first; each stops at a time read first, as a
+-- LIMIT is unsafe for statement-based logging (1592). A write resent after
+-- its id is forgotten counts again.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::ForgetWrites) }}`(
     IN p_seconds {{ p.number_type }}
 )

@@ -1,7 +1,6 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Get) }}` */$$
--- The value of counter p_name, the sum of its slots; NULL for no such
--- counter or a name none may have, so one SELECT can read many names.
+-- The sum of counter p_name's slots; NULL, not an error, for an unknown name.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Get) }}`(
     p_name {{ p.name_type }}
 )

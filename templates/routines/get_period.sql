@@ -1,12 +1,9 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::GetPeriod) }}` */$$
--- What counter p_name counted in the bucket of p_period that holds p_at (a
--- UTC time): 0 when nothing was counted there, NULL when the counter does
--- not exist or does not track p_period. Reads that bucket's rows only, one
--- per slot written in it. A time more than {{ p.read_ahead }} seconds past now is
--- refused: most often a local time taken for UTC, it would read an empty
--- bucket of the future (the slack lets a client pass its own clock's now).
+-- What counter p_name counted in its bucket of p_period that holds p_at (UTC):
+-- 0 for nothing, NULL for no such counter or period. Refuses a p_at over {{ p.read_ahead }}
+-- seconds ahead, most likely a local time taken for UTC.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetPeriod) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }},

@@ -1,11 +1,8 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::GetRange) }}` */$$
--- What counter p_name counted in the buckets of p_period that start in
--- [p_from, p_to) (UTC times): 0 when nothing was, NULL when the counter does
--- not exist or does not track p_period. Reads those buckets' rows only.
--- A day in a time zone a whole number of hours from UTC is the range of
--- its 24 hours in UTC, read from 'hour' buckets.
+-- What counter p_name counted in its buckets of p_period that start in
+-- [p_from, p_to) (UTC): 0 for nothing, NULL for no such counter or period.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::GetRange) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }},
@@ -20,7 +17,6 @@ BEGIN
     DECLARE v_message {{ p.message_type }};
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
-    -- Where the period's buckets start: NULL when it is not tracked.
     DECLARE v_offset SMALLINT;
 
 {% call periods::check_period("    ", p) %}{% endcall %}

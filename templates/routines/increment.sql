@@ -1,7 +1,6 @@
 {%- import "routines/_add.sql" as add -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Increment) }}` */$$
--- Adds 1 to counter p_name: {{ p.routine(Routine::Add) }}'s write, without the parse of a
--- delta it need not read, and without a second CALL, on the hottest path.
+-- Adds 1 to counter p_name: {{ p.routine(Routine::Add) }}'s write, with no delta to parse.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Increment) }}`(
     IN p_name {{ p.name_type }}
 )

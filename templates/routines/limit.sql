@@ -1,14 +1,11 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Limit) }}` */$$
--- Limits what each bucket of p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}) of counter
--- p_name may count to p_highest, a whole number from 0 (NULL: no limit): a
--- quota per period. The period is tracked first, keeping every bucket, if
--- it was not. From then on a write that would take the bucket it lands in
--- past the limit is refused with {{ p.past_bound }}, naming the period, the limit, the room
--- left and when the bucket ends, and changes nothing; a negative write
--- gives room back. Each limit of a counter is checked in the write's
--- statement, as its bounds are. A reset changes no bucket, so no quota.
+-- Limits each bucket of p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}) of
+-- counter p_name to p_highest, a whole number from 0 (NULL: no limit),
+-- tracking the period (every bucket kept) if it is not. A write past the
+-- limit is refused ({{ p.past_bound }}) and changes nothing; a negative write gives room
+-- back. A reset changes no bucket, so no quota.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Limit) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.name_type }},
@@ -33,8 +30,7 @@ BEGIN
         SELECT 1 FROM `{{ p.periods_table }}` WHERE `counter_name` = p_name AND `period` = p_period) THEN
         CALL `{{ p.routine(Routine::Track) }}`(p_name, p_period, NULL);
     END IF;
-    -- The new limit, then the shares of the old one go, so that the next
-    -- write of each bucket shares the new one.
+    -- The new limit; the old one's shares go, for the next writes to share.
     UPDATE `{{ p.periods_table }}` SET `highest` = v_number
      WHERE `counter_name` = p_name AND `period` = p_period;
     UPDATE `{{ p.buckets_table }}` SET `highest` = NULL

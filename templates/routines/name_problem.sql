@@ -1,11 +1,7 @@
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::NameProblem) }}` */$$
--- What makes p_name a name no counter may have, worded as the routines
--- refuse it, or NULL: more than {{ p.name_length }} characters (a session that is not
--- strict may have cut a longer one), a control character, a character the
--- collation ignores ("a" and "a" followed by U+200B would be one counter),
--- or a trailing space, which a PAD SPACE collation ignores too. The
--- routines ask it only of a name that is longer, ends in a space, or holds
--- a character outside printable ASCII, a quote or a backslash.
+-- Why p_name cannot name a counter, or NULL: over {{ p.name_length }} characters (a
+-- non-strict session may have cut it), a control character, a character the
+-- collation ignores (as U+200B), or a trailing space (PAD SPACE ignores it).
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::NameProblem) }}`(
     p_name {{ p.name_type }}
 )

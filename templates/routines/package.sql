@@ -1,8 +1,6 @@
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Package) }}` */$$
--- Which package this is, in one line: '{{ p.routine_mark }}', its version and the
--- options of `generate` that made it, --features among them unless it has
--- every feature. `status` and the clients read it to tell a feature the
--- database lacks from a routine a re-install is replacing.
+-- The package's mark, version and `generate` options (--features unless it
+-- has all), read by `status`, the clients and the install probe.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Package) }}`()
 RETURNS VARCHAR(1024) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 DETERMINISTIC

@@ -7,15 +7,13 @@
 {% call m::check_slot_bound("    ", p, "v_value") %}{% endcall %}
 {%- endif %}
 
-    -- One statement locks and rewrites every slot of an unbounded counter:
-    -- an increment lands wholly before the reset or wholly after it.
+    -- One UPDATE locks every slot: an increment lands wholly before or after.
     UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
        SET `counter` = IF(`counter_id` = 1, v_value, 0),
            `start_date` = IF(p_reset_start_date IS TRUE, NOW(), `start_date`)
      WHERE `counter_name` = p_name{% if p.bounds %} AND `lowest` IS NULL AND `highest` IS NULL{% endif %};
 {%- if p.bounds %}
-    -- No row changed: the counter is bounded, or does not exist, or already
-    -- reads so. The spread, with every slot locked, tells them apart.
+    -- No row changed: bounded, unknown or already so; the spread tells which.
     IF ROW_COUNT() = 0 THEN
 {% call bounds::make("        ", p, "reset", "v_value", "p_reset_start_date IS TRUE", "NULL", "NULL") %}{% endcall %}
     END IF;

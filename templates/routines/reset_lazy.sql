@@ -2,9 +2,8 @@
 {%- import "routines/_changes.sql" as change -%}
 {%- import "routines/_reset.sql" as reset -%}
 {% call reset::drop_and_describe(p) %}{% endcall %}
--- Lazy counters keep only the rows that were hit, so slot 1 may be missing:
--- the reset writes the counter again as one row, in one statement (the
--- trigger {{ p.change_trigger }} makes the change it records).
+-- A lazy counter may lack slot 1: the reset rewrites it as one row, made by
+-- the trigger {{ p.change_trigger }}.
 {% call reset::signature(p) %}{% endcall %}
 {% call change::make("    ", p, "reset", "NULL", "NULL", "v_value", "p_reset_start_date IS TRUE") %}{% endcall %}
 END$$

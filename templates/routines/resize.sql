@@ -1,20 +1,16 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_changes.sql" as change -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Resize) }}` */$$
--- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping its total: a
--- shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a cluster, to the
--- slot of the node it runs on){% else %}{% endmatch %}. Safe while increments run:
--- an increment whose slot was removed lands in slot 1. A growth is one
--- statement. A shrink is one statement per slot, the last first: each
--- touches two rows, so on a multi-primary cluster it rarely meets another
--- node's increment, where one transaction over every removed slot lost
--- certification to any of them. {% if p.changes_in_own_transaction %}On MariaDB in autocommit mode each step is
--- a transaction of its own; else the trigger {{ p.change_trigger }} makes each
--- change the routine records.{% else %}The trigger {{ p.change_trigger }} makes
--- each change the routine records.{% endif %} Interrupted (a lost certification, 1213
--- or 3101, a kill), a shrink leaves fewer slots and the total intact;
--- calling it again finishes it.{% if p.group_members.is_some() %} Each shrink step first waits until the member
--- has applied what the group certified before it.{% endif %}
+-- Gives counter p_name p_slots slots (a whole number, 1 to {{ p.max_slots }}), keeping
+-- its total: a shrink adds the removed slots' values to slot 1{% match p.slot_choice %}{% when SlotChoice::Node %} (on a
+-- cluster, to the slot of the node it runs on){% else %}{% endmatch %}; an increment
+-- whose slot is gone lands in slot 1. A growth is one statement; a shrink
+-- one per slot, last first, each touching two rows so that it rarely meets
+-- another node's increment.{% if p.changes_in_own_transaction %} On MariaDB in autocommit mode each step is
+-- a transaction of its own.{% endif %} An interrupted shrink (a lost certification,
+-- 1213 or 3101, a kill) keeps the total; calling again finishes it.{% if p.group_members.is_some() %} Each
+-- shrink step first waits until the member has applied what the group
+-- certified before it.{% endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Resize) }}`(
     IN p_name {{ p.name_type }},
     IN p_slots {{ p.number_type }}
@@ -45,9 +41,8 @@ BEGIN
     ELSEIF v_new_slots < v_slots THEN
 {%- match p.slot_choice %}
 {%- when SlotChoice::Node %}
-        -- Into the slot this node increments itself, which no other node
-        -- writes: the step then meets other nodes' increments only on the
-        -- slot it removes.
+        -- Into this node's own slot, which no other node writes: a step then
+        -- meets other nodes' increments only on the slot it removes.
 {%- call m::find_position("        ", p) %}{% endcall %}
         SET v_target = {{ p.node_position }};
         SET v_target = IF(v_target <= v_new_slots, v_target, (v_target - 1) % v_new_slots + 1);
@@ -58,8 +53,7 @@ BEGIN
 {% call m::wait_for_the_group("            ") %}{% endcall %}
 {%- endif %}
 {% call change::make("            ", p, "shrink", "v_slots", "v_target", "NULL", "NULL") %}{% endcall %}
-            -- The counter's last slot as it is now: another resize may have
-            -- changed it.
+            -- Read again: another resize may have changed the last slot.
 {% call m::read_last_slot("            ", p) %}{% endcall %}
         END WHILE;
     END IF;

@@ -1,13 +1,10 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Room) }}` */$$
--- One row per bound and limit of counter p_name: `kind` ('floor',
--- 'ceiling' or 'limit'), `period` (NULL for a bound of the total), `bound`
--- (its value), `value` (the total, or what the current bucket counted),
--- `room` (how far a write may still move the value toward the bound), and
--- `resets_at` (the UTC moment the current bucket ends, as text in the
--- form a refusal writes it; NULL for a bound).
--- A read: it locks nothing and refuses nothing but a name no counter has.
+-- One row per bound and limit of counter p_name: `kind` (floor, ceiling or
+-- limit), `period` (NULL for a bound), `bound`, `value` (the total, or the
+-- current bucket's count), `room` (how far a write may still move it) and
+-- `resets_at` (when the bucket ends, UTC). Locks nothing.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Room) }}`(
     IN p_name {{ p.name_type }}
 )

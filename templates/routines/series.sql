@@ -2,11 +2,9 @@
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Series) }}` */$$
 -- For charts: one row per bucket of p_period that starts in [p_from, p_to)
--- (UTC times), in order, each with its start (`bucket_start`, UTC, at the
--- period's offset: a day at +08:00 starts at 16:00) and what
--- counter p_name counted in it (`value`, 0 where nothing was). At most
--- {{ p.series_limit }} buckets; reads those buckets' rows only. Refused (9001) for a counter
--- that does not exist, (9003) for a period it does not track.
+-- (UTC), in order: `bucket_start` (UTC, at the period's offset) and `value`,
+-- what counter p_name counted there (0: nothing). At most {{ p.series_limit }} buckets;
+-- reads only their rows. {{ p.unknown_counter }}: no such counter; {{ p.invalid_argument }}: period not tracked.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Series) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.name_type }},
@@ -22,9 +20,7 @@ BEGIN
     DECLARE v_count BIGINT;
     DECLARE v_from DATETIME(6);
     DECLARE v_to DATETIME(6);
-    -- Where the buckets start, in minutes east of UTC: the range is
-    -- counted in the local time of that offset, and its starts given back
-    -- in UTC.
+    -- Minutes east of UTC: the range is cut in that local time, shown in UTC.
     DECLARE v_offset SMALLINT;
 
 {% call m::check_name_form("    ", p) %}{% endcall %}

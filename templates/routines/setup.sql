@@ -1,13 +1,11 @@
 {%- import "_macros.sql" as m -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Setup) }}` */$$
 {%- if let Some(slots) = p.fixed_slots %}
--- Creates counter p_name with its {{ slots }} slot rows (this package has a fixed
--- slot count: p_slots must be NULL or {{ slots }}). p_initial_value (NULL: 0, else a
--- whole number of at most {{ p.slot_bound }} either way) goes into slot 1.
+-- Creates counter p_name with {{ slots }} slot rows (p_slots: NULL or {{ slots }}),
+-- p_initial_value (NULL: 0; at most {{ p.slot_bound }} either way) in slot 1.
 {%- else %}
--- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}, at most
--- {{ p.max_slots }}). p_initial_value (NULL: 0, else a whole number
--- of at most {{ p.slot_bound }} either way) goes into slot 1.
+-- Creates counter p_name with p_slots slot rows (NULL: {{ p.default_slots }}; at most {{ p.max_slots }}),
+-- p_initial_value (NULL: 0; at most {{ p.slot_bound }} either way) in slot 1.
 {%- endif %}
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Setup) }}`(
     IN p_name {{ p.name_type }},
@@ -22,8 +20,7 @@ BEGIN
     DECLARE v_number DECIMAL(65, 30);
     DECLARE v_initial_value BIGINT;
     DECLARE v_message {{ p.message_type }};
-    -- Two setups of one name can both pass any check made before the INSERT:
-    -- the primary key decides, and its error becomes ours.
+    -- The primary key settles concurrent setups of one name: 1062 becomes {{ p.already_exists }}.
     DECLARE EXIT HANDLER FOR 1062
     BEGIN
 {% call m::refuse("        ", p, p.already_exists) %}'{{ refusals::ALREADY_EXISTS }}: ', QUOTE(p_name){% endcall %}
@@ -55,14 +52,13 @@ BEGIN
 {% call m::check_slot_bound("    ", p, "v_initial_value") %}{% endcall %}
 {%- endif %}
 {%- if !p.counter_rows_tables.is_empty() %}
-    -- A delete of the name interrupted after its slots left the rest:
-    -- a new counter must not inherit it.
+    -- Rows left by a delete cut short: no new counter inherits them.
     IF {% call m::rows_left_beside_slots("    ", p) %}{% endcall %} THEN
 {% call m::refuse("        ", p, p.already_exists) %}'{{ refusals::DELETE_UNFINISHED }}: ', QUOTE(p_name){% endcall %}
     END IF;
 {%- endif %}
 
-    -- One INSERT makes every slot (a failed setup leaves none), numbered by a
-    -- join of digits: JSON_TABLE is unsafe for statement-based logging (1592).
+    -- One INSERT makes every slot, numbered by a join of digits: JSON_TABLE is
+    -- unsafe for statement-based logging (1592).
 {% call m::slot_rows("    ", p, "slot.id", "p_description, NOW(), IF(slot.id = 1, v_initial_value, 0)", "v_slots", "") %}{% endcall %}
 END$$

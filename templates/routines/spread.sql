@@ -1,10 +1,8 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Spread) }}` */$$
--- Writes p_value, a bounded counter's new total checked against its
--- bounds, over the p_slots slots of counter p_name (numbered 1 to p_slots,
--- each locked by the caller), evenly: slot k holds the quotient by p_slots,
--- plus 1 for the first remainder's slots; its `lowest` and `highest`, an
--- even share of the room toward p_floor and p_ceiling (NULL: none), which
--- so add up to them. Floor division, whatever the signs.
+-- Writes p_value, a bounded counter's checked new total, evenly over slots 1
+-- to p_slots of counter p_name (locked by the caller), each with an even share
+-- of the room toward p_floor and p_ceiling (NULL: none), by floor division.
+-- Called with the callers' definer's rights: no application is granted it.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Spread) }}`(
     IN p_name {{ p.name_type }},
     IN p_slots INT,
@@ -22,8 +20,7 @@ BEGIN
     DECLARE v_ceiling_room_left BIGINT DEFAULT MOD(p_ceiling - p_value, p_slots);
     DECLARE v_ceiling_room BIGINT DEFAULT (p_ceiling - p_value - v_ceiling_room_left) DIV p_slots;
 {%- if p.auto_create %}
-    -- A lazy counter keeps only the slots that were hit: a bounded one has
-    -- them all, so that each holds its share.
+    -- A lazy counter's missing slots are created: each holds a share.
     INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
     WITH digit (d) AS ({{ p.slot_numbers.digits }})
     SELECT p_name, slot.id, NULL, NOW(), 0

@@ -1,23 +1,15 @@
 {%- import "_macros.sql" as m -%}
 {%- import "routines/_periods.sql" as periods -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::TrackAtOffset) }}` */$$
--- Starts counting counter p_name per p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}), in
--- buckets that start p_utc_offset minutes east of UTC ({{ p.west_most }} to {{ p.east_most }}: 480
--- for +08:00, 345 for +05:45, -300 for -05:00; NULL: where the period
--- starts them already, UTC for a period not tracked yet), keeping the last
--- p_keep buckets, the current one included (NULL: all). A day at 480 starts
--- at 16:00 UTC, the midnight of Shanghai, and so does its limit's reset.
--- An offset is fixed: a time zone with daylight saving has two, and counts
--- its days at one of them. Buckets keep the offset they started at: one
--- tracked at another is refused, until keep 0 drops its buckets.
--- From then on every write that changes the counter's total adds its
--- delta to the current bucket, in the write's statement. Called again, it
--- changes p_keep: {{ p.routine(Routine::ExpirePeriods) }} removes the buckets beyond it.
--- p_keep 0 stops counting per p_period and drops its buckets. A period
--- that starts being counted starts with no bucket: one left by a counter
--- of the same name that was deleted, or by a drop that was cut short, is
--- dropped first. Buckets are dropped {{ p.expire_batch }} rows per statement, each a
--- short transaction in autocommit mode.
+-- Starts counting counter p_name per p_period
+-- ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}), in buckets that start p_utc_offset
+-- minutes east of UTC ({{ p.west_most }} to {{ p.east_most }}; 480: +08:00; NULL: the period's
+-- current offset, UTC if untracked), keeping the last p_keep buckets, the
+-- current one included (NULL: all; 0: stop and drop them). An offset is
+-- fixed (no daylight saving): another is refused until p_keep 0 stops the
+-- period. A new period first drops leftover buckets. Drops go {{ p.expire_batch }} rows a
+-- statement, each a short transaction in autocommit mode;
+-- {{ p.routine(Routine::ExpirePeriods) }} removes buckets beyond p_keep.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::TrackAtOffset) }}`(
     IN p_name {{ p.name_type }},
     IN p_period {{ p.name_type }},
@@ -59,8 +51,7 @@ BEGIN
     ELSEIF v_tracked > 0 AND v_offset <> v_tracked_offset THEN
 {% call m::refuse("        ", p, p.invalid_argument) %}'the ', p_period, ' {{ refusals::STARTS_AT_OFFSET }} ', v_tracked_offset, ' {{ refusals::OFFSET_STAYS }} ', v_offset, '{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
     END IF;
-    -- A period that stops being counted drops its buckets once writes no
-    -- longer add to them; one that starts, before they do.
+    -- Buckets go after writes stop adding to them, or before they start.
     IF v_keep = 0 OR v_tracked = 0 THEN
 {% call periods::drop_buckets("        ", p, "p_name", "p_period", "'9999-12-31'") %}{% endcall %}
     END IF;
@@ -69,8 +60,7 @@ BEGIN
         VALUES (p_name, p_period, v_keep, COALESCE(v_offset, 0))
         ON DUPLICATE KEY UPDATE `keep` = v_keep;
     END IF;
-    -- The slots tell the writes whether to look at the periods: after the
-    -- change, so that no write skips a period tracked from now on.
+    -- The slots' flag, after the change: no write skips a period tracked now.
     UPDATE `{{ p.table }}` SET `untracked` = {% call m::tracks_none(p, "`" ~ p.table ~ "`.`counter_name`") %}{% endcall %}
      WHERE `counter_name` = p_name;
 END$$

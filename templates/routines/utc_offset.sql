@@ -1,8 +1,6 @@
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::UtcOffset) }}` */$$
 -- Where counter p_name's buckets of p_period start, in minutes east of UTC
--- (0: at UTC boundaries; 480: at the midnight of +08:00), for a reader
--- that computes bucket starts itself; NULL when the counter does not track
--- p_period.
+-- (480: midnight at +08:00); NULL when the counter does not track p_period.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::UtcOffset) }}`(
     p_name {{ p.name_type }},
     p_period {{ p.name_type }}
