@@ -14,6 +14,12 @@ use crate::flushing::FlushSettings;
 use crate::kept::DEFAULT_CHECK_KEPT_AFTER;
 use crate::retry::RetryBudget;
 
+/// How long a sync client's call waits for the pool to give it a
+/// connection, by default: sqlx's pool waits as long (its
+/// `acquire_timeout`).
+#[cfg(feature = "mysql")]
+pub const DEFAULT_POOL_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The settings of a client over a pool of type `P`, until `build` makes
 /// it: `Counters::builder(pool)` for a [`mysql::Pool`], and
 /// `AsyncCounters::builder(pool)` for a `sqlx::MySqlPool`, take the same
@@ -60,7 +66,7 @@ impl<P> ClientBuilder<P> {
             kept_connections: None,
             check_kept_after: DEFAULT_CHECK_KEPT_AFTER,
             #[cfg(feature = "mysql")]
-            pool_timeout: crate::sync_client::DEFAULT_POOL_TIMEOUT,
+            pool_timeout: DEFAULT_POOL_TIMEOUT,
             flushes: FlushSettings::default(),
         }
     }

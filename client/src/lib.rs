@@ -78,14 +78,14 @@ pub mod options {
 /// for tools and tests that need them: an application changes each through
 /// the method that documents it.
 pub mod defaults {
+    #[cfg(feature = "mysql")]
+    pub use crate::builder::DEFAULT_POOL_TIMEOUT as POOL_TIMEOUT;
     pub use crate::flushing::{DEFAULT_COUNTERS_PER_FLUSH as COUNTERS_PER_FLUSH, DEFAULT_FLUSHES as FLUSHES};
     pub use crate::kept::{
         DEFAULT_CHECK_KEPT_AFTER as CHECK_KEPT_AFTER, DEFAULT_KEPT_CONNECTIONS as KEPT_CONNECTIONS,
     };
     pub use crate::reconcile::RECONCILE_WAIT;
     pub use crate::retry::REINSTALL_WINDOW;
-    #[cfg(feature = "mysql")]
-    pub use crate::sync_client::DEFAULT_POOL_TIMEOUT as POOL_TIMEOUT;
     pub use slotted_counters_core::options::WRITE_ID_WINDOW;
     pub use slotted_counters_core::periods::SERIES_LIMIT;
     pub use slotted_counters_core::plain::SLOT_COUNT_LIFETIME;

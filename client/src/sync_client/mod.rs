@@ -142,10 +142,6 @@ impl Counters {
     }
 }
 
-/// How long a call waits for the pool to give it a connection, by default:
-/// sqlx's pool waits as long (its `acquire_timeout`).
-pub const DEFAULT_POOL_TIMEOUT: Duration = Duration::from_secs(30);
-
 impl ClientBuilder<Pool> {
     /// How long a call waits for the pool to give it a connection when all
     /// of them are in use (by default
