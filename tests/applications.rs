@@ -74,6 +74,7 @@ const MODULE_ITEMS: [&str; 18] = [
     "defaults/constant.COUNTERS_PER_FLUSH",
     "defaults/constant.FLUSHES",
     "defaults/constant.KEPT_CONNECTIONS",
+    "defaults/constant.POOL_TIMEOUT",
     "defaults/constant.RECONCILE_WAIT",
     "defaults/constant.REINSTALL_WINDOW",
     "defaults/constant.SERIES_LIMIT",
