@@ -63,7 +63,7 @@ const APPLICATION_ITEMS: [&str; 24] = [
 /// `connections`, where the clients run their calls (they fill the
 /// clients' type parameters); in `defaults`, the figures the clients start
 /// from; in `options`, the builder and what it takes beyond the root's.
-const MODULE_ITEMS: [&str; 18] = [
+const MODULE_ITEMS: [&str; 19] = [
     "connections/struct.AsyncOnConnection",
     "connections/struct.AsyncPooled",
     "connections/struct.OnConnection",
