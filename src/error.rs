@@ -177,7 +177,7 @@ pub enum Error {
 
     /// `reconcile --keys` stopped in a range: the ranges before it are done.
     #[error("the reconcile stopped in keys {first}..{last}: {source}; {resume}")]
-    Stopped { first: i64, last: i64, resume: String, source: slotted_counters::CounterError },
+    Stopped { first: i64, last: i64, resume: String, source: Box<slotted_counters::CounterError> },
 
     /// `reconcile --resume` was given a file it cannot resume from.
     #[error("cannot resume from {}: {problem}", path.display())]

@@ -32,12 +32,13 @@ const CRATE_BUDGET: usize = 100;
 /// share and their coalescing handles, what a call takes (periods and what
 /// they keep among it), the errors, the retry budget, and the options an
 /// application matches to its package.
-const APPLICATION_ITEMS: [&str; 24] = [
+const APPLICATION_ITEMS: [&str; 25] = [
     "enum.Bound",
     "enum.Cluster",
     "enum.ConfigError",
     "enum.Correction",
     "enum.CounterError",
+    "enum.ErrorKind",
     "enum.Keep",
     "enum.Period",
     "enum.RetryBudget",

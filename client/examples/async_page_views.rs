@@ -26,7 +26,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for page in PAGES {
         // A hot page gets 16 slots; an existing counter is fine too.
         match counters.setup(page, NewCounter::new("page views").slots(16)).await {
-            Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
+            Ok(()) | Err(CounterError::AlreadyExists { .. }) => {}
             Err(error) => return Err(error.into()),
         }
     }

@@ -387,7 +387,7 @@ mod tests {
         let mut batch = Batch::take(&mut queue, 10);
         let mut stats = FlushStats::default();
         let mut answers = Vec::new();
-        let refused = CounterError::NotFound("unknown counter: 'missing'".to_owned());
+        let refused = CounterError::not_found("unknown counter: 'missing'".to_owned());
         let outcomes = vec![vec![Err(refused)], vec![Ok(()), Ok(())]];
         batch.answer(outcomes, Duration::from_millis(2), &mut stats, |caller, outcome| {
             answers.push((caller, outcome.is_ok()))

@@ -276,6 +276,35 @@ impl<'a> Call<'a> {
     }
 
     /// The routine the call runs in routine mode, whose features it needs.
+    /// The one counter the call is about, if it names one.
+    pub(crate) fn counter(&self) -> Option<&'a str> {
+        match *self {
+            Call::Setup { name, .. }
+            | Call::Increment { name }
+            | Call::Add { name, .. }
+            | Call::AddOnce { name, .. }
+            | Call::Reset { name, .. }
+            | Call::Delete { name }
+            | Call::Track { name, .. }
+            | Call::UtcOffset { name, .. }
+            | Call::AddAt { name, .. }
+            | Call::FlushAdd { name, .. }
+            | Call::GetPeriod { name, .. }
+            | Call::GetRange { name, .. }
+            | Call::Series { name, .. }
+            | Call::Bound { name, .. }
+            | Call::Room { name }
+            | Call::Limit { name, .. } => Some(name),
+            Call::AddMany { .. }
+            | Call::AddManyOnce { .. }
+            | Call::AddManyAt { .. }
+            | Call::ForgetWrites { .. }
+            | Call::GetMany { .. }
+            | Call::ExpirePeriods
+            | Call::Package => None,
+        }
+    }
+
     pub(crate) fn routine(&self) -> Routine {
         match self {
             Call::Setup { .. } => Routine::Setup,
@@ -442,7 +471,7 @@ pub(crate) fn add_delta(deltas: &mut Deltas, name: &str, delta: i64) -> Result<(
     match deltas.get_mut(name) {
         Some(sum) => {
             *sum = sum.checked_add(delta).ok_or_else(|| {
-                CounterError::InvalidArgument(refusals::about(
+                CounterError::invalid_argument(refusals::about(
                     &format!("the deltas add up past a BIGINT{FOR_COUNTER}"),
                     name,
                 ))
@@ -587,7 +616,7 @@ mod tests {
         let mut deltas = Deltas::from([("n".to_owned(), i64::MAX)]);
         let error = add_delta(&mut deltas, "n", 1).unwrap_err();
         assert!(
-            matches!(&error, CounterError::InvalidArgument(message) if message.ends_with("for counter: 'n'")),
+            matches!(&error, CounterError::InvalidArgument { message, .. } if message.ends_with("for counter: 'n'")),
             "{error:?}"
         );
     }

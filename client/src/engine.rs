@@ -221,7 +221,7 @@ impl<D> Engine<D> {
 
     /// Refuses a name no counter may have, as the routines would.
     pub(crate) fn check(&self, name: &str) -> Result<(), CounterError> {
-        self.package.names.check(name).map_err(CounterError::InvalidArgument)
+        self.package.names.check(name).map_err(|refusal| CounterError::invalid_argument(refusal).about(name))
     }
 }
 
@@ -324,7 +324,7 @@ impl<D: Driver> Engine<D> {
         counter: NewCounter<'_>,
     ) -> Result<(), CounterError> {
         match self.setup(name, counter).await {
-            Err(CounterError::AlreadyExists(_)) => Ok(()),
+            Err(CounterError::AlreadyExists { .. }) => Ok(()),
             done => done,
         }
     }
@@ -390,7 +390,7 @@ impl<D: Driver> Engine<D> {
     pub(crate) async fn forget_writes(&self, window: std::time::Duration) -> Result<(), CounterError> {
         let seconds = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
         if seconds < 1 || window.subsec_nanos() != 0 {
-            return Err(CounterError::InvalidArgument(format!(
+            return Err(CounterError::invalid_argument(format!(
                 "the window of write ids must be a whole number of seconds from 1, not {window:?}"
             )));
         }

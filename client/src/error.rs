@@ -23,10 +23,13 @@ type DriverError = Arc<dyn StdError + Send + Sync>;
 /// ([`NotFound`](CounterError::NotFound),
 /// [`AlreadyExists`](CounterError::AlreadyExists),
 /// [`InvalidArgument`](CounterError::InvalidArgument),
-/// [`PastBound`](CounterError::PastBound)), a package that is
-/// not there, any other server error, a connection that failed or could not
+/// [`PastBound`](CounterError::PastBound),
+/// [`PastLimit`](CounterError::PastLimit)), each with the counter's name
+/// where it has one, a package that is not there, a busy or read-only
+/// server, any other server error, a connection that failed or could not
 /// be opened, an answer the call cannot read, a pool with no connection to
-/// give. [`CounterError::is_retryable`] and
+/// give. [`CounterError::kind`] names it in one word for a `match`, a log
+/// or a metric; [`CounterError::is_retryable`] and
 /// [`CounterError::may_have_applied`] say what a caller may do next;
 /// [`CounterError::code`] and [`CounterError::sqlstate`] give the numbers a
 /// server sent or the package would have sent.
@@ -34,23 +37,38 @@ type DriverError = Arc<dyn StdError + Send + Sync>;
 #[non_exhaustive]
 pub enum CounterError {
     /// The counter does not exist (package errno 9001).
-    #[error("{0}")]
-    NotFound(String),
+    #[error("{message}")]
+    NotFound {
+        message: String,
+        /// The counter's name ([`CounterError::counter`]).
+        name: Option<String>,
+    },
 
     /// `setup` of a counter that exists (package errno 9002).
-    #[error("{0}")]
-    AlreadyExists(String),
+    #[error("{message}")]
+    AlreadyExists {
+        message: String,
+        /// The counter's name ([`CounterError::counter`]).
+        name: Option<String>,
+    },
 
     /// An argument was NULL, empty, too long or out of range (package errno
     /// 9003), refused by the routine or, before any call, by the client.
-    #[error("{0}")]
-    InvalidArgument(String),
+    #[error("{message}")]
+    InvalidArgument {
+        message: String,
+        /// The counter's name, when the argument was one counter's
+        /// ([`CounterError::counter`]).
+        name: Option<String>,
+    },
 
     /// The write would take a bounded counter's total past its floor or
     /// its ceiling (package errno 9004, see `bound`): it changed nothing.
     #[error("{message}")]
     PastBound {
         message: String,
+        /// The counter's name ([`CounterError::counter`]).
+        name: Option<String>,
         /// Which bound it would pass.
         bound: Bound,
         /// How far the total could still move toward that bound when the
@@ -64,6 +82,8 @@ pub enum CounterError {
     #[error("{message}")]
     PastLimit {
         message: String,
+        /// The counter's name ([`CounterError::counter`]).
+        name: Option<String>,
         /// The period whose bucket is full.
         period: Period,
         /// What each bucket of the period may count.
@@ -110,6 +130,20 @@ pub enum CounterError {
         /// The features installed, and this one.
         with_it: String,
     },
+
+    /// Another reconcile of the same counters held their lock for all of
+    /// [`crate::defaults::RECONCILE_WAIT`]: nothing was read or corrected,
+    /// and the reconcile may run once the other is done.
+    #[error("{message}")]
+    Busy { message: String },
+
+    /// The client refused to write on a read-only server (`read_only`, a
+    /// replica most often): a reconcile corrects on the primary. A server's
+    /// own refusal of a write as read-only is a
+    /// [`Server`](CounterError::Server) error of kind
+    /// [`ErrorKind::ReadOnly`].
+    #[error("{message}")]
+    ReadOnly { message: String },
 
     /// The server answered with any other error: a privilege missing, a
     /// deadlock that outlasted the retries.
@@ -169,6 +203,85 @@ pub enum CounterError {
     FlushPanicked,
 }
 
+/// What kind of error a [`CounterError`] is ([`CounterError::kind`]): one
+/// per variant, with two more of a server's errors told apart. An
+/// application matches on it where the variant's fields are not needed,
+/// and logs or counts by [`ErrorKind::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`CounterError::NotFound`].
+    NotFound,
+    /// [`CounterError::AlreadyExists`].
+    AlreadyExists,
+    /// [`CounterError::InvalidArgument`].
+    InvalidArgument,
+    /// [`CounterError::PastBound`].
+    PastBound,
+    /// [`CounterError::PastLimit`].
+    PastLimit,
+    /// [`CounterError::NotInstalled`].
+    NotInstalled,
+    /// [`CounterError::NotGranted`].
+    NotGranted,
+    /// [`CounterError::FeatureMissing`].
+    FeatureMissing,
+    /// [`CounterError::Busy`].
+    Busy,
+    /// [`CounterError::ReadOnly`], or a server's refusal of a write as
+    /// read-only: `read_only` or `super_read_only` (1290, a replica most
+    /// often) or a transaction started `READ ONLY` (1792).
+    ReadOnly,
+    /// A server error that [`CounterError::is_retryable`]: a conflict with
+    /// another transaction (a deadlock, a lock wait timeout, a cluster's
+    /// certification) that may be gone at once.
+    Conflict,
+    /// Any other [`CounterError::Server`] error.
+    Server,
+    /// [`CounterError::Connection`].
+    Connection,
+    /// [`CounterError::UnexpectedAnswer`].
+    UnexpectedAnswer,
+    /// [`CounterError::Connect`].
+    Connect,
+    /// [`CounterError::PoolTimedOut`].
+    PoolTimedOut,
+    /// [`CounterError::FlushPanicked`].
+    FlushPanicked,
+}
+
+impl ErrorKind {
+    /// The kind in `snake_case`, as a log field or a metric's label takes
+    /// it: `not_found`, `past_limit`, `read_only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::AlreadyExists => "already_exists",
+            ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::PastBound => "past_bound",
+            ErrorKind::PastLimit => "past_limit",
+            ErrorKind::NotInstalled => "not_installed",
+            ErrorKind::NotGranted => "not_granted",
+            ErrorKind::FeatureMissing => "feature_missing",
+            ErrorKind::Busy => "busy",
+            ErrorKind::ReadOnly => "read_only",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Server => "server",
+            ErrorKind::Connection => "connection",
+            ErrorKind::UnexpectedAnswer => "unexpected_answer",
+            ErrorKind::Connect => "connect",
+            ErrorKind::PoolTimedOut => "pool_timed_out",
+            ErrorKind::FlushPanicked => "flush_panicked",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl CounterError {
     /// A server's error, read the one way both drivers' errors are read:
     /// the package's refusals become their variants, a missing routine
@@ -181,16 +294,17 @@ impl CounterError {
         source: impl StdError + Send + Sync + 'static,
     ) -> Self {
         match code {
-            errno::UNKNOWN_COUNTER => CounterError::NotFound(message),
-            errno::ALREADY_EXISTS => CounterError::AlreadyExists(message),
-            errno::INVALID_ARGUMENT => CounterError::InvalidArgument(message),
+            errno::UNKNOWN_COUNTER => CounterError::not_found(message),
+            errno::ALREADY_EXISTS => CounterError::already_exists(message),
+            errno::INVALID_ARGUMENT => CounterError::invalid_argument(message),
             errno::PAST_BOUND => {
+                let name = refusals::read_counter_name(&message);
                 if let Some((bound, room)) = Bound::read(&message) {
-                    return CounterError::PastBound { message, bound, room };
+                    return CounterError::PastBound { message, name, bound, room };
                 }
                 match PeriodLimit::read(&message) {
                     Some(PeriodLimit { period, limit, room, resets }) => {
-                        CounterError::PastLimit { message, period, limit, room, resets }
+                        CounterError::PastLimit { message, name, period, limit, room, resets }
                     }
                     None => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
                 }
@@ -198,6 +312,79 @@ impl CounterError {
             server_errno::NO_SUCH_ROUTINE => CounterError::NotInstalled(message),
             server_errno::ROUTINE_ACCESS_DENIED => CounterError::NotGranted(message),
             code => CounterError::Server { code, sqlstate, message, source: Arc::new(source) },
+        }
+    }
+
+    /// The package's refusal of an unknown counter (9001), as `message`
+    /// names it.
+    pub(crate) fn not_found(message: String) -> Self {
+        CounterError::NotFound { name: refusals::read_counter_name(&message), message }
+    }
+
+    /// The package's refusal of a counter that exists (9002), as `message`
+    /// names it.
+    pub(crate) fn already_exists(message: String) -> Self {
+        CounterError::AlreadyExists { name: refusals::read_counter_name(&message), message }
+    }
+
+    /// The package's refusal of an argument (9003), of the counter
+    /// `message` names, if it names one.
+    pub(crate) fn invalid_argument(message: String) -> Self {
+        CounterError::InvalidArgument { name: refusals::read_counter_name(&message), message }
+    }
+
+    /// This error, about counter `counter` where it is about one whose
+    /// name its message lost (cut at the routines' message length) or
+    /// never held.
+    pub(crate) fn about(mut self, counter: &str) -> Self {
+        if let CounterError::NotFound { name, .. }
+        | CounterError::AlreadyExists { name, .. }
+        | CounterError::InvalidArgument { name, .. }
+        | CounterError::PastBound { name, .. }
+        | CounterError::PastLimit { name, .. } = &mut self
+        {
+            name.get_or_insert_with(|| counter.to_owned());
+        }
+        self
+    }
+
+    /// The kind of the error, one word to branch, log or count on.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CounterError::NotFound { .. } => ErrorKind::NotFound,
+            CounterError::AlreadyExists { .. } => ErrorKind::AlreadyExists,
+            CounterError::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            CounterError::PastBound { .. } => ErrorKind::PastBound,
+            CounterError::PastLimit { .. } => ErrorKind::PastLimit,
+            CounterError::NotInstalled(_) => ErrorKind::NotInstalled,
+            CounterError::NotGranted(_) => ErrorKind::NotGranted,
+            CounterError::FeatureMissing { .. } => ErrorKind::FeatureMissing,
+            CounterError::Busy { .. } => ErrorKind::Busy,
+            CounterError::ReadOnly { .. } => ErrorKind::ReadOnly,
+            CounterError::Server { code, .. } if server_errno::READ_ONLY.contains(code) => {
+                ErrorKind::ReadOnly
+            }
+            CounterError::Server { .. } if self.is_retryable() => ErrorKind::Conflict,
+            CounterError::Server { .. } => ErrorKind::Server,
+            CounterError::Connection { .. } => ErrorKind::Connection,
+            CounterError::UnexpectedAnswer { .. } => ErrorKind::UnexpectedAnswer,
+            CounterError::Connect { .. } => ErrorKind::Connect,
+            CounterError::PoolTimedOut { .. } => ErrorKind::PoolTimedOut,
+            CounterError::FlushPanicked => ErrorKind::FlushPanicked,
+        }
+    }
+
+    /// The name of the counter the error is about: the one the call named,
+    /// or in a batch the one the package refused. `None` for an error about
+    /// no one counter.
+    pub fn counter(&self) -> Option<&str> {
+        match self {
+            CounterError::NotFound { name, .. }
+            | CounterError::AlreadyExists { name, .. }
+            | CounterError::InvalidArgument { name, .. }
+            | CounterError::PastBound { name, .. }
+            | CounterError::PastLimit { name, .. } => name.as_deref(),
+            _ => None,
         }
     }
 
@@ -228,9 +415,9 @@ impl CounterError {
     /// server answered.
     pub fn code(&self) -> Option<u16> {
         match self {
-            CounterError::NotFound(_) => Some(errno::UNKNOWN_COUNTER),
-            CounterError::AlreadyExists(_) => Some(errno::ALREADY_EXISTS),
-            CounterError::InvalidArgument(_) => Some(errno::INVALID_ARGUMENT),
+            CounterError::NotFound { .. } => Some(errno::UNKNOWN_COUNTER),
+            CounterError::AlreadyExists { .. } => Some(errno::ALREADY_EXISTS),
+            CounterError::InvalidArgument { .. } => Some(errno::INVALID_ARGUMENT),
             CounterError::PastBound { .. } | CounterError::PastLimit { .. } => Some(errno::PAST_BOUND),
             CounterError::NotInstalled(_) | CounterError::FeatureMissing { .. } => {
                 Some(server_errno::NO_SUCH_ROUTINE)
@@ -241,14 +428,16 @@ impl CounterError {
         }
     }
 
-    /// The SQLSTATE, as [`CounterError::code`] gives the number: the
-    /// package's refusals carry `23000`, a missing routine `42000`.
+    /// The SQLSTATE, with [`CounterError::code`]'s number and only with
+    /// one: the package's refusals carry `23000`, a missing routine or
+    /// grant `42000`.
     pub fn sqlstate(&self) -> Option<&str> {
         match self {
-            CounterError::NotFound(_)
-            | CounterError::AlreadyExists(_)
-            | CounterError::InvalidArgument(_)
-            | CounterError::PastBound { .. } => Some(REFUSAL_SQLSTATE),
+            CounterError::NotFound { .. }
+            | CounterError::AlreadyExists { .. }
+            | CounterError::InvalidArgument { .. }
+            | CounterError::PastBound { .. }
+            | CounterError::PastLimit { .. } => Some(REFUSAL_SQLSTATE),
             CounterError::NotInstalled(_)
             | CounterError::NotGranted(_)
             | CounterError::FeatureMissing { .. } => Some("42000"),
@@ -350,8 +539,8 @@ impl CounterError {
     /// slot that would leave BIGINT's range (1690, `ER_DATA_OUT_OF_RANGE`).
     pub(crate) fn is_about_a_counter(&self) -> bool {
         match self {
-            CounterError::NotFound(_)
-            | CounterError::InvalidArgument(_)
+            CounterError::NotFound { .. }
+            | CounterError::InvalidArgument { .. }
             | CounterError::PastBound { .. }
             | CounterError::PastLimit { .. } => true,
             CounterError::Server { code, .. } => *code == server_errno::OUT_OF_RANGE,
@@ -420,7 +609,8 @@ impl Bound {
     /// this bound, whose value is `limit`, with `room` left toward it.
     pub(crate) fn refusal(self, name: &str, limit: i64, room: u64) -> CounterError {
         let words = refusals::past_limit(self.limit(), limit, room);
-        CounterError::PastBound { message: refusals::about(&words, name), bound: self, room }
+        let message = refusals::about(&words, name);
+        CounterError::PastBound { message, name: Some(name.to_owned()), bound: self, room }
     }
 
     /// Whether `delta` moves a total toward this bound.
@@ -447,11 +637,12 @@ mod tests {
 
     #[test]
     fn a_server_error_reads_as_the_package_documents_it() {
+        let unknown = server(9001, "unknown counter: 'a'");
         assert!(
-            matches!(server(9001, "unknown counter: 'a'"), CounterError::NotFound(message) if message == "unknown counter: 'a'")
+            matches!(&unknown, CounterError::NotFound { message, name: Some(name) } if message == "unknown counter: 'a'" && name == "a")
         );
-        assert!(matches!(server(9002, ""), CounterError::AlreadyExists(_)));
-        assert!(matches!(server(9003, ""), CounterError::InvalidArgument(_)));
+        assert!(matches!(server(9002, ""), CounterError::AlreadyExists { name: None, .. }));
+        assert!(matches!(server(9003, ""), CounterError::InvalidArgument { .. }));
         assert!(matches!(server(1305, ""), CounterError::NotInstalled(_)));
         let denied = server(1370, "execute command denied to user 'app'@'%' for routine 'app.counter_add'");
         assert!(matches!(&denied, CounterError::NotGranted(message) if message.contains("counter_add")));
@@ -460,7 +651,88 @@ mod tests {
         assert_eq!((deadlock.code(), deadlock.sqlstate()), (Some(1213), Some("HY000")));
         assert_eq!(deadlock.to_string(), "ERROR 1213 (HY000): Deadlock found when trying to get lock");
         assert!(deadlock.source().is_some(), "the driver's error stays the source");
-        assert_eq!(CounterError::NotFound(String::new()).sqlstate(), Some("23000"));
+        assert_eq!(unknown.sqlstate(), Some("23000"));
+    }
+
+    #[test]
+    fn each_refusal_names_its_counter_from_its_message_or_the_call() {
+        let refusals = [
+            server(9001, r"unknown counter: 'it\'s'"),
+            server(9002, r"counter already exists: 'it\'s'"),
+            server(9003, r"delta must be an integer, for counter: 'it\'s'"),
+            server(9004, r"the write would pass the floor 0 (room left: 3), for counter: 'it\'s'"),
+            server(
+                9004,
+                r"the write would pass the day limit 5 (room left: 0, resets 2026-11-28 00:00:00), for counter: 'it\'s'",
+            ),
+        ];
+        let kinds = refusals.iter().map(CounterError::kind).collect::<Vec<_>>();
+        assert_eq!(
+            kinds,
+            [
+                ErrorKind::NotFound,
+                ErrorKind::AlreadyExists,
+                ErrorKind::InvalidArgument,
+                ErrorKind::PastBound,
+                ErrorKind::PastLimit
+            ]
+        );
+        for refusal in &refusals {
+            assert_eq!(refusal.counter(), Some("it's"), "{refusal:?}");
+            assert_eq!(refusal.clone().about("other").counter(), Some("it's"), "the message's name stays");
+        }
+        let long = "n".repeat(200);
+        let cut = server(9001, &refusals::about(refusals::UNKNOWN_COUNTER, &long));
+        assert_eq!(cut.counter(), None, "the message lost the name");
+        assert_eq!(cut.about(&long).counter(), Some(long.as_str()), "the call gives it back");
+        let no_counter = server(9003, "deltas name more than 4096 counters");
+        assert_eq!(no_counter.about("x").counter(), Some("x"));
+        assert_eq!(server(1213, "").about("x").counter(), None, "a deadlock is no counter's");
+    }
+
+    #[test]
+    fn a_kind_tells_a_conflict_a_read_only_server_and_a_busy_lock_from_other_errors() {
+        assert_eq!(server(1213, "").kind(), ErrorKind::Conflict);
+        assert_eq!(server(1205, "").kind(), ErrorKind::Conflict);
+        assert_eq!(
+            server(1290, "The MariaDB server is running with the --read-only option").kind(),
+            ErrorKind::ReadOnly
+        );
+        assert_eq!(
+            server(1792, "Cannot execute statement in a READ ONLY transaction").kind(),
+            ErrorKind::ReadOnly
+        );
+        assert_eq!(server(1142, "").kind(), ErrorKind::Server);
+        assert_eq!(server(1305, "").kind(), ErrorKind::NotInstalled);
+        assert_eq!(CounterError::Busy { message: String::new() }.kind().as_str(), "busy");
+        assert_eq!(ErrorKind::PastLimit.to_string(), "past_limit");
+    }
+
+    #[test]
+    fn a_code_comes_with_its_sqlstate_and_neither_without_the_other() {
+        let errors = [
+            server(9001, ""),
+            server(9002, ""),
+            server(9003, ""),
+            server(9004, "the write would pass the floor 0 (room left: 3), for counter: 'a'"),
+            server(
+                9004,
+                "the write would pass the day limit 5 (room left: 0, resets 2026-11-28 00:00:00), for counter: 'a'",
+            ),
+            server(1305, ""),
+            server(1370, ""),
+            server(1213, ""),
+            CounterError::Busy { message: String::new() },
+            CounterError::ReadOnly { message: String::new() },
+            CounterError::connection("broken pipe", std::io::Error::other("broken pipe")),
+            CounterError::FlushPanicked,
+        ];
+        for error in &errors {
+            assert_eq!(error.code().is_some(), error.sqlstate().is_some(), "{error:?}");
+            if let Some(9001..=9004) = error.code() {
+                assert_eq!(error.sqlstate(), Some(REFUSAL_SQLSTATE), "{error:?}");
+            }
+        }
     }
 
     #[test]
@@ -540,7 +812,7 @@ mod tests {
         assert_eq!(lost.to_string(), "the connection failed: broken pipe");
         assert!(CounterError::FlushPanicked.may_have_applied());
         assert!(!server(1213, "").may_have_applied());
-        assert!(!CounterError::NotFound(String::new()).may_have_applied());
+        assert!(!server(9001, "").may_have_applied());
         let timeout = CounterError::PoolTimedOut {
             message: "pool timed out".to_owned(),
             source: Arc::new(std::io::Error::other("pool timed out")),

@@ -35,7 +35,7 @@ pub use async_client::{AsyncCoalescing, AsyncCounters, AsyncCountersOn};
 pub use batch::FlushStats;
 pub use builder::ClientBuilder;
 pub use call::{Correction, Drift, Keep, NewCounter, Reconcile, Room, RoomOf, StartDate};
-pub use error::{Bound, CounterError};
+pub use error::{Bound, CounterError, ErrorKind};
 #[cfg(feature = "mysql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub use mysql;

@@ -74,7 +74,22 @@ impl Mode {
     }
 
     /// Runs `call` once on `conn`, which `owner`'s transaction may hold.
+    /// An error about the counter the call names carries its name, which a
+    /// refusal cut at the routines' message length lost.
     pub(crate) async fn run(
+        &self,
+        conn: &mut impl Connection,
+        call: Call<'_>,
+        owner: Owner,
+    ) -> Result<Answer, CounterError> {
+        let outcome = self.run_unnamed(conn, call, owner).await;
+        match call.counter() {
+            Some(name) => outcome.map_err(|error| error.about(name)),
+            None => outcome,
+        }
+    }
+
+    async fn run_unnamed(
         &self,
         conn: &mut impl Connection,
         call: Call<'_>,

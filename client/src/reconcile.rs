@@ -80,10 +80,12 @@ pub(crate) async fn run(
     );
     let held = conn.rows(&lock).await?.first().and_then(|row| row.first().copied().flatten());
     if held != Some(1) {
-        return Err(CounterError::InvalidArgument(format!(
-            "another reconcile of these counters has run for more than {} s: try again when it is done",
-            RECONCILE_WAIT.as_secs()
-        )));
+        return Err(CounterError::Busy {
+            message: format!(
+                "another reconcile of these counters has run for more than {} s: try again when it is done",
+                RECONCILE_WAIT.as_secs()
+            ),
+        });
     }
     let outcome = reconcile_locked(mode, conn, call).await;
     let release = text(format!("DO RELEASE_LOCK({LOCK_NAME})"), vec![Param::Text(call.totals_view)]);
@@ -95,21 +97,21 @@ pub(crate) async fn run(
 /// Refuses a reconcile that could not count what it names.
 fn check(reconcile: &Reconcile<'_>) -> Result<(), CounterError> {
     match (reconcile.keys, reconcile.set) {
-        (Some(_), Some(_)) => Err(CounterError::InvalidArgument(
+        (Some(_), Some(_)) => Err(CounterError::invalid_argument(
             "a reconcile of a range of keys cannot name a set, whose members have no key: \
              count every key of the range, zeros included, from the parent table (FROM posts LEFT JOIN ...)"
                 .to_owned(),
         )),
-        (Some((first, last)), None) if first > last => Err(CounterError::InvalidArgument(format!(
+        (Some((first, last)), None) if first > last => Err(CounterError::invalid_argument(format!(
             "the range of keys {first}..={last} holds no key: its first key is past its last"
         ))),
         (keys, _) => match (placeholders(reconcile.source), keys) {
             (2, Some(_)) | (0, None) => Ok(()),
-            (taken, Some(_)) => Err(CounterError::InvalidArgument(format!(
+            (taken, Some(_)) => Err(CounterError::invalid_argument(format!(
                 "the reconcile's query takes {taken} parameters (?), and a range of keys gives it two: \
                  the range's first and last key (... WHERE post_id BETWEEN ? AND ?)"
             ))),
-            (taken, None) => Err(CounterError::InvalidArgument(format!(
+            (taken, None) => Err(CounterError::invalid_argument(format!(
                 "the reconcile's query takes {taken} parameters (?): give it a range of keys, \
                  whose first and last key are its two"
             ))),
@@ -124,11 +126,11 @@ fn check(reconcile: &Reconcile<'_>) -> Result<(), CounterError> {
 async fn refuse_a_read_only_server(conn: &mut impl Connection) -> Result<(), CounterError> {
     let read_only = conn.rows(&text("SELECT @@GLOBAL.read_only", Vec::new())).await?;
     if read_only.first().and_then(|row| row.first().copied().flatten()).is_some_and(|value| value != 0) {
-        return Err(CounterError::InvalidArgument(
-            "this server is read-only (a replica?): a reconcile reads and corrects on the primary; \
-             a dry run may read a replica"
+        return Err(CounterError::ReadOnly {
+            message: "this server is read-only (a replica?): a reconcile reads and corrects on the primary; \
+                      a dry run may read a replica"
                 .to_owned(),
-        ));
+        });
     }
     Ok(())
 }
@@ -220,7 +222,7 @@ async fn read_snapshot(
     for row in conn.texts(&text(call.reconcile.source, keys)).await? {
         let (name, source) = source_row(&row)?;
         if sources.insert(name.clone(), source).is_some() {
-            return Err(CounterError::InvalidArgument(format!(
+            return Err(CounterError::invalid_argument(format!(
                 "the reconcile's query returned counter {} twice",
                 slotted_counters_core::refusals::quoted(&name)
             )));
@@ -269,12 +271,12 @@ fn source_row(row: &[Option<String>]) -> Result<(String, i64), CounterError> {
     match row {
         [Some(name), Some(count)] => match count.trim().parse::<i64>() {
             Ok(count) => Ok((name.clone(), count)),
-            Err(_) => Err(CounterError::InvalidArgument(format!(
+            Err(_) => Err(CounterError::invalid_argument(format!(
                 "the reconcile's query must return a whole number as a counter's count (CAST(... AS SIGNED)), not {}",
                 shown()
             ))),
         },
-        _ => Err(CounterError::InvalidArgument(format!(
+        _ => Err(CounterError::invalid_argument(format!(
             "the reconcile's query must return rows of two columns, a counter's name and its count, neither NULL, not {}",
             shown()
         ))),
@@ -285,7 +287,12 @@ fn source_row(row: &[Option<String>]) -> Result<(String, i64), CounterError> {
 mod tests {
     use std::num::NonZeroU64;
 
+    use slotted_counters_core::PackageOptions;
+
     use super::*;
+    use crate::driver::ready;
+    use crate::error::ErrorKind;
+    use crate::scripted::{Reply, ScriptedConnection, answer};
 
     #[test]
     fn each_counter_corrects_under_an_id_of_its_own_kept_through_the_retries() {
@@ -324,6 +331,29 @@ mod tests {
         assert!(check(&Reconcile::query("SELECT p, COUNT(*) FROM t GROUP BY p").keys(1..=2)).is_err());
     }
 
+    fn reconcile_on(replies: Vec<Reply>, dry_run: bool) -> Result<Vec<Drift>, CounterError> {
+        let mode = Mode::routines(&PackageOptions::default());
+        let mut conn = ScriptedConnection::new(replies);
+        let reconcile = Reconcile::query("SELECT p, COUNT(*) FROM t GROUP BY p");
+        let reconcile = if dry_run { reconcile.dry_run() } else { reconcile };
+        let call =
+            ReconcileCall { reconcile, table: "counters", totals_view: "counter_totals", id: &[0; 16] };
+        ready(run(&mode, &mut conn, call))
+    }
+
+    #[test]
+    fn a_reconcile_on_a_read_only_server_or_behind_another_fails_with_its_own_kind() {
+        let read_only = answer("SELECT @@GLOBAL.read_only", Reply::Rows(vec![vec![Some(1)]]));
+        let refused = reconcile_on(vec![read_only], false).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::ReadOnly, "{refused:?}");
+        let writable = answer("SELECT @@GLOBAL.read_only", Reply::Rows(vec![vec![Some(0)]]));
+        let lock = format!("SELECT GET_LOCK({LOCK_NAME}, ?)");
+        let busy = reconcile_on(vec![writable, answer(&lock, Reply::Rows(vec![vec![Some(0)]]))], false);
+        assert_eq!(busy.unwrap_err().kind(), ErrorKind::Busy);
+        let dry_run_busy = reconcile_on(vec![answer(&lock, Reply::Rows(vec![vec![None]]))], true);
+        assert_eq!(dry_run_busy.unwrap_err().kind(), ErrorKind::Busy, "a dry run reads a read-only server");
+    }
+
     #[test]
     fn a_source_row_is_a_name_and_a_whole_number() {
         let row =
@@ -331,7 +361,7 @@ mod tests {
         assert_eq!(source_row(&row(Some("post:1"), Some("12"))).unwrap(), ("post:1".to_owned(), 12));
         for bad in [row(Some("post:1"), Some("1.5")), row(None, Some("1")), row(Some("a"), None), vec![None]]
         {
-            assert!(matches!(source_row(&bad), Err(CounterError::InvalidArgument(_))), "{bad:?}");
+            assert!(matches!(source_row(&bad), Err(CounterError::InvalidArgument { .. })), "{bad:?}");
         }
     }
 }

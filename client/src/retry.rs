@@ -213,7 +213,7 @@ mod tests {
     fn errors_that_a_second_try_would_meet_again_fail_at_once() {
         let mut tries = Tries::new(RetryBudget::Time(Duration::from_secs(60)));
         for error in [
-            CounterError::NotFound("unknown counter: 'a'".to_owned()),
+            CounterError::not_found("unknown counter: 'a'".to_owned()),
             CounterError::connection("broken pipe", std::io::Error::other("broken pipe")),
             CounterError::PoolTimedOut {
                 message: "pool timed out".to_owned(),

@@ -451,6 +451,15 @@ pub mod server_errno {
     /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`: a write inside a
     /// transaction started `READ ONLY`.
     pub const READ_ONLY_TRANSACTION: u16 = 1_792;
+    /// `ER_OPTION_PREVENTS_STATEMENT`: an option of the server forbids the
+    /// statement. For a counter call that is `read_only` or
+    /// `super_read_only`, as on a replica: the other options it names
+    /// (`--secure-file-priv`, `--skip-grant-tables`) forbid statements no
+    /// call sends.
+    pub const OPTION_PREVENTS_STATEMENT: u16 = 1_290;
+    /// What a server sends for a write it refuses as read-only: the
+    /// server's (`read_only`) or the transaction's.
+    pub const READ_ONLY: [u16; 2] = [OPTION_PREVENTS_STATEMENT, READ_ONLY_TRANSACTION];
     /// `ER_BAD_FIELD_ERROR`: no such column.
     pub const NO_SUCH_COLUMN: u16 = 1_054;
     /// `ER_PARSE_ERROR`: a statement, or a trigger's body as the server

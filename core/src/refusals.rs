@@ -252,6 +252,37 @@ pub fn quoted(name: &str) -> String {
     quoted
 }
 
+/// The counter a refusal's message names, read back by the grammar
+/// [`about`] writes: the message ends with `: ` and a single-quoted string
+/// whose quotes and backslashes are escaped ([`quoted`]). `None` for a
+/// message about no counter, or one cut at [`MESSAGE_LENGTH`] characters
+/// before the name's closing quote.
+pub fn read_counter_name(message: &str) -> Option<String> {
+    // A value quoted before the name (`untracked period 'hour'`) follows
+    // no `: `, and the name's own quotes are escaped: the name is the one
+    // `: '...'` that reaches the end of the message.
+    message.match_indices(": '").find_map(|(start, opening)| unquoted(&message[start + opening.len()..]))
+}
+
+/// The text of a quoted string's body, `rest` being what follows its
+/// opening quote: `None` unless its closing quote ends `rest`.
+fn unquoted(rest: &str) -> Option<String> {
+    let mut name = String::with_capacity(rest.len());
+    let mut characters = rest.chars();
+    while let Some(character) = characters.next() {
+        match character {
+            '\\' => name.push(match characters.next()? {
+                '0' => '\0',
+                'Z' => '\u{1a}',
+                escaped => escaped,
+            }),
+            '\'' => return characters.next().is_none().then_some(name),
+            character => name.push(character),
+        }
+    }
+    None
+}
+
 /// A refusal's message about counter `name` as the routines write it:
 /// `words`, `: ` and the name [`quoted`], cut to [`MESSAGE_LENGTH`]
 /// characters.
@@ -275,6 +306,25 @@ mod tests {
             read,
             PastPeriodLimit { period: "day", limit: 1000, room: 3, resets: "2026-11-28 00:00:00" }
         );
+    }
+
+    #[test]
+    fn the_counter_a_refusal_names_reads_back_unless_the_message_was_cut() {
+        for name in ["a", r"it's: 'x' \ y", "nul\0 sub\u{1a}", "名前 😀", ": ''", ""] {
+            for words in
+                [UNKNOWN_COUNTER, &past_limit(Limit::Floor, 0, 3), "untracked period 'hour', for counter"]
+            {
+                let message = about(words, name);
+                assert_eq!(read_counter_name(&message).as_deref(), Some(name), "{message}");
+            }
+        }
+        let cut = about(UNKNOWN_COUNTER, &"n".repeat(200));
+        assert_eq!(read_counter_name(&cut), None, "a name cut at the message's length");
+        let cut_after_an_escape = about(UNKNOWN_COUNTER, &format!("{}'", "n".repeat(108)));
+        assert!(cut_after_an_escape.ends_with(r"\'"));
+        assert_eq!(read_counter_name(&cut_after_an_escape), None, "an escaped quote closes nothing");
+        assert_eq!(read_counter_name("deltas name more than 4096 counters"), None);
+        assert_eq!(read_counter_name("at must be ..., not '2026-13-01'"), None, "a value, not a name");
     }
 
     #[test]

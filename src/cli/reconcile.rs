@@ -69,7 +69,7 @@ fn in_ranges(
                 Some(_) => "the ranges before it are done: run the same command again to resume".to_owned(),
                 None => format!("the ranges before it are done: resume with --keys {first}..{}", keys.end()),
             },
-            source,
+            source: Box::new(source),
         })?;
         let drifted = found.iter().filter(|drift| drift.correction != Correction::NoDrift).count();
         let corrected = found.iter().filter(|drift| drift.correction == Correction::Added).count();

@@ -157,18 +157,18 @@ fn errors_arrive_as_the_sync_clients_do() {
     let (_db, counters) = installed(&runtime, &["exists"]);
     runtime.block_on(async {
         let again = counters.setup("exists", NewCounter::new("d")).await.unwrap_err();
-        assert!(matches!(again, CounterError::AlreadyExists(_)), "{again:?}");
+        assert!(matches!(again, CounterError::AlreadyExists { .. }), "{again:?}");
         assert_eq!((again.code(), again.sqlstate()), (Some(errno::ALREADY_EXISTS), Some("23000")));
 
         let unknown = counters.increment("missing").await.unwrap_err();
         assert_eq!(unknown.to_string(), "unknown counter: 'missing'");
         assert_eq!(unknown.code(), Some(errno::UNKNOWN_COUNTER));
         let batch = counters.add_many([("exists", 1), ("missing", 1)]).await.unwrap_err();
-        assert!(matches!(batch, CounterError::NotFound(_)), "{batch:?}");
+        assert!(matches!(batch, CounterError::NotFound { .. }), "{batch:?}");
         assert_eq!(counters.get("exists").await.unwrap(), Some(0), "nothing of the batch was applied");
 
         let blank = counters.setup(" ", NewCounter::new("d")).await.unwrap_err();
-        assert!(matches!(blank, CounterError::InvalidArgument(_)), "{blank:?}");
+        assert!(matches!(blank, CounterError::InvalidArgument { .. }), "{blank:?}");
         assert_eq!(counters.get("missing").await.unwrap(), None);
         assert!(!unknown.is_retryable() && !blank.is_retryable());
     });
@@ -250,7 +250,7 @@ fn an_unknown_counter_in_a_shared_flush_fails_only_its_callers() {
         let result = outcome(&runtime, call);
         match name {
             "missing" => assert!(
-                matches!(&result, Err(CounterError::NotFound(message)) if message == "unknown counter: 'missing'"),
+                matches!(&result, Err(CounterError::NotFound { message, .. }) if message == "unknown counter: 'missing'"),
                 "{result:?}"
             ),
             _ => assert!(result.is_ok(), "{name}: {result:?}"),

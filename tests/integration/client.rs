@@ -5,10 +5,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mysql::TxOpts;
 use mysql::prelude::Queryable;
+use mysql::{AccessMode, TxOpts};
 use slotted_counters::{
-    ClientBuilder, CounterError, Counters, NewCounter, PackageOptions, RetryBudget, StartDate,
+    ClientBuilder, CounterError, Counters, ErrorKind, NewCounter, PackageOptions, RetryBudget, StartDate,
 };
 use slotted_counters_cli::{render, script};
 use slotted_counters_core::package::{errno, server_errno};
@@ -61,7 +61,7 @@ fn client_calls_every_routine() {
     assert_eq!(counters.get_many(["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
     assert_eq!(counters.get_many(Vec::<&str>::new()).unwrap(), []);
     let unknown = counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap_err();
-    assert!(matches!(unknown, CounterError::NotFound(_)), "{unknown:?}");
+    assert!(matches!(unknown, CounterError::NotFound { .. }), "{unknown:?}");
     assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(6)], "all or nothing");
     counters.add_many([("downloads", 50), ("stock", 4)]).unwrap();
     assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(150), Some(10)]);
@@ -96,12 +96,12 @@ fn client_errors_are_typed() {
     counters.setup("exists", NewCounter::new("d")).unwrap();
     let error = counters.setup("exists", NewCounter::new("d")).unwrap_err();
     assert!(
-        matches!(&error, CounterError::AlreadyExists(message) if message == "counter already exists: 'exists'"),
+        matches!(&error, CounterError::AlreadyExists { message, .. } if message == "counter already exists: 'exists'"),
         "{error:?}"
     );
     let error = counters.increment("missing").unwrap_err();
     assert!(
-        matches!(&error, CounterError::NotFound(message) if message == "unknown counter: 'missing'"),
+        matches!(&error, CounterError::NotFound { message, .. } if message == "unknown counter: 'missing'"),
         "{error:?}"
     );
     for error in [
@@ -109,35 +109,49 @@ fn client_errors_are_typed() {
         counters.reset("missing", 0, StartDate::Keep),
         counters.delete("missing"),
     ] {
-        assert!(matches!(error, Err(CounterError::NotFound(_))), "{error:?}");
+        assert!(matches!(error, Err(CounterError::NotFound { .. })), "{error:?}");
     }
     let error = counters.add_many([("exists", 1), ("missing", 1)]).unwrap_err();
     assert!(
-        matches!(&error, CounterError::NotFound(message) if message == "unknown counter: 'missing'"),
+        matches!(&error, CounterError::NotFound { message, .. } if message == "unknown counter: 'missing'"),
         "{error:?}"
     );
     assert_eq!(counters.get("exists").unwrap(), Some(0), "a batch naming a missing counter applies nothing");
     let error = counters.setup("zero", NewCounter::new("d").slots(0)).unwrap_err();
     assert!(
-        matches!(&error, CounterError::InvalidArgument(message) if message.contains("not 0")),
+        matches!(&error, CounterError::InvalidArgument { message, .. } if message.contains("not 0")),
         "{error:?}"
     );
     let error = counters.setup("", NewCounter::new("d")).unwrap_err();
-    assert!(matches!(error, CounterError::InvalidArgument(_)), "{error:?}");
+    assert!(matches!(error, CounterError::InvalidArgument { .. }), "{error:?}");
 
     // The same, without matching variants: number, SQLSTATE, what to do next.
+    // The counter's name, whole where the message cut it.
+    let long = "x".repeat(129);
     let refusals = [
-        (counters.increment("missing"), errno::UNKNOWN_COUNTER),
-        (counters.setup("exists", NewCounter::new("d")), errno::ALREADY_EXISTS),
-        (counters.increment(&"x".repeat(129)), errno::INVALID_ARGUMENT),
+        (counters.increment("missing"), errno::UNKNOWN_COUNTER, ErrorKind::NotFound, "missing"),
+        (
+            counters.setup("exists", NewCounter::new("d")),
+            errno::ALREADY_EXISTS,
+            ErrorKind::AlreadyExists,
+            "exists",
+        ),
+        (counters.increment(&long), errno::INVALID_ARGUMENT, ErrorKind::InvalidArgument, &long),
+        (
+            counters.add_many([("exists", 1), ("it's", 1)]),
+            errno::UNKNOWN_COUNTER,
+            ErrorKind::NotFound,
+            "it's",
+        ),
     ];
-    for (outcome, code) in refusals {
+    for (outcome, code, kind, name) in refusals {
         let error = outcome.unwrap_err();
         assert_eq!(
             (error.code(), error.sqlstate(), error.is_retryable(), error.may_have_applied()),
             (Some(code), Some("23000"), false, false),
             "{error:?}"
         );
+        assert_eq!((error.kind(), error.counter()), (kind, Some(name)), "{error:?}");
     }
 
     db.conn().query_drop("DROP PROCEDURE counter_increment").unwrap();
@@ -183,6 +197,13 @@ fn calls_inside_the_callers_transaction_commit_with_it() {
     );
     tx.rollback().unwrap();
     assert_eq!(counters.get("orders").unwrap(), Some(0));
+
+    // A transaction the caller made read-only refuses the write (1792).
+    let mut tx =
+        db.pool().start_transaction(TxOpts::default().set_access_mode(Some(AccessMode::ReadOnly))).unwrap();
+    let refused = counters.on(&mut tx).increment("orders").unwrap_err();
+    assert_eq!((refused.kind(), refused.code()), (ErrorKind::ReadOnly, Some(1792)), "{refused:?}");
+    assert_eq!(counters.on(&mut tx).get("orders").unwrap(), Some(0), "a read is no write");
 }
 
 /// [`support::deadlock_against`], with `call` on a thread of its own.
@@ -370,9 +391,9 @@ fn a_kept_connection_holds_no_transaction_after_a_failed_call() {
     counters.setup("a", NewCounter::new("d").slots(1)).unwrap();
     for _ in 0..3 {
         let refused = counters.add_many([("a", 1), ("missing", 1)]).unwrap_err();
-        assert!(matches!(refused, CounterError::NotFound(_)), "{refused:?}");
+        assert!(matches!(refused, CounterError::NotFound { .. }), "{refused:?}");
         let refused = counters.reset("missing", 0, StartDate::Keep).unwrap_err();
-        assert!(matches!(refused, CounterError::NotFound(_)), "{refused:?}");
+        assert!(matches!(refused, CounterError::NotFound { .. }), "{refused:?}");
         counters.increment("a").unwrap();
     }
     assert_eq!(support::total(&mut db.conn(), "a"), Some(3), "every increment committed, seen elsewhere");

@@ -140,7 +140,7 @@ fn an_unknown_counter_fails_only_the_calls_that_named_it() {
     for (name, outcome) in &outcomes {
         match *name {
             "missing" => assert!(
-                matches!(outcome, Err(CounterError::NotFound(message)) if message == "unknown counter: 'missing'"),
+                matches!(outcome, Err(CounterError::NotFound { message, .. }) if message == "unknown counter: 'missing'"),
                 "{outcome:?}"
             ),
             _ => assert!(outcome.is_ok(), "{name}: {outcome:?}"),

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
 use mysql::prelude::Queryable;
+use slotted_counters::{Bound, CounterError, Counters, ErrorKind, NewCounter, Period};
 use slotted_counters_cli::render;
 use slotted_counters_core::PackageOptions;
-use slotted_counters_core::names;
+use slotted_counters_core::{names, periods};
 
 use crate::support::fault_proxy::FaultProxy;
 use crate::support::{self, Database, StopOnDrop, in_project, on_each_server};
@@ -27,6 +28,7 @@ on_each_server!(
     python_calls_the_package_through_pymysql,
     the_write_id_recipe_counts_once_from_python_through_cuts_and_kills,
     the_documented_name_rule_agrees_with_the_routines,
+    each_refusal_reads_by_the_documented_grammar_from_python_and_rust,
 );
 
 /// The lines a program printed, after checking that it ran to its end.
@@ -216,6 +218,95 @@ print("acknowledged:", acknowledged)
         support::release(),
         proxy.summary()
     );
+}
+
+/// The grammar of a refusal's message in docs/reference.md, the page's own
+/// Python, reads the servers' messages of each refusal as the Rust client
+/// reads them into its error's fields: the counter's name (quotes,
+/// backslashes and all; none once the message cut it, where the Rust
+/// client takes it from its call), a bound and its room, a period's limit,
+/// its room and its reset.
+fn each_refusal_reads_by_the_documented_grammar_from_python_and_rust() {
+    let db = support::with_committed("generated");
+    let odd = r"it's: 'x' \ y";
+    // Known to the routines' name rule, cut from their message.
+    let long = "n".repeat(120);
+    let mut conn = db.conn();
+    conn.query_drop("CALL counter_setup('stock', 'd', 4, 5)").unwrap();
+    conn.query_drop("CALL counter_bound('stock', 0, NULL)").unwrap();
+    conn.query_drop("CALL counter_setup('api', 'd', 1, NULL)").unwrap();
+    conn.query_drop("CALL counter_limit('api', 'day', 1)").unwrap();
+    conn.query_drop("CALL counter_increment('api')").unwrap();
+    let mut next_midnight = || -> String {
+        conn.query_first("SELECT CAST(UTC_DATE() + INTERVAL 1 DAY AS DATETIME)").unwrap().unwrap()
+    };
+    let resets_before = next_midnight();
+    let script = format!(
+        r#"
+import json, os, pymysql
+{grammar}
+conn = pymysql.connect(host=os.environ["HOST"], port=int(os.environ["PORT"]), user=os.environ["USER"],
+                       password=os.environ["PASSWORD"], database=os.environ["DATABASE"], autocommit=True)
+cursor = conn.cursor()
+for sql, args in [
+    ("CALL counter_increment(%s)", ({odd:?},)),
+    ("CALL counter_setup(%s, 'd', NULL, NULL)", ("stock",)),
+    ("CALL counter_setup(%s, 'd', 0, NULL)", ("zero",)),
+    ("CALL counter_add(%s, %s)", ("stock", -6)),
+    ("CALL counter_increment(%s)", ("api",)),
+    ("CALL counter_increment(%s)", ({long:?},)),
+]:
+    try:
+        cursor.execute(sql, args)
+        print("no error")
+    except pymysql.MySQLError as error:
+        print(error.args[0], json.dumps(read_refusal(error.args[1]), sort_keys=True))
+"#,
+        grammar = python_block_after(&in_project("docs/reference.md"), "### Reading a refusal's message"),
+    );
+    let lines = printed(python(&script, &Address::of(&db)), "the documented grammar of refusals");
+    let resets = lines[4].split("\"resets\": \"").nth(1).and_then(|rest| rest.get(..19)).unwrap_or_default();
+    assert!([resets_before.as_str(), next_midnight().as_str()].contains(&resets), "{lines:?}");
+    assert_eq!(
+        lines,
+        [
+            r#"9001 {"name": "it's: 'x' \\ y"}"#.to_owned(),
+            r#"9002 {"name": "stock"}"#.to_owned(),
+            r#"9003 {"name": "zero"}"#.to_owned(),
+            r#"9004 {"bound": "floor", "limit": 0, "name": "stock", "room": 5}"#.to_owned(),
+            format!(
+                r#"9004 {{"limit": 1, "name": "api", "period": "day", "resets": "{resets}", "room": 0}}"#
+            ),
+            r#"9001 {"name": null}"#.to_owned(),
+        ],
+    );
+
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    let unknown = counters.increment(odd).unwrap_err();
+    assert_eq!((unknown.kind(), unknown.counter()), (ErrorKind::NotFound, Some(odd)));
+    let exists = counters.setup("stock", NewCounter::new("d")).unwrap_err();
+    assert_eq!((exists.kind(), exists.counter()), (ErrorKind::AlreadyExists, Some("stock")));
+    let zero = counters.setup("zero", NewCounter::new("d").slots(0)).unwrap_err();
+    assert_eq!((zero.kind(), zero.counter()), (ErrorKind::InvalidArgument, Some("zero")));
+    let past_floor = counters.add("stock", -6).unwrap_err();
+    assert!(
+        matches!(&past_floor, CounterError::PastBound { name: Some(name), bound: Bound::Floor, room: 5, .. } if name == "stock"),
+        "{past_floor:?}"
+    );
+    let past_limit = counters.increment("api").unwrap_err();
+    let CounterError::PastLimit {
+        name: Some(name), period: Period::Day, limit: 1, room: 0, resets: at, ..
+    } = &past_limit
+    else {
+        panic!("a day's limit: {past_limit:?}");
+    };
+    let at = at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    assert_eq!(
+        (name.as_str(), Some(at)),
+        ("api", periods::utc_seconds(resets).map(|seconds| seconds as u64))
+    );
+    let cut = counters.increment(&long).unwrap_err();
+    assert_eq!((cut.kind(), cut.counter()), (ErrorKind::NotFound, Some(long.as_str())), "from the call");
 }
 
 /// The first Python code block after `heading` in the Markdown file at `path`.

@@ -80,7 +80,7 @@ fn plain_calls_mean_what_routine_calls_mean() {
     assert_eq!(counters.get("Downloads").unwrap(), None, "names compare as written");
     assert_eq!(counters.get_many(["stock", "nope", "downloads"]).unwrap(), [Some(6), None, Some(100)]);
     let unknown = counters.add_many([("downloads", 50), ("stock", 4), ("DOWNLOADS", -50)]).unwrap_err();
-    assert!(matches!(unknown, CounterError::NotFound(_)), "{unknown:?}");
+    assert!(matches!(unknown, CounterError::NotFound { .. }), "{unknown:?}");
     assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(100), Some(6)], "all or nothing");
     counters.add_many([("downloads", 50), ("stock", 4)]).unwrap();
     assert_eq!(counters.get_many(["downloads", "stock"]).unwrap(), [Some(150), Some(10)]);
@@ -112,7 +112,7 @@ fn plain_calls_mean_what_routine_calls_mean() {
     assert!(start_date("downloads") > started, "StartDate::Now moves the start date");
     counters.delete("downloads").unwrap();
     assert_eq!(counters.get("downloads").unwrap(), None);
-    assert!(matches!(counters.delete("downloads"), Err(CounterError::NotFound(_))));
+    assert!(matches!(counters.delete("downloads"), Err(CounterError::NotFound { .. })));
 
     let galera = PackageOptions::builder().cluster(Cluster::Galera).build().unwrap();
     let Err(ConfigError::InvalidOption(message)) =
@@ -309,7 +309,7 @@ fn a_deleted_counter_leaves_no_period_behind_in_either_mode() {
         assert_eq!(counters.get("views").unwrap(), Some(8), "{mode}");
         let no_hour =
             counters.series("views", Period::Hour, SystemTime::now(), SystemTime::now()).unwrap_err();
-        assert!(matches!(no_hour, CounterError::InvalidArgument(_)), "{mode}: {no_hour:?}");
+        assert!(matches!(no_hour, CounterError::InvalidArgument { .. }), "{mode}: {no_hour:?}");
     }
 }
 
@@ -367,7 +367,7 @@ fn tasks_count_exactly_through_the_async_client() {
         }
         assert_eq!(counters.get("hot").await.unwrap(), Some(64 * 50));
         let error = counters.delete("missing").await.unwrap_err();
-        assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+        assert!(matches!(error, CounterError::NotFound { .. }), "{error:?}");
     });
 }
 
@@ -389,13 +389,13 @@ fn calls_on_the_callers_connection_commit_or_roll_back_with_it() {
     let mut tx = pool.start_transaction(TxOpts::default()).unwrap();
     counters.on(&mut tx).increment("a").unwrap();
     let error = counters.on(&mut tx).add_many([("a", 1), ("missing", 1)]).unwrap_err();
-    assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+    assert!(matches!(error, CounterError::NotFound { .. }), "{error:?}");
     tx.commit().unwrap();
     assert_eq!(counters.get("a").unwrap(), Some(1), "the failed batch rolled back to its savepoint only");
 
     let mut conn = pool.get_conn().unwrap();
     let error = counters.on(&mut conn).add_many([("a", 1), ("missing", 1)]).unwrap_err();
-    assert!(matches!(error, CounterError::NotFound(_)), "{error:?}");
+    assert!(matches!(error, CounterError::NotFound { .. }), "{error:?}");
     counters.on(&mut conn).add_many([("a", 1), ("b", 1)]).unwrap();
     assert_eq!(
         counters.get_many(["a", "b"]).unwrap(),
@@ -439,8 +439,8 @@ fn a_lazy_package_creates_counters_and_keeps_its_bound() {
     counters.reset("lazy", 5, StartDate::Keep).unwrap();
     assert_eq!(counters.get("lazy").unwrap(), Some(5));
     counters.delete("lazy").unwrap();
-    assert!(matches!(counters.reset("lazy", 0, StartDate::Keep), Err(CounterError::NotFound(_))));
-    assert!(matches!(counters.delete("lazy"), Err(CounterError::NotFound(_))));
+    assert!(matches!(counters.reset("lazy", 0, StartDate::Keep), Err(CounterError::NotFound { .. })));
+    assert!(matches!(counters.delete("lazy"), Err(CounterError::NotFound { .. })));
 }
 
 /// Tables made at 50 characters (an earlier default), written by plain
@@ -468,12 +468,12 @@ fn a_name_longer_than_an_older_table_holds_is_refused_in_a_non_strict_session() 
         let mut refusals = vec![counters.setup(&long, NewCounter::new("d")).unwrap_err()];
         match counters.add(&long, 5).unwrap_err() {
             // Without auto-create an add creates nothing: no such counter.
-            CounterError::NotFound(_) if !auto_create => {}
+            CounterError::NotFound { .. } if !auto_create => {}
             refused => refusals.push(refused),
         }
         for refused in refusals {
             assert!(
-                matches!(&refused, CounterError::InvalidArgument(message)
+                matches!(&refused, CounterError::InvalidArgument { message, .. }
                     if message.starts_with("counter name is longer than 50 characters")),
                 "auto_create {auto_create}: {refused:?}"
             );

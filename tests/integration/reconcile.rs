@@ -362,7 +362,9 @@ fn a_set_corrects_counters_without_source_rows_and_refuses_past_a_bound() {
         (Reconcile::query(RANGED_SOURCE).keys(past_the_last), "holds no key"),
     ] {
         match counters.reconcile(reconcile) {
-            Err(CounterError::InvalidArgument(message)) => assert!(message.contains(words), "{message}"),
+            Err(CounterError::InvalidArgument { message, .. }) => {
+                assert!(message.contains(words), "{message}")
+            }
             other => panic!("{reconcile:?}: {other:?}"),
         }
     }
@@ -377,7 +379,7 @@ fn a_set_corrects_counters_without_source_rows_and_refuses_past_a_bound() {
         for refused in [counters.reconcile(reconcile), runtime.block_on(async_counters.reconcile(reconcile))]
         {
             match refused {
-                Err(CounterError::InvalidArgument(message)) => {
+                Err(CounterError::InvalidArgument { message, .. }) => {
                     assert!(
                         message.contains("takes 2 parameters") || message.contains("takes 0 parameters"),
                         "{message}"

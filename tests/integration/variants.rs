@@ -248,8 +248,8 @@ fn client_errors_from_lazy_packages_stay_typed() {
     let db = with_committed("generated/auto-create-64");
     let options = lazy_options();
     let counters = Counters::builder(db.pool().clone()).package(&options).build().unwrap();
-    assert!(matches!(counters.reset("never", 1, StartDate::Keep), Err(CounterError::NotFound(_))));
-    assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument(_))));
+    assert!(matches!(counters.reset("never", 1, StartDate::Keep), Err(CounterError::NotFound { .. })));
+    assert!(matches!(counters.increment(""), Err(CounterError::InvalidArgument { .. })));
 }
 
 /// The per-connection slot package and the Galera package (on a single

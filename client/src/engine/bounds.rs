@@ -23,7 +23,7 @@ impl<D: Driver> Engine<D> {
 /// least and the most its total may be.
 fn limits(name: &str, bounds: &impl RangeBounds<i64>) -> Result<(Option<i64>, Option<i64>), CounterError> {
     let empty = || {
-        CounterError::InvalidArgument(refusals::about(
+        CounterError::invalid_argument(refusals::about(
             &format!("the bounds hold no value{FOR_COUNTER}"),
             name,
         ))
@@ -51,6 +51,6 @@ mod tests {
         assert_eq!(limits("n", &(..=1_000)).unwrap(), (None, Some(1_000)));
         assert_eq!(limits("n", &(-5..10)).unwrap(), (Some(-5), Some(9)));
         assert_eq!(limits("n", &(..)).unwrap(), (None, None));
-        assert!(matches!(limits("n", &(..i64::MIN)), Err(CounterError::InvalidArgument(_))));
+        assert!(matches!(limits("n", &(..i64::MIN)), Err(CounterError::InvalidArgument { .. })));
     }
 }

@@ -129,7 +129,7 @@ impl Plain {
         ceiling: Option<i64>,
         owner: Owner,
     ) -> Result<(), CounterError> {
-        let invalid = |words: String| Err(CounterError::InvalidArgument(refusals::about(&words, name)));
+        let invalid = |words: String| Err(CounterError::invalid_argument(refusals::about(&words, name)));
         for limit in [floor, ceiling].into_iter().flatten() {
             if limit.unsigned_abs() > self.bound.unsigned_abs() {
                 return invalid(format!("{} {limit}{FOR_COUNTER}", bound_out_of_range(self.bound)));

@@ -79,7 +79,7 @@ fn number(value: impl Into<i64>) -> Param<'static> {
 }
 
 fn unknown(name: &str) -> CounterError {
-    CounterError::NotFound(refusals::about(UNKNOWN_COUNTER, name))
+    CounterError::not_found(refusals::about(UNKNOWN_COUNTER, name))
 }
 
 impl Plain {
@@ -192,13 +192,13 @@ impl Plain {
             self.table_width.store(width, Ordering::Relaxed);
         }
         if name.chars().count() > width as usize {
-            return Err(CounterError::InvalidArgument(refusals::about(&refusals::long_name(width), name)));
+            return Err(CounterError::invalid_argument(refusals::about(&refusals::long_name(width), name)));
         }
         Ok(())
     }
 
     fn past_bound(&self, name: &str) -> CounterError {
-        CounterError::InvalidArgument(refusals::about(
+        CounterError::invalid_argument(refusals::about(
             &format!("{}{FOR_COUNTER}", refusals::past_bound(self.bound)),
             name,
         ))
@@ -223,7 +223,7 @@ impl Plain {
         check_not_blank(name)?;
         self.check_width(conn, name).await?;
         let invalid = |problem: String| {
-            Err(CounterError::InvalidArgument(refusals::about(&format!("{problem}{FOR_COUNTER}"), name)))
+            Err(CounterError::invalid_argument(refusals::about(&format!("{problem}{FOR_COUNTER}"), name)))
         };
         if counter.description.chars().count() > DESCRIPTION_LENGTH as usize {
             return invalid(refusals::long_description(DESCRIPTION_LENGTH));
@@ -249,7 +249,7 @@ impl Plain {
         }
         match conn.execute(&statement(&rows, params)).await {
             Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => {
-                Err(CounterError::AlreadyExists(refusals::about(ALREADY_EXISTS, name)))
+                Err(CounterError::already_exists(refusals::about(ALREADY_EXISTS, name)))
             }
             outcome => {
                 self.slot_counts.forget(name);
@@ -348,7 +348,7 @@ fn entries(deltas: &Deltas) -> impl Iterator<Item = (&str, i64)> + Clone {
 /// Refuses a blank name for a call that creates a counter, as the routines do.
 fn check_not_blank(name: &str) -> Result<(), CounterError> {
     if name.trim_matches(' ').is_empty() {
-        return Err(CounterError::InvalidArgument(BLANK_NAME.to_owned()));
+        return Err(CounterError::invalid_argument(BLANK_NAME.to_owned()));
     }
     Ok(())
 }

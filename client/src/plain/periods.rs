@@ -113,7 +113,7 @@ impl Plain {
     ) -> Result<Vec<(Period, Option<i64>, Option<i64>)>, CounterError> {
         let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
         if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
-            return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+            return Err(CounterError::invalid_argument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
         }
         let mut tracked: Vec<_> = rows
             .into_iter()
@@ -176,7 +176,7 @@ impl Plain {
             return Ok(Some(LateWrite { at, now }));
         }
         let refusal = format!("{AT_IN_FUTURE}, not {}", periods::utc_text(at));
-        Err(CounterError::InvalidArgument(match name {
+        Err(CounterError::invalid_argument(match name {
             Some(name) => refusals::about(&format!("{refusal}{FOR_COUNTER}"), name),
             None => refusal,
         }))
@@ -270,7 +270,7 @@ impl Plain {
         offset: Option<UtcOffset>,
     ) -> Result<(), CounterError> {
         if offset.is_some_and(|offset| offset != UtcOffset::UTC) {
-            return Err(CounterError::InvalidArgument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+            return Err(CounterError::invalid_argument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
         }
         if !self.sql.auto_create() {
             self.read_slot_count(conn, name).await?;
@@ -370,7 +370,7 @@ impl Plain {
     ) -> Result<Option<i64>, CounterError> {
         if at > self.server_now(conn, 0).await?.saturating_add(periods::READ_AHEAD_SECONDS) {
             let refusal = refusals::read_too_far_ahead(periods::READ_AHEAD_SECONDS);
-            return Err(CounterError::InvalidArgument(format!("{refusal} {}", periods::utc_text(at))));
+            return Err(CounterError::invalid_argument(format!("{refusal} {}", periods::utc_text(at))));
         }
         let start = period.start(at);
         self.get_range(conn, name, period, start, period.next(start)).await

@@ -102,6 +102,7 @@ impl Plain {
             let words = refusals::past_period_limit(period.name(), limit, room, &seconds_text(resets));
             return Err(CounterError::PastLimit {
                 message: refusals::about(&words, name),
+                name: Some(name.to_owned()),
                 period,
                 limit,
                 room,
@@ -142,7 +143,7 @@ impl Plain {
         if let Some(highest) = highest.filter(|&highest| highest < 0) {
             let words =
                 format!("{} {highest}{}", refusals::limit_out_of_range(i64::MAX), refusals::FOR_COUNTER);
-            return Err(CounterError::InvalidArgument(refusals::about(&words, name)));
+            return Err(CounterError::invalid_argument(refusals::about(&words, name)));
         }
         self.read_slot_count(conn, name).await?;
         if highest.is_some() && !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period)

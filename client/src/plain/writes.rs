@@ -206,7 +206,7 @@ impl Plain {
             return Ok(false);
         }
         let slots = match self.slot_count(conn, name).await {
-            Err(CounterError::NotFound(_)) => return Ok(false),
+            Err(CounterError::NotFound { .. }) => return Ok(false),
             slots => slots?,
         };
         let mut params = slot_params(name, pick(slots), delta, (lowest, highest), slots);

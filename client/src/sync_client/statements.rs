@@ -96,7 +96,7 @@ impl From<mysql::Error> for CounterError {
         match error {
             mysql::Error::MySqlError(server) => server_error(server),
             error @ mysql::Error::DriverError(mysql::DriverError::MismatchedStmtParams(..)) => {
-                CounterError::InvalidArgument(sentence(&error))
+                CounterError::invalid_argument(sentence(&error))
             }
             error @ (mysql::Error::FromValueError(_) | mysql::Error::FromRowError(_)) => {
                 CounterError::unexpected_answer(sentence(&error), Some(Box::new(error)))

@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     match counters.setup("page:home", NewCounter::new("home page views").slots(8).initial_value(0)) {
-        Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
+        Ok(()) | Err(CounterError::AlreadyExists { .. }) => {}
         Err(error) => return Err(error.into()),
     }
     counters.increment("page:home")?;

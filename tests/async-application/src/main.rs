@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let pool = sqlx::MySqlPool::connect(&url).await?;
         let counters = AsyncCounters::builder(pool.clone()).retry(RetryBudget::Attempts(10)).build()?;
         match counters.setup("page:async", NewCounter::new("views from tokio")).await {
-            Ok(()) | Err(CounterError::AlreadyExists(_)) => {}
+            Ok(()) | Err(CounterError::AlreadyExists { .. }) => {}
             Err(error) => return Err(error.into()),
         }
         counters.add_many([("page:async", 2)]).await?;

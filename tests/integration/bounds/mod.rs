@@ -116,7 +116,12 @@ fn raw_take(db: &Database, name: &str, delta: i64) -> impl FnMut() -> Result<(),
             Err(mysql::Error::MySqlError(error)) if [1213, 1020].contains(&error.code) => continue,
             Err(mysql::Error::MySqlError(error)) if error.code == 9004 => {
                 let (bound, room) = read_refusal(&error.message);
-                return Err(CounterError::PastBound { message: error.message, bound, room });
+                return Err(CounterError::PastBound {
+                    message: error.message,
+                    name: Some(name.clone()),
+                    bound,
+                    room,
+                });
             }
             Err(error) => panic!("counter_add failed: {error}"),
         }

@@ -305,6 +305,7 @@ fn takes_in_transactions_at_each_isolation_level_sell_exactly_the_stock() {
                         let (bound, room) = super::read_refusal(&error.message);
                         return Err(slotted_counters::CounterError::PastBound {
                             message: error.message,
+                            name: None,
                             bound,
                             room,
                         });

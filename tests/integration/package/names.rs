@@ -243,7 +243,7 @@ fn names_with_unusable_characters_are_refused_by_every_routine_and_the_client() 
                 coalesced,
             ] {
                 match outcome {
-                    Err(CounterError::InvalidArgument(message)) => {
+                    Err(CounterError::InvalidArgument { message, .. }) => {
                         assert!(message.starts_with(problem.as_str()), "{dir}: {name:?}: {message}");
                         // MariaDB writes a control character of an error's
                         // message as `\0001`, MySQL as it is.

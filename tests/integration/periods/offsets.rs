@@ -264,7 +264,7 @@ fn the_clients_track_at_an_offset_and_read_series_in_it() {
     }
     let refused = counters.track_at_offset("c", Period::Day, Keep::All, UtcOffset::UTC).unwrap_err();
     assert!(
-        matches!(&refused, CounterError::InvalidArgument(message) if message.contains("before moving it"))
+        matches!(&refused, CounterError::InvalidArgument { message, .. } if message.contains("before moving it"))
     );
 
     let plain =
@@ -274,7 +274,7 @@ fn the_clients_track_at_an_offset_and_read_series_in_it() {
         plain.add("c", 1).unwrap_err(),
     ] {
         assert!(
-            matches!(&refused, CounterError::InvalidArgument(message)
+            matches!(&refused, CounterError::InvalidArgument { message, .. }
                 if message.starts_with("the plain mode counts periods at UTC only")),
             "{refused:?}"
         );

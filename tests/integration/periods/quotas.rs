@@ -551,7 +551,7 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
     for client in [&counters, &plain] {
         let too_big = client.limit("sends", Period::Month, Some(u64::MAX)).unwrap_err();
         assert!(
-            matches!(&too_big, CounterError::InvalidArgument(message) if message.contains("a limit must be")),
+            matches!(&too_big, CounterError::InvalidArgument { message, .. } if message.contains("a limit must be")),
             "{too_big:?}"
         );
     }
@@ -589,8 +589,10 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
                 room: 0,
                 resets: at,
                 message,
+                name,
             }) => {
                 assert_eq!(at, resets, "{message}");
+                assert_eq!(name.as_deref(), Some("sends"), "{message}");
                 assert!(message.contains(&format!("resets {resets_at})")), "{message}");
             }
             other => panic!("a quota's refusal: {other:?}"),
@@ -609,7 +611,8 @@ fn the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset() {
 
 /// A quota key of 128 characters (a prefix, a customer's UUID, a period):
 /// its refusal's message is cut to 128 characters, cutting the name, and
-/// the client's error still carries the period, limit, room and reset.
+/// the client's error still carries the period, limit, room, reset and
+/// name.
 fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
     let db = with_package();
     let key = format!("api:{}:", "3f2c9a1e-7b4d-4c8e-9f1a-2b3c4d5e6f70:".repeat(4));
@@ -619,8 +622,9 @@ fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
     counters.limit(key, Period::Day, Some(1)).unwrap();
     counters.increment(key).unwrap();
     match counters.increment(key) {
-        Err(CounterError::PastLimit { period: Period::Day, limit: 1, room: 0, resets, message }) => {
+        Err(CounterError::PastLimit { period: Period::Day, limit: 1, room: 0, resets, message, name }) => {
             assert_eq!(message.chars().count(), 128, "{message}");
+            assert_eq!(name.as_deref(), Some(key), "the call names the counter the message lost");
             assert!(
                 message.starts_with("the write would pass the day limit 1 (room left: 0, resets "),
                 "{message}"
