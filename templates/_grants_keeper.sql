@@ -2,9 +2,9 @@
 -- each routine before its CREATE: after it, this procedure gives back the
 -- grants on p_routine (NULL: all) that the probe read; a call in between
 -- fails with 1370. Dropped at the end.
-DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
+DROP PROCEDURE IF EXISTS `{{ p.install.grants_keeper }}`;
 DELIMITER $$
-CREATE PROCEDURE `{{ p.grants_keeper }}`(
+CREATE PROCEDURE `{{ p.install.grants_keeper }}`(
     IN p_routine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
 )
 MODIFIES SQL DATA
@@ -43,4 +43,4 @@ END$$
 DELIMITER ;
 -- Every saved grant given once before anything is dropped: an account without
 -- GRANT OPTION or EXECUTE on the database stops here (1370), nothing changed.
-/*!80000 CALL `{{ p.grants_keeper }}`(NULL) */;
+/*!80000 CALL `{{ p.install.grants_keeper }}`(NULL) */;

@@ -2,29 +2,29 @@
     writes as CONCAT's arguments, cut to the routines' message length, as
     the client cuts its own refusals (core's names::refusal). -#}
 {% macro refuse(indent, p, errno) -%}
-{{ indent }}SET v_message = LEFT(CONCAT({{ caller() }}), {{ p.message_length }});
-{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ errno }}, MESSAGE_TEXT = v_message;
+{{ indent }}SET v_message = LEFT(CONCAT({{ caller() }}), {{ p.errors.message_length }});
+{{ indent }}SIGNAL SQLSTATE '{{ p.errors.sqlstate }}' SET MYSQL_ERRNO = {{ errno }}, MESSAGE_TEXT = v_message;
 {%- endmacro %}
 
 {#- Refuses the call with error `errno` and the fixed message the call
     block writes. -#}
 {% macro refuse_text(indent, p, errno) -%}
-{{ indent }}SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ errno }},
+{{ indent }}SIGNAL SQLSTATE '{{ p.errors.sqlstate }}' SET MYSQL_ERRNO = {{ errno }},
 {{ indent }}    MESSAGE_TEXT = '{{ caller() }}';
 {%- endmacro %}
 
 {#- The unknown-counter error, at the indentation of the block it ends. -#}
 {% macro unknown_counter(indent, p) -%}
-{% call refuse(indent, p, p.unknown_counter) %}'{{ refusals::UNKNOWN_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent, p, p.errors.unknown_counter) %}'{{ refusals::UNKNOWN_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {%- endmacro %}
 
 {#- The invalid-argument error of a name no counter may have, in the
     name check's words: asked only of a name that may have a problem. -#}
 {% macro check_name_form(indent, p) -%}
-{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.name_length }} OR {% call unusual_characters(p) %}{% endcall %} THEN
-{{ indent }}    SET v_message = LEFT(CONCAT(`{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.message_length }});
+{{ indent }}IF CHAR_LENGTH(p_name) > {{ p.types.name_length }} OR {% call unusual_characters(p) %}{% endcall %} THEN
+{{ indent }}    SET v_message = LEFT(CONCAT(`{{ p.routine(Routine::NameProblem) }}`(p_name), ': ', QUOTE(p_name)), {{ p.errors.message_length }});
 {{ indent }}    IF v_message IS NOT NULL THEN
-{{ indent }}        SIGNAL SQLSTATE '{{ p.refusal_state }}' SET MYSQL_ERRNO = {{ p.invalid_argument }}, MESSAGE_TEXT = v_message;
+{{ indent }}        SIGNAL SQLSTATE '{{ p.errors.sqlstate }}' SET MYSQL_ERRNO = {{ p.errors.invalid_argument }}, MESSAGE_TEXT = v_message;
 {{ indent }}    END IF;
 {{ indent }}END IF;
 {%- endmacro %}
@@ -33,7 +33,7 @@
     or not of the form every name must have. -#}
 {% macro check_name(indent, p) -%}
 {{ indent }}IF p_name IS NULL OR CHAR_LENGTH(TRIM(p_name)) = 0 THEN
-{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}{{ refusals::BLANK_NAME }}{% endcall %}
+{% call refuse_text(indent ~ "    ", p, p.errors.invalid_argument) %}{{ refusals::BLANK_NAME }}{% endcall %}
 {{ indent }}END IF;
 {% call check_name_form(indent, p) %}{% endcall %}
 {%- endmacro %}
@@ -50,7 +50,7 @@
     utf8mb4_unicode_ci) finds it in every name. A name with either runs the
     check, which alone decides. -#}
 {% macro unusual_characters(p) -%}
-OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING {{ p.charset }}), p_name COLLATE {{ p.charset }}_bin) OR p_name LIKE '% '
+OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 USING {{ p.types.charset }}), p_name COLLATE {{ p.types.charset }}_bin) OR p_name LIKE '% '
 {%- endmacro %}
 
 {#- Whether a row of counter p_name is left in a table of its features
@@ -58,11 +58,11 @@ OCTET_LENGTH(JSON_QUOTE(p_name)) <> CHAR_LENGTH(p_name) + 2 OR LOCATE(CHAR(127 U
     with such tables. -#}
 {% macro rows_left_beside_slots(indent, p) -%}
 EXISTS (
-{%- for table in p.counter_rows_tables %}
-{{ indent }}    SELECT 1 FROM `{{ table }}` WHERE `counter_name` = p_name{% if !loop.last || p.periods_feature %} UNION ALL{% endif %}
+{%- for table in p.names.counter_rows_tables %}
+{{ indent }}    SELECT 1 FROM `{{ table }}` WHERE `counter_name` = p_name{% if !loop.last || p.has.periods %} UNION ALL{% endif %}
 {%- endfor %}
-{%- if p.periods_feature %}
-{{ indent }}    SELECT 1 FROM `{{ p.buckets_table }}` WHERE `counter_name` = p_name
+{%- if p.has.periods %}
+{{ indent }}    SELECT 1 FROM `{{ p.names.buckets_table }}` WHERE `counter_name` = p_name
 {%- endif %})
 {%- endmacro %}
 
@@ -75,7 +75,7 @@ EXISTS (
 
 {#- A function's answer for a name no counter may have: NULL. -#}
 {% macro null_if_unusable(p) -%}
-    IF CHAR_LENGTH(p_name) > {{ p.name_length }}
+    IF CHAR_LENGTH(p_name) > {{ p.types.name_length }}
        OR ({% call unusual_characters(p) %}{% endcall %}) AND `{{ p.routine(Routine::NameProblem) }}`(p_name) IS NOT NULL THEN
         RETURN NULL;
     END IF;
@@ -87,7 +87,7 @@ EXISTS (
     either before the look, which then sees it, or after it, and then sets
     the rows again once the look's statement has ended. -#}
 {% macro tracks_none(p, name) -%}
-NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.`counter_name` = {{ name }} LOCK IN SHARE MODE)
+NOT EXISTS (SELECT 1 FROM `{{ p.names.periods_table }}` WHERE `{{ p.names.periods_table }}`.`counter_name` = {{ name }} LOCK IN SHARE MODE)
 {%- endmacro %}
 
 {#- Inserts `count` slot rows of counter p_name in one statement, numbered
@@ -95,16 +95,16 @@ NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.
     and count, and in a package with periods `untracked` for the column of
     that name (empty: whether the counter tracks none). -#}
 {% macro slot_rows(indent, p, id, values, count, untracked) -%}
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`{% if p.periods_feature %}, `untracked`{% endif %})
-{{ indent }}WITH digit (d) AS ({{ p.slot_numbers.digits }})
-{{ indent }}SELECT p_name, {{ id }}, {{ values }}{% if p.periods_feature %}, {% if untracked.is_empty() %}{% call tracks_none(p, "p_name") %}{% endcall %}{% else %}{{ untracked }}{% endif %}{% endif %}
-{{ indent }}FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
+{{ indent }}INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`{% if p.has.periods %}, `untracked`{% endif %})
+{{ indent }}WITH digit (d) AS ({{ p.slots.numbers.digits }})
+{{ indent }}SELECT p_name, {{ id }}, {{ values }}{% if p.has.periods %}, {% if untracked.is_empty() %}{% call tracks_none(p, "p_name") %}{% endcall %}{% else %}{{ untracked }}{% endif %}{% endif %}
+{{ indent }}FROM (SELECT {{ p.slots.numbers.number }} AS id FROM {{ p.slots.numbers.tables }}) AS slot
 {{ indent }}WHERE slot.id <= {{ count }};
 {%- endmacro %}
 
 {#- The variables of a Group Replication member's position, beside v_slot. -#}
 {% macro declare_position(indent, p) -%}
-{%- if p.group_members.is_some() %}
+{%- if p.slots.group_members.is_some() %}
 {{ indent }}DECLARE v_position INT;
 {{ indent }}DECLARE v_members INT;
 {%- endif %}
@@ -116,14 +116,14 @@ NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.
     8 and 15 are equal modulo the increment (7): a rank is never shared. A
     server in no group sees itself alone, or nobody: position 1 of 1. -#}
 {% macro find_position(indent, p) -%}
-{%- if let Some(members) = p.group_members %}
+{%- if let Some(members) = p.slots.group_members %}
 {{ indent }}SELECT COALESCE(SUM(`MEMBER_ID` < @@GLOBAL.server_uuid), 0) + 1, GREATEST(COUNT(*), 1)
 {{ indent }}  INTO v_position, v_members
 {{ indent }}  FROM {{ members }};
 {%- endif %}
 {%- endmacro %}
 
-{#- Sets v_slot to the slot an increment adds to, among p.slot_count slots
+{#- Sets v_slot to the slot an increment adds to, among p.slots.count slots
     (a number, or v_slots). For node slots: first the node's position p in a
     cluster of k, then one of p, p + k, p + 2k, ... at random. Galera keeps
     auto_increment_offset at the position and auto_increment_increment at
@@ -133,18 +133,18 @@ NOT EXISTS (SELECT 1 FROM `{{ p.periods_table }}` WHERE `{{ p.periods_table }}`.
     random pick. With v_slots from read_slot_count, slot 2 is skipped when
     it stays share-locked there. -#}
 {% macro pick_slot(indent, p) -%}
-{% match p.slot_choice -%}
+{% match p.slots.choice -%}
 {% when SlotChoice::Random -%}
-{{ indent }}SET v_slot = FLOOR(RAND() * {{ p.slot_count }}) + 1;
+{{ indent }}SET v_slot = FLOOR(RAND() * {{ p.slots.count }}) + 1;
 {%- when SlotChoice::Connection -%}
-{{ indent }}SET v_slot = CONNECTION_ID() % {{ p.slot_count }} + 1;
+{{ indent }}SET v_slot = CONNECTION_ID() % {{ p.slots.count }} + 1;
 {%- when SlotChoice::Node -%}
-{{ indent }}SET v_slot = {{ p.node_position }};
-{{ indent }}SET v_slot = IF(v_slot <= {{ p.slot_count }},
-{{ indent }}    v_slot + {{ p.node_count }} * FLOOR(RAND() * (FLOOR(({{ p.slot_count }} - v_slot) / {{ p.node_count }}) + 1)),
-{{ indent }}    (v_slot - 1) % {{ p.slot_count }} + 1);
+{{ indent }}SET v_slot = {{ p.slots.node_position }};
+{{ indent }}SET v_slot = IF(v_slot <= {{ p.slots.count }},
+{{ indent }}    v_slot + {{ p.slots.node_count }} * FLOOR(RAND() * (FLOOR(({{ p.slots.count }} - v_slot) / {{ p.slots.node_count }}) + 1)),
+{{ indent }}    (v_slot - 1) % {{ p.slots.count }} + 1);
 {%- endmatch %}
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
 {{ indent }}IF v_second_locked AND v_slot >= 2 THEN
 {{ indent }}    SET v_slot = v_slot + 1;
 {{ indent }}END IF;
@@ -185,14 +185,14 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {#- Refuses `value`, a value that goes into slot 1, past the slot bound: in
     a package without the triggers that keep every slot within it. -#}
 {% macro check_slot_bound(indent, p, value) -%}
-{{ indent }}IF {{ value }} NOT BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }} THEN
-{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}IF {{ value }} NOT BETWEEN -{{ p.slots.bound }} AND {{ p.slots.bound }} THEN
+{% call refuse(indent ~ "    ", p, p.errors.invalid_argument) %}'{{ refusals::past_bound(*p.slots.bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {%- endmacro %}
 
 {#- The invalid-argument error of a slot the write would take past the bound. -#}
 {% macro slot_bound_error(indent, p) -%}
-{% call refuse(indent, p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(NEW.`counter_name`){% endcall %}
+{% call refuse(indent, p, p.errors.invalid_argument) %}'{{ refusals::past_bound(*p.slots.bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(NEW.`counter_name`){% endcall %}
 {%- endmacro %}
 
 {#- For packages with a counter limit: refuses a name no counter has yet
@@ -200,15 +200,15 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     index up to the limit. SELECT ... INTO, not a subquery in IF, which
     with binary logging would lock the rows it reads. -#}
 {% macro check_counter_limit(indent, p) -%}
-{%- if let Some(limit) = p.max_counters %}
+{%- if let Some(limit) = p.has.max_counters %}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_known INT;
 {{ indent }}    DECLARE v_counters BIGINT;
-{{ indent }}    SELECT COUNT(*) INTO v_known FROM (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name LIMIT 1) AS known;
+{{ indent }}    SELECT COUNT(*) INTO v_known FROM (SELECT 1 FROM `{{ p.names.table }}` WHERE `counter_name` = p_name LIMIT 1) AS known;
 {{ indent }}    IF v_known = 0 THEN
-{{ indent }}        SELECT COUNT(*) INTO v_counters FROM (SELECT DISTINCT `counter_name` FROM `{{ p.table }}` LIMIT {{ limit }}) AS counted;
+{{ indent }}        SELECT COUNT(*) INTO v_counters FROM (SELECT DISTINCT `counter_name` FROM `{{ p.names.table }}` LIMIT {{ limit }}) AS counted;
 {{ indent }}        IF v_counters >= {{ limit }} THEN
-{% call refuse(indent ~ "            ", p, p.invalid_argument) %}'the package holds its most counters ({{ limit }}), so none can be created: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent ~ "            ", p, p.errors.invalid_argument) %}'the package holds its most counters ({{ limit }}), so none can be created: ', QUOTE(p_name){% endcall %}
 {{ indent }}        END IF;
 {{ indent }}    END IF;
 {{ indent }}END;
@@ -248,18 +248,18 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     is bounded: no read more on the hot path. -#}
 {% macro read_slot_count(indent, p, into, untracked = false, bounded = false, skips_padded = false) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
-{{ indent }}    SELECT COUNT(*){% if untracked %}, COALESCE(MAX(`untracked`), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}    SELECT COUNT(*){% if untracked %}, COALESCE(MAX(`untracked`), FALSE){% endif %}{% if bounded %}, COALESCE(MAX({% call is_bounded_slot() %}{% endcall %}), FALSE){% endif %} INTO v_second_locked{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     LOCK IN SHARE MODE;
 {{ indent }}    IF v_second_locked THEN
-{{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}        SELECT `counter_id` - 2 INTO {{ into }} FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` > 2{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         ORDER BY `counter_id` DESC LIMIT 1 LOCK IN SHARE MODE;
 {{ indent }}        SET {{ into }} = COALESCE({{ into }}, 1);
 {{ indent }}    ELSE
-{{ indent }}        SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}        SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}         FOR UPDATE;
 {{ indent }}    END IF;
 {{ indent }}ELSE
-{{ indent }}    SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.table }}` WHERE `counter_name` = p_name{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
+{{ indent }}    SELECT `counter_id`{% if untracked %}, `untracked`{% endif %}{% if bounded %}, {% call is_bounded_slot() %}{% endcall %}{% endif %} INTO {{ into }}{% if untracked %}, v_untracked{% endif %}{% if bounded %}, v_bounded{% endif %} FROM `{{ p.names.table }}` WHERE `counter_name` = p_name{% if skips_padded %} AND p_name NOT LIKE '% '{% endif %}
 {{ indent }}     ORDER BY `counter_id` DESC LIMIT 1;
 {{ indent }}END IF;
 {%- endmacro %}
@@ -268,8 +268,8 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     slot of a counter says the same): its write is the classic package's
     one UPDATE of a slot. -#}
 {% macro takes_classic_write(p) -%}
-{%- if p.periods_feature %}`untracked`{% if p.bounds %} AND {% endif %}{% endif %}
-{%- if p.bounds %}`lowest` IS NULL AND `highest` IS NULL{% endif %}
+{%- if p.has.periods %}`untracked`{% if p.has.bounds %} AND {% endif %}{% endif %}
+{%- if p.has.bounds %}`lowest` IS NULL AND `highest` IS NULL{% endif %}
 {%- endmacro %}
 
 {#- Whether a slot row's counter is bounded (every slot says the same). -#}
@@ -293,10 +293,10 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {% macro read_last_slot(indent, p) -%}
 {{ indent }}IF {% call snapshot_transaction() %}{% endcall %} THEN
 {{ indent }}    SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
-{{ indent }}      FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
+{{ indent }}      FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name LOCK IN SHARE MODE;
 {{ indent }}ELSE
 {{ indent }}    SELECT COALESCE(MAX(`counter_id`), 0) INTO v_slots
-{{ indent }}      FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}      FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -304,7 +304,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     16, so that a short id is not padded into a valid one). -#}
 {% macro check_write_id(indent, p) -%}
 {{ indent }}IF p_write_id IS NULL OR LENGTH(p_write_id) <> 16 THEN
-{% call refuse_text(indent ~ "    ", p, p.invalid_argument) %}write id must be 16 bytes{% endcall %}
+{% call refuse_text(indent ~ "    ", p, p.errors.invalid_argument) %}write id must be 16 bytes{% endcall %}
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -333,7 +333,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {{ indent }}    END;
 {{ indent }}    SET @slotted_counters_write_id = p_write_id, @slotted_counters_write_plan = {{ plan }},
 {{ indent }}        @slotted_counters_write_at = {{ at }};
-{{ indent }}    INSERT INTO `{{ p.writes_table }}` (`counter_name`, `write_id`, `written_at`, `{{ p.pending_column }}`)
+{{ indent }}    INSERT INTO `{{ p.names.writes_table }}` (`counter_name`, `write_id`, `written_at`, `{{ p.names.pending_column }}`)
 {{ indent }}    VALUES ({{ name }}, p_write_id, UTC_TIMESTAMP(6), TRUE);
 {{ indent }}END;
 {% call forget_write_plan(indent) %}{% endcall %}
@@ -346,7 +346,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {%- endmacro %}
 
 {#- After a write with an id in autocommit mode, one call in
-    p.forget_chance forgets up to p.forget_per_write ids older than the
+    p.write_ids.forget_chance forgets up to p.write_ids.forget_per_write ids older than the
     package's window, the oldest first, in a short statement of its own:
     four per write on average, more than the one each records, so the table
     keeps no more than the window's ids with no job of an operator's. The
@@ -360,7 +360,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     forgetting (a lock wait timeout) is left for a later call to meet
     again. -#}
 {% macro forget_expired_writes(indent, p) -%}
-{{ indent }}IF RAND() * {{ p.forget_chance }} < 1 AND @@autocommit THEN
+{{ indent }}IF RAND() * {{ p.write_ids.forget_chance }} < 1 AND @@autocommit THEN
 {{ indent }}    BEGIN
 {{ indent }}        DECLARE v_in_transaction BOOLEAN DEFAULT TRUE;
 {{ indent }}        DECLARE v_until DATETIME(6);
@@ -370,8 +370,8 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {{ indent }}        IF NOT v_in_transaction THEN
 {{ indent }}            BEGIN
 {{ indent }}                DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
-{% call oldest_expired_writes(indent ~ "                ", p, "UTC_TIMESTAMP(6) - INTERVAL " ~ p.write_id_window ~ " SECOND", p.forget_per_write) %}{% endcall %}
-{{ indent }}                DELETE FROM `{{ p.writes_table }}` WHERE `written_at` <= v_until;
+{% call oldest_expired_writes(indent ~ "                ", p, "UTC_TIMESTAMP(6) - INTERVAL " ~ p.write_ids.window ~ " SECOND", p.write_ids.forget_per_write) %}{% endcall %}
+{{ indent }}                DELETE FROM `{{ p.names.writes_table }}` WHERE `written_at` <= v_until;
 {{ indent }}            END;
 {{ indent }}        END IF;
 {{ indent }}    END;
@@ -383,7 +383,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     declared (`counted`), how many of them there are. -#}
 {% macro oldest_expired_writes(indent, p, before, most, counted = false) -%}
 {{ indent }}SELECT {% if counted %}COUNT(*), {% endif %}MAX(`written_at`) INTO {% if counted %}v_count, {% endif %}v_until
-{{ indent }}  FROM (SELECT `written_at` FROM `{{ p.writes_table }}` WHERE `written_at` < {{ before }}
+{{ indent }}  FROM (SELECT `written_at` FROM `{{ p.names.writes_table }}` WHERE `written_at` < {{ before }}
 {{ indent }}         ORDER BY `written_at` LIMIT {{ most }}) AS oldest;
 {%- endmacro %}
 
@@ -392,7 +392,7 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
 {% macro next_plan_entry(indent, p) -%}
 {{ indent }}SET v_entry = SUBSTRING_INDEX(v_plan, ';', 1);
 {{ indent }}SET v_plan = SUBSTRING(v_plan, LENGTH(v_entry) + 2);
-{{ indent }}SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.charset }});
+{{ indent }}SET p_name = CONVERT(UNHEX(SUBSTRING_INDEX(v_entry, ':', 1)) USING {{ p.types.charset }});
 {{ indent }}SET v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_entry, ':', 2), ':', -1);
 {{ indent }}SET v_delta = SUBSTRING_INDEX(v_entry, ':', -1);
 {%- endmacro %}
@@ -401,11 +401,11 @@ IF({{ value }} IS NULL, COALESCE(QUOTE(LEFT({{ param }}, 40)), 'NULL'), LEFT({{ 
     within BIGINT. Sets v_delta, through v_number. -#}
 {% macro check_delta(indent, p, hot = false) -%}
 {{ indent }}IF p_delta IS NULL THEN
-{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must not be NULL, for counter: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent ~ "    ", p, p.errors.invalid_argument) %}'delta must not be NULL, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {% call read_number(indent, p, "p_delta", "v_number", hot) %}{% endcall %}
 {{ indent }}IF NOT {% call is_bigint("v_number") %}{% endcall %} THEN
-{% call refuse(indent ~ "    ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(p_name){% endcall %}
+{% call refuse(indent ~ "    ", p, p.errors.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {{ indent }}SET v_delta = v_number;
 {%- endmacro %}

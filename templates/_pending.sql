@@ -9,12 +9,12 @@
 
 {#- The column, in CREATE TABLE. -#}
 {% macro column(p) %}
-    `{{ p.pending_column }}` BOOLEAN NULL COMMENT '{{ p.pending_comment }}',
+    `{{ p.names.pending_column }}` BOOLEAN NULL COMMENT '{{ p.names.pending_comment }}',
 {%- endmacro %}
 
 {#- The CHECK of `table`, last in CREATE TABLE. -#}
 {% macro check(p, table) %}
-    CONSTRAINT `{{ p.applied_check(table) }}` CHECK (`{{ p.pending_column }}` IS NULL)
+    CONSTRAINT `{{ p.applied_check(table) }}` CHECK (`{{ p.names.pending_column }}` IS NULL)
 {%- endmacro %}
 
 
@@ -30,10 +30,10 @@
     the INSERT would have written, so that a row updated while the trigger
     is missing stays pending, and is refused. -#}
 {% macro update(p) -%}
-`{{ p.pending_column }}` = /*!80019 slotted_new.`{{ p.pending_column }}` */ /*M! VALUES(`{{ p.pending_column }}`) */
+`{{ p.names.pending_column }}` = /*!80019 slotted_new.`{{ p.names.pending_column }}` */ /*M! VALUES(`{{ p.names.pending_column }}`) */
 {%- endmacro %}
 
 {#- In the trigger: the row is applied. -#}
 {% macro clear(indent, p) -%}
-{{ indent }}SET NEW.`{{ p.pending_column }}` = NULL;
+{{ indent }}SET NEW.`{{ p.names.pending_column }}` = NULL;
 {%- endmacro %}

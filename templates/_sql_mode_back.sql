@@ -1,3 +1,3 @@
 
 -- The installing session's own sql_mode again.
-SET SESSION sql_mode = {{ p.installer_sql_mode }};
+SET SESSION sql_mode = {{ p.install.installer_sql_mode }};

@@ -5,29 +5,29 @@
 
 {% include "_totals_view.sql" %}
 
-{%- if p.has_writes_table %}
+{%- if p.has.writes_table %}
 
 {% include "_writes_table.sql" %}
 {%- endif %}
-{%- if p.has_changes_table %}
+{%- if p.has.changes_table %}
 
 {% include "_changes_table.sql" %}
 {%- endif %}
-{%- if p.periods_feature %}
+{%- if p.has.periods %}
 
 {% include "_periods_tables.sql" %}
 
 {% include "_tracked_writes_table.sql" %}
 {%- endif %}
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 
 {% include "_spreads_table.sql" %}
 {%- endif %}
-{%- if p.bounds || p.periods_feature %}
+{%- if p.has.bounds || p.has.periods %}
 
 {% include "_feature_columns.sql" %}
 {%- endif %}
-{%- if p.periods_feature %}
+{%- if p.has.periods %}
 
 {% include "_rooms_view.sql" %}
 {%- endif %}

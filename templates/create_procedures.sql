@@ -1,5 +1,5 @@
 -- create_procedures.sql: the routines of the slotted-counter package.
--- They expect the `{{ p.table }}` table of create_tables.sql.
+-- They expect the `{{ p.names.table }}` table of create_tables.sql.
 {% include "_header.sql" %}
 
 {% include "_sql_mode.sql" %}

@@ -1,4 +1,4 @@
--- create_tables.sql: the `{{ p.table }}` table of the slotted-counter package.
+-- create_tables.sql: the `{{ p.names.table }}` table of the slotted-counter package.
 {% include "_header.sql" %}
 
 {% include "_sql_mode.sql" %}

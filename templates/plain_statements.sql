@@ -7,8 +7,8 @@
 -- routes it to the shard of that name, and is sent as a prepared statement.
 -- The checks the routines make are the caller's, each refused with error
 -- 9003 (SQLSTATE 23000; docs/plain-sql.md gives the messages). A name has
--- at most {{ p.name_length }} characters, and no control character (U+0000-U+001F,
--- U+007F-U+009F); no character the collation ({{ p.collation }}) ignores, which
+-- at most {{ p.types.name_length }} characters, and no control character (U+0000-U+001F,
+-- U+007F-U+009F); no character the collation ({{ p.types.collation }}) ignores, which
 -- would make two names one counter:
 {%- match ignored %}{% when Some(ignored) %}
 -- {{ ignored }};
@@ -26,8 +26,8 @@
 -- Names the collation folds together are one counter, checks or not:
 -- {{ folded }}.
 {%- endif %}
--- Deltas and values are within {{ p.slot_bound }} either way (the bound: the most
--- a slot holds either way); {% if let Some(slots) = p.fixed_slots %}a setup's slot count is {{ slots }} (fixed){% else %}slot counts are from 1 to {{ p.max_slots }}{% endif %}.
+-- Deltas and values are within {{ p.slots.bound }} either way (the bound: the most
+-- a slot holds either way); {% if let Some(slots) = p.slots.fixed %}a setup's slot count is {{ slots }} (fixed){% else %}slot counts are from 1 to {{ p.slots.max }}{% endif %}.
 -- An increment picks its slot at random among the counter's slot count
 -- (last_slot; the Rust client keeps it for {{ slot_count_lifetime }} s); when the slot is gone (a shrink removed it)
 -- the delta goes to slot 1. A batch of several counters runs the add of each,

@@ -3,17 +3,17 @@
 {% include "_header.sql" %}
 
 -- It keeps the tables (`slotted-counters uninstall --drop-data` drops them):
-{%- for relation in p.relations %}{% if !relation.is_view %}
+{%- for relation in p.install.relations %}{% if !relation.is_view %}
 --   DROP TABLE `{{ relation.name }}`;
 {%- endif %}{% endfor %}
 -- It leaves grants on the views, and on MariaDB on the routines (MySQL
 -- revokes those with the routine); `slotted-counters uninstall` revokes them:
-{%- for relation in p.relations %}{% if relation.is_view %}
+{%- for relation in p.install.relations %}{% if relation.is_view %}
 --   REVOKE ALL PRIVILEGES ON `{{ relation.name }}` FROM 'app'@'%';
 {%- endif %}{% endfor %}
-{%- if !p.documented_events.is_empty() %}
+{%- if !p.install.documented_events.is_empty() %}
 -- It leaves events that call the routines (which then fail), such as these:
-{%- for event in p.documented_events %}
+{%- for event in p.install.documented_events %}
 --   DROP EVENT IF EXISTS `{{ event }}`;
 {%- endfor %}
 {%- else %}
@@ -23,14 +23,14 @@
 {% let creates_routines = false %}
 {% include "_probe.sql" %}
 SET @slotted_counters_grants = NULL;
-DROP PROCEDURE IF EXISTS `{{ p.grants_keeper }}`;
+DROP PROCEDURE IF EXISTS `{{ p.install.grants_keeper }}`;
 
 {% for routine in p.routines -%}
 DROP {{ routine.kind }} IF EXISTS `{{ routine.name }}`;
 {% endfor -%}
-{% for relation in p.relations -%}{% if relation.is_view -%}
+{% for relation in p.install.relations -%}{% if relation.is_view -%}
 DROP VIEW IF EXISTS `{{ relation.name }}`;
 {% endif -%}{% endfor -%}
-{% for (trigger, _) in p.trigger_tables -%}
+{% for (trigger, _) in p.names.trigger_tables -%}
 DROP TRIGGER IF EXISTS `{{ trigger }}`;
 {% endfor -%}

@@ -7,17 +7,17 @@
 {#- `parses_delta`: the delta comes as text, parsed through v_number;
     else it is 1. `classic`: the routine tries the classic write. -#}
 {% macro variables(p, parses_delta, classic = true) %}
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
 {% call m::declare_slot_count("    ") %}{% endcall %}
 {%- endif %}
-{%- if p.classic_flag && classic && p.periods_feature %}
+{%- if p.classic_flag && classic && p.has.periods %}
     DECLARE v_untracked BOOLEAN DEFAULT FALSE;
 {%- endif %}
-{%- if p.classic_flag && p.bounds %}
+{%- if p.classic_flag && p.has.bounds %}
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- if parses_delta %}
@@ -29,8 +29,8 @@
     DECLARE v_delta BIGINT DEFAULT 1;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
-    DECLARE v_message {{ p.message_type }};
-{%- if p.fixed_slots.is_none() %}
+    DECLARE v_message {{ p.types.message_type }};
+{%- if p.slots.fixed.is_none() %}
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slots = NULL;
 {%- endif %}
 {%- endmacro %}
@@ -45,7 +45,7 @@
     package whose names compare in a binary collation, checked after the
     write found no row instead (add_counted). -#}
 {% macro check_name(p, hot = false) %}
-{%- if p.auto_create %}
+{%- if p.has.auto_create %}
 {% call m::check_name("    ", p) %}{% endcall %}
 {%- else if hot && p.defers_name_check %}
 {%- else %}
@@ -57,18 +57,18 @@
     time `at`. -#}
 {% macro add_counted(p, at, hot = false) %}
 {%- let defer = hot && p.defers_name_check %}
-{%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag && p.periods_feature, p.classic_flag && p.bounds, defer) %}{% endcall %}
+{%- if p.slots.fixed.is_none() %}
+{% call m::read_slot_count("    ", p, "v_slots", p.classic_flag && p.has.periods, p.classic_flag && p.has.bounds, defer) %}{% endcall %}
 {%- endif %}
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
 {%- if p.classic_flag %}
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 {% call bounds::look_before_locking("    ", p) %}{% endcall %}
 {%- endif %}
     -- One UPDATE if the counter tracks no period and its slot can take it.
-{%- if p.periods_feature %}
+{%- if p.has.periods %}
     IF v_untracked THEN
 {%- call slot_update(p, "        ", "`untracked` AND ", defer) %}{% endcall %}
     END IF;
@@ -82,7 +82,7 @@
 {%- endif %}
 {%- call featured(p, at, "        ", false, true) %}{% endcall %}
     END IF;
-{%- else if (p.periods_feature || p.bounds) && !p.auto_create %}
+{%- else if (p.has.periods || p.has.bounds) && !p.has.auto_create %}
     -- One UPDATE if the counter has no period and no bound.
 {%- call classic_update(p, "    ", defer) %}{% endcall %}
     IF ROW_COUNT() = 0 THEN
@@ -102,12 +102,12 @@
     `untracked` (SQL, empty or ending in AND) holds and the slot takes the
     delta alone (`fits`). -#}
 {% macro slot_update(p, indent, untracked, skips_padded) %}
-{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
 {%- if skips_padded %}
 {{ indent }}   AND p_name NOT LIKE '% '
 {%- endif %}
-{{ indent }}   AND {{ untracked }}{% call bounds::fits(p, "v_delta", p.slot_count) %}{% endcall %};
+{{ indent }}   AND {{ untracked }}{% call bounds::fits(p, "v_delta", p.slots.count) %}{% endcall %};
 {%- endmacro %}
 
 {#- The classic write of a package with fixed slots, which reads no slot
@@ -115,7 +115,7 @@
     UPDATE that changes no row unless the counter takes it
     (takes_classic_write) within the slot bound. -#}
 {% macro classic_update(p, indent, skips_padded = false) %}
-{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
 {%- if skips_padded %}
 {{ indent }}   AND p_name NOT LIKE '% '
@@ -128,11 +128,11 @@
     its bound, its periods and their limits ask, at `indent`; `looked`:
     a bounded counter's slot was looked at already. -#}
 {% macro featured(p, at, indent, defer = false, looked = false) %}
-{%- if p.bounds && !p.auto_create && !looked %}
+{%- if p.has.bounds && !p.has.auto_create && !looked %}
 {% call bounds::look_before_locking(indent, p) %}{% endcall %}
 {%- endif %}
-{%- if p.has_add_featured %}
-{{ indent }}CALL `{{ p.routine(Routine::AddFeatured) }}`(p_name, v_slot, {{ p.slot_count }}, v_delta, {{ at }});
+{%- if p.has.add_featured %}
+{{ indent }}CALL `{{ p.routine(Routine::AddFeatured) }}`(p_name, v_slot, {{ p.slots.count }}, v_delta, {{ at }});
 {%- else %}
 {%- call tracked_or_not(p, at, indent, defer) %}{% endcall %}
 {%- endif %}
@@ -141,7 +141,7 @@
 {#- The write of `featured` past the look at a bound: to the buckets of
     time `at` of each period the counter tracks, or to its slot. -#}
 {% macro tracked_or_not(p, at, indent, defer = false) %}
-{%- if p.periods_feature %}
+{%- if p.has.periods %}
 {{ indent }}BEGIN
 {%- call periods::declare_keeps(indent ~ "    ", p, true) %}{% endcall %}
 {%- call periods::read_keeps(indent ~ "    ", p, false) %}{% endcall %}

@@ -7,14 +7,14 @@
 {% macro check_variables(p) %}
     DECLARE v_length INT;
     -- The batch's names and its deltas, each a JSON array in the batch's order.
-    DECLARE v_keys {{ p.deltas_type }};
-    DECLARE v_values {{ p.deltas_type }};
-    DECLARE v_key {{ p.name_type }};
+    DECLARE v_keys {{ p.types.deltas_type }};
+    DECLARE v_values {{ p.types.deltas_type }};
+    DECLARE v_key {{ p.types.name_type }};
     -- The name fetched before v_key, to find a name given twice.
-    DECLARE v_previous {{ p.name_type }};
+    DECLARE v_previous {{ p.types.name_type }};
     -- The counter being summed: the first of the keys that collate equal.
-    DECLARE v_counter {{ p.name_type }};
-    DECLARE p_name {{ p.name_type }};
+    DECLARE v_counter {{ p.types.name_type }};
+    DECLARE p_name {{ p.types.name_type }};
     DECLARE v_key_delta BIGINT;
     DECLARE v_delta BIGINT;
     DECLARE v_done BOOLEAN DEFAULT FALSE;
@@ -26,14 +26,14 @@
     counter whose deltas sum to 0 has none). It begins with the cursor's
     declarations, so it follows the routine's own. -#}
 {% macro each_counter(p, texts) %}
-    DECLARE v_message {{ p.message_type }};
+    DECLARE v_message {{ p.types.message_type }};
     -- Each name beside its delta (DISTINCT materializes the deltas for the
     -- join), by collation then code point, so two spellings of a name meet.
     -- Names are cut one past the longest allowed, which the check refuses.
     -- A delta is NULL unless a JSON integer within BIGINT, checked on its
     -- text: MySQL turns a larger one into a negative DECIMAL.
     DECLARE c_keys CURSOR FOR
-        SELECT LEFT(JSON_UNQUOTE(entry.json), {{ p.name_length + 1 }}) AS name, number.delta
+        SELECT LEFT(JSON_UNQUOTE(entry.json), {{ p.types.name_length + 1 }}) AS name, number.delta
           FROM JSON_TABLE(v_keys, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS entry
           LEFT JOIN (
                 SELECT DISTINCT value.position,
@@ -44,33 +44,33 @@
                           CAST(value.json AS SIGNED), NULL) AS delta
                   FROM JSON_TABLE(v_values, '$[*]' COLUMNS (position FOR ORDINALITY, json JSON PATH '$')) AS value
                ) AS number ON number.position = entry.position
-         ORDER BY name COLLATE {{ p.collation }}, CAST(name AS BINARY);
+         ORDER BY name COLLATE {{ p.types.collation }}, CAST(name AS BINARY);
     DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
     -- MySQL fails with 3157 on JSON nested over 100 deep; MariaDB: not valid.
     DECLARE EXIT HANDLER FOR 3157
     BEGIN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
+{% call m::refuse_text("        ", p, p.errors.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
     END;
 
-    IF LENGTH(p_deltas) > {{ p.batch_bytes }} THEN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas are longer than {{ p.batch_bytes }} bytes{% endcall %}
+    IF LENGTH(p_deltas) > {{ p.batches.bytes }} THEN
+{% call m::refuse_text("        ", p, p.errors.invalid_argument) %}deltas are longer than {{ p.batches.bytes }} bytes{% endcall %}
     END IF;
     -- MySQL reads JSON only up to a NUL outside its strings, dropping what
     -- follows; valid JSON has none unescaped. Compared as code points: a _ci
     -- collation ignores NUL, and would find it anywhere.
-    IF LOCATE(CHAR(0 USING {{ p.charset }}) COLLATE {{ p.charset }}_bin, p_deltas COLLATE {{ p.charset }}_bin) > 0
+    IF LOCATE(CHAR(0 USING {{ p.types.charset }}) COLLATE {{ p.types.charset }}_bin, p_deltas COLLATE {{ p.types.charset }}_bin) > 0
        OR NOT COALESCE(JSON_VALID(p_deltas) AND JSON_TYPE(p_deltas) = 'OBJECT', FALSE) THEN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
+{% call m::refuse_text("        ", p, p.errors.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
     END IF;
     SET v_length = JSON_LENGTH(p_deltas);
-    IF v_length > {{ p.batch_limit }} THEN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name more than {{ p.batch_limit }} counters{% endcall %}
+    IF v_length > {{ p.batches.limit }} THEN
+{% call m::refuse_text("        ", p, p.errors.invalid_argument) %}deltas name more than {{ p.batches.limit }} counters{% endcall %}
     END IF;
     SET v_keys = JSON_KEYS(p_deltas), v_values = JSON_EXTRACT(p_deltas, '$.*');
     -- Names and deltas pair by position only if equally many: of a name
     -- given twice, MariaDB's JSON_KEYS keeps one, '$.*' both.
     IF v_length > 0 AND NOT COALESCE(JSON_LENGTH(v_keys) = v_length AND JSON_LENGTH(v_values) = v_length, FALSE) THEN
-{% call m::refuse_text("        ", p, p.invalid_argument) %}deltas name a counter twice{% endcall %}
+{% call m::refuse_text("        ", p, p.errors.invalid_argument) %}deltas name a counter twice{% endcall %}
     END IF;
 {%- call m::find_position("    ", p) %}{% endcall %}
 
@@ -79,7 +79,7 @@
     FETCH c_keys INTO v_key, v_key_delta;
     WHILE NOT v_done DO
         IF v_key IS NULL THEN
-{% call m::refuse_text("            ", p, p.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
+{% call m::refuse_text("            ", p, p.errors.invalid_argument) %}deltas must be a JSON object of counter names and integers{% endcall %}
         END IF;
         SET v_counter = v_key, v_delta = 0;
         WHILE NOT v_done AND v_key = v_counter DO
@@ -87,28 +87,28 @@
             -- A name spelled twice ("a", "\u0061"): MariaDB passes both on;
             -- MySQL's parser has kept the last.
             IF CAST(v_key AS BINARY) = CAST(v_previous AS BINARY) THEN
-{% call m::refuse("                ", p, p.invalid_argument) %}'deltas name a counter twice: ', QUOTE(v_key){% endcall %}
+{% call m::refuse("                ", p, p.errors.invalid_argument) %}'deltas name a counter twice: ', QUOTE(v_key){% endcall %}
             END IF;
 
-{%- if p.auto_create %}
+{%- if p.has.auto_create %}
 {% call m::check_name("            ", p) %}{% endcall %}
 {%- else %}
 {% call m::check_name_form("            ", p) %}{% endcall %}
 {%- endif %}
             IF v_key_delta IS NULL THEN
-{% call m::refuse("                ", p, p.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(v_key){% endcall %}
+{% call m::refuse("                ", p, p.errors.invalid_argument) %}'delta must be an integer, for counter: ', QUOTE(v_key){% endcall %}
             END IF;
             SET v_delta = v_delta + v_key_delta, v_previous = v_key;
             FETCH c_keys INTO v_key, v_key_delta;
         END WHILE;
         SET p_name = v_counter;
 
-{%- if !p.auto_create %}
+{%- if !p.has.auto_create %}
 {%- call find_slot_count(p) %}{% endcall %}
 {%- endif %}
         IF v_delta <> 0 THEN
 {% call m::pick_slot("            ", p) %}{% endcall %}
-{%- if p.bounds && !p.auto_create %}
+{%- if p.has.bounds && !p.has.auto_create %}
 {% call bounds::look_before_locking("            ", p) %}{% endcall %}
 {%- endif %}
             SET v_entries = v_entries + 1;
@@ -129,28 +129,28 @@
         BEGIN
             DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_slot = NULL;
             SET v_slot = NULL;
-{% call m::read_slot_count("            ", p, "v_slot", false, p.classic_flag && p.bounds) %}{% endcall %}
+{% call m::read_slot_count("            ", p, "v_slot", false, p.classic_flag && p.has.bounds) %}{% endcall %}
         END;
         IF v_slot IS NULL THEN
 {% call m::unknown_counter("            ", p) %}{% endcall %}
         END IF;
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
         SET v_slots = v_slot;
 {%- endif %}
 {%- endmacro %}
 
-{#- The statement's texts grow by parts of up to p.batch_part entries:
+{#- The statement's texts grow by parts of up to p.batches.part entries:
     appending each entry to a whole text would copy all of it again every
     time, a cost that grows with the square of the batch. -#}
 {% macro declare_parts(p, texts) %}
 {%- for text in texts %}
-    DECLARE {{ text }}_part {{ p.statement_type }} DEFAULT '';
+    DECLARE {{ text }}_part {{ p.types.statement_type }} DEFAULT '';
 {%- endfor %}
 {%- endmacro %}
 
-{#- Moves a full part into its text, every p.batch_part entries. -#}
+{#- Moves a full part into its text, every p.batches.part entries. -#}
 {% macro gather_full_parts(p, texts) %}
-            IF v_entries % {{ p.batch_part }} = 0 THEN
+            IF v_entries % {{ p.batches.part }} = 0 THEN
 {%- for text in texts %}
                 SET {{ text }} = CONCAT({{ text }}, {{ text }}_part), {{ text }}_part = '';
 {%- endfor %}
@@ -167,18 +167,18 @@
 {#- The variables of `plan`. -#}
 {% macro plan_variables(p) %}
 {%- call check_variables(p) %}{% endcall %}
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
     DECLARE v_slots INT;
 {%- endif %}
     DECLARE v_slot INT;
 {% call m::declare_slot_count("    ") %}{% endcall %}
-{%- if p.classic_flag && p.bounds %}
+{%- if p.classic_flag && p.has.bounds %}
     DECLARE v_bounded BOOLEAN DEFAULT FALSE;
 {%- endif %}
 {%- call m::declare_position("    ", p) %}{% endcall %}
     DECLARE v_entries INT DEFAULT 0;
     -- The write's slots, `hex(name):slot:delta;` each.
-    DECLARE v_plan {{ p.statement_type }} DEFAULT '';
+    DECLARE v_plan {{ p.types.statement_type }} DEFAULT '';
 {%- call declare_parts(p, ["v_plan"]) %}{% endcall %}
 {%- endmacro %}
 
@@ -195,6 +195,6 @@
     from the plan routine, which checks the whole batch first. -#}
 {% macro planned(p) %}
     DECLARE v_entries INT;
-    DECLARE v_plan {{ p.statement_type }};
+    DECLARE v_plan {{ p.types.statement_type }};
     CALL `{{ p.routine(Routine::PlanBatch) }}`(p_deltas, v_entries, v_plan);
 {%- endmacro %}

@@ -34,7 +34,7 @@
     (9004) or the slot's (9003), never the server's overflow (1690). -#}
 {% macro fits(p, delta, spread_from) -%}
 {% call within_slot_bound(p, delta) %}{% endcall %}
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 {{- " " }}AND
 {%- if spread_from.is_empty() %} (`lowest` IS NULL OR {{ delta }} >= `lowest` - `counter`) AND (`highest` IS NULL OR {{ delta }} <= `highest` - `counter`)
 {%- else %} (`lowest` IS NULL OR {{ delta }} BETWEEN `lowest` - `counter` AND {{ spread_from }} - 1)
@@ -46,7 +46,7 @@
 {#- Whether a slot row takes `delta` within the slot bound, written as the
     delta against the room (see fits). -#}
 {% macro within_slot_bound(p, delta) -%}
-{{ delta }} BETWEEN -{{ p.slot_bound }} - `counter` AND {{ p.slot_bound }} - `counter`
+{{ delta }} BETWEEN -{{ p.slots.bound }} - `counter` AND {{ p.slots.bound }} - `counter`
 {%- endmacro %}
 
 {#- What lock_all reads into, and spread computes with. -#}
@@ -66,7 +66,7 @@
 {{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
 {{ indent }}       CAST(SUM(`lowest`) AS SIGNED), CAST(SUM(`highest`) AS SIGNED)
 {{ indent }}  INTO v_bounded_slots, v_bounded_total, v_floor, v_ceiling
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- endmacro %}
 
 {#- Whether lock_all found the counter bounded. -#}
@@ -78,10 +78,10 @@
     ceiling lock_all read: errno 9004, with the room left toward it. -#}
 {% macro check(indent, p) -%}
 {{ indent }}IF v_value < v_floor THEN
-{% call m::refuse(indent ~ "    ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::FLOOR }} ', v_floor, ' ({{ refusals::ROOM_LEFT }}: ', v_bounded_total - v_floor, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse(indent ~ "    ", p, p.errors.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::FLOOR }} ', v_floor, ' ({{ refusals::ROOM_LEFT }}: ', v_bounded_total - v_floor, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {{ indent }}IF v_value > v_ceiling THEN
-{% call m::refuse(indent ~ "    ", p, p.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::CEILING }} ', v_ceiling, ' ({{ refusals::ROOM_LEFT }}: ', v_ceiling - v_bounded_total, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse(indent ~ "    ", p, p.errors.past_bound) %}'{{ refusals::WOULD_PASS_THE }} {{ refusals::CEILING }} ', v_ceiling, ' ({{ refusals::ROOM_LEFT }}: ', v_ceiling - v_bounded_total, '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -98,7 +98,7 @@
     `slot` (a variable, or empty) names it. Bounded: refused past a bound,
     else the new total spread over the slots. -#}
 {% macro add(indent, p, delta, slot) -%}
-{%- if !p.bounds -%}
+{%- if !p.has.bounds -%}
 {% call add_to_first_slot(indent, p, delta) %}{% endcall %}
 {%- if !slot.is_empty() %}
 {{ indent }}SET {{ slot }} = 1;
@@ -113,7 +113,7 @@
 {{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
 {{ indent }}        SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + {{ delta }};
 {% call check(indent ~ "        ", p) %}{% endcall %}
-{% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{% call spread(indent ~ "        ", p, p.slots.spread, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}    ELSE
 {% call add_to_first_slot(indent ~ "        ", p, delta) %}{% endcall %}
 {%- if !slot.is_empty() %}
@@ -132,16 +132,16 @@
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_first BIGINT;
 {{ indent }}    DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_first = NULL;
-{{ indent }}    SELECT `counter` INTO v_first FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
-{{ indent }}    IF NOT COALESCE({{ delta }} BETWEEN -{{ p.slot_bound }} - v_first AND {{ p.slot_bound }} - v_first, {{ delta }} BETWEEN -{{ p.slot_bound }} AND {{ p.slot_bound }}) THEN
-{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{{ indent }}    SELECT `counter` INTO v_first FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+{{ indent }}    IF NOT COALESCE({{ delta }} BETWEEN -{{ p.slots.bound }} - v_first AND {{ p.slots.bound }} - v_first, {{ delta }} BETWEEN -{{ p.slots.bound }} AND {{ p.slots.bound }}) THEN
+{% call m::refuse(indent ~ "        ", p, p.errors.invalid_argument) %}'{{ refusals::past_bound(*p.slots.bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END IF;
-{%- if p.auto_create %}
-{{ indent }}    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{%- if p.has.auto_create %}
+{{ indent }}    INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}    VALUES (p_name, 1, NULL, NOW(), {{ delta }})
 {{ indent }}    ON DUPLICATE KEY UPDATE `counter` = `counter` + {{ delta }};
 {%- else %}
-{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + {{ delta }}
+{{ indent }}    UPDATE `{{ p.names.table }}` SET `counter` = `counter` + {{ delta }}
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1;
 {%- endif %}
 {{ indent }}END;
@@ -153,9 +153,9 @@
 {% macro reset(indent, p, value, reset_start_date) -%}
 {{ indent }}SET v_value = {{ value }};
 {% call check(indent, p) %}{% endcall %}
-{% call spread(indent, p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{% call spread(indent, p, p.slots.spread, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}IF {{ reset_start_date }} THEN
-{{ indent }}    UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
+{{ indent }}    UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY) SET `start_date` = NOW() WHERE `counter_name` = p_name;
 {{ indent }}END IF;
 {%- endmacro %}
 
@@ -169,8 +169,8 @@
     COMMIT in every routine that writes, which a trigger may then not call
     (1422). -#}
 {% macro make(indent, p, kind, delta, reset_start_date, lowest, highest) -%}
-{{ indent }}INSERT INTO `{{ p.spreads_table }}`
-{{ indent }}    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `{{ p.pending_column }}`)
+{{ indent }}INSERT INTO `{{ p.names.spreads_table }}`
+{{ indent }}    (`counter_name`, `spread_kind`, `delta`, `reset_start_date`, `lowest`, `highest`, `spread_at`, `{{ p.names.pending_column }}`)
 {{ indent }}VALUES (p_name, '{{ kind }}', {{ delta }}, {{ reset_start_date }}, {{ lowest }}, {{ highest }}, UTC_TIMESTAMP(6), TRUE)
 {{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `spread_kind` = '{{ kind }}', `delta` = {{ delta }},
@@ -190,7 +190,7 @@
 {{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
 {{ indent }}        SET v_value = CAST(v_bounded_total AS DECIMAL(20, 0)) + {{ delta }};
 {% call check(indent ~ "        ", p) %}{% endcall %}
-{% call spread(indent ~ "        ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{% call spread(indent ~ "        ", p, p.slots.spread, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}    ELSE
 {{ indent }}        -- Unbounded: the slot is gone or past the slot bound;
 {{ indent }}        -- slot 1, always there, takes the delta.
@@ -202,7 +202,7 @@
 {{ indent }}    IF {% call is_bounded() %}{% endcall %} THEN
 {% call reset(indent ~ "        ", p, delta, reset_start_date) %}{% endcall %}
 {{ indent }}    ELSE
-{{ indent }}        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+{{ indent }}        UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY)
 {{ indent }}           SET `counter` = IF(`counter_id` = 1, {{ delta }}, 0),
 {{ indent }}               `start_date` = IF({{ reset_start_date }}, NOW(), `start_date`)
 {{ indent }}         WHERE `counter_name` = p_name;
@@ -211,14 +211,14 @@
 {%- endmatch %}
 {{ indent }}WHEN 'bound' THEN
 {{ indent }}    IF v_bounded_total < {{ lowest }} OR v_bounded_total > {{ highest }} THEN
-{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::TOTAL_OUTSIDE_BOUNDS }} (total ', v_bounded_total, ', floor ', COALESCE({{ lowest }}, 'NULL'), ', ceiling ', COALESCE({{ highest }}, 'NULL'), '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse(indent ~ "        ", p, p.errors.invalid_argument) %}'{{ refusals::TOTAL_OUTSIDE_BOUNDS }} (total ', v_bounded_total, ', floor ', COALESCE({{ lowest }}, 'NULL'), ', ceiling ', COALESCE({{ highest }}, 'NULL'), '){{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END IF;
 {{ indent }}    IF {{ lowest }} IS NULL AND {{ highest }} IS NULL THEN
-{{ indent }}        UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `lowest` = NULL, `highest` = NULL
+{{ indent }}        UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY) SET `lowest` = NULL, `highest` = NULL
 {{ indent }}         WHERE `counter_name` = p_name;
 {{ indent }}    ELSE
 {{ indent }}        SET v_value = v_bounded_total;
-{% call spread(indent ~ "        ", p, p.spread_slots, lowest, highest) %}{% endcall %}
+{% call spread(indent ~ "        ", p, p.slots.spread, lowest, highest) %}{% endcall %}
 {{ indent }}    END IF;
 {{ indent }}END CASE;
 {%- endmacro %}
@@ -248,8 +248,8 @@
 {{ indent }}IF {% if p.classic_flag %}v_bounded AND {% endif %}NOT ({% call m::snapshot_transaction() %}{% endcall %}) THEN
 {{ indent }}    BEGIN
 {{ indent }}        DECLARE v_fits BOOLEAN;
-{{ indent }}        SELECT COALESCE(MAX({% call fits(p, "4 * CAST(v_delta AS DECIMAL(20, 0))", p.slot_count) %}{% endcall %}), FALSE) INTO v_fits
-{{ indent }}          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
+{{ indent }}        SELECT COALESCE(MAX({% call fits(p, "4 * CAST(v_delta AS DECIMAL(20, 0))", p.slots.count) %}{% endcall %}), FALSE) INTO v_fits
+{{ indent }}          FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot;
 {{ indent }}        IF NOT v_fits THEN
 {{ indent }}            SET v_slot = 1;
 {{ indent }}        END IF;
@@ -270,10 +270,10 @@
 {{ indent }}    DECLARE v_found INT;
 {{ indent }}    DECLARE v_fits BOOLEAN;
 {{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
-{{ indent }}      FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
-{%- if p.auto_create %}
+{{ indent }}      FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
+{%- if p.has.auto_create %}
 {{ indent }}    IF v_found = 0 OR v_fits THEN
-{{ indent }}        INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}        INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}        VALUES (p_name, v_slot, NULL, NOW(), v_delta)
 {{ indent }}        ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
 {%- else %}
@@ -281,13 +281,13 @@
 {{ indent }}        -- Slot gone (resized away): use slot 1, always there.
 {{ indent }}        SET v_slot = 1;
 {{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
-{{ indent }}          FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
+{{ indent }}          FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
 {{ indent }}        IF v_found = 0 THEN
 {% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
 {{ indent }}        END IF;
 {{ indent }}    END IF;
 {{ indent }}    IF v_fits THEN
-{{ indent }}        UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}        UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_delta
 {{ indent }}         WHERE `counter_name` = p_name AND `counter_id` = v_slot;
 {%- endif %}
 {{ indent }}    ELSE
@@ -295,12 +295,12 @@
 {{ indent }}    END IF;
 {{ indent }}END;
 {%- else %}
-{%- if p.auto_create %}
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{%- if p.has.auto_create %}
+{{ indent }}INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}VALUES (p_name, v_slot, NULL, NOW(), v_delta)
-{{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits(p, "v_delta", p.slot_count) %}{% endcall %},
+{{ indent }}ON DUPLICATE KEY UPDATE `counter` = IF({% call fits(p, "v_delta", p.slots.count) %}{% endcall %},
 {{ indent }}    `counter` + v_delta, `counter`);
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 {{ indent }}-- No row changed: the slot could not take the delta alone (short of room,
 {{ indent }}-- or a restock to spread), so it is spread with every slot locked.
 {{ indent }}IF ROW_COUNT() = 0 AND v_delta <> 0 THEN
@@ -313,28 +313,28 @@
 {{ indent }}END IF;
 {%- endif %}
 {%- else %}
-{{ indent }}UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_delta
 {{ indent }} WHERE `counter_name` = p_name AND `counter_id` = v_slot
 {%- if defer %}
 {{ indent }}   AND p_name NOT LIKE '% '
 {%- endif %}
-{{ indent }}   AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
-{%- if p.bounds || p.resize %}
+{{ indent }}   AND {% call fits(p, "v_delta", p.slots.count) %}{% endcall %};
+{%- if p.has.bounds || p.has.resize %}
 {{ indent }}IF ROW_COUNT() = 0 THEN
 {%- if defer %}
 {% call m::deferred_name_check(p, indent ~ "    ") %}{% endcall %}
 {%- endif %}
 {{ indent }}    -- Slot gone (resized away) or short of room: try slot 1.
-{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_delta
+{{ indent }}    UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_delta
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = 1
-{{ indent }}       AND {% call fits(p, "v_delta", p.slot_count) %}{% endcall %};
-{%- if p.bounds %}
+{{ indent }}       AND {% call fits(p, "v_delta", p.slots.count) %}{% endcall %};
+{%- if p.has.bounds %}
 {{ indent }}    -- Neither slot took it (short of room, or a restock to spread)
 {{ indent }}    -- or no counter: the spread tells which; a 0 delta only looks.
 {{ indent }}    IF ROW_COUNT() = 0 THEN
 {{ indent }}        IF v_delta <> 0 THEN
 {% call make(indent ~ "            ", p, "add", "v_delta", "NULL", "NULL", "NULL") %}{% endcall %}
-{{ indent }}        ELSEIF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{{ indent }}        ELSEIF NOT EXISTS (SELECT 1 FROM `{{ p.names.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
 {{ indent }}        END IF;
 {{ indent }}    END IF;
@@ -357,10 +357,10 @@
 {%- if defer %}
 {% call m::deferred_name_check(p, indent ~ "    ") %}{% endcall %}
 {%- endif %}
-{{ indent }}    IF NOT EXISTS (SELECT 1 FROM `{{ p.table }}` WHERE `counter_name` = p_name) THEN
+{{ indent }}    IF NOT EXISTS (SELECT 1 FROM `{{ p.names.table }}` WHERE `counter_name` = p_name) THEN
 {% call m::unknown_counter(indent ~ "        ", p) %}{% endcall %}
 {{ indent }}    ELSEIF v_delta <> 0 THEN
-{% call m::refuse(indent ~ "        ", p, p.invalid_argument) %}'{{ refusals::past_bound(*p.slot_bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
+{% call m::refuse(indent ~ "        ", p, p.errors.invalid_argument) %}'{{ refusals::past_bound(*p.slots.bound) }}{{ refusals::FOR_COUNTER }}: ', QUOTE(p_name){% endcall %}
 {{ indent }}    END IF;
 {{ indent }}END IF;
 {%- endmacro %}

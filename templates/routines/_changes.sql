@@ -18,7 +18,7 @@
     in autocommit mode, in a transaction of the routine's own (see
     `make_in_own_transaction`). -#}
 {% macro make(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
-{%- if p.changes_in_own_transaction -%}
+{%- if p.cluster.changes_in_own_transaction -%}
 {{ indent }}-- MariaDB, autocommit: a transaction of its own (see {{ p.routine(Routine::Reset) }});
 {{ indent }}-- MySQL (no handler on a kill) or in a transaction: made by the trigger.
 {{ indent }}IF /*M! @@autocommit AND NOT @@in_transaction OR */ FALSE THEN
@@ -36,8 +36,8 @@
     written twice (VALUES() warns on MySQL 8.0.20+, and MariaDB has no row
     alias). -#}
 {% macro record(indent, p, kind, slots, into_slot, value, reset_start_date) -%}
-{{ indent }}INSERT INTO `{{ p.changes_table }}`
-{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `{{ p.pending_column }}`)
+{{ indent }}INSERT INTO `{{ p.names.changes_table }}`
+{{ indent }}    (`counter_name`, `change_kind`, `slots`, `into_slot`, `value`, `reset_start_date`, `changed_at`, `{{ p.names.pending_column }}`)
 {{ indent }}VALUES (p_name, '{{ kind }}', {{ slots }}, {{ into_slot }}, {{ value }}, {{ reset_start_date }}, UTC_TIMESTAMP(6), TRUE)
 {{ indent }}    {% call pending::row_alias() %}{% endcall %}
 {{ indent }}ON DUPLICATE KEY UPDATE `change_kind` = '{{ kind }}', `slots` = {{ slots }}, `into_slot` = {{ into_slot }},
@@ -88,28 +88,28 @@
 {% macro variables(indent, p) -%}
 {{ indent }}DECLARE v_slots INT;
 {{ indent }}DECLARE v_total BIGINT;
-{{ indent }}DECLARE v_description {{ p.description_variable_type }};
+{{ indent }}DECLARE v_description {{ p.types.description_variable_type }};
 {{ indent }}DECLARE v_start_date DATETIME;
-{%- if p.periods_feature %}
+{%- if p.has.periods %}
 {{ indent }}-- Whether every slot tracks no period: the new slots follow them.
 {{ indent }}DECLARE v_untracked BOOLEAN;
 {%- endif %}
-{%- if p.fixed_slots.is_none() %}
+{%- if p.slots.fixed.is_none() %}
 {{ indent }}DECLARE v_found INT;
 {{ indent }}DECLARE v_bounded BOOLEAN;
 {{ indent }}DECLARE v_above INT;
 {{ indent }}DECLARE v_moved BIGINT;
 {%- endif %}
-{{ indent }}DECLARE v_message {{ p.message_type }};
+{{ indent }}DECLARE v_message {{ p.types.message_type }};
 {% call bounds::declare(indent) %}{% endcall %}
 {%- endmacro %}
 
 {#- Every slot locked, then the slots up to `slots` added after them; a
     bounded counter's total and shares spread again over all of them. -#}
 {% macro grow(indent, p, slots) %}
-{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`){% if p.periods_feature %}, MIN(`untracked`){% endif %}
-{{ indent }}  INTO v_slots, v_description, v_start_date{% if p.periods_feature %}, v_untracked{% endif %}
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`){% if p.has.periods %}, MIN(`untracked`){% endif %}
+{{ indent }}  INTO v_slots, v_description, v_start_date{% if p.has.periods %}, v_untracked{% endif %}
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
@@ -121,11 +121,11 @@
     (read with every slot locked: the new slots have no share yet, so the
     shares still add up to the bounds). -#}
 {% macro respread(indent, p) %}
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {{ indent }}    SET v_value = v_bounded_total;
-{% call bounds::spread(indent ~ "    ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{% call bounds::spread(indent ~ "    ", p, p.slots.spread, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}END IF;
 {%- endif %}
 {%- endmacro %}
@@ -137,29 +137,29 @@
 {{ indent }}-- the last) and the slot taking its value: not every slot, which
 {{ indent }}-- Group Replication's applier would roll back for each remote
 {{ indent }}-- increment. A bounded counter locks every slot.
-{%- if p.bounds %}
+{%- if p.has.bounds %}
 {{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED),
 {{ indent }}       COALESCE(MAX(`lowest` IS NOT NULL OR `highest` IS NOT NULL), FALSE)
 {{ indent }}  INTO v_found, v_moved, v_bounded
-{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
 {%- else %}
 {{ indent }}SELECT COUNT(*), CAST(COALESCE(SUM(`counter`), 0) AS SIGNED) INTO v_found, v_moved
-{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} FOR UPDATE;
 {%- endif %}
 {{ indent }}SELECT COUNT(*) INTO v_above
-{{ indent }}  FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} + 1 FOR UPDATE;
-{%- if p.bounds %}
+{{ indent }}  FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }} + 1 FOR UPDATE;
+{%- if p.has.bounds %}
 {{ indent }}IF v_found = 1 AND v_above = 0 AND v_bounded THEN
 {% call bounds::lock_all(indent ~ "    ", p) %}{% endcall %}
-{{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
+{{ indent }}    DELETE FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
 {{ indent }}    SET v_value = v_bounded_total;
 {% call bounds::spread(indent ~ "    ", p, slots ~ " - 1", "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}ELSEIF v_found = 1 AND v_above = 0 THEN
 {%- else %}
 {{ indent }}IF v_found = 1 AND v_above = 0 THEN
 {%- endif %}
-{{ indent }}    DELETE FROM `{{ p.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
-{{ indent }}    UPDATE `{{ p.table }}` SET `counter` = `counter` + v_moved
+{{ indent }}    DELETE FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = {{ slots }};
+{{ indent }}    UPDATE `{{ p.names.table }}` SET `counter` = `counter` + v_moved
 {{ indent }}     WHERE `counter_name` = p_name AND `counter_id` = {{ into_slot }};
 {{ indent }}END IF;
 {%- endmacro %}
@@ -169,23 +169,23 @@
     and the counter is written again as that one row; else the other slots
     become 0. -#}
 {% macro compact_unbounded(indent, p) %}
-{%- if p.auto_create %}
+{%- if p.has.auto_create %}
 {{ indent }}SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED), MAX(`description`), MIN(`start_date`)
 {{ indent }}  INTO v_slots, v_total, v_description, v_start_date
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- else %}
 {{ indent }}SELECT COUNT(*), CAST(SUM(`counter`) AS SIGNED) INTO v_slots, v_total
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {%- endif %}
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
-{%- if p.auto_create %}
-{{ indent }}DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{%- if p.has.auto_create %}
+{{ indent }}DELETE `{{ p.names.table }}` FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}VALUES (p_name, 1, v_description, v_start_date, v_total);
 {%- else %}
-{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
+{{ indent }}UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter_id` = 1, v_total, 0)
 {{ indent }} WHERE `counter_name` = p_name;
 {%- endif %}
 {%- endmacro %}
@@ -194,25 +194,25 @@
     value `value`. -#}
 {% macro reset_lazy_unbounded(indent, p, value, reset_start_date) %}
 {{ indent }}SELECT COUNT(*), MAX(`description`), MIN(`start_date`) INTO v_slots, v_description, v_start_date
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
-{{ indent }}DELETE `{{ p.table }}` FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
-{{ indent }}INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+{{ indent }}DELETE `{{ p.names.table }}` FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name;
+{{ indent }}INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
 {{ indent }}VALUES (p_name, 1, v_description, IF({{ reset_start_date }}, NOW(), v_start_date), {{ value }});
 {%- endmacro %}
 
 {#- A cluster's reset: every slot changed twice, as the comment says. -#}
 {% macro reset_certified_unbounded(indent, p, value, reset_start_date) %}
 {{ indent }}SELECT COUNT(*) INTO v_slots
-{{ indent }}  FROM `{{ p.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
+{{ indent }}  FROM `{{ p.names.table }}` FORCE INDEX (PRIMARY) WHERE `counter_name` = p_name FOR UPDATE;
 {{ indent }}IF v_slots = 0 THEN
 {% call m::unknown_counter(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
 {{ indent }}-- Every slot changes first (see {{ p.routine(Routine::Reset) }}).
-{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
-{{ indent }}UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+{{ indent }}UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY) SET `counter` = IF(`counter` = 0, 1, 0) WHERE `counter_name` = p_name;
+{{ indent }}UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY)
 {{ indent }}   SET `counter` = IF(`counter_id` = 1, {{ value }}, 0),
 {{ indent }}       `start_date` = IF({{ reset_start_date }}, NOW(), `start_date`)
 {{ indent }} WHERE `counter_name` = p_name;
@@ -223,13 +223,13 @@
     slots, each with its share of the bounds; a reset past a bound is
     refused. Else `body`, the change of an unbounded counter. -#}
 {% macro compact(indent, p) %}
-{%- if !p.bounds %}
+{%- if !p.has.bounds %}
 {%- call compact_unbounded(indent, p) %}{% endcall %}
 {%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
 {{ indent }}IF {% call bounds::is_bounded() %}{% endcall %} THEN
 {{ indent }}    SET v_value = v_bounded_total;
-{% call bounds::spread(indent ~ "    ", p, p.spread_slots, "v_floor", "v_ceiling") %}{% endcall %}
+{% call bounds::spread(indent ~ "    ", p, p.slots.spread, "v_floor", "v_ceiling") %}{% endcall %}
 {{ indent }}ELSE
 {%- call compact_unbounded(indent ~ "    ", p) %}{% endcall %}
 {{ indent }}END IF;
@@ -237,7 +237,7 @@
 {%- endmacro %}
 
 {% macro reset_lazy(indent, p, value, reset_start_date) %}
-{%- if !p.bounds %}
+{%- if !p.has.bounds %}
 {%- call reset_lazy_unbounded(indent, p, value, reset_start_date) %}{% endcall %}
 {%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}
@@ -250,7 +250,7 @@
 {%- endmacro %}
 
 {% macro reset_certified(indent, p, value, reset_start_date) %}
-{%- if !p.bounds %}
+{%- if !p.has.bounds %}
 {%- call reset_certified_unbounded(indent, p, value, reset_start_date) %}{% endcall %}
 {%- else %}
 {% call bounds::lock_all(indent, p) %}{% endcall %}

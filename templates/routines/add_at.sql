@@ -6,9 +6,9 @@
 -- the buckets that hold p_at (UTC, not after now) of each period the counter
 -- tracks that still keeps one so old.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddAt) }}`(
-    IN p_name {{ p.name_type }},
-    IN p_delta {{ p.number_type }},
-    IN p_at {{ p.moment_type }}
+    IN p_name {{ p.types.name_type }},
+    IN p_delta {{ p.types.number_type }},
+    IN p_at {{ p.types.moment_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'

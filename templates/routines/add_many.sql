@@ -2,14 +2,14 @@
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::AddMany) }}` */$$
 -- Adds each delta of p_deltas, a JSON object {"name": delta, ...} of at most
--- {{ p.batch_limit }} counters and {{ p.batch_bytes }} bytes, to one slot of its counter{% if p.auto_create %}, creating
+-- {{ p.batches.limit }} counters and {{ p.batches.bytes }} bytes, to one slot of its counter{% if p.has.auto_create %}, creating
 -- the slot row, and so the counter, when missing{% endif %}. Names that
 -- collate equal are one counter (deltas summed). All is checked first; then
 -- one statement applies all or nothing: the INSERT of a write id of the
 -- call's own, as in {{ p.routine(Routine::AddManyOnce) }}, whose trigger writes the
 -- counters in name order so that two batches cannot deadlock.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddMany) }}`(
-    IN p_deltas {{ p.deltas_type }}
+    IN p_deltas {{ p.types.deltas_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'

@@ -7,14 +7,14 @@
 -- p_at (UTC, not after now), as {{ p.routine(Routine::AddAt) }} does.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyAt) }}`(
     IN p_write_id VARBINARY(64),
-    IN p_deltas {{ p.deltas_type }},
-    IN p_at {{ p.moment_type }}
+    IN p_deltas {{ p.types.deltas_type }},
+    IN p_at {{ p.types.moment_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
     DECLARE v_moment DATETIME(6);
-    DECLARE v_message {{ p.message_type }};
+    DECLARE v_message {{ p.types.message_type }};
 {%- call batch::planned(p) %}{% endcall %}
 {% call periods::check_at("    ", p, false) %}{% endcall %}
     IF p_write_id IS NULL THEN

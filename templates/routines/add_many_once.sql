@@ -5,7 +5,7 @@
 -- it is called with p_write_id within the window, as {{ p.routine(Routine::AddOnce) }} does.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddManyOnce) }}`(
     IN p_write_id VARBINARY(64),
-    IN p_deltas {{ p.deltas_type }}
+    IN p_deltas {{ p.types.deltas_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'

@@ -7,8 +7,8 @@
 -- answer call again with the same id: a recorded id changes nothing, no error.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::AddOnce) }}`(
     IN p_write_id VARBINARY(64),
-    IN p_name {{ p.name_type }},
-    IN p_delta {{ p.number_type }}
+    IN p_name {{ p.types.name_type }},
+    IN p_delta {{ p.types.number_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
@@ -17,8 +17,8 @@ BEGIN
 
 {% call m::check_write_id("    ", p) %}{% endcall %}
 {%- call add::check_arguments(p) %}{% endcall %}
-{%- if p.fixed_slots.is_none() %}
-{% call m::read_slot_count("    ", p, "v_slots", false, p.classic_flag && p.bounds) %}{% endcall %}
+{%- if p.slots.fixed.is_none() %}
+{% call m::read_slot_count("    ", p, "v_slots", false, p.classic_flag && p.has.bounds) %}{% endcall %}
     IF v_slots IS NULL THEN
 {% call m::unknown_counter("        ", p) %}{% endcall %}
     END IF;
@@ -26,7 +26,7 @@ BEGIN
 {%- call m::find_position("    ", p) %}{% endcall %}
 {% call m::pick_slot("    ", p) %}{% endcall %}
 {%- call m::check_counter_limit("    ", p) %}{% endcall %}
-{%- if p.bounds && !p.auto_create %}
+{%- if p.has.bounds && !p.has.auto_create %}
 {% call bounds::look_before_locking("    ", p) %}{% endcall %}
 {%- endif %}
 {% call m::record_write("    ", p, "p_name", "CONCAT(HEX(p_name), ':', v_slot, ':', v_delta, ';')", true, "NULL") %}{% endcall %}

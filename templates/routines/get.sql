@@ -2,7 +2,7 @@
 /*!80000 DROP FUNCTION IF EXISTS `{{ p.routine(Routine::Get) }}` */$$
 -- The sum of counter p_name's slots; NULL, not an error, for an unknown name.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::Get) }}`(
-    p_name {{ p.name_type }}
+    p_name {{ p.types.name_type }}
 )
 RETURNS BIGINT
 NOT DETERMINISTIC
@@ -10,5 +10,5 @@ READS SQL DATA
 COMMENT '{{ p.comment }}'
 BEGIN
 {% call m::null_if_unusable(p) %}{% endcall %}
-    RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.table }}` WHERE `counter_name` = p_name);
+    RETURN (SELECT CAST(SUM(`counter`) AS SIGNED) FROM `{{ p.names.table }}` WHERE `counter_name` = p_name);
 END$$

@@ -3,7 +3,7 @@
 -- maybe an exponent digit: '1e5'), else NULL. Numbers come as text so that a
 -- non-strict session cannot read 'abc' as 0, or round a fraction.
 CREATE /*M! OR REPLACE */ FUNCTION `{{ p.routine(Routine::ParseNumber) }}`(
-    p_text {{ p.number_type }}
+    p_text {{ p.types.number_type }}
 )
 RETURNS DECIMAL(65, 30)
 DETERMINISTIC

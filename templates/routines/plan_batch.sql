@@ -1,13 +1,13 @@
 {%- import "routines/_add_many.sql" as batch -%}
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::PlanBatch) }}` */$$
 -- The batch routines' first step: checks p_deltas (see {{ p.routine(Routine::AddMany) }})
--- and picks each counter's slot{% if p.auto_create %} (its row may not exist yet){% endif %}; writes
+-- and picks each counter's slot{% if p.has.auto_create %} (its row may not exist yet){% endif %}; writes
 -- nothing. p_plan gets p_entries entries, `hex(name):slot:delta;` in name
 -- order. Called with their definer's rights: no application is granted it.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::PlanBatch) }}`(
-    IN p_deltas {{ p.deltas_type }},
+    IN p_deltas {{ p.types.deltas_type }},
     OUT p_entries INT,
-    OUT p_plan {{ p.statement_type }}
+    OUT p_plan {{ p.types.statement_type }}
 )
 READS SQL DATA
 COMMENT '{{ p.comment }}'

@@ -4,7 +4,7 @@
 -- of the room toward p_floor and p_ceiling (NULL: none), by floor division.
 -- Called with the callers' definer's rights: no application is granted it.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Spread) }}`(
-    IN p_name {{ p.name_type }},
+    IN p_name {{ p.types.name_type }},
     IN p_slots INT,
     IN p_value DECIMAL(20, 0),
     IN p_floor BIGINT,
@@ -19,16 +19,16 @@ BEGIN
     DECLARE v_floor_room BIGINT DEFAULT (p_value - p_floor - v_floor_room_left) DIV p_slots;
     DECLARE v_ceiling_room_left BIGINT DEFAULT MOD(p_ceiling - p_value, p_slots);
     DECLARE v_ceiling_room BIGINT DEFAULT (p_ceiling - p_value - v_ceiling_room_left) DIV p_slots;
-{%- if p.auto_create %}
+{%- if p.has.auto_create %}
     -- A lazy counter's missing slots are created: each holds a share.
-    INSERT INTO `{{ p.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
-    WITH digit (d) AS ({{ p.slot_numbers.digits }})
+    INSERT INTO `{{ p.names.table }}` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
+    WITH digit (d) AS ({{ p.slots.numbers.digits }})
     SELECT p_name, slot.id, NULL, NOW(), 0
-    FROM (SELECT {{ p.slot_numbers.number }} AS id FROM {{ p.slot_numbers.tables }}) AS slot
+    FROM (SELECT {{ p.slots.numbers.number }} AS id FROM {{ p.slots.numbers.tables }}) AS slot
     WHERE slot.id <= p_slots
     ON DUPLICATE KEY UPDATE `counter_id` = `counter_id`;
 {%- endif %}
-    UPDATE `{{ p.table }}` FORCE INDEX (PRIMARY)
+    UPDATE `{{ p.names.table }}` FORCE INDEX (PRIMARY)
        SET `counter` = v_share + (`counter_id` <= v_share_left),
            `lowest` = v_share + (`counter_id` <= v_share_left) - v_floor_room - (`counter_id` <= v_floor_room_left),
            `highest` = v_share + (`counter_id` <= v_share_left) + v_ceiling_room + (`counter_id` <= v_ceiling_room_left)

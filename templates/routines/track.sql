@@ -1,11 +1,11 @@
 /*!80000 DROP PROCEDURE IF EXISTS `{{ p.routine(Routine::Track) }}` */$$
--- Counts counter p_name per p_period ({% for period in p.periods %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}),
+-- Counts counter p_name per p_period ({% for period in p.periods.all %}{% if loop.last %} or {% else if !loop.first %}, {% endif %}'{{ period.name() }}'{% endfor %}),
 -- keeping the last p_keep buckets (NULL: all; 0: stops and drops them), at
 -- UTC boundaries or where they start already: see {{ p.routine(Routine::TrackAtOffset) }}.
 CREATE /*M! OR REPLACE */ PROCEDURE `{{ p.routine(Routine::Track) }}`(
-    IN p_name {{ p.name_type }},
-    IN p_period {{ p.name_type }},
-    IN p_keep {{ p.number_type }}
+    IN p_name {{ p.types.name_type }},
+    IN p_period {{ p.types.name_type }},
+    IN p_keep {{ p.types.number_type }}
 )
 MODIFIES SQL DATA
 COMMENT '{{ p.comment }}'
