@@ -38,7 +38,8 @@ impl<C: AsyncConnections> AsyncCounters<C> {
         self.engine.room(name).await
     }
 
-    /// Stops counting counter `name` per `period`, and drops its buckets.
+    /// Stops counting counter `name` per `period`, and drops its buckets
+    /// and its limit.
     pub async fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         self.engine.untrack(name, period).await
     }

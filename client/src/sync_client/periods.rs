@@ -32,7 +32,8 @@ impl<C: SyncConnections> Counters<C> {
     /// day at +08:00 starts at 16:00 UTC, the midnight of Shanghai, and so
     /// does a limit's reset ([`Counters::limit`]). Series read in it. An
     /// offset is fixed: a period tracked at another is refused until
-    /// [`Counters::untrack`] drops its buckets. Needs the package's
+    /// [`Counters::untrack`] drops its buckets, and its limit with them.
+    /// Needs the package's
     /// routines: the plain mode counts at UTC only, and refuses.
     ///
     /// ```no_run
@@ -62,6 +63,11 @@ impl<C: SyncConnections> Counters<C> {
     /// mode keeps it too, each of its writes of the period through the
     /// quota's lock.
     ///
+    /// A period this tracks starts its buckets at UTC: for a quota at an
+    /// offset, call [`Counters::track_at_offset`] first. Moving a tracked
+    /// period to another offset takes [`Counters::untrack`], which drops
+    /// its limit with its buckets: set the limit again after.
+    ///
     /// ```no_run
     /// use slotted_counters::{CounterError, Period};
     /// # let counters = slotted_counters::Counters::new(mysql::Pool::new("mysql://a@h/db")?)?;
@@ -84,7 +90,8 @@ impl<C: SyncConnections> Counters<C> {
         ready(self.engine.room(name))
     }
 
-    /// Stops counting counter `name` per `period`, and drops its buckets.
+    /// Stops counting counter `name` per `period`, and drops its buckets
+    /// and its limit (`counter_track` with `keep` 0).
     pub fn untrack(&self, name: &str, period: Period) -> Result<(), CounterError> {
         ready(self.engine.untrack(name, period))
     }

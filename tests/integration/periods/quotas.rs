@@ -39,6 +39,7 @@ on_each_server!(
     bad_limits_are_refused_and_null_removes_one,
     the_clients_tell_a_quotas_refusal_apart_with_its_room_and_reset,
     a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole,
+    a_limit_set_first_counts_at_utc_and_moving_its_period_drops_it,
     a_customer_is_set_up_with_its_quotas_in_one_transaction_from_either_client,
     a_coalescing_handles_callers_each_hear_their_own_quota_outcome,
 );
@@ -636,6 +637,30 @@ fn a_quota_on_a_key_of_128_characters_is_refused_with_its_fields_whole() {
         other => panic!("a quota's refusal: {other:?}"),
     }
     assert_eq!(counters.get(key).unwrap(), Some(1));
+}
+
+/// As reference.md says: a limit set on an untracked period tracks it at
+/// UTC; moving the period to an offset takes untracking it, which drops
+/// the limit with its buckets, and the limit is set again after.
+fn a_limit_set_first_counts_at_utc_and_moving_its_period_drops_it() {
+    let db = with_package();
+    let counters = Counters::new(db.pool().clone()).unwrap();
+    counters.setup("api", NewCounter::new("quota")).unwrap();
+    counters.limit("api", Period::Day, Some(5)).unwrap();
+    let shanghai = UtcOffset::minutes(480).unwrap();
+    let moved = counters.track_at_offset("api", Period::Day, Keep::All, shanghai).unwrap_err();
+    assert_eq!(moved.code(), Some(errno::INVALID_ARGUMENT), "a limit's period is at UTC: {moved:?}");
+    counters.untrack("api", Period::Day).unwrap();
+    assert_eq!(counters.room("api").unwrap(), [], "the limit went with its period");
+    counters.track_at_offset("api", Period::Day, Keep::All, shanghai).unwrap();
+    counters.limit("api", Period::Day, Some(5)).unwrap();
+    let room = counters.room("api").unwrap();
+    let [Room { of: RoomOf::Limit(Period::Day), bound: 5, room: 5, resets: Some(resets), .. }] = room[..]
+    else {
+        panic!("the day's limit, set again: {room:?}");
+    };
+    let since_1970 = resets.duration_since(UNIX_EPOCH).unwrap().as_secs();
+    assert_eq!(since_1970 % 86_400, 16 * 3_600, "Shanghai's midnight, 16:00 UTC");
 }
 
 /// A customer's counter is set up with its floor, its day at +08:00 and
