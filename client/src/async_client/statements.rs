@@ -44,19 +44,36 @@ impl Connection for MySqlConnection {
     }
 }
 
-/// Column `column` of `row` as a nullable text, a number as its digits.
-/// Texts are read as their bytes, unchecked: sqlx takes a text in a
-/// binary collation for VARBINARY, which no String decodes.
+/// Column `column` of `row` as a nullable text, a number as the sync
+/// client writes it: an integer (signed, UNSIGNED or BOOLEAN) as its
+/// digits, a DOUBLE or FLOAT as Rust writes an `f64`. Texts and DECIMALs
+/// are read as their bytes, unchecked: sqlx takes a text in a binary
+/// collation for VARBINARY, which no String decodes. A column of any other
+/// type (a date, a time, BIT) is refused by its type's name.
 fn text(row: &MySqlRow, column: usize) -> Result<Option<String>, sqlx::Error> {
     let raw = row.try_get_raw(column)?;
     if raw.is_null() {
         return Ok(None);
     }
-    if matches!(raw.type_info().name(), "BIGINT" | "INT" | "MEDIUMINT" | "SMALLINT" | "TINYINT") {
-        return Ok(Some(row.try_get::<i64, _>(column)?.to_string()));
-    }
-    let bytes = row.try_get_unchecked::<Vec<u8>, _>(column)?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    Ok(Some(match raw.type_info().name() {
+        "BIGINT" | "INT" | "MEDIUMINT" | "SMALLINT" | "TINYINT" | "BOOLEAN" => {
+            row.try_get::<i64, _>(column)?.to_string()
+        }
+        "BIGINT UNSIGNED" | "INT UNSIGNED" | "MEDIUMINT UNSIGNED" | "SMALLINT UNSIGNED"
+        | "TINYINT UNSIGNED" => row.try_get::<u64, _>(column)?.to_string(),
+        "DOUBLE" => row.try_get::<f64, _>(column)?.to_string(),
+        "FLOAT" => f64::from(row.try_get::<f32, _>(column)?).to_string(),
+        "DECIMAL" | "CHAR" | "VARCHAR" | "TINYTEXT" | "TEXT" | "MEDIUMTEXT" | "LONGTEXT" | "BINARY"
+        | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" | "ENUM" | "SET" | "JSON" => {
+            String::from_utf8_lossy(&row.try_get_unchecked::<Vec<u8>, _>(column)?).into_owned()
+        }
+        other => {
+            return Err(sqlx::Error::ColumnDecode {
+                index: column.to_string(),
+                source: format!("a {other} value where a text or a number was read").into(),
+            });
+        }
+    }))
 }
 
 fn bind<'q>(statement: &'q Statement<'_>) -> Query<'q, MySql, MySqlArguments> {

@@ -476,7 +476,12 @@ fn a_plain_write_of_a_tracked_counter_adds_to_its_slot_and_buckets_in_one_transa
     use Reply::{Changed, Rows};
     let sql = statements();
     // Hours (2) kept for 48, days (3) all.
-    let periods = || answer(&sql.periods().sql, Rows(vec![vec![Some(2), Some(48)], vec![Some(3), None]]));
+    let periods = || {
+        answer(
+            &sql.periods().sql,
+            Rows(vec![vec![Some(2), Some(48), Some(0), None], vec![Some(3), None, Some(0), None]]),
+        )
+    };
     let four = || answer(&sql.last_slot().sql, Rows(vec![vec![Some(4)]]));
     let buckets = sql.add_to_buckets(&[Period::Hour, Period::Day]).sql;
     let in_transaction = || {
@@ -576,9 +581,9 @@ fn a_plain_series_whose_buckets_pass_bigint_together_reads_each_bucket() {
     let (from, to) = (std::time::UNIX_EPOCH, std::time::UNIX_EPOCH + 2 * day);
     let sql = statements();
     let script = [
-        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0)]])),
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0), None]])),
         answer(&sql.get_many(1).sql, Rows(vec![vec![Some(0), Some(7)]])),
-        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0)]])),
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0), None]])),
         answer(&sql.series().sql, Rows(vec![vec![Some(0), Some(i64::MAX)], vec![Some(86_400), Some(5)]])),
     ];
     let client = plain(ScriptedDriver::new(script));
@@ -674,4 +679,146 @@ fn a_plain_read_of_a_period_takes_no_default_for_a_missing_or_empty_answer() {
     let client =
         plain(ScriptedDriver::new([Rows(vec![vec![Some(now)]]), day_tracked, Rows(vec![vec![Some(0)]])]));
     assert_eq!(ready(client.get_period("views", Period::Day, at)).unwrap(), Some(0), "a real zero");
+}
+
+/// Every read of the plain mode, fed an answer no server of the package
+/// sends (a row too short or too long, a NULL where none can be, no row
+/// where one always comes, two where one does, a number that names
+/// nothing), fails as an unexpected answer: no default stands in for it.
+#[test]
+fn every_plain_read_refuses_an_answer_that_is_not_the_servers() {
+    use Reply::{Changed, Rows};
+    let sql = statements();
+    let slots = |count| answer(&sql.last_slot().sql, Rows(vec![vec![Some(count)]]));
+    let day_tracked = Rows(vec![vec![Some(3), None, Some(0), None]]);
+    let up_to_the_limit = vec![
+        slots(4),
+        answer(&sql.add_to_untracked_slot().sql, Changed(0)),
+        answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0), Some(100)]])),
+        answer("START TRANSACTION", Changed(0)),
+        slots(4),
+        answer(&sql.add_to_slot().sql, Changed(1)),
+        answer(&sql.server_now().sql, Rows(vec![vec![Some(86_400)]])),
+        answer(&sql.lock_quota().sql, Changed(0)),
+    ];
+    let mut up_to_the_bucket = up_to_the_limit.clone();
+    up_to_the_bucket.push(answer(&sql.read_limit().sql, Rows(vec![vec![Some(100)]])));
+    type Call = fn(&Engine<ScriptedDriver>) -> Result<(), CounterError>;
+    /// Rows of nullable BIGINTs, as a statement answers.
+    type Answer = Vec<Vec<Option<i64>>>;
+    /// A read: its name, the steps before it, its statement, the answers
+    /// it must refuse, and the call that makes it.
+    type Read = (&'static str, Vec<Reply>, String, Vec<Answer>, Call);
+    let add: Call = |client| ready(client.add("views", 5));
+    let cases: Vec<Read> = vec![
+        (
+            "get_many",
+            Vec::new(),
+            sql.get_many(1).sql,
+            vec![vec![vec![Some(0)]], vec![vec![None, Some(1)]], vec![vec![Some(7), Some(1)]]],
+            |client| ready(client.get("views")).map(drop),
+        ),
+        (
+            "last_slot",
+            Vec::new(),
+            sql.last_slot().sql,
+            vec![
+                vec![vec![None]],
+                vec![vec![Some(0)]],
+                vec![vec![Some(1), Some(2)]],
+                vec![vec![Some(1)], vec![Some(2)]],
+            ],
+            add,
+        ),
+        (
+            "periods",
+            vec![slots(4), answer(&sql.add_to_untracked_slot().sql, Changed(0))],
+            sql.periods().sql,
+            vec![
+                vec![vec![Some(3), None, Some(0)]],
+                vec![vec![None, None, Some(0), None]],
+                vec![vec![Some(9), None, Some(0), None]],
+                vec![vec![Some(3), None, None, None]],
+            ],
+            add,
+        ),
+        (
+            "lock_counter",
+            add_up_to_the_lock(4),
+            sql.lock_counter().sql,
+            vec![
+                Vec::new(),
+                vec![vec![Some(4), None, Some(10), None, None]],
+                vec![vec![Some(4), Some(1), Some(10), None]],
+            ],
+            |client| ready(client.add("stock", -1)),
+        ),
+        (
+            "read_limit",
+            up_to_the_limit,
+            sql.read_limit().sql,
+            vec![vec![vec![Some(1), Some(2)]], vec![vec![Some(1)], vec![Some(2)]]],
+            add,
+        ),
+        (
+            "lock_bucket",
+            up_to_the_bucket,
+            sql.lock_bucket().sql,
+            vec![
+                Vec::new(),
+                vec![vec![Some(0), Some(4), Some(1)]],
+                vec![vec![None, Some(4), Some(1), Some(1)]],
+            ],
+            add,
+        ),
+        (
+            "bounds",
+            Vec::new(),
+            sql.bounds().sql,
+            vec![vec![vec![None, None, None]], vec![vec![Some(1), None]], vec![vec![Some(1), None, None]; 2]],
+            |client| ready(client.room("views")).map(drop),
+        ),
+        (
+            "oldest_buckets",
+            vec![slots(4), answer(&sql.untrack().sql, Changed(1))],
+            sql.oldest_buckets().sql,
+            vec![vec![vec![None]], vec![vec![Some(0), Some(1)]]],
+            |client| ready(client.untrack("views", Period::Day)),
+        ),
+        (
+            "series",
+            vec![
+                answer(&sql.periods().sql, day_tracked.clone()),
+                answer(&sql.get_many(1).sql, Rows(vec![vec![Some(0), Some(7)]])),
+                answer(&sql.periods().sql, day_tracked),
+            ],
+            sql.series().sql,
+            vec![vec![vec![Some(0)]], vec![vec![None, Some(5)]], vec![vec![Some(0), None]]],
+            |client| {
+                let day = std::time::UNIX_EPOCH + Duration::from_secs(86_400);
+                ready(client.series("views", Period::Day, std::time::UNIX_EPOCH, day)).map(drop)
+            },
+        ),
+        (
+            "name_width",
+            Vec::new(),
+            sql.name_width().sql,
+            vec![vec![vec![Some(128), Some(1)]], vec![vec![Some(128)], vec![Some(64)]]],
+            |client| ready(client.setup("views", crate::NewCounter::new("d"))),
+        ),
+    ];
+    for (read, prefix, sql, answers, call) in cases {
+        for rows in answers {
+            let mut script = prefix.clone();
+            script.push(answer(&sql, Rows(rows.clone())));
+            // A transaction the read failed in is rolled back.
+            script.push(Changed(0));
+            let client = plain(ScriptedDriver::new(script));
+            let error = call(&client).unwrap_err();
+            assert!(
+                matches!(error, CounterError::UnexpectedAnswer { .. }),
+                "{read} answering {rows:?}: {error:?}"
+            );
+        }
+    }
 }

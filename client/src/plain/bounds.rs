@@ -11,7 +11,7 @@ use slotted_counters_core::refusals::{
     self, FLOOR_ABOVE_CEILING, FOR_COUNTER, TOTAL_OUTSIDE_BOUNDS, bound_out_of_range,
 };
 
-use super::{Plain, number, statement, unknown};
+use super::{Plain, answers, number, statement, unknown};
 use crate::driver::{Connection, Owner, Param};
 use crate::error::{Bound, CounterError};
 use crate::transaction::atomically;
@@ -48,13 +48,19 @@ impl Locked {
 impl Plain {
     /// Locks counter `name`'s slots, inside a transaction; what they hold.
     pub(super) async fn lock(&self, conn: &mut impl Connection, name: &str) -> Result<Locked, CounterError> {
+        const WHAT: &str = "a counter's locked slots";
         let rows = conn.rows(&statement(&self.lock_counter, vec![Param::Text(name)])).await?;
-        match rows.first().map(Vec::as_slice) {
-            Some(&[Some(slots), Some(lowest_slot), Some(total), floor, ceiling]) if slots > 0 => {
-                Ok(Locked { slots, lowest_slot, total, floor, ceiling })
-            }
-            _ => Err(unknown(name)),
+        let [slots, lowest_slot, total, floor, ceiling] = answers::one_row(rows, WHAT)?;
+        if answers::present(slots, WHAT)? == 0 {
+            return Err(unknown(name));
         }
+        Ok(Locked {
+            slots: answers::present(slots, WHAT)?,
+            lowest_slot: answers::present(lowest_slot, WHAT)?,
+            total: answers::present(total, WHAT)?,
+            floor,
+            ceiling,
+        })
     }
 
     /// Adds `delta` to counter `name` through all of its slots, inside a

@@ -7,6 +7,7 @@
 //! The slot of an increment is picked here and sent as a parameter. A
 //! counter's slot count is read once and kept for [`SLOT_COUNT_LIFETIME`].
 
+mod answers;
 mod bounds;
 mod periods;
 mod quotas;
@@ -187,8 +188,8 @@ impl Plain {
         let mut width = self.table_width.load(Ordering::Relaxed);
         if width == 0 {
             let read = statement(&self.name_width, vec![Param::Text(self.sql.table())]);
-            let held = conn.rows(&read).await?.first().and_then(|row| row.first().copied().flatten());
-            width = held.and_then(|held| u32::try_from(held).ok()).unwrap_or(self.options_width);
+            let held = answers::row_of(conn.rows(&read).await?, "the width of the names' column")?;
+            width = held.and_then(|[held]| u32::try_from(held?).ok()).unwrap_or(self.options_width);
             self.table_width.store(width, Ordering::Relaxed);
         }
         if name.chars().count() > width as usize {
@@ -327,14 +328,22 @@ impl Plain {
             .iter()
             .enumerate()
             .flat_map(|(position, name)| [number(position as i64), Param::Text(name)]);
+        const WHAT: &str = "the totals of counters";
         let mut values = vec![None; names.len()];
-        for row in conn.rows(&statement(&read, params.collect())).await? {
-            if let [Some(position), total] = row[..]
-                && let Some(value) =
-                    usize::try_from(position).ok().and_then(|position| values.get_mut(position))
-            {
-                *value = total;
-            }
+        for [position, total] in
+            answers::rows_of(conn.rows(&statement(&read, params.collect())).await?, WHAT)?
+        {
+            let position = answers::present(position, WHAT)?;
+            let value = usize::try_from(position)
+                .ok()
+                .and_then(|position| values.get_mut(position))
+                .ok_or_else(|| {
+                    CounterError::unexpected_answer(
+                        format!("{WHAT}: no counter was asked for at {position}"),
+                        None,
+                    )
+                })?;
+            *value = total;
         }
         Ok(values)
     }

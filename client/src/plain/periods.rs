@@ -12,7 +12,7 @@ use slotted_counters_core::periods::{self, LAST_SECOND, Period, UtcOffset};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals::{self, AT_IN_FUTURE, FOR_COUNTER};
 
-use super::{Plain, number, statement};
+use super::{Plain, answers, number, statement};
 use crate::call::{Answer, Moment, Series};
 use crate::driver::{Connection, Param, Statement};
 use crate::error::CounterError;
@@ -111,18 +111,25 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Vec<(Period, Option<i64>, Option<i64>)>, CounterError> {
+        const WHAT: &str = "the periods a counter tracks";
         let rows = conn.rows(&statement(&self.periods.periods, vec![Param::Text(name)])).await?;
-        if rows.iter().any(|row| row.get(2).copied().flatten().unwrap_or(0) != 0) {
-            return Err(CounterError::invalid_argument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+        let mut tracked = Vec::new();
+        for [position, keep, offset, limit] in answers::rows_of(rows, WHAT)? {
+            let position = answers::present(position, WHAT)?;
+            let period = usize::try_from(position)
+                .ok()
+                .and_then(|position| Period::ALL.get(position.checked_sub(1)?))
+                .ok_or_else(|| {
+                    CounterError::unexpected_answer(format!("{WHAT}: no period is number {position}"), None)
+                })?;
+            if answers::present(offset, WHAT)? != 0 {
+                return Err(CounterError::invalid_argument(refusals::about(
+                    refusals::PLAIN_COUNTS_AT_UTC,
+                    name,
+                )));
+            }
+            tracked.push((*period, keep, limit));
         }
-        let mut tracked: Vec<_> = rows
-            .into_iter()
-            .filter_map(|row| {
-                let position = usize::try_from(row.first().copied().flatten()?).ok()?;
-                let period = *Period::ALL.get(position.checked_sub(1)?)?;
-                Some((period, row.get(1).copied().flatten(), row.get(3).copied().flatten()))
-            })
-            .collect();
         tracked.sort_by_key(|&(period, ..)| period as usize);
         Ok(tracked)
     }
@@ -156,7 +163,7 @@ impl Plain {
     /// The server's clock, in seconds since 1970 UTC.
     pub(super) async fn server_now(&self, conn: &mut impl Connection, age: i64) -> Result<i64, CounterError> {
         let rows = conn.rows(&statement(&self.periods.server_now, vec![number(age)])).await?;
-        one_value(rows, "the server's clock")
+        answers::one_value(rows, "the server's clock")
     }
 
     /// A late write's moment (`Moment::At`) and the server's clock, read
@@ -338,12 +345,11 @@ impl Plain {
                 &self.periods.oldest_buckets,
                 vec![Param::Text(name), period_param(period), number(before)],
             );
-            let starts: Vec<i64> = conn
-                .rows(&oldest)
-                .await?
+            const WHAT: &str = "the oldest buckets of a period";
+            let starts = answers::rows_of(conn.rows(&oldest).await?, WHAT)?
                 .into_iter()
-                .filter_map(|row| row.first().copied().flatten())
-                .collect();
+                .map(|[start]| answers::present(start, WHAT))
+                .collect::<Result<Vec<i64>, _>>()?;
             let (Some(&first), Some(&last)) = (starts.first(), starts.last()) else {
                 return Ok(());
             };
@@ -407,7 +413,7 @@ impl Plain {
             &self.periods.get_range,
             vec![Param::Text(name), period_param(period), number(from), number(to)],
         );
-        one_value(conn.rows(&read).await?, "what a period's buckets counted")
+        answers::one_value(conn.rows(&read).await?, "what a period's buckets counted")
     }
 
     /// The answer of a series (see [`crate::call::Call::Series`]): the
@@ -429,12 +435,11 @@ impl Plain {
             &self.periods.series,
             vec![Param::Text(name), period_param(period), number(from), number(to)],
         );
-        let counted: HashMap<i64, i64> = conn
-            .rows(&read)
-            .await?
+        const WHAT: &str = "what each bucket of a series counted";
+        let counted = answers::rows_of(conn.rows(&read).await?, WHAT)?
             .into_iter()
-            .filter_map(|row| Some((row.first().copied().flatten()?, row.get(1).copied().flatten()?)))
-            .collect();
+            .map(|[start, count]| Ok((answers::present(start, WHAT)?, answers::present(count, WHAT)?)))
+            .collect::<Result<HashMap<i64, i64>, CounterError>>()?;
         let buckets = starts.iter().map(|start| Some(counted.get(start).copied().unwrap_or(0))).collect();
         // Buckets count every write of their period, unbounded by the
         // total: a range of them may pass BIGINT, and its figure stops there.
@@ -449,23 +454,5 @@ impl Plain {
             conn.execute(&Statement { sql: Cow::Borrowed(&expire.sql), params: Vec::new() }).await?;
         }
         Ok(())
-    }
-}
-
-/// The one value of the one row a statement that always answers one (an
-/// aggregate, the clock) read: anything else is not the server's answer
-/// (a proxy's, another server's), and no default stands in for it.
-fn one_value(rows: Vec<Vec<Option<i64>>>, what: &str) -> Result<i64, CounterError> {
-    match rows.as_slice() {
-        [row] => match row.as_slice() {
-            [Some(value)] => Ok(*value),
-            row => {
-                Err(CounterError::unexpected_answer(format!("{what}: one value expected, not {row:?}"), None))
-            }
-        },
-        rows => Err(CounterError::unexpected_answer(
-            format!("{what}: one row expected, not {}", rows.len()),
-            None,
-        )),
     }
 }

@@ -12,7 +12,7 @@ use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals;
 
-use super::{Plain, number, statement, unknown};
+use super::{Plain, answers, number, statement, unknown};
 use crate::call::{Room, RoomOf};
 use crate::driver::{Connection, Owner, Param};
 use crate::error::{Bound, CounterError};
@@ -46,11 +46,6 @@ impl QuotaStatements {
     }
 }
 
-/// The first value of the first row, if any.
-fn first(rows: &[Vec<Option<i64>>]) -> Option<i64> {
-    rows.first().and_then(|row| row.first().copied().flatten())
-}
-
 /// A moment as the server's `DATETIME` shows it, which a refusal writes.
 fn seconds_text(seconds: i64) -> String {
     let mut text = periods::utc_text(seconds);
@@ -80,18 +75,16 @@ impl Plain {
         let q = &self.quotas;
         let bucket = || [Param::Text(name), Param::Text(period.name()), number(start)];
         conn.execute(&statement(&q.lock_quota, bucket().to_vec())).await?;
-        let limit = first(
-            &conn
-                .rows(&statement(&q.read_limit, vec![Param::Text(name), Param::Text(period.name())]))
-                .await?,
-        );
+        let read_limit = statement(&q.read_limit, vec![Param::Text(name), Param::Text(period.name())]);
+        let limit =
+            answers::row_of(conn.rows(&read_limit).await?, "a period's limit")?.and_then(|[limit]| limit);
         let mut params = vec![number(slot), number(slot), number(delta)];
         params.extend(bucket());
         let rows = conn.rows(&statement(&q.lock_bucket, params)).await?;
-        let [used, found, own, fits] = match rows.first().map(Vec::as_slice) {
-            Some(&[Some(used), Some(found), Some(own), Some(fits)]) => [used, found, own, fits],
-            _ => [0, 0, 0, 0],
-        };
+        const WHAT: &str = "the rows of a limited bucket";
+        let [used, found, own, fits] =
+            answers::one_row(rows, WHAT)?.map(|value| answers::present(value, WHAT));
+        let (used, found, own, fits) = (used?, found?, own?, fits?);
         let (used, delta_wide) = (i128::from(used), i128::from(delta));
         if let Some(limit) = limit
             && delta > 0
@@ -169,11 +162,12 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<Vec<Room>, CounterError> {
+        const WHAT: &str = "a counter's total and bounds";
         let rows = conn.rows(&statement(&self.quotas.bounds, vec![Param::Text(name)])).await?;
-        let Some(&[total, floor, ceiling]) = rows.first().map(Vec::as_slice) else {
+        let Some([total, floor, ceiling]) = answers::row_of(rows, WHAT)? else {
             return Err(unknown(name));
         };
-        let total = total.unwrap_or(0);
+        let total = answers::present(total, WHAT)?;
         let toward = |from: i64, to: i64| u64::try_from(i128::from(to) - i128::from(from)).unwrap_or(0);
         let mut room: Vec<Room> = [
             floor.map(|floor| (Bound::Floor, floor, toward(floor, total))),

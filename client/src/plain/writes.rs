@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use slotted_counters_core::SlotPolicy;
 use slotted_counters_core::package::server_errno;
 
-use super::{Plain, check_not_blank, number, statement, unknown};
+use super::{Plain, answers, check_not_blank, number, statement, unknown};
 use crate::call::{Moment, WriteId};
 use crate::driver::{Connection, Owner, Param};
 use crate::error::CounterError;
@@ -242,10 +242,13 @@ impl Plain {
         conn: &mut impl Connection,
         name: &str,
     ) -> Result<u32, CounterError> {
+        const WHAT: &str = "a counter's last slot";
         let rows = conn.rows(&statement(&self.last_slot, vec![Param::Text(name)])).await?;
-        let last =
-            rows.first().and_then(|row| row.first().copied().flatten()).ok_or_else(|| unknown(name))?;
-        let slots = u32::try_from(last).unwrap_or(1).max(1);
+        let [last] = answers::row_of(rows, WHAT)?.ok_or_else(|| unknown(name))?;
+        let last = answers::present(last, WHAT)?;
+        let slots = u32::try_from(last).ok().filter(|&slots| slots > 0).ok_or_else(|| {
+            CounterError::unexpected_answer(format!("{WHAT}: a slot number, not {last}"), None)
+        })?;
         self.slot_counts.keep(name, slots);
         Ok(slots)
     }

@@ -38,13 +38,17 @@ impl<Q: Queryable> Connection for Blocking<'_, Q> {
     }
 }
 
-/// A column of a row as a nullable text, a number as its digits.
+/// A column of a row as a nullable text, a number as the async client
+/// writes it: an integer (signed, UNSIGNED or BOOLEAN) as its digits, a
+/// DOUBLE or FLOAT as Rust writes an `f64`. A date or a time is refused.
 fn text(value: Value) -> Result<Option<String>, CounterError> {
     match value {
         Value::NULL => Ok(None),
         Value::Bytes(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Value::Int(number) => Ok(Some(number.to_string())),
         Value::UInt(number) => Ok(Some(number.to_string())),
+        Value::Double(number) => Ok(Some(number.to_string())),
+        Value::Float(number) => Ok(Some(f64::from(number).to_string())),
         other => {
             Err(CounterError::unexpected_answer(format!("{other:?} where a text or a number was read"), None))
         }
