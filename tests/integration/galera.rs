@@ -277,14 +277,17 @@ fn re_installs_on_one_node_lose_nothing_the_others_write(cluster: &mut Cluster) 
         "galera_reinstall",
         &galera(),
     );
-    eprintln!(
-        "{} writes were aborted by the re-install's DDL (1317), {} met a trigger being replaced (1064), \
-         {} met a lost certification or a re-install's gap",
-        gaps.interrupted.into_inner(),
-        gaps.trigger_being_replaced.into_inner(),
-        gaps.other.into_inner()
-    );
-    assert_eq!(gaps.missing_trigger.into_inner(), 0, "no node runs a write between a DROP and a CREATE");
+    eprintln!("writers in English met {:?}; in German {:?}", gaps.english, gaps.german);
+    // A trigger being replaced is told by its number alone: writers that
+    // read German messages met it and sent again as the English ones did
+    // (80 and 83 times in a run).
+    for (language, gaps) in [("English", gaps.english), ("German", gaps.german)] {
+        assert_eq!(gaps.missing_trigger.into_inner(), 0, "no node runs a write between a DROP and a CREATE");
+        assert!(
+            gaps.trigger_being_replaced.into_inner() > 0,
+            "writers in {language} met a trigger being replaced"
+        );
+    }
 }
 
 fn every_node_increments_only_the_slots_it_owns(cluster: &mut Cluster) {
