@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Duration;
 
+use slotted_counters_core::package::server_errno;
+
 use crate::call::{Answer, Call, Correction, Drift, Reconcile, WriteId};
 use crate::driver::{Connection, Owner, Param, Statement};
 use crate::error::CounterError;
@@ -157,6 +159,22 @@ async fn galera_sync_wait(conn: &mut impl Connection) -> Result<Option<i64>, Cou
     Ok(variables.get("wsrep_sync_wait").and_then(|value| value.parse().ok()))
 }
 
+/// Starts the read-only snapshot the counts are read in, and without `READ
+/// ONLY` on an engine that refuses the statement: TiDB does not parse the
+/// pair (1064) and takes `READ ONLY` for a no-op (1235). The transaction
+/// only reads either way.
+async fn start_snapshot(conn: &mut impl Connection) -> Result<u64, CounterError> {
+    const SNAPSHOT: &str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+    match conn.execute(&text(format!("{SNAPSHOT}, READ ONLY"), Vec::new())).await {
+        Err(error)
+            if matches!(error.code(), Some(server_errno::PARSE_ERROR | server_errno::NOT_SUPPORTED_YET)) =>
+        {
+            conn.execute(&text(SNAPSHOT, Vec::new())).await
+        }
+        started => started,
+    }
+}
+
 /// Reads every count in one snapshot, then corrects each drift.
 async fn reconcile_locked(
     mode: &Mode,
@@ -169,8 +187,7 @@ async fn reconcile_locked(
     }
     // Right before the transaction it is for: it sets the next one only.
     conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
-    let started =
-        conn.execute(&text("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", Vec::new())).await;
+    let started = start_snapshot(conn).await;
     if let Some(before) = &sync_wait {
         let restore = text("SET SESSION wsrep_sync_wait = ?", vec![Param::Number(Some(*before))]);
         conn.execute(&restore).await?;
@@ -352,6 +369,27 @@ mod tests {
         assert_eq!(busy.unwrap_err().kind(), ErrorKind::Busy);
         let dry_run_busy = reconcile_on(vec![answer(&lock, Reply::Rows(vec![vec![None]]))], true);
         assert_eq!(dry_run_busy.unwrap_err().kind(), ErrorKind::Busy, "a dry run reads a read-only server");
+    }
+
+    #[test]
+    fn a_snapshot_the_engine_will_not_start_read_only_starts_without_it() {
+        let snapshot = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+        let read_only = format!("{snapshot}, READ ONLY");
+        let start = |replies: Vec<Reply>| {
+            let mut conn = ScriptedConnection::new(replies);
+            let started = ready(start_snapshot(&mut conn));
+            (started, conn.sent().into_iter().map(|sent| sent.sql).collect::<Vec<_>>())
+        };
+        for refusal in [server_errno::PARSE_ERROR, server_errno::NOT_SUPPORTED_YET] {
+            let (started, sent) =
+                start(vec![answer(&read_only, Reply::Error(refusal)), answer(snapshot, Reply::Changed(0))]);
+            assert!(started.is_ok(), "after {refusal}: {started:?}");
+            assert_eq!(sent, [read_only.as_str(), snapshot], "after {refusal}");
+        }
+        let (started, sent) = start(vec![answer(&read_only, Reply::Changed(0))]);
+        assert!(started.is_ok() && sent == [read_only.as_str()], "MySQL and MariaDB start it read-only");
+        let (started, sent) = start(vec![answer(&read_only, Reply::Error(server_errno::LOCK_WAIT_TIMEOUT))]);
+        assert_eq!(started.unwrap_err().code(), Some(server_errno::LOCK_WAIT_TIMEOUT), "{sent:?}");
     }
 
     #[test]

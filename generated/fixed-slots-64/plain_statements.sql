@@ -145,6 +145,10 @@ INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counte
 -- Parameters: name, period
 SELECT CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ? LOCK IN SHARE MODE;
 
+-- read_limit_exclusively: read_limit where the engine refuses LOCK IN SHARE MODE with 1235 (TiDB): the same read, locked exclusively
+-- Parameters: name, period
+SELECT CAST(`highest` AS SIGNED) FROM `counter_periods` WHERE `counter_name` = ? AND `period` = ? FOR UPDATE;
+
 -- lock_bucket: after read_limit: locks every slot's row of the bucket; what they counted, how many there are, whether the slot written has one (1) or not (0), and whether that row has room for delta in its share of the limit (1) or not (0). A write with a positive delta that would take what they counted past the limit is refused, and the transaction rolled back
 -- Parameters: the slot written, the slot written, delta, name, period, the bucket's start
 SELECT CAST(COALESCE(SUM(`counter`), 0) AS SIGNED), COUNT(*), CAST(COALESCE(SUM(`counter_id` = ?), 0) AS SIGNED), CAST(COALESCE(SUM(`counter_id` = ? AND CAST(`counter` AS DECIMAL(20, 0)) + ? <= `highest`), 0) AS SIGNED) FROM `counter_buckets` WHERE `counter_name` = ? AND `period` = ? AND `bucket_start` = TIMESTAMP'1970-01-01 00:00:00' + INTERVAL ? SECOND AND `counter_id` < 65535 FOR UPDATE;

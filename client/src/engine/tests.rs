@@ -822,3 +822,51 @@ fn every_plain_read_refuses_an_answer_that_is_not_the_servers() {
         }
     }
 }
+
+/// TiDB refuses a share lock (1235) and its transaction goes on: the plain
+/// mode reads the limit locked exclusively then, and from then on.
+#[test]
+fn a_plain_limited_write_reads_the_limit_exclusively_where_share_locks_are_refused() {
+    use Reply::{Changed, Error, Rows};
+    let sql = statements();
+    // A counter seen tracking a period reads its periods first.
+    let limited_write = |seen_tracking: bool, read_limit: Vec<Reply>| {
+        let mut steps = Vec::new();
+        if !seen_tracking {
+            steps.extend([
+                answer(&sql.last_slot().sql, Rows(vec![vec![Some(4)]])),
+                answer(&sql.add_to_untracked_slot().sql, Changed(0)),
+            ]);
+        }
+        steps.extend([
+            answer(&sql.periods().sql, Rows(vec![vec![Some(3), None, Some(0), Some(100)]])),
+            answer("START TRANSACTION", Changed(0)),
+        ]);
+        // The slot count, read again in the transaction, is kept after.
+        if !seen_tracking {
+            steps.push(answer(&sql.last_slot().sql, Rows(vec![vec![Some(4)]])));
+        }
+        steps.extend([
+            answer(&sql.add_to_slot().sql, Changed(1)),
+            answer(&sql.server_now().sql, Rows(vec![vec![Some(86_400)]])),
+            answer(&sql.lock_quota().sql, Changed(0)),
+        ]);
+        steps.extend(read_limit);
+        steps.extend([
+            answer(&sql.lock_bucket().sql, Rows(vec![vec![Some(0), Some(4), Some(1), Some(1)]])),
+            answer(&sql.add_to_limited_bucket().sql, Changed(1)),
+            answer("COMMIT", Changed(0)),
+        ]);
+        steps
+    };
+    let exclusively = || answer(&sql.read_limit_exclusively().sql, Rows(vec![vec![Some(100)]]));
+    let mut script = limited_write(
+        false,
+        vec![answer(&sql.read_limit().sql, Error(server_errno::NOT_SUPPORTED_YET)), exclusively()],
+    );
+    script.extend(limited_write(true, vec![exclusively()]));
+    let client = plain(ScriptedDriver::new(script));
+    ready(client.add("views", 5)).unwrap();
+    ready(client.add("views", 5)).unwrap();
+    assert!(client.driver.script_done());
+}

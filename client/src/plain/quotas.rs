@@ -6,8 +6,10 @@
 //! room, and else shares the room left among the rows again. Exact, and
 //! one bucket's plain writes wait for each other.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use slotted_counters_core::package::server_errno;
 use slotted_counters_core::periods::{self, Period};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
 use slotted_counters_core::refusals;
@@ -23,6 +25,10 @@ use crate::transaction::atomically;
 pub(super) struct QuotaStatements {
     lock_quota: PlainStatement,
     read_limit: PlainStatement,
+    read_limit_exclusively: PlainStatement,
+    /// Whether the engine refused `read_limit`'s share lock (TiDB): the
+    /// limit is read with `read_limit_exclusively` from then on.
+    no_share_locks: AtomicBool,
     lock_bucket: PlainStatement,
     add_to_limited_bucket: PlainStatement,
     share_limit: PlainStatement,
@@ -36,6 +42,8 @@ impl QuotaStatements {
         QuotaStatements {
             lock_quota: sql.lock_quota(),
             read_limit: sql.read_limit(),
+            read_limit_exclusively: sql.read_limit_exclusively(),
+            no_share_locks: AtomicBool::new(false),
             lock_bucket: sql.lock_bucket(),
             add_to_limited_bucket: sql.add_to_limited_bucket(),
             share_limit: sql.share_limit(),
@@ -57,6 +65,30 @@ fn moment(seconds: i64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(u64::try_from(seconds).unwrap_or(0))
 }
 
+impl QuotaStatements {
+    /// The rows of `read_limit` for `period` of counter `name`, share-locked
+    /// where the engine takes share locks, else locked exclusively: TiDB
+    /// refuses a share lock with 1235, and its transaction goes on.
+    async fn read_limit(
+        &self,
+        conn: &mut impl Connection,
+        name: &str,
+        period: Period,
+    ) -> Result<Vec<Vec<Option<i64>>>, CounterError> {
+        let params = || vec![Param::Text(name), Param::Text(period.name())];
+        if !self.no_share_locks.load(Ordering::Relaxed) {
+            match conn.rows(&statement(&self.read_limit, params())).await {
+                Err(error) if error.code() == Some(server_errno::NOT_SUPPORTED_YET) => {
+                    log::info!(error:%; "the engine takes no share lock: limits are read locked exclusively");
+                    self.no_share_locks.store(true, Ordering::Relaxed);
+                }
+                read => return read,
+            }
+        }
+        conn.rows(&statement(&self.read_limit_exclusively, params())).await
+    }
+}
+
 impl Plain {
     /// Adds `delta`, written to `slot` of counter `name`, to its bucket of
     /// `period` that starts at `start`, a period with a limit: inside the
@@ -75,9 +107,8 @@ impl Plain {
         let q = &self.quotas;
         let bucket = || [Param::Text(name), Param::Text(period.name()), number(start)];
         conn.execute(&statement(&q.lock_quota, bucket().to_vec())).await?;
-        let read_limit = statement(&q.read_limit, vec![Param::Text(name), Param::Text(period.name())]);
-        let limit =
-            answers::row_of(conn.rows(&read_limit).await?, "a period's limit")?.and_then(|[limit]| limit);
+        let limit = answers::row_of(q.read_limit(conn, name, period).await?, "a period's limit")?
+            .and_then(|[limit]| limit);
         let mut params = vec![number(slot), number(slot), number(delta)];
         params.extend(bucket());
         let rows = conn.rows(&statement(&q.lock_bucket, params)).await?;

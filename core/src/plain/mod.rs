@@ -138,6 +138,7 @@ impl PlainSql {
             ("expire (hour)", self.expire(Period::Hour)),
             ("lock_quota", self.lock_quota()),
             ("read_limit", self.read_limit()),
+            ("read_limit_exclusively", self.read_limit_exclusively()),
             ("lock_bucket", self.lock_bucket()),
             ("add_to_limited_bucket", self.add_to_limited_bucket()),
             ("share_limit", self.share_limit()),

@@ -43,6 +43,22 @@ impl PlainSql {
         }
     }
 
+    /// [`Self::read_limit`] on an engine without share locks (TiDB refuses
+    /// them with 1235): the row locked exclusively. Such an engine runs no
+    /// routine, whose triggers read the limit share-locked, so no writer
+    /// waits for it but another of the same period.
+    pub fn read_limit_exclusively(&self) -> PlainStatement {
+        PlainStatement {
+            purpose: "read_limit where the engine refuses LOCK IN SHARE MODE with 1235 (TiDB): the same read, \
+                      locked exclusively",
+            sql: format!(
+                "SELECT CAST(`highest` AS SIGNED) FROM `{}` WHERE `counter_name` = ? AND `period` = ? FOR UPDATE",
+                self.periods_table
+            ),
+            params: &["name", "period"],
+        }
+    }
+
     /// Locks every row of a limited bucket, and reads what they counted.
     pub fn lock_bucket(&self) -> PlainStatement {
         PlainStatement {
