@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use slotted_counters_core::package::Routine;
 use slotted_counters_core::periods::{Period, UtcOffset};
-use slotted_counters_core::refusals::{self, FOR_COUNTER};
+use slotted_counters_core::refusals::FOR_COUNTER;
 
 use crate::error::{Bound, CounterError, moment_of};
 
@@ -275,7 +275,6 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// The routine the call runs in routine mode, whose features it needs.
     /// The one counter the call is about, if it names one.
     pub(crate) fn counter(&self) -> Option<&'a str> {
         match *self {
@@ -305,6 +304,7 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// The routine the call runs in routine mode, whose features it needs.
     pub(crate) fn routine(&self) -> Routine {
         match self {
             Call::Setup { .. } => Routine::Setup,
@@ -471,10 +471,7 @@ pub(crate) fn add_delta(deltas: &mut Deltas, name: &str, delta: i64) -> Result<(
     match deltas.get_mut(name) {
         Some(sum) => {
             *sum = sum.checked_add(delta).ok_or_else(|| {
-                CounterError::invalid_argument(refusals::about(
-                    &format!("the deltas add up past a BIGINT{FOR_COUNTER}"),
-                    name,
-                ))
+                CounterError::invalid_about(&format!("the deltas add up past a BIGINT{FOR_COUNTER}"), name)
             })?;
         }
         None => {

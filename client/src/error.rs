@@ -333,9 +333,22 @@ impl CounterError {
         CounterError::InvalidArgument { name: refusals::read_counter_name(&message), message }
     }
 
-    /// This error, about counter `counter` where it is about one whose
-    /// name its message lost (cut at the routines' message length) or
-    /// never held.
+    /// The refusal (9003) the client makes of an argument of counter
+    /// `name`, in the routines' `words`.
+    pub(crate) fn invalid_about(words: &str, name: &str) -> Self {
+        CounterError::invalid_argument(refusals::about(words, name)).about(name)
+    }
+
+    /// The refusal (9001) the client makes of a counter `name` that does
+    /// not exist.
+    pub(crate) fn unknown(name: &str) -> Self {
+        CounterError::not_found(refusals::about(refusals::UNKNOWN_COUNTER, name)).about(name)
+    }
+
+    /// This error, about counter `counter`, the one its call named: that
+    /// name, not the message's, which the routines cut at 128 characters
+    /// and send in utf8mb3, where a character outside the BMP (an emoji)
+    /// arrives as `?`.
     pub(crate) fn about(mut self, counter: &str) -> Self {
         if let CounterError::NotFound { name, .. }
         | CounterError::AlreadyExists { name, .. }
@@ -343,7 +356,7 @@ impl CounterError {
         | CounterError::PastBound { name, .. }
         | CounterError::PastLimit { name, .. } = &mut self
         {
-            name.get_or_insert_with(|| counter.to_owned());
+            *name = Some(counter.to_owned());
         }
         self
     }
@@ -375,8 +388,10 @@ impl CounterError {
     }
 
     /// The name of the counter the error is about: the one the call named,
-    /// or in a batch the one the package refused. `None` for an error about
-    /// no one counter.
+    /// or in a batch the one the package refused, as its message names it
+    /// (`None` where the message, cut at 128 characters, lost it; a
+    /// character outside the BMP reads as `?`). `None` for an error about no
+    /// one counter.
     pub fn counter(&self) -> Option<&str> {
         match self {
             CounterError::NotFound { name, .. }
@@ -679,8 +694,11 @@ mod tests {
         );
         for refusal in &refusals {
             assert_eq!(refusal.counter(), Some("it's"), "{refusal:?}");
-            assert_eq!(refusal.clone().about("other").counter(), Some("it's"), "the message's name stays");
         }
+        // Servers send messages in utf8mb3: an emoji arrives as `?`.
+        let mangled = server(9001, "unknown counter: '名前 ?'");
+        assert_eq!(mangled.counter(), Some("名前 ?"));
+        assert_eq!(mangled.about("名前 😀").counter(), Some("名前 😀"), "the call's name wins");
         let long = "n".repeat(200);
         let cut = server(9001, &refusals::about(refusals::UNKNOWN_COUNTER, &long));
         assert_eq!(cut.counter(), None, "the message lost the name");

@@ -81,13 +81,18 @@ pub(crate) async fn run(
         vec![Param::Text(call.totals_view), Param::Number(Some(wait))],
     );
     let held = conn.rows(&lock).await?.first().and_then(|row| row.first().copied().flatten());
-    if held != Some(1) {
-        return Err(CounterError::Busy {
-            message: format!(
-                "another reconcile of these counters has run for more than {} s: try again when it is done",
-                RECONCILE_WAIT.as_secs()
-            ),
-        });
+    match held {
+        Some(1) => {}
+        Some(0) => {
+            return Err(CounterError::Busy {
+                message: format!(
+                    "another reconcile of these counters has run for more than {} s: try again when it is done",
+                    RECONCILE_WAIT.as_secs()
+                ),
+            });
+        }
+        // NULL: the lock's wait failed (killed, or out of memory).
+        other => return Err(CounterError::unexpected_answer(format!("GET_LOCK answered {other:?}"), None)),
     }
     let outcome = reconcile_locked(mode, conn, call).await;
     let release = text(format!("DO RELEASE_LOCK({LOCK_NAME})"), vec![Param::Text(call.totals_view)]);
@@ -159,16 +164,21 @@ async fn galera_sync_wait(conn: &mut impl Connection) -> Result<Option<i64>, Cou
     Ok(variables.get("wsrep_sync_wait").and_then(|value| value.parse().ok()))
 }
 
-/// Starts the read-only snapshot the counts are read in, and without `READ
-/// ONLY` on an engine that refuses the statement: TiDB does not parse the
-/// pair (1064) and takes `READ ONLY` for a no-op (1235). The transaction
-/// only reads either way.
+/// Starts the read-only snapshot the counts are read in, under REPEATABLE
+/// READ whatever the session's level, and without `READ ONLY` on an engine
+/// that refuses the statement: TiDB does not parse the pair (1064) and
+/// takes `READ ONLY` for a no-op (1235). The transaction only reads either
+/// way.
 async fn start_snapshot(conn: &mut impl Connection) -> Result<u64, CounterError> {
     const SNAPSHOT: &str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+    // Right before each start: it sets the next transaction only.
+    let repeatable_read = text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new());
+    conn.execute(&repeatable_read).await?;
     match conn.execute(&text(format!("{SNAPSHOT}, READ ONLY"), Vec::new())).await {
         Err(error)
             if matches!(error.code(), Some(server_errno::PARSE_ERROR | server_errno::NOT_SUPPORTED_YET)) =>
         {
+            conn.execute(&repeatable_read).await?;
             conn.execute(&text(SNAPSHOT, Vec::new())).await
         }
         started => started,
@@ -185,8 +195,6 @@ async fn reconcile_locked(
     if sync_wait.is_some() {
         conn.execute(&text("SET SESSION wsrep_sync_wait = 1", Vec::new())).await?;
     }
-    // Right before the transaction it is for: it sets the next one only.
-    conn.execute(&text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", Vec::new())).await?;
     let started = start_snapshot(conn).await;
     if let Some(before) = &sync_wait {
         let restore = text("SET SESSION wsrep_sync_wait = ?", vec![Param::Number(Some(*before))]);
@@ -367,28 +375,44 @@ mod tests {
         let lock = format!("SELECT GET_LOCK({LOCK_NAME}, ?)");
         let busy = reconcile_on(vec![writable, answer(&lock, Reply::Rows(vec![vec![Some(0)]]))], false);
         assert_eq!(busy.unwrap_err().kind(), ErrorKind::Busy);
-        let dry_run_busy = reconcile_on(vec![answer(&lock, Reply::Rows(vec![vec![None]]))], true);
+        let dry_run_busy = reconcile_on(vec![answer(&lock, Reply::Rows(vec![vec![Some(0)]]))], true);
         assert_eq!(dry_run_busy.unwrap_err().kind(), ErrorKind::Busy, "a dry run reads a read-only server");
+        let failed_lock = reconcile_on(vec![answer(&lock, Reply::Rows(vec![vec![None]]))], true);
+        assert_eq!(failed_lock.unwrap_err().kind(), ErrorKind::UnexpectedAnswer, "GET_LOCK's NULL: an error");
     }
 
     #[test]
     fn a_snapshot_the_engine_will_not_start_read_only_starts_without_it() {
         let snapshot = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
         let read_only = format!("{snapshot}, READ ONLY");
+        let repeatable_read = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+        let level = || answer(repeatable_read, Reply::Changed(0));
         let start = |replies: Vec<Reply>| {
             let mut conn = ScriptedConnection::new(replies);
             let started = ready(start_snapshot(&mut conn));
             (started, conn.sent().into_iter().map(|sent| sent.sql).collect::<Vec<_>>())
         };
         for refusal in [server_errno::PARSE_ERROR, server_errno::NOT_SUPPORTED_YET] {
-            let (started, sent) =
-                start(vec![answer(&read_only, Reply::Error(refusal)), answer(snapshot, Reply::Changed(0))]);
+            let (started, sent) = start(vec![
+                level(),
+                answer(&read_only, Reply::Error(refusal)),
+                level(),
+                answer(snapshot, Reply::Changed(0)),
+            ]);
             assert!(started.is_ok(), "after {refusal}: {started:?}");
-            assert_eq!(sent, [read_only.as_str(), snapshot], "after {refusal}");
+            assert_eq!(
+                sent,
+                [repeatable_read, read_only.as_str(), repeatable_read, snapshot],
+                "after {refusal}"
+            );
         }
-        let (started, sent) = start(vec![answer(&read_only, Reply::Changed(0))]);
-        assert!(started.is_ok() && sent == [read_only.as_str()], "MySQL and MariaDB start it read-only");
-        let (started, sent) = start(vec![answer(&read_only, Reply::Error(server_errno::LOCK_WAIT_TIMEOUT))]);
+        let (started, sent) = start(vec![level(), answer(&read_only, Reply::Changed(0))]);
+        assert!(
+            started.is_ok() && sent == [repeatable_read, read_only.as_str()],
+            "MySQL and MariaDB start it read-only"
+        );
+        let (started, sent) =
+            start(vec![level(), answer(&read_only, Reply::Error(server_errno::LOCK_WAIT_TIMEOUT))]);
         assert_eq!(started.unwrap_err().code(), Some(server_errno::LOCK_WAIT_TIMEOUT), "{sent:?}");
     }
 

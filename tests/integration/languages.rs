@@ -223,9 +223,9 @@ print("acknowledged:", acknowledged)
 /// The grammar of a refusal's message in docs/reference.md, the page's own
 /// Python, reads the servers' messages of each refusal as the Rust client
 /// reads them into its error's fields: the counter's name (quotes,
-/// backslashes and all; none once the message cut it, where the Rust
-/// client takes it from its call), a bound and its room, a period's limit,
-/// its room and its reset.
+/// backslashes and all; none once the message cut it, and an emoji as `?`,
+/// where the Rust client takes the call's), a bound and its room, a
+/// period's limit, its room and its reset.
 fn each_refusal_reads_by_the_documented_grammar_from_python_and_rust() {
     let db = support::with_committed("generated");
     let odd = r"it's: 'x' \ y";
@@ -255,12 +255,13 @@ for sql, args in [
     ("CALL counter_add(%s, %s)", ("stock", -6)),
     ("CALL counter_increment(%s)", ("api",)),
     ("CALL counter_increment(%s)", ({long:?},)),
+    ("CALL counter_increment(%s)", ("名前 😀",)),
 ]:
     try:
         cursor.execute(sql, args)
         print("no error")
     except pymysql.MySQLError as error:
-        print(error.args[0], json.dumps(read_refusal(error.args[1]), sort_keys=True))
+        print(error.args[0], json.dumps(read_refusal(error.args[1]), sort_keys=True, ensure_ascii=False))
 "#,
         grammar = python_block_after(&in_project("docs/reference.md"), "### Reading a refusal's message"),
     );
@@ -278,6 +279,8 @@ for sql, args in [
                 r#"9004 {{"limit": 1, "name": "api", "period": "day", "resets": "{resets}", "room": 0}}"#
             ),
             r#"9001 {"name": null}"#.to_owned(),
+            // The servers send messages in utf8mb3: the emoji arrives as `?`.
+            r#"9001 {"name": "名前 ?"}"#.to_owned(),
         ],
     );
 
@@ -307,6 +310,8 @@ for sql, args in [
     );
     let cut = counters.increment(&long).unwrap_err();
     assert_eq!((cut.kind(), cut.counter()), (ErrorKind::NotFound, Some(long.as_str())), "from the call");
+    let emoji = counters.increment("名前 😀").unwrap_err();
+    assert_eq!(emoji.counter(), Some("名前 😀"), "the call's name, not the message's");
 }
 
 /// The first Python code block after `heading` in the Markdown file at `path`.

@@ -3,7 +3,7 @@
 
 use std::ops::{Bound as Limit, RangeBounds};
 
-use slotted_counters_core::refusals::{self, FOR_COUNTER};
+use slotted_counters_core::refusals::FOR_COUNTER;
 
 use super::{Driver, Engine};
 use crate::call::Call;
@@ -22,12 +22,7 @@ impl<D: Driver> Engine<D> {
 /// The floor and the ceiling of counter `name` that `bounds` says: the
 /// least and the most its total may be.
 fn limits(name: &str, bounds: &impl RangeBounds<i64>) -> Result<(Option<i64>, Option<i64>), CounterError> {
-    let empty = || {
-        CounterError::invalid_argument(refusals::about(
-            &format!("the bounds hold no value{FOR_COUNTER}"),
-            name,
-        ))
-    };
+    let empty = || CounterError::invalid_about(&format!("the bounds hold no value{FOR_COUNTER}"), name);
     let floor = match bounds.start_bound() {
         Limit::Included(&floor) => Some(floor),
         Limit::Excluded(&below) => Some(below.checked_add(1).ok_or_else(empty)?),

@@ -6,7 +6,7 @@
 use std::time::SystemTime;
 
 use slotted_counters_core::periods::{Period, SERIES_LIMIT, UtcOffset};
-use slotted_counters_core::refusals::{self, FOR_COUNTER, UNKNOWN_COUNTER, UNTRACKED_PERIOD};
+use slotted_counters_core::refusals::{self, FOR_COUNTER, UNTRACKED_PERIOD};
 
 use super::{Driver, Engine};
 use crate::call::{Call, Deltas, Keep, Moment, Room, Series, add_delta, new_write_id, seconds, time_of};
@@ -28,10 +28,10 @@ impl<D: Driver> Engine<D> {
         let keep = match keep {
             Keep::All => None,
             Keep::Last(0) => {
-                return Err(CounterError::invalid_argument(refusals::about(
+                return Err(CounterError::invalid_about(
                     &format!("keep must be at least 1 (untrack stops counting per a period){FOR_COUNTER}"),
                     name,
-                )));
+                ));
             }
             Keep::Last(buckets) => Some(buckets),
         };
@@ -49,7 +49,7 @@ impl<D: Driver> Engine<D> {
         self.check(name)?;
         let past_a_bucket = |highest: u64| {
             let words = format!("{} {highest}{FOR_COUNTER}", refusals::limit_out_of_range(i64::MAX));
-            CounterError::invalid_argument(refusals::about(&words, name))
+            CounterError::invalid_about(&words, name)
         };
         let highest =
             highest.map(|highest| i64::try_from(highest).map_err(|_| past_a_bucket(highest))).transpose()?;
@@ -161,10 +161,10 @@ impl<D: Driver> Engine<D> {
         let offset = self.run(Call::UtcOffset { name, period }).await?.value()?;
         let offset = offset.and_then(UtcOffset::minutes).unwrap_or(UtcOffset::UTC);
         let mut bounds = period.starts_at(offset, from, to).ok_or_else(|| {
-            CounterError::invalid_argument(refusals::about(
+            CounterError::invalid_about(
                 &format!("{}{FOR_COUNTER}", refusals::series_too_long(SERIES_LIMIT)),
                 name,
-            ))
+            )
         })?;
         let starts = bounds.len();
         if let Some(&last) = bounds.last() {
@@ -172,13 +172,10 @@ impl<D: Driver> Engine<D> {
         }
         let series = self.run(Call::Series { name, period, from, to, bounds: &bounds }).await?.series()?;
         match series {
-            Series { total: None, .. } => {
-                Err(CounterError::not_found(refusals::about(UNKNOWN_COUNTER, name)))
+            Series { total: None, .. } => Err(CounterError::unknown(name)),
+            Series { range: None, .. } => {
+                Err(CounterError::invalid_about(&format!("{UNTRACKED_PERIOD} '{period}'{FOR_COUNTER}"), name))
             }
-            Series { range: None, .. } => Err(CounterError::invalid_argument(refusals::about(
-                &format!("{UNTRACKED_PERIOD} '{period}'{FOR_COUNTER}"),
-                name,
-            ))),
             Series { buckets, .. } => Ok(bounds[..starts]
                 .iter()
                 .zip(buckets)

@@ -8,7 +8,7 @@
 use slotted_counters_core::SlotPolicy;
 use slotted_counters_core::bounds::Spread;
 use slotted_counters_core::refusals::{
-    self, FLOOR_ABOVE_CEILING, FOR_COUNTER, TOTAL_OUTSIDE_BOUNDS, bound_out_of_range,
+    FLOOR_ABOVE_CEILING, FOR_COUNTER, TOTAL_OUTSIDE_BOUNDS, bound_out_of_range,
 };
 
 use super::{Plain, answers, number, statement, unknown};
@@ -135,7 +135,7 @@ impl Plain {
         ceiling: Option<i64>,
         owner: Owner,
     ) -> Result<(), CounterError> {
-        let invalid = |words: String| Err(CounterError::invalid_argument(refusals::about(&words, name)));
+        let invalid = |words: String| Err(CounterError::invalid_about(&words, name));
         for limit in [floor, ceiling].into_iter().flatten() {
             if limit.unsigned_abs() > self.bound.unsigned_abs() {
                 return invalid(format!("{} {limit}{FOR_COUNTER}", bound_out_of_range(self.bound)));

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use slotted_counters_core::package::{DESCRIPTION_LENGTH, server_errno};
 use slotted_counters_core::plain::{PlainSql, PlainStatement};
-use slotted_counters_core::refusals::{self, ALREADY_EXISTS, BLANK_NAME, FOR_COUNTER, UNKNOWN_COUNTER};
+use slotted_counters_core::refusals::{self, ALREADY_EXISTS, BLANK_NAME, FOR_COUNTER};
 use slotted_counters_core::{ConfigError, PackageOptions, SlotPolicy};
 
 use crate::call::{Answer, Call, Deltas, Moment, NewCounter, StartDate};
@@ -80,7 +80,7 @@ fn number(value: impl Into<i64>) -> Param<'static> {
 }
 
 fn unknown(name: &str) -> CounterError {
-    CounterError::not_found(refusals::about(UNKNOWN_COUNTER, name))
+    CounterError::unknown(name)
 }
 
 impl Plain {
@@ -193,16 +193,13 @@ impl Plain {
             self.table_width.store(width, Ordering::Relaxed);
         }
         if name.chars().count() > width as usize {
-            return Err(CounterError::invalid_argument(refusals::about(&refusals::long_name(width), name)));
+            return Err(CounterError::invalid_about(&refusals::long_name(width), name));
         }
         Ok(())
     }
 
     fn past_bound(&self, name: &str) -> CounterError {
-        CounterError::invalid_argument(refusals::about(
-            &format!("{}{FOR_COUNTER}", refusals::past_bound(self.bound)),
-            name,
-        ))
+        CounterError::invalid_about(&format!("{}{FOR_COUNTER}", refusals::past_bound(self.bound)), name)
     }
 
     /// The values a slot may hold before `delta` is added, so that it stays
@@ -223,9 +220,8 @@ impl Plain {
     ) -> Result<(), CounterError> {
         check_not_blank(name)?;
         self.check_width(conn, name).await?;
-        let invalid = |problem: String| {
-            Err(CounterError::invalid_argument(refusals::about(&format!("{problem}{FOR_COUNTER}"), name)))
-        };
+        let invalid =
+            |problem: String| Err(CounterError::invalid_about(&format!("{problem}{FOR_COUNTER}"), name));
         if counter.description.chars().count() > DESCRIPTION_LENGTH as usize {
             return invalid(refusals::long_description(DESCRIPTION_LENGTH));
         }
@@ -250,7 +246,7 @@ impl Plain {
         }
         match conn.execute(&statement(&rows, params)).await {
             Err(error) if error.code() == Some(server_errno::DUPLICATE_KEY) => {
-                Err(CounterError::already_exists(refusals::about(ALREADY_EXISTS, name)))
+                Err(CounterError::already_exists(refusals::about(ALREADY_EXISTS, name)).about(name))
             }
             outcome => {
                 self.slot_counts.forget(name);

@@ -123,10 +123,7 @@ impl Plain {
                     CounterError::unexpected_answer(format!("{WHAT}: no period is number {position}"), None)
                 })?;
             if answers::present(offset, WHAT)? != 0 {
-                return Err(CounterError::invalid_argument(refusals::about(
-                    refusals::PLAIN_COUNTS_AT_UTC,
-                    name,
-                )));
+                return Err(CounterError::invalid_about(refusals::PLAIN_COUNTS_AT_UTC, name));
             }
             tracked.push((*period, keep, limit));
         }
@@ -277,7 +274,7 @@ impl Plain {
         offset: Option<UtcOffset>,
     ) -> Result<(), CounterError> {
         if offset.is_some_and(|offset| offset != UtcOffset::UTC) {
-            return Err(CounterError::invalid_argument(refusals::about(refusals::PLAIN_COUNTS_AT_UTC, name)));
+            return Err(CounterError::invalid_about(refusals::PLAIN_COUNTS_AT_UTC, name));
         }
         if !self.sql.auto_create() {
             self.read_slot_count(conn, name).await?;

@@ -167,7 +167,7 @@ impl Plain {
         if let Some(highest) = highest.filter(|&highest| highest < 0) {
             let words =
                 format!("{} {highest}{}", refusals::limit_out_of_range(i64::MAX), refusals::FOR_COUNTER);
-            return Err(CounterError::invalid_argument(refusals::about(&words, name)));
+            return Err(CounterError::invalid_about(&words, name));
         }
         self.read_slot_count(conn, name).await?;
         if highest.is_some() && !self.tracked(conn, name).await?.iter().any(|(tracked, _)| *tracked == period)
