@@ -123,6 +123,7 @@ pub fn install(conn: &mut impl Queryable, script: &str) -> Result<usize, Error> 
         .iter()
         .find(|statement| statement.text.starts_with("DO ") && statement.text.contains(GROUP_MEMBERS_TABLE))
         .map(|statement| statement.number);
+    refuse_servers_without_routines(conn)?;
     refuse_spider_tables(conn, &statements)?;
     refuse_other_collations(conn, &statements)?;
     if opening_probe(&statements).is_none() {
@@ -287,6 +288,25 @@ fn run_after_probe(
             .map_err(|source| Error::OwnStatement { statement: statement.clone(), source })?;
     }
     Ok(checks.len() + then.len() + script::run_statements(conn, rest)?)
+}
+
+/// Refuses a server that runs no stored routine, as its version names it:
+/// TiDB (`8.0.11-TiDB-v8.5.6`) and Vitess's vtgate (`8.4.6-Vitess`), which
+/// PlanetScale runs, refuse `CREATE FUNCTION` as a syntax error.
+fn refuse_servers_without_routines(conn: &mut impl Queryable) -> Result<(), Error> {
+    let version: String = conn.query_first("SELECT VERSION()").map_err(Error::Query)?.unwrap_or_default();
+    let lowercase = version.to_ascii_lowercase();
+    match ["TiDB", "Vitess", "PlanetScale"]
+        .into_iter()
+        .find(|engine| lowercase.contains(&engine.to_ascii_lowercase()))
+    {
+        Some(engine) => Err(Error::Environment(format!(
+            "the server is {engine} ({version}), which runs no stored routine: nothing was installed. Count \
+             through the client's plain mode (`plain_sql()`, docs/plain-sql.md) on the tables of \
+             plain_tables.sql"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Refuses to install routines over a table the script creates that is a

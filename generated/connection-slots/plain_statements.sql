@@ -135,7 +135,7 @@ SELECT TIMESTAMPDIFF(SECOND, TIMESTAMP'1970-01-01 00:00:00', `bucket_start`), CA
 
 -- expire (hour): for each period in turn: drops every counter's buckets beyond the last `keep` (the current one included); call it regularly, so that each run deletes little
 -- Parameters: none
-DELETE `bucket` FROM `counter_buckets` AS `bucket` JOIN `counter_periods` AS `tracked` ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` WHERE `bucket`.`period` = 'hour' AND `tracked`.`keep` IS NOT NULL AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL (`tracked`.`keep` - 1) HOUR;
+DELETE `bucket` FROM `counter_buckets` AS `bucket` JOIN `counter_periods` AS `tracked` ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` WHERE `bucket`.`period` = 'hour' AND `tracked`.`keep` IS NOT NULL AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%d %H:00:00') - INTERVAL `tracked`.`keep` HOUR + INTERVAL 1 HOUR;
 
 -- lock_quota: in the write's transaction, after its slot's UPDATE, for each limited period in the order minute, hour, day, month: takes the quota's lock, the bucket's end row (a row of no slot that counts 0)
 -- Parameters: name, period, the bucket's start, in seconds since 1970 UTC

@@ -11,6 +11,7 @@ mod classic;
 mod client;
 mod coalescing;
 mod collations;
+mod engines;
 mod environments;
 mod faults;
 mod galera;

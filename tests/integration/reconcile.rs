@@ -62,24 +62,36 @@ fn with_comments() -> Database {
     db
 }
 
+/// The tables of posts and their comments that the counters count. A
+/// comment names the counter that counts it: a sharded engine keeps it on
+/// that counter's shard (`support::engines`), so that a writer's
+/// transaction, and a reconcile's snapshot of a post, stays on one shard.
+pub(crate) const SOURCE_TABLES: [&str; 2] = [
+    "CREATE TABLE posts (id INT PRIMARY KEY)",
+    "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, \
+     counter_name VARCHAR(128) NOT NULL DEFAULT '', KEY (post_id))",
+];
+
 /// The tables of posts and comments in `db`, and a counter of 8 slots per
 /// post, set up through `counters`.
 fn add_comments(db: &Database, counters: &Counters) {
     let mut conn = db.conn();
-    conn.query_drop(
-        "CREATE TABLE posts (id INT PRIMARY KEY); \
-         CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id))",
-    )
-    .unwrap();
+    support::server::run_each(&mut conn, &SOURCE_TABLES).unwrap();
+    add_posts(&mut conn, counters);
+}
+
+/// The posts, in [`SOURCE_TABLES`], and a counter of 8 slots for each, set
+/// up through `counters`.
+pub(crate) fn add_posts(conn: &mut impl Queryable, counters: &Counters) {
     for post in 0..POSTS {
-        conn.exec_drop("INSERT INTO posts VALUES (?)", (post,)).unwrap();
+        conn.exec_drop("INSERT INTO posts (id) VALUES (?)", (post,)).unwrap();
         counters.setup(&format!("comments:{post}"), NewCounter::new("comments").slots(8)).unwrap();
     }
 }
 
 /// Each post's comments and its counter (the sum of its slots, which reads
 /// the same with routines or without), which a test expects equal.
-fn sources_and_counters(conn: &mut PooledConn) -> Vec<(i64, i64)> {
+fn sources_and_counters(conn: &mut impl Queryable) -> Vec<(i64, i64)> {
     (0..POSTS)
         .map(|post| {
             conn.exec_first(
@@ -144,18 +156,25 @@ pub(crate) fn apply(conn: &mut impl Queryable, writes: Writes, change: Change, p
             conn.query_drop("START TRANSACTION").map_err(server_error)?;
             match change {
                 Change::Comment | Change::CommentOnly => {
-                    conn.exec_drop("INSERT INTO comments (post_id) VALUES (?)", (post,))
-                        .map_err(server_error)?;
+                    conn.exec_drop(
+                        "INSERT INTO comments (post_id, counter_name) VALUES (?, ?)",
+                        (post, &name),
+                    )
+                    .map_err(server_error)?;
                 }
                 Change::Uncomment => {
+                    // By the counter's name too, which a sharded engine
+                    // routes by.
                     let id: Option<i64> = conn
                         .exec_first(
-                            "SELECT id FROM comments WHERE post_id = ? ORDER BY id LIMIT 1 FOR UPDATE",
-                            (post,),
+                            "SELECT id FROM comments WHERE post_id = ? AND counter_name = ? \
+                             ORDER BY id LIMIT 1 FOR UPDATE",
+                            (post, &name),
                         )
                         .map_err(server_error)?;
                     if let Some(id) = id {
-                        conn.exec_drop("DELETE FROM comments WHERE id = ?", (id,)).map_err(server_error)?;
+                        conn.exec_drop("DELETE FROM comments WHERE counter_name = ? AND id = ?", (&name, id))
+                            .map_err(server_error)?;
                         writes.decrement(conn, &name)?;
                     }
                 }
@@ -193,14 +212,14 @@ pub(crate) fn apply(conn: &mut impl Queryable, writes: Writes, change: Change, p
 /// times meanwhile, the last ones after the drifts stopped, with writers
 /// still writing. Then every counter equals its source, with no reconcile
 /// after the writers stopped.
-fn under_writes(db: &Database, writes: Writes, reconcile: impl Fn() -> Vec<Drift> + Sync) {
+pub(crate) fn under_writes(pool: &mysql::Pool, writes: Writes, reconcile: impl Fn() -> Vec<Drift> + Sync) {
     let running = AtomicBool::new(true);
     let drifting = AtomicBool::new(true);
     let (changes, corrected) = (AtomicU64::new(0), AtomicU64::new(0));
     thread::scope(|scope| {
         for writer in 0..16_u64 {
             let (running, drifting, changes) = (&running, &drifting, &changes);
-            let mut conn = db.conn();
+            let mut conn = pool.get_conn().unwrap();
             scope.spawn(move || {
                 let mut n = writer;
                 while running.load(Ordering::SeqCst) {
@@ -232,7 +251,7 @@ fn under_writes(db: &Database, writes: Writes, reconcile: impl Fn() -> Vec<Drift
     });
     assert!(changes.load(Ordering::SeqCst) > 500, "the writers wrote during the reconciles");
     assert!(corrected.load(Ordering::SeqCst) > 0, "some reconcile corrected a drift");
-    let pairs = sources_and_counters(&mut db.conn());
+    let pairs = sources_and_counters(&mut pool.get_conn().unwrap());
     assert!(pairs.iter().all(|(comments, counted)| comments == counted), "{pairs:?}");
 }
 
@@ -245,7 +264,7 @@ fn reconciles_under_writes_leave_every_counter_equal_to_its_source() {
         AsyncCounters::new(pool).unwrap()
     });
     let round = AtomicU64::new(0);
-    under_writes(&db, Writes::Routines, || {
+    under_writes(db.pool(), Writes::Routines, || {
         let reconcile = Reconcile::query(SOURCE).set("comments:");
         match round.fetch_add(1, Ordering::SeqCst) % 3 {
             0 => counters.reconcile(reconcile).unwrap(),
@@ -275,7 +294,7 @@ fn the_plain_mode_reconciles_under_writes_too() {
         .build()
         .unwrap();
     add_comments(&db, &plain);
-    under_writes(&db, Writes::Plain(&plain), || {
+    under_writes(db.pool(), Writes::Plain(&plain), || {
         plain.reconcile(Reconcile::query(SOURCE).set("comments:")).unwrap()
     });
 
@@ -850,11 +869,8 @@ pub(crate) fn on_one_node_under_writes_on_the_others<C: MultiPrimary>(
     multi_primary::install(cluster, database, options);
     let nodes = cluster.nodes();
     let mut setup = multi_primary::conn(nodes[0], database);
-    setup
-        .query_drop(
-            "CREATE TABLE comments (id BIGINT AUTO_INCREMENT PRIMARY KEY, post_id INT NOT NULL, KEY (post_id))",
-        )
-        .unwrap();
+    let [_, comments] = SOURCE_TABLES;
+    setup.query_drop(comments).unwrap();
     for post in 0..POSTS {
         setup.exec_drop("CALL counter_setup(?, 'comments', 8, NULL)", (format!("comments:{post}"),)).unwrap();
     }

@@ -187,7 +187,9 @@ impl PlainSql {
         }
     }
 
-    /// Drops every counter's buckets of `period` beyond what it keeps.
+    /// Drops every counter's buckets of `period` beyond what it keeps. The
+    /// interval is written `- keep + 1`, not `- (keep - 1)`: TiDB parses
+    /// `INTERVAL (` as its INTERVAL() function (1582).
     pub fn expire(&self, period: Period) -> PlainStatement {
         PlainStatement {
             purpose: "for each period in turn: drops every counter's buckets beyond the last `keep` (the current \
@@ -196,11 +198,12 @@ impl PlainSql {
                 "DELETE `bucket` FROM `{}` AS `bucket` JOIN `{}` AS `tracked` \
                  ON `tracked`.`counter_name` = `bucket`.`counter_name` AND `tracked`.`period` = `bucket`.`period` \
                  WHERE `bucket`.`period` = '{period}' AND `tracked`.`keep` IS NOT NULL \
-                 AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '{}') - INTERVAL (`tracked`.`keep` - 1) {}",
+                 AND `bucket`.`bucket_start` < DATE_FORMAT(UTC_TIMESTAMP(), '{}') - INTERVAL `tracked`.`keep` {unit} \
+                 + INTERVAL 1 {unit}",
                 self.buckets_table,
                 self.periods_table,
                 period.sql_start_format(),
-                period.sql_unit()
+                unit = period.sql_unit()
             ),
             params: &[],
         }

@@ -44,17 +44,34 @@ pub fn assert_alike(expected: &[(String, String)], got: &[(String, String)], cas
 /// seconds since 1970 UTC: 2026-11-25 12:00:00.
 pub const SCRIPT_CLOCK: u64 = 1_795_608_000;
 
+/// [`SCRIPT_CLOCK`] as a moment.
+pub fn script_clock() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK)
+}
+
 /// The session [`script_of_calls`] runs in: its clock stands still at
 /// [`SCRIPT_CLOCK`], in a time zone 5 hours east of UTC, which no answer
 /// may show.
 pub fn script_session() -> String {
-    format!("SET time_zone = '+05:00', TIMESTAMP = {SCRIPT_CLOCK}.5")
+    script_session_at(script_clock())
+}
+
+/// The session [`script_of_calls_at`] `now` runs in: its clock stands
+/// still half a second past `now`, a whole second.
+pub fn script_session_at(now: SystemTime) -> String {
+    let seconds = now.duration_since(SystemTime::UNIX_EPOCH).expect("a moment after 1970").as_secs();
+    format!("SET time_zone = '+05:00', TIMESTAMP = {seconds}.5")
 }
 
 /// A pool of [`script_session`]s of the database at `url`.
 pub fn script_pool(url: &str) -> Pool {
+    script_pool_at(url, script_clock())
+}
+
+/// A pool of [`script_session_at`] `now` of the database at `url`.
+pub fn script_pool_at(url: &str, now: SystemTime) -> Pool {
     let opts = mysql::Opts::from_url(url).unwrap();
-    Pool::new(mysql::OptsBuilder::from_opts(opts).init(vec![script_session()])).unwrap()
+    Pool::new(mysql::OptsBuilder::from_opts(opts).init(vec![script_session_at(now)])).unwrap()
 }
 
 /// A sync client of a package of `options` on `pool`: through the routines
@@ -180,7 +197,12 @@ macro_rules! awaited {
 
 /// [`the_script`] through a sync client, at [`SCRIPT_CLOCK`].
 pub fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, String)> {
-    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
+    script_of_calls_at(c, script_clock())
+}
+
+/// [`the_script`] through a sync client, its moments taken from `now`, a
+/// whole second, which its sessions' clock must not leave by a minute.
+pub fn script_of_calls_at<C: SyncConnections>(c: &Counters<C>, now: SystemTime) -> Vec<(String, String)> {
     let (minute, hour, day) =
         (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
     the_script!(answered, c, now, minute, hour, day)
@@ -188,7 +210,7 @@ pub fn script_of_calls<C: SyncConnections>(c: &Counters<C>) -> Vec<(String, Stri
 
 /// [`the_script`] through the async client, at [`SCRIPT_CLOCK`].
 pub async fn awaited_script_of_calls<C: AsyncConnections>(c: &AsyncCounters<C>) -> Vec<(String, String)> {
-    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(SCRIPT_CLOCK);
+    let now = script_clock();
     let (minute, hour, day) =
         (Duration::from_secs(60), Duration::from_secs(3_600), Duration::from_secs(86_400));
     the_script!(awaited, c, now, minute, hour, day)

@@ -106,7 +106,7 @@ impl Release {
     }
 
     /// The root the server's programs run in: `None` for the host.
-    fn root(self) -> Result<Option<PathBuf>, String> {
+    pub fn root(self) -> Result<Option<PathBuf>, String> {
         let Some(root) = self.chroot() else { return Ok(None) };
         let server = self.program_name(Program::Server);
         if root.join("usr/sbin").join(server).is_file() {

@@ -8,6 +8,7 @@
 
 pub mod call_script;
 mod database;
+pub mod engines;
 pub mod fault_proxy;
 pub mod flavor;
 pub mod galera;

@@ -65,8 +65,16 @@ thread_local! {
 /// Its wall time is recorded ([`super::timing`]).
 pub fn on(release: Release, test: impl FnOnce()) {
     let _timed = super::timing::Timed::start();
-    RELEASE.set(Some(release));
-    test();
+    as_on(release, test);
+}
+
+/// Runs `part` of a test on `release`'s server, as [`on`] runs a whole one,
+/// for a test whose other parts run elsewhere (another engine).
+pub fn as_on<T>(release: Release, part: impl FnOnce() -> T) -> T {
+    let outer = RELEASE.replace(Some(release));
+    let result = part();
+    RELEASE.set(outer);
+    result
 }
 
 /// The server the live test on this thread runs on.
@@ -402,7 +410,7 @@ impl Drop for Booted {
 /// Starts `command` with `server_args` on the folder `dir` under a guardian
 /// that stops it when this process closes the guardian's stdin, however it
 /// exits.
-fn guard(dir: &Path, command: &[std::ffi::OsString], server_args: &[&str]) -> Result<Child, String> {
+pub fn guard(dir: &Path, command: &[std::ffi::OsString], server_args: &[&str]) -> Result<Child, String> {
     Command::new("sh")
         .args(["-c", GUARDIAN, "slotted-counters-guardian"])
         .arg(dir)
