@@ -91,7 +91,7 @@ pub fn plain_tables_sql(options: &PackageOptions) -> Result<Option<String>, Erro
 /// write ids: both with their primary vindex on the name, so that every
 /// slot of a counter, and the id of every write to it, is on the shard of
 /// its name.
-pub fn vschema(options: &PackageOptions) -> String {
+fn vschema(options: &PackageOptions) -> String {
     let vschema = serde_json::json!({
         "sharded": true,
         "vindexes": { "counter_name": { "type": plain::name_vindex(options) } },

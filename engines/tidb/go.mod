@@ -1,6 +1,9 @@
 // Builds tidb-server at TiDB v8.5.6 (its release tags are not module
 // versions: the release commit's pseudo-version), repeating the replaces
-// of TiDB's own go.mod, which `go install pkg@version` refuses.
+// of TiDB's own go.mod, which `go install pkg@version` refuses, but for
+// pkg/parser, which TiDB's go.mod takes from its own tree: here the
+// module of 2026-03-31 below, as the registry serves no version of the
+// release commit's (403 "This module version is not available").
 module slotted-counters/engines/tidb
 
 go 1.25.8

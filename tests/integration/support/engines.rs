@@ -30,6 +30,15 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Boots the engine unless it runs: a test that times its calls boots
+    /// it first.
+    pub fn boot(self) {
+        match self {
+            Engine::Tidb => drop(tidb()),
+            Engine::Vitess => drop(vitess()),
+        }
+    }
+
     /// The URL of an empty database named `name` holding the plain tables
     /// of the default package and the reconcile tests' posts and comments
     /// ([`SOURCE_TABLES`]), on this engine (booted on first use). On Vitess,
@@ -66,7 +75,7 @@ pub(crate) use on_each_engine;
 /// moves to the server's socket, past the proxy a test puts between them.
 const OVER_TCP: &str = "prefer_socket=false";
 
-/// What `scripts/test` says where an engine is missing.
+/// What a test says where an engine is missing.
 const BUILD_HINT: &str = "run scripts/test, which builds TiDB and Vitess from engines/ and names them";
 
 /// How long an engine may take to answer after its start.
@@ -79,9 +88,11 @@ struct Tidb {
     _guardian: Child,
 }
 
+/// The run's TiDB. A boot that failed fails every test that needs it, at
+/// once, with its reason.
 fn tidb() -> &'static Tidb {
-    static TIDB: OnceLock<Tidb> = OnceLock::new();
-    TIDB.get_or_init(|| Tidb::boot().unwrap_or_else(|problem| panic!("cannot start TiDB: {problem}")))
+    static TIDB: OnceLock<Result<Tidb, String>> = OnceLock::new();
+    TIDB.get_or_init(Tidb::boot).as_ref().unwrap_or_else(|problem| panic!("cannot start TiDB: {problem}"))
 }
 
 impl Tidb {
@@ -101,6 +112,8 @@ impl Tidb {
             format!("--path={}", path("data")),
             format!("--temp-dir={}", path("tmp")),
             format!("--socket={}", path("tidb.sock")),
+            // Else in the working folder.
+            format!("--log-slow-query={}", path("slow.log")),
             "--host=127.0.0.1".into(),
             format!("-P={port}"),
             "--status-host=127.0.0.1".into(),
@@ -110,7 +123,7 @@ impl Tidb {
         .map(Into::into)
         .collect();
         let mut guardian = guard(&dir, &command, &[])?;
-        let opts = OptsBuilder::new().ip_or_hostname(Some("127.0.0.1")).tcp_port(port).user(Some("root"));
+        let opts = probe_opts(port);
         wait_for(&mut guardian, &dir, "TiDB", || {
             Conn::new(opts.clone()).map(drop).map_err(|e| e.to_string())
         })?;
@@ -143,32 +156,37 @@ struct Vitess {
     _guardian: Child,
 }
 
+/// The run's Vitess, as [`tidb`].
 fn vitess() -> &'static Vitess {
-    static VITESS: OnceLock<Vitess> = OnceLock::new();
-    VITESS.get_or_init(|| Vitess::boot().unwrap_or_else(|problem| panic!("cannot start Vitess: {problem}")))
+    static VITESS: OnceLock<Result<Vitess, String>> = OnceLock::new();
+    VITESS
+        .get_or_init(Vitess::boot)
+        .as_ref()
+        .unwrap_or_else(|problem| panic!("cannot start Vitess: {problem}"))
 }
 
 impl Vitess {
-    /// The user, not root, that Vitess runs as in the chroot.
-    const USER: &str = "1500:1500";
+    /// The user and group, not root, that Vitess runs as in the chroot:
+    /// `vitess`, which `scripts/test` adds to it.
+    const USERSPEC: &str = "1500:1500";
 
     fn boot() -> Result<Vitess, String> {
         let root = env::var("SLOTTED_COUNTERS_VITESS_ROOT")
             .map_err(|_| format!("SLOTTED_COUNTERS_VITESS_ROOT names no Vitess build: {BUILD_HINT}"))?;
         let release = Release::MySql;
         let dir = release.visible_tempdir("slotted-counters-vitess-")?.keep();
-        let options = PackageOptions::default();
+        let tables = format!("{}\n{};\n", plain_tables(), SOURCE_TABLES.join(";\n"));
+        let vschema = vschema()?;
         for keyspace in KEYSPACES {
             let schema = dir.join("schema").join(keyspace);
             fs::create_dir_all(&schema)
                 .map_err(|error| format!("cannot create {}: {error}", schema.display()))?;
-            let tables = format!("{}\n{};\n", plain_tables(), SOURCE_TABLES.join(";\n"));
             write(&schema.join("tables.sql"), &tables)?;
-            write(&schema.join("vschema.json"), &vschema(&options))?;
+            write(&schema.join("vschema.json"), &vschema)?;
         }
         fs::create_dir(dir.join("data"))
             .map_err(|error| format!("cannot create the data folder: {error}"))?;
-        super::flavor::run(Command::new("chown").args(["-R", Self::USER]).arg(&dir))?;
+        super::flavor::run(Command::new("chown").args(["-R", Self::USERSPEC]).arg(&dir))?;
 
         let base = free_ports(4)?;
         let inner = |name: &str| release.inner_path(&dir.join(name)).display().to_string();
@@ -176,7 +194,7 @@ impl Vitess {
         let shards = vec!["2"; KEYSPACES.len()].join(",");
         let command: Vec<_> = [
             "chroot".to_owned(),
-            format!("--userspec={}", Self::USER),
+            format!("--userspec={}", Self::USERSPEC),
             chroot.display().to_string(),
             "/usr/bin/env".into(),
             format!("VTROOT={root}"),
@@ -200,7 +218,7 @@ impl Vitess {
         // vtgate serves MySQL at the fourth port (vttest's
         // PortForProtocol); it answers once every keyspace's schema loaded.
         let port = base + 3;
-        let opts = OptsBuilder::new().ip_or_hostname(Some("127.0.0.1")).tcp_port(port).user(Some("root"));
+        let opts = probe_opts(port);
         wait_for(&mut guardian, &dir, "Vitess", || {
             let mut conn = Conn::new(opts.clone()).map_err(|error| error.to_string())?;
             KEYSPACES.iter().try_for_each(|keyspace| {
@@ -222,17 +240,33 @@ impl Vitess {
     }
 }
 
-/// The package's VSchema, with the posts sharded by their id and each
-/// comment on the shard of the counter that counts it (the counters'
-/// vindex on its `counter_name`).
-fn vschema(options: &PackageOptions) -> String {
-    let mut vschema: serde_json::Value = serde_json::from_str(&render::vschema(options)).unwrap();
+/// Options to ask an engine that may not answer yet whether it does: a
+/// half-started one must not hold the wait past [`START_TIMEOUT`].
+fn probe_opts(port: u16) -> OptsBuilder {
+    OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(port)
+        .user(Some("root"))
+        .prefer_socket(false)
+        .tcp_connect_timeout(Some(Duration::from_secs(5)))
+        .read_timeout(Some(Duration::from_secs(10)))
+}
+
+/// The default package's committed VSchema, with the posts sharded by
+/// their id and each comment on the shard of the counter that counts it
+/// (the counters' vindex on its `counter_name`).
+fn vschema() -> Result<String, String> {
+    let path = super::in_project("generated/vschema.json");
+    let committed =
+        fs::read_to_string(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let mut vschema: serde_json::Value =
+        serde_json::from_str(&committed).map_err(|error| format!("{}: {error}", path.display()))?;
     vschema["vindexes"]["post"] = serde_json::json!({ "type": "hash" });
     vschema["tables"]["posts"] =
         serde_json::json!({ "column_vindexes": [{ "column": "id", "name": "post" }] });
     vschema["tables"]["comments"] =
         serde_json::json!({ "column_vindexes": [{ "column": "counter_name", "name": "counter_name" }] });
-    vschema.to_string()
+    Ok(vschema.to_string())
 }
 
 fn plain_tables() -> String {
@@ -271,15 +305,12 @@ fn wait_for(
         let Err(error) = up() else { return Ok(()) };
         let exited = matches!(guardian.try_wait(), Ok(Some(_)));
         if exited || Instant::now() > deadline {
+            // Its folder goes with it: the log's end is in the error.
             let log = fs::read_to_string(dir.join("server.log")).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(40).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(40)..].join("\n");
             let what = if exited { "exited during startup" } else { "did not answer in time" };
-            return Err(format!(
-                "{engine} {what} ({error}); its log, in {}, ends:\n{}",
-                dir.display(),
-                tail.join("\n")
-            ));
+            return Err(format!("{engine} {what} ({error}); its log ends:\n{tail}"));
         }
         thread::sleep(Duration::from_millis(200));
     }

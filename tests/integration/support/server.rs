@@ -71,10 +71,15 @@ pub fn on(release: Release, test: impl FnOnce()) {
 /// Runs `part` of a test on `release`'s server, as [`on`] runs a whole one,
 /// for a test whose other parts run elsewhere (another engine).
 pub fn as_on<T>(release: Release, part: impl FnOnce() -> T) -> T {
-    let outer = RELEASE.replace(Some(release));
-    let result = part();
-    RELEASE.set(outer);
-    result
+    /// Gives the thread its server back, even as a failed part unwinds.
+    struct Restore(Option<Release>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            RELEASE.set(self.0);
+        }
+    }
+    let _restore = Restore(RELEASE.replace(Some(release)));
+    part()
 }
 
 /// The server the live test on this thread runs on.
