@@ -78,13 +78,7 @@ fn every_call_answers_as_the_routines_answer_on_mariadb(engine: Engine) {
 fn script_moment(engine: Engine) -> SystemTime {
     match engine {
         Engine::Tidb => script_clock(),
-        Engine::Vitess => {
-            let into_minute = seconds(SystemTime::now()) % 60;
-            if into_minute > 20 {
-                thread::sleep(Duration::from_secs(60 - into_minute));
-            }
-            SystemTime::UNIX_EPOCH + Duration::from_secs(seconds(SystemTime::now()))
-        }
+        Engine::Vitess => clock_within(60, 0..21),
     }
 }
 
@@ -94,14 +88,18 @@ fn script_moment(engine: Engine) -> SystemTime {
 fn mid_hour(engine: Engine) -> SystemTime {
     match engine {
         Engine::Tidb => script_clock() + Duration::from_secs(1_800),
-        Engine::Vitess => {
-            let into_hour = seconds(SystemTime::now()) % 3_600;
-            if !(60..3_480).contains(&into_hour) {
-                thread::sleep(Duration::from_secs((3_660 - into_hour) % 3_600));
-            }
-            SystemTime::UNIX_EPOCH + Duration::from_secs(seconds(SystemTime::now()))
-        }
+        Engine::Vitess => clock_within(3_600, 60..3_480),
     }
+}
+
+/// Now, a whole second, once it is `span` seconds into a `period` of
+/// seconds from 1970 (waiting for the span's start when it is not).
+fn clock_within(period: u64, span: std::ops::Range<u64>) -> SystemTime {
+    let into = seconds(SystemTime::now()) % period;
+    if !span.contains(&into) {
+        thread::sleep(Duration::from_secs((period + span.start - into) % period));
+    }
+    SystemTime::UNIX_EPOCH + Duration::from_secs(seconds(SystemTime::now()))
 }
 
 /// The whole seconds from 1970 to `at`.
