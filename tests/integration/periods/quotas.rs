@@ -233,14 +233,17 @@ fn race(write: &Write, limits: &[(Period, u32)], expected: i64, named: &str) {
             "{message}"
         );
     }
-    let writes = accepted.load(Ordering::SeqCst);
-    let per_1000 = 1_000.0 * deadlocks.load(Ordering::SeqCst) as f64 / writes as f64;
-    eprintln!(
-        "{:?} {limits:?}: {writes} writes, {per_1000:.1} deadlocks per 1,000",
-        support::server::release()
+    let (writes, deadlocks) = (accepted.load(Ordering::SeqCst), deadlocks.load(Ordering::SeqCst));
+    eprintln!("{:?} {limits:?}: {writes} writes, {deadlocks} deadlocks", support::server::release());
+    // The rate is a figure per 1,000 writes; a race of 240 writes can
+    // count only whole deadlocks, so it may meet the one its rate rounds
+    // up to (the bug this guards against met 127 to 161 per 1,000).
+    let allowed = (write.deadlocks_allowed() * writes as f64 / 1_000.0).ceil() as u64;
+    assert!(
+        deadlocks <= allowed,
+        "{deadlocks} deadlocks in {writes} writes, more than {allowed} ({} per 1,000)",
+        write.deadlocks_allowed()
     );
-    let allowed = write.deadlocks_allowed();
-    assert!(per_1000 <= allowed, "{per_1000:.1} deadlocks per 1,000 writes, more than {allowed}");
 }
 
 fn a_day_limit_alone_lets_exactly_the_limit_through_per_customer() {
