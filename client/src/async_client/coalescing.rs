@@ -5,11 +5,12 @@
 //! flush is in flight, or the one in flight has stalled and fewer than the
 //! allowed flushes are, it spawns a flush task, which takes what is
 //! queued, applies it with one call and answers each caller it carried,
-//! then takes what was queued meanwhile, until the queue is empty. A flush
-//! that stalls starts the next one itself, on a timer. The flush runs in
-//! its own task, so a caller whose future is dropped cannot abort a flush
-//! that carries other callers' deltas; and the task holds the handle's
-//! state, so dropping every handle loses nothing that was queued.
+//! lets them run, then takes what was queued meanwhile (by them too),
+//! until the queue is empty. A flush that stalls starts the next one
+//! itself, on a timer. The flush runs in its own task, so a caller whose
+//! future is dropped cannot abort a flush that carries other callers'
+//! deltas; and the task holds the handle's state, so dropping every handle
+//! loses nothing that was queued.
 
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -217,20 +218,29 @@ impl<D: FlushTasks> Shared<D> {
                 }
             };
             let mut answered = Vec::new();
-            let next = {
+            {
                 let mut queue = self.lock();
                 let took = now() - started;
                 queue.pace.finished(took);
                 batch.answer(outcomes, took, &mut queue.stats, |reply, outcome| {
                     answered.push((reply, outcome))
                 });
-                (!queue.waiting.is_empty()).then(|| queue.take_batch(self.settings))
-            };
+            }
             // Outside the lock, which the woken callers' next calls take. A
             // caller that went away is not told; its delta is applied.
             for (reply, outcome) in answered {
                 drop(reply.send(outcome));
             }
+            // The answered callers run before the next batch is taken, so
+            // that those who call again at once ride it with the callers
+            // queued meanwhile, rather than wait a whole flush for the one
+            // after it (at 64 tasks on one counter, a flush carried 32 of
+            // them before, and 64 after).
+            tokio::task::yield_now().await;
+            let next = {
+                let mut queue = self.lock();
+                (!queue.waiting.is_empty()).then(|| queue.take_batch(self.settings))
+            };
             match next {
                 Some(next) => batch = next,
                 None => break,

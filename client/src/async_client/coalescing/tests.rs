@@ -85,7 +85,36 @@ fn calls_made_during_a_flush_are_carried_by_the_next_one_together() {
         assert_eq!(sent[1].params[..2], [Arg::text("views"), Arg::number(4)], "one add for the four");
         let stats = shared.lock().stats;
         assert_eq!((stats.flushes, stats.deltas), (2, 5));
-        assert_eq!(shared.lock().in_flight, 0, "the task gave its place back");
+        settle().await;
+        assert_eq!(shared.lock().in_flight, 0, "the task gave its place back once it ran dry");
+    });
+}
+
+/// Four callers each adding 3 times in a loop, one flush at a time: the
+/// first flush carries the first caller alone; from then on, each flush
+/// carries the callers queued during it and those it answered, who call
+/// again at once (4, 4, then the 3 still calling), not every other flush
+/// half of them.
+#[test]
+fn callers_a_flush_answered_who_call_again_at_once_ride_the_next_flush_together() {
+    paused().block_on(async {
+        let (shared, driver) = shared(1, (0..4).map(|_| slow()));
+        let callers: Vec<_> = (0..4)
+            .map(|_| {
+                let shared = Arc::clone(&shared);
+                tokio::spawn(async move {
+                    for _ in 0..3 {
+                        shared.add("views", 1).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for caller in callers {
+            answer(caller).await.unwrap();
+        }
+        let deltas: Vec<_> = driver.sent().into_iter().map(|sent| sent.params[1].clone()).collect();
+        assert_eq!(deltas, [1, 4, 4, 3].map(Arg::number), "deltas per flush");
     });
 }
 
