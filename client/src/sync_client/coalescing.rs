@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{Counters, Pooled};
 use crate::batch::{Batch, Outcomes, Pace, Pending, report_stall};
@@ -62,8 +62,16 @@ struct Group<D> {
     engine: Engine<D>,
     max_flushes: usize,
     max_counters: usize,
+    /// How long the next flush may wait for the callers a flush answered
+    /// to call again.
+    gather: Duration,
     queue: Mutex<Queue>,
 }
+
+/// How long the next flush waits, at most, for the callers the last one
+/// answered: a woken thread is back with its next call within tens of
+/// microseconds, where a flush takes hundreds.
+const GATHER: Duration = Duration::from_micros(100);
 
 /// The deltas waiting for a flush, and the outcomes of flushed ones until
 /// their callers collect them.
@@ -75,6 +83,19 @@ struct Queue {
     outcomes: HashMap<u64, Result<(), CounterError>>,
     next_ticket: u64,
     stats: FlushStats,
+    /// Callers the last flush answered, less the calls queued since: the
+    /// next flush waits for them until `gather_until`.
+    returning: usize,
+    gather_until: Option<Instant>,
+}
+
+impl Queue {
+    /// How much longer the next flush waits for the callers the last one
+    /// answered; `None` once they are back or the wait is over.
+    fn gathering(&self, now: Instant) -> Option<Duration> {
+        let until = self.gather_until.filter(|&until| self.returning > 0 && now < until)?;
+        Some(until - now)
+    }
 }
 
 /// A waiting call: its ticket, under which its outcome is kept, and what
@@ -129,7 +150,7 @@ impl Coalescing {
 impl<D> Group<D> {
     fn new(engine: Engine<D>) -> Self {
         let FlushSettings { max_flushes, max_counters } = engine.flushes();
-        Group { engine, max_flushes, max_counters, queue: Mutex::default() }
+        Group { engine, max_flushes, max_counters, gather: GATHER, queue: Mutex::default() }
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
@@ -147,12 +168,23 @@ impl<D: Driver> Group<D> {
         queue.next_ticket += 1;
         let wake = Arc::new(Condvar::new());
         queue.waiting.push(Pending::new(Caller { ticket, wake: Arc::clone(&wake) }, name, delta));
+        if queue.returning > 0 {
+            queue.returning -= 1;
+            if queue.returning == 0 {
+                // The last one back: whoever waits to lead may go.
+                queue.waiting[0].caller.wake.notify_one();
+            }
+        }
         loop {
             if let Some(outcome) = queue.outcomes.remove(&ticket) {
                 return outcome;
             }
             let now = Instant::now();
-            if !queue.waiting.is_empty() && queue.pace.may_start(queue.in_flight, self.max_flushes, now) {
+            let gathering = queue.gathering(now);
+            if !queue.waiting.is_empty()
+                && gathering.is_none()
+                && queue.pace.may_start(queue.in_flight, self.max_flushes, now)
+            {
                 if queue.in_flight > 0 {
                     report_stall(queue.in_flight);
                 }
@@ -171,9 +203,10 @@ impl<D: Driver> Group<D> {
             } else if queue.in_flight < self.max_flushes
                 && queue.waiting.first().is_some_and(|oldest| oldest.caller.ticket == ticket)
             {
-                // The oldest call watches for the flush in flight to stall.
-                let stalled_in = queue.pace.stalled_in(now);
-                queue = wake.wait_timeout(queue, stalled_in).unwrap_or_else(PoisonError::into_inner).0;
+                // The oldest call waits for the callers the last flush
+                // answered, or watches for the flush in flight to stall.
+                let wait = gathering.unwrap_or_else(|| queue.pace.stalled_in(now));
+                queue = wake.wait_timeout(queue, wait).unwrap_or_else(PoisonError::into_inner).0;
             } else {
                 queue = wake.wait(queue).unwrap_or_else(PoisonError::into_inner);
             }
@@ -183,8 +216,9 @@ impl<D: Driver> Group<D> {
 
 /// A flush under way. Dropping it, once the flush returned or if it
 /// panicked, hands each caller its outcome and wakes the oldest waiting
-/// call to lead the next flush: no caller waits forever on a flush that is
-/// gone.
+/// call to lead the next flush, which first waits a moment for the callers
+/// answered here to call again, so that they ride it too: no caller waits
+/// forever on a flush that is gone.
 struct InFlight<'a, D> {
     group: &'a Group<D>,
     batch: Batch<Caller>,
@@ -206,16 +240,19 @@ impl<D> Drop for InFlight<'_, D> {
             outcomes.insert(caller.ticket, outcome);
             answered.push(caller.wake);
         });
+        queue.returning = answered.len();
+        queue.gather_until = Some(Instant::now() + self.group.gather);
         let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
         drop(queue);
-        // Outside the lock, which each woken call takes first; the next
-        // leader first, since the next flush waits for it. Every outcome is
-        // in place, so a call that has not begun to wait yet finds its own.
-        if let Some(next) = next {
-            next.notify_one();
-        }
+        // Outside the lock, which each woken call takes first; the answered
+        // callers first, since the next flush waits for them. Every outcome
+        // is in place, so a call that has not begun to wait yet finds its
+        // own.
         for wake in answered {
             wake.notify_one();
+        }
+        if let Some(next) = next {
+            next.notify_one();
         }
     }
 }

@@ -85,6 +85,38 @@ fn calls_queued_during_a_flush_are_carried_by_the_next_one_together() {
     assert_eq!((stats.flushes, stats.deltas), (2, 5));
 }
 
+/// One flush at a time; the first carries caller A alone while B, C and D
+/// queue, and each caller calls again at once when answered (A three
+/// times, the others twice): the flush after it carries all four, A's
+/// second call too, and so does the next, rather than B, C and D leading
+/// off without the callers just answered.
+#[test]
+fn callers_a_flush_answered_who_call_again_at_once_ride_the_next_flush_together() {
+    let gate = Gate::default();
+    let (mut group, driver) = group([held(&gate), Reply::Changed(1), Reply::Changed(1)]);
+    let settings = Arc::get_mut(&mut group).unwrap();
+    settings.max_flushes = 1;
+    // However loaded the machine, every answered thread is back in time.
+    settings.gather = PATIENCE;
+    let calling = |times: usize| {
+        let (answer, outcome) = channel();
+        let group = Arc::clone(&group);
+        thread::spawn(move || answer.send((0..times).try_for_each(|_| group.add("views", 1))));
+        outcome
+    };
+    let first = calling(3);
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let others: Vec<_> = (0..3).map(|_| calling(2)).collect();
+    until("three calls are queued", || waiting(&group) == 3);
+    gate.open();
+
+    for outcome in others.iter().chain([&first]) {
+        answer(outcome).unwrap();
+    }
+    let deltas: Vec<_> = driver.sent().into_iter().map(|sent| sent.params[1].clone()).collect();
+    assert_eq!(deltas, [1, 4, 4].map(Arg::number), "deltas per flush");
+}
+
 #[test]
 fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
     let gate = Gate::default();
