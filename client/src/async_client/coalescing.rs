@@ -220,9 +220,13 @@ impl<D: FlushTasks> Shared<D> {
             let mut answered = Vec::new();
             {
                 let mut queue = self.lock();
-                let took = now() - started;
-                queue.pace.finished(took);
-                batch.answer(outcomes, took, &mut queue.stats, |reply, outcome| {
+                let finished = now();
+                queue.pace.finished(finished - started);
+                // The next flush's start, for the stall rule: a call made
+                // while this task yields below finds no stalled flush to
+                // start another beside.
+                queue.pace.started(finished);
+                batch.answer(outcomes, finished - started, &mut queue.stats, |reply, outcome| {
                     answered.push((reply, outcome))
                 });
             }
@@ -231,11 +235,11 @@ impl<D: FlushTasks> Shared<D> {
             for (reply, outcome) in answered {
                 drop(reply.send(outcome));
             }
-            // The answered callers run before the next batch is taken, so
-            // that those who call again at once ride it with the callers
-            // queued meanwhile, rather than wait a whole flush for the one
-            // after it (at 64 tasks on one counter, a flush carried 32 of
-            // them before, and 64 after).
+            // The answered callers get a turn before the next batch is
+            // taken (on a multi-threaded runtime, those woken on this
+            // worker for certain), so that those who call again at once
+            // ride it with the callers queued meanwhile, rather than wait a
+            // whole flush for the one after it.
             tokio::task::yield_now().await;
             let next = {
                 let mut queue = self.lock();

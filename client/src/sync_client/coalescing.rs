@@ -6,12 +6,14 @@
 //! flight has stalled and fewer than the allowed number are, one waiting
 //! caller becomes the leader: it takes what is queued, applies it as one
 //! batch, and wakes the callers whose deltas it carried. Deltas queued
-//! while a flush is in flight gather for the next one, so under load a
-//! flush carries many callers' deltas, and an idle handle flushes each call
-//! at once. There is no thread of its own: every queued delta has its
-//! caller waiting on it (the oldest with a timeout, to notice a stalled
-//! flush), so nothing is ever pending without someone to flush it, and
-//! dropping the handle loses nothing.
+//! while a flush is in flight gather for the next one, and its leader waits
+//! for the callers just woken to call again, as many calls as they were or
+//! at most [`GATHER`], so under load a flush carries many callers' deltas,
+//! and an idle handle flushes each call at once. There is no thread of its
+//! own: every queued delta has its caller waiting on it (the oldest with a
+//! timeout, to end that wait or notice a stalled flush), so nothing is
+//! ever pending without someone to flush it, and dropping the handle loses
+//! nothing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};

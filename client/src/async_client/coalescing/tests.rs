@@ -118,6 +118,34 @@ fn callers_a_flush_answered_who_call_again_at_once_ride_the_next_flush_together(
     });
 }
 
+/// Three callers calling twice each, two flushes allowed: the second flush
+/// is slow enough to count as stalled, but nobody is queued beside it; the
+/// callers it answered, calling again while its task yields, find no
+/// stalled flush to start another beside, and ride the next one together.
+#[test]
+fn callers_answered_after_a_slow_flush_ride_one_flush_not_a_stalled_ones_company() {
+    let events = seen_while(|| {
+        paused().block_on(async {
+            let (shared, driver) = shared(2, [Reply::Changed(1), slow(), Reply::Changed(1)]);
+            let callers: Vec<_> = (0..3)
+                .map(|_| {
+                    let shared = Arc::clone(&shared);
+                    tokio::spawn(async move {
+                        shared.add("views", 1).await?;
+                        shared.add("views", 1).await
+                    })
+                })
+                .collect();
+            for caller in callers {
+                answer(caller).await.unwrap();
+            }
+            let deltas: Vec<_> = driver.sent().into_iter().map(|sent| sent.params[1].clone()).collect();
+            assert_eq!(deltas, [1, 3, 2].map(Arg::number), "deltas per flush");
+        })
+    });
+    assert!(events.is_empty(), "{events:?}");
+}
+
 #[test]
 fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
     let events = seen_while(|| {
