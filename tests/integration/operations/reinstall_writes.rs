@@ -283,9 +283,12 @@ fn check_counted(db: &Database, acknowledged: &BTreeMap<&'static str, i64>, star
     assert_eq!(kept, (Some(480), Some(QUOTA)), "the offset and the limit outlive the re-installs");
 }
 
-/// 16 re-installs, by `install` and by the command-line client with
+/// 8 re-installs, by `install` and by the command-line client with
 /// `setup.sql` in turn, under 8 writers through every path of the routine
-/// package and the plain mode's increments.
+/// package and the plain mode's increments. On MySQL each re-install
+/// leaves the triggers missing for a moment, and the writers meet it
+/// (about 6 times a re-install here): a write recorded with nothing applied
+/// would show in the totals.
 fn re_installs_under_writes_on_every_path_lose_and_double_nothing() {
     let db = Database::new();
     let url = db.url();
@@ -305,7 +308,7 @@ fn re_installs_under_writes_on_every_path_lose_and_double_nothing() {
     let writers = Writers::start(&db, 8);
     let _stop = StopOnDrop(&writers.running);
     thread::sleep(Duration::from_millis(200));
-    for round in 0..8 {
+    for round in 0..4 {
         writers.during(&format!("install {round}"), || {
             succeeded(slotted_counters(&["install", "--url", &url]));
         });

@@ -133,17 +133,16 @@ fn source_setup_sql(db: &Database) {
     assert!(client.wait().unwrap().success(), "the client failed on setup.sql");
 }
 
-/// 2 reinstalls with `install` and 2 with the client and `setup.sql`,
-/// while `traffic` calls.
+/// A reinstall with `install`, then one with the client and `setup.sql`,
+/// while `traffic` calls: on MySQL each leaves every routine and trigger
+/// missing for a moment, which 16 busy clients meet.
 fn reinstall_during(db: &Database, traffic: &Traffic) {
     let url = db.url();
     thread::sleep(Duration::from_millis(200));
-    for round in 0..2 {
-        traffic.during(&format!("install {round}"), || {
-            succeeded(slotted_counters(&["install", "--url", &url]));
-        });
-        traffic.during(&format!("setup.sql {round}"), || source_setup_sql(db));
-    }
+    traffic.during("install", || {
+        succeeded(slotted_counters(&["install", "--url", &url]));
+    });
+    traffic.during("setup.sql", || source_setup_sql(db));
 }
 
 /// A caller that sends each call once meets a reinstall as its server
@@ -180,7 +179,7 @@ fn raw_calls_during_reinstalls_fail_only_while_mysql_has_no_routine() {
             // The figures the README gives: how often, and for how long.
             let gaps = gaps(&failures);
             eprintln!(
-                "MySQL: {} of {} calls failed with 1305 during 4 reinstalls in {elapsed:?}; \
+                "MySQL: {} of {} calls failed with 1305 during 2 reinstalls in {elapsed:?}; \
                  {} gaps, the longest {:?}",
                 failures.len(),
                 acknowledged + failures.len() as u64,
