@@ -62,6 +62,7 @@ BEGIN
 {%- if p.has.periods %}
     DECLARE v_at DATETIME(6);
 {%- call periods::declare_keeps("    ", p, false) %}{% endcall %}
+    DECLARE v_untracked BOOLEAN;
 {%- endif %}
     DECLARE v_message {{ p.types.message_type }};
     IF NEW.`write_id` = @slotted_counters_write_id THEN
@@ -71,10 +72,13 @@ BEGIN
 {%- endif %}
         WHILE v_plan <> '' DO
 {% call m::next_plan_entry("            ", p) %}{% endcall %}
-{%- call bounds::add_to_slot("            ", p, true) %}{% endcall %}
+{%- call bounds::add_to_slot("            ", p, true, false, p.has.periods) %}{% endcall %}
 {%- if p.has.periods %}
-{% call periods::read_keeps("            ", p, true) %}{% endcall %}
-{% call periods::add_to_buckets("            ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "") %}{% endcall %}
+            -- The periods are read only for a counter that tracks one.
+            IF NOT v_untracked THEN
+{%- call periods::read_keeps("                ", p, true) %}{% endcall %}
+{% call periods::add_to_buckets("                ", p, "v_delta", "v_at", "v_keep_", "v_highest_", "v_offset_", "") %}{% endcall %}
+            END IF;
 {%- endif %}
         END WHILE;
 {% call pending::clear("        ", p) %}{% endcall %}

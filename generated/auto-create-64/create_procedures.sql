@@ -2153,6 +2153,7 @@ BEGIN
     DECLARE v_keep_month BIGINT;
     DECLARE v_highest_month BIGINT;
     DECLARE v_offset_month SMALLINT;
+    DECLARE v_untracked BOOLEAN;
     DECLARE v_message VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     IF NEW.`write_id` = @slotted_counters_write_id THEN
         SET v_plan = @slotted_counters_write_plan;
@@ -2166,7 +2167,7 @@ BEGIN
             BEGIN
                 DECLARE v_found INT;
                 DECLARE v_fits BOOLEAN;
-                SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE) INTO v_found, v_fits
+                SELECT COUNT(*), COALESCE(MAX(v_delta BETWEEN -144115188075855871 - `counter` AND 144115188075855871 - `counter` AND (`lowest` IS NULL OR v_delta >= `lowest` - `counter`) AND (`highest` IS NULL OR v_delta <= `highest` - `counter`)), FALSE), COALESCE(MAX(`untracked`), FALSE) INTO v_found, v_fits, v_untracked
                   FROM `counters` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
                 IF v_found = 0 OR v_fits THEN
                     INSERT INTO `counters` (`counter_name`, `counter_id`, `description`, `start_date`, `counter`)
@@ -2217,88 +2218,90 @@ BEGIN
                     END;
                 END IF;
             END;
-
-            SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'minute', `highest`, NULL)),
-                   MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
-                   MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'hour', `highest`, NULL)),
-                   MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
-                   MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'day', `highest`, NULL)),
-                   MAX(IF(`period` = 'day', `utc_offset`, NULL)),
-                   MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
-                   MAX(IF(`period` = 'month', `highest`, NULL)),
-                   MAX(IF(`period` = 'month', `utc_offset`, NULL))
-              INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
-              FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
-            BEGIN
-                DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
-                DECLARE v_bucket DATETIME;
-                -- Resets leave buckets alone, so a bucket row has no slot bound:
-                -- one that would leave BIGINT refuses the write (9003, not 1690).
-                DECLARE EXIT HANDLER FOR 1690
+            -- The periods are read only for a counter that tracks one.
+            IF NOT v_untracked THEN
+                SELECT MAX(IF(`period` = 'minute', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'minute', `highest`, NULL)),
+                       MAX(IF(`period` = 'minute', `utc_offset`, NULL)),
+                       MAX(IF(`period` = 'hour', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'hour', `highest`, NULL)),
+                       MAX(IF(`period` = 'hour', `utc_offset`, NULL)),
+                       MAX(IF(`period` = 'day', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'day', `highest`, NULL)),
+                       MAX(IF(`period` = 'day', `utc_offset`, NULL)),
+                       MAX(IF(`period` = 'month', COALESCE(`keep`, 4294967295), NULL)),
+                       MAX(IF(`period` = 'month', `highest`, NULL)),
+                       MAX(IF(`period` = 'month', `utc_offset`, NULL))
+                  INTO v_keep_minute, v_highest_minute, v_offset_minute, v_keep_hour, v_highest_hour, v_offset_hour, v_keep_day, v_highest_day, v_offset_day, v_keep_month, v_highest_month, v_offset_month
+                  FROM `counter_periods` WHERE `counter_name` = p_name LOCK IN SHARE MODE;
                 BEGIN
-                    SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
-                    SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+                    DECLARE v_bucket DATETIME;
+                    -- Resets leave buckets alone, so a bucket row has no slot bound:
+                    -- one that would leave BIGINT refuses the write (9003, not 1690).
+                    DECLARE EXIT HANDLER FOR 1690
+                    BEGIN
+                        SET v_message = LEFT(CONCAT('the write would take a bucket of its period past a BIGINT, for counter: ', QUOTE(p_name)), 128);
+                        SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 9003, MESSAGE_TEXT = v_message;
+                    END;
+                    IF v_keep_minute IS NOT NULL THEN
+                        SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE;
+                        IF v_keep_minute = 4294967295
+                           OR TIMESTAMPDIFF(MINUTE, v_bucket + INTERVAL v_offset_minute MINUTE,
+                                            DATE_FORMAT(v_now + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
+                            IF v_highest_minute IS NULL THEN
+                                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                                VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
+                                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                            ELSE
+                                CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_highest_minute, v_offset_minute);
+                            END IF;
+                        END IF;
+                    END IF;
+                    IF v_keep_hour IS NOT NULL THEN
+                        SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE;
+                        IF v_keep_hour = 4294967295
+                           OR TIMESTAMPDIFF(HOUR, v_bucket + INTERVAL v_offset_hour MINUTE,
+                                            DATE_FORMAT(v_now + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
+                            IF v_highest_hour IS NULL THEN
+                                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                                VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
+                                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                            ELSE
+                                CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_highest_hour, v_offset_hour);
+                            END IF;
+                        END IF;
+                    END IF;
+                    IF v_keep_day IS NOT NULL THEN
+                        SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE;
+                        IF v_keep_day = 4294967295
+                           OR TIMESTAMPDIFF(DAY, v_bucket + INTERVAL v_offset_day MINUTE,
+                                            DATE_FORMAT(v_now + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
+                            IF v_highest_day IS NULL THEN
+                                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                                VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
+                                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                            ELSE
+                                CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_highest_day, v_offset_day);
+                            END IF;
+                        END IF;
+                    END IF;
+                    IF v_keep_month IS NOT NULL THEN
+                        SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE;
+                        IF v_keep_month = 4294967295
+                           OR TIMESTAMPDIFF(MONTH, v_bucket + INTERVAL v_offset_month MINUTE,
+                                            DATE_FORMAT(v_now + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00')) < v_keep_month THEN
+                            IF v_highest_month IS NULL THEN
+                                INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
+                                VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
+                                ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
+                            ELSE
+                                CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_highest_month, v_offset_month);
+                            END IF;
+                        END IF;
+                    END IF;
                 END;
-                IF v_keep_minute IS NOT NULL THEN
-                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00') AS DATETIME) - INTERVAL v_offset_minute MINUTE;
-                    IF v_keep_minute = 4294967295
-                       OR TIMESTAMPDIFF(MINUTE, v_bucket + INTERVAL v_offset_minute MINUTE,
-                                        DATE_FORMAT(v_now + INTERVAL v_offset_minute MINUTE, '%Y-%m-%d %H:%i:00')) < v_keep_minute THEN
-                        IF v_highest_minute IS NULL THEN
-                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                            VALUES (p_name, 'minute', v_bucket, v_slot, v_delta)
-                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'minute', v_bucket, v_slot, v_delta, v_highest_minute, v_offset_minute);
-                        END IF;
-                    END IF;
-                END IF;
-                IF v_keep_hour IS NOT NULL THEN
-                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00') AS DATETIME) - INTERVAL v_offset_hour MINUTE;
-                    IF v_keep_hour = 4294967295
-                       OR TIMESTAMPDIFF(HOUR, v_bucket + INTERVAL v_offset_hour MINUTE,
-                                        DATE_FORMAT(v_now + INTERVAL v_offset_hour MINUTE, '%Y-%m-%d %H:00:00')) < v_keep_hour THEN
-                        IF v_highest_hour IS NULL THEN
-                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                            VALUES (p_name, 'hour', v_bucket, v_slot, v_delta)
-                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'hour', v_bucket, v_slot, v_delta, v_highest_hour, v_offset_hour);
-                        END IF;
-                    END IF;
-                END IF;
-                IF v_keep_day IS NOT NULL THEN
-                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00') AS DATETIME) - INTERVAL v_offset_day MINUTE;
-                    IF v_keep_day = 4294967295
-                       OR TIMESTAMPDIFF(DAY, v_bucket + INTERVAL v_offset_day MINUTE,
-                                        DATE_FORMAT(v_now + INTERVAL v_offset_day MINUTE, '%Y-%m-%d 00:00:00')) < v_keep_day THEN
-                        IF v_highest_day IS NULL THEN
-                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                            VALUES (p_name, 'day', v_bucket, v_slot, v_delta)
-                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'day', v_bucket, v_slot, v_delta, v_highest_day, v_offset_day);
-                        END IF;
-                    END IF;
-                END IF;
-                IF v_keep_month IS NOT NULL THEN
-                    SET v_bucket = CAST(DATE_FORMAT(v_at + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00') AS DATETIME) - INTERVAL v_offset_month MINUTE;
-                    IF v_keep_month = 4294967295
-                       OR TIMESTAMPDIFF(MONTH, v_bucket + INTERVAL v_offset_month MINUTE,
-                                        DATE_FORMAT(v_now + INTERVAL v_offset_month MINUTE, '%Y-%m-01 00:00:00')) < v_keep_month THEN
-                        IF v_highest_month IS NULL THEN
-                            INSERT INTO `counter_buckets` (`counter_name`, `period`, `bucket_start`, `counter_id`, `counter`)
-                            VALUES (p_name, 'month', v_bucket, v_slot, v_delta)
-                            ON DUPLICATE KEY UPDATE `counter` = `counter` + v_delta;
-                        ELSE
-                            CALL `counter_add_within_limit`(p_name, 'month', v_bucket, v_slot, v_delta, v_highest_month, v_offset_month);
-                        END IF;
-                    END IF;
-                END IF;
-            END;
+            END IF;
         END WHILE;
         SET NEW.`pending` = NULL;
     END IF;

@@ -263,13 +263,15 @@
     routine, a write of at least `spread_from` away from a bound is spread
     (see `fits`). In a trigger (`in_trigger`), the slot is locked and
     looked at first: ROW_COUNT() there would make the statement that fires
-    the trigger unsafe for statement-based logging (1592). -#}
-{% macro add_to_slot(indent, p, in_trigger = false, defer = false) -%}
+    the trigger unsafe for statement-based logging (1592). With
+    `untracked`, that look also sets v_untracked to the slot's flag, read
+    under its lock. -#}
+{% macro add_to_slot(indent, p, in_trigger = false, defer = false, untracked = false) -%}
 {%- if in_trigger %}
 {{ indent }}BEGIN
 {{ indent }}    DECLARE v_found INT;
 {{ indent }}    DECLARE v_fits BOOLEAN;
-{{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}    SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE){% if untracked %}, COALESCE(MAX(`untracked`), FALSE){% endif %} INTO v_found, v_fits{% if untracked %}, v_untracked{% endif %}
 {{ indent }}      FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = v_slot FOR UPDATE;
 {%- if p.has.auto_create %}
 {{ indent }}    IF v_found = 0 OR v_fits THEN
@@ -280,7 +282,7 @@
 {{ indent }}    IF v_found = 0 THEN
 {{ indent }}        -- Slot gone (resized away): use slot 1, always there.
 {{ indent }}        SET v_slot = 1;
-{{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE) INTO v_found, v_fits
+{{ indent }}        SELECT COUNT(*), COALESCE(MAX({% call fits(p, "v_delta", "") %}{% endcall %}), FALSE){% if untracked %}, COALESCE(MAX(`untracked`), FALSE){% endif %} INTO v_found, v_fits{% if untracked %}, v_untracked{% endif %}
 {{ indent }}          FROM `{{ p.names.table }}` WHERE `counter_name` = p_name AND `counter_id` = 1 FOR UPDATE;
 {{ indent }}        IF v_found = 0 THEN
 {% call m::unknown_counter(indent ~ "            ", p) %}{% endcall %}
