@@ -198,6 +198,8 @@ impl<D: Driver> Group<D> {
                     next.caller.wake.notify_one();
                 }
                 drop(queue);
+                // Dropped after the flight, whose drop answers its callers.
+                let _leading = Leading { group: self, ticket };
                 let mut flight = InFlight { group: self, batch, started: now, outcomes: Vec::new() };
                 flight.outcomes = ready(flight.batch.apply(&self.engine));
                 drop(flight);
@@ -253,6 +255,37 @@ impl<D> Drop for InFlight<'_, D> {
         for wake in answered {
             wake.notify_one();
         }
+        if let Some(next) = next {
+            next.notify_one();
+        }
+    }
+}
+
+/// The call leading a flush, while the flush runs. If the flush panics,
+/// the leader's thread unwinds out of [`Group::add`] and never comes back:
+/// its own delta, if the flush left it queued for a later one, leaves the
+/// queue (its caller heard a panic, not an acknowledgement), it no longer
+/// counts among the callers the next flush waits for, and the oldest call
+/// still waiting is woken to lead in its place, where the flight's drop may
+/// have woken the leader itself.
+struct Leading<'a, D> {
+    group: &'a Group<D>,
+    ticket: u64,
+}
+
+impl<D> Drop for Leading<'_, D> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let mut queue = self.group.lock();
+        if queue.outcomes.remove(&self.ticket).is_some() {
+            queue.returning = queue.returning.saturating_sub(1);
+        } else {
+            queue.waiting.retain(|pending| pending.caller.ticket != self.ticket);
+        }
+        let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
+        drop(queue);
         if let Some(next) = next {
             next.notify_one();
         }

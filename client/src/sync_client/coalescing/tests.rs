@@ -219,3 +219,35 @@ fn the_callers_of_a_flush_that_panicked_hear_it_and_the_queue_goes_on() {
     answer(&add(&group, "views")).expect("a later call has a flush of its own");
     assert_eq!(driver.sent().len(), 3);
 }
+
+#[test]
+fn a_leader_whose_own_delta_waits_for_a_later_flush_panics_and_the_queue_goes_on() {
+    // One counter a flush. `early` waits for the answered caller to call
+    // again; `leader` comes instead, leads at once, carries `early` and
+    // leaves its own delta queued; its flush panics while `late` waits
+    // behind that delta.
+    let (first_gate, panic_gate) = (Gate::default(), Gate::default());
+    let panicking = Reply::Held(panic_gate.clone(), Box::new(Reply::Panic));
+    let (mut group, driver) = group([held(&first_gate), panicking, Reply::Changed(1)]);
+    let settings = Arc::get_mut(&mut group).unwrap();
+    (settings.max_flushes, settings.max_counters, settings.gather) = (1, 1, Duration::from_secs(1));
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let early = add(&group, "early");
+    until("the early call is queued", || waiting(&group) == 1);
+    first_gate.open();
+    answer(&first).unwrap();
+    let leader = add(&group, "leader");
+    until("the leader's flush is sent", || driver.sent().len() == 2);
+    assert_eq!(driver.sent()[1].params[0], Arg::text("early"), "the leader carried the oldest call");
+    let late = add(&group, "late");
+    until("the late call waits behind the leader's delta", || waiting(&group) == 2);
+    panic_gate.open();
+
+    assert!(matches!(answer(&early), Err(CounterError::FlushPanicked)));
+    assert!(leader.recv_timeout(PATIENCE).is_err(), "the leading thread panicked");
+    answer(&late).expect("the late call leads a flush of its own, with no new call to start it");
+    let sent = driver.sent();
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2].params[0], Arg::text("late"), "the leader's own delta left with its thread");
+}
