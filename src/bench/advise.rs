@@ -71,7 +71,7 @@ pub fn advise(
     let rounds: Result<Vec<RoundResult>, Error> = counts
         .iter()
         .map(|&slots| {
-            let case = Case { variant, slots: Some(slots), clients, hold_ms };
+            let case = Case { variant, slots: Some(slots), clients, hold_ms, think_us: 0 };
             progress.set_message(case.label());
             let round = bench.round(case, Budget::Seconds(seconds), &ProgressBar::hidden(), None);
             progress.inc(1);

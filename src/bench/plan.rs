@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use rand::rngs::SmallRng;
+use rand_distr::{Distribution, Exp};
 use serde::Serialize;
 
 use super::population::{COUNTERS_LIMIT, Population};
@@ -46,6 +48,32 @@ pub struct Case {
     /// Milliseconds of application work between the increment and COMMIT;
     /// 0 runs each increment on its own with autocommit.
     pub hold_ms: u32,
+    /// Each client's mean pause between iterations, in microseconds
+    /// ([`Think`]); 0 is a closed loop, each iteration right after the last.
+    pub think_us: u32,
+}
+
+/// A client's pause between its iterations, drawn afresh each time from an
+/// exponential distribution around a mean: the gaps between the requests of
+/// a user arriving at random, so that a round shows the latency such calls
+/// meet, not only a closed loop's, where every caller calls again at once.
+#[derive(Debug)]
+pub(super) struct Think {
+    gaps: Option<Exp<f64>>,
+    rng: SmallRng,
+}
+
+impl Think {
+    pub(super) fn new(mean_us: u32) -> Self {
+        let gaps = (mean_us > 0).then(|| Exp::new(1.0 / f64::from(mean_us)).expect("a positive rate"));
+        Think { gaps, rng: rand::make_rng() }
+    }
+
+    /// The next pause; none in a closed loop.
+    pub(super) fn next(&mut self) -> Option<Duration> {
+        let gap_us = self.gaps?.sample(&mut self.rng);
+        Some(Duration::from_secs_f64(gap_us / 1e6))
+    }
 }
 
 impl Case {
@@ -68,6 +96,9 @@ pub struct Plan {
     /// Slot counts for the hot counters; empty for the classic layout.
     pub slots: Vec<u32>,
     pub hold_ms: Vec<u32>,
+    /// Each client's mean pause between iterations, in microseconds
+    /// ([`Case::think_us`]).
+    pub think_us: u32,
     pub budget: Budget,
     pub variants: Vec<Variant>,
     /// Hot counters every client increments, each once per iteration.
@@ -82,6 +113,9 @@ pub struct Plan {
 
 /// No round runs longer than this, whatever its budget.
 pub(super) const ROUND_TIME_LIMIT: Duration = Duration::from_secs(600);
+
+/// The longest mean pause between a client's iterations, in microseconds.
+const THINK_LIMIT_US: u32 = 10_000_000;
 
 /// Hot counters of the classic test.
 pub const DEFAULT_HOT: u32 = 4;
@@ -127,6 +161,12 @@ impl Plan {
         }
         if !(1..=HOT_LIMIT).contains(&self.hot) {
             return Err(Error::InvalidOption(format!("--hot must be between 1 and {HOT_LIMIT}")));
+        }
+        if self.think_us > THINK_LIMIT_US {
+            return Err(Error::InvalidOption(format!(
+                "--think-us must be at most {THINK_LIMIT_US} (10 s), not {}",
+                self.think_us
+            )));
         }
         if !(1..=FLUSHES_LIMIT).contains(&self.flushes) {
             return Err(Error::InvalidOption(format!("--flushes must be between 1 and {FLUSHES_LIMIT}")));
@@ -229,7 +269,7 @@ impl Plan {
                             vec![None]
                         };
                     for slots in slot_counts {
-                        cases.push(Case { variant, slots, clients, hold_ms });
+                        cases.push(Case { variant, slots, clients, hold_ms, think_us: self.think_us });
                     }
                 }
             }
@@ -263,6 +303,7 @@ mod tests {
             clients: vec![1, 4],
             slots,
             hold_ms: vec![0, 2],
+            think_us: 0,
             budget: Budget::Iterations(1),
             variants,
             hot: 3,
@@ -298,7 +339,10 @@ mod tests {
         let cases = plan.cases();
         // Per hold and client count: single-row, 2 dynamic, 2 fixed, own-counter.
         assert_eq!(cases.len(), 2 * 2 * 6);
-        assert_eq!(cases[0], Case { variant: Variant::SingleRow, slots: None, clients: 1, hold_ms: 0 });
+        assert_eq!(
+            cases[0],
+            Case { variant: Variant::SingleRow, slots: None, clients: 1, hold_ms: 0, think_us: 0 }
+        );
         assert_eq!(
             cases.iter().filter(|case| case.variant == Variant::Fixed && case.slots == Some(64)).count(),
             4
@@ -348,6 +392,7 @@ mod tests {
             clients: vec![2, 8],
             slots: vec![4],
             hold_ms: vec![0],
+            think_us: 0,
             budget: Budget::Iterations(3),
             variants: vec![],
             hot: 4,
@@ -390,6 +435,7 @@ mod tests {
             clients: vec![1],
             slots: vec![],
             hold_ms: vec![0],
+            think_us: 0,
             budget: Budget::Iterations(1),
             variants: vec![],
             hot: 4,
@@ -406,5 +452,21 @@ mod tests {
         assert!(bad(Plan { budget: Budget::Seconds(0.0), ..base.clone() }).contains("--duration"));
         let held = Plan { variants: vec![Variant::Coalesced], hold_ms: vec![2], ..base.clone() };
         assert!(bad(held).contains("--variant coalesced runs at hold 0 only"));
+        assert!(bad(Plan { think_us: 10_000_001, ..base.clone() }).contains("--think-us must be at most"));
+        assert!(Plan { think_us: 10_000_000, ..base }.validated().is_ok());
+    }
+
+    #[test]
+    fn pauses_average_their_mean_and_a_closed_loop_has_none() {
+        assert_eq!(Think::new(0).next(), None);
+        let mut think = Think::new(500);
+        let pauses: Vec<Duration> = (0..100_000).map(|_| think.next().expect("a pause")).collect();
+        let mean_us = pauses.iter().sum::<Duration>().as_secs_f64() * 1e6 / pauses.len() as f64;
+        // The mean of 100,000 draws strays 2% from 500 us once in billions
+        // of runs (6 standard deviations of 0.32%).
+        assert!((mean_us - 500.0).abs() < 10.0, "mean pause {mean_us} us");
+        // Exponential: about 37% (1/e) of the pauses are longer than the mean.
+        let longer = pauses.iter().filter(|pause| pause.as_secs_f64() * 1e6 > 500.0).count();
+        assert!((35_000..39_000).contains(&longer), "{longer} of 100,000 pauses longer than the mean");
     }
 }

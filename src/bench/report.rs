@@ -181,6 +181,8 @@ pub struct RoundResult {
     pub slots: Option<u32>,
     pub clients: u32,
     pub hold_ms: u32,
+    /// Each client's mean pause between iterations, in microseconds; 0: none.
+    pub think_us: u32,
     /// Increments the server acknowledged.
     pub increments: u64,
     pub errors: u64,
@@ -327,6 +329,7 @@ impl RoundResult {
             slots: Some(slots),
             clients: 8,
             hold_ms: 2,
+            think_us: 0,
             increments: 100,
             errors: 0,
             refused: 0,

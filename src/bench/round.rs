@@ -16,7 +16,7 @@ use mysql::prelude::Queryable;
 use mysql::{PooledConn, Statement};
 
 use super::floor::Floor;
-use super::plan::{Budget, Case, ROUND_TIME_LIMIT};
+use super::plan::{Budget, Case, ROUND_TIME_LIMIT, Think};
 use super::report::{ClientOutcome, CoalescedFigures, Latencies, ReconcileFigures, RoundResult};
 use super::variant::Variant;
 use super::workbench::{ORDER_SQL, RECONCILE_SQL, REPLICATION_WAIT, SOURCE_SQL, Workbench};
@@ -74,6 +74,7 @@ impl Workbench {
             slots: case.slots,
             clients: case.clients,
             hold_ms: case.hold_ms,
+            think_us: case.think_us,
             increments,
             errors: outcomes.iter().map(|outcome| outcome.errors).sum(),
             refused: outcomes.iter().map(|outcome| outcome.refused).sum(),
@@ -227,12 +228,16 @@ impl Workbench {
         };
         let hold = Duration::from_millis(u64::from(case.hold_ms));
         let mut targets = self.targets(case, client);
+        let mut think = Think::new(case.think_us);
         let mut outcome = ClientOutcome::default();
         for _ in 0..iterations {
             if Instant::now() >= deadline || outcome.refused > 0 {
                 break;
             }
             incrementer.iteration(targets.next(), hold, &mut outcome, progress)?;
+            if let Some(pause) = think.next() {
+                thread::sleep(pause);
+            }
         }
         outcome.finished = Instant::now();
         Ok(outcome)

@@ -13,7 +13,7 @@ use slotted_counters::{AsyncCoalescing, AsyncCounters, FlushStats, PackageOption
 use tokio::runtime::Runtime;
 use tokio::sync::Barrier;
 
-use super::plan::{Budget, Case};
+use super::plan::{Budget, Case, Think};
 use super::population::Targets;
 use super::report::ClientOutcome;
 use super::variant::Variant;
@@ -86,6 +86,7 @@ impl Tasks {
                         incrementer,
                         targets(client),
                         budget,
+                        Think::new(case.think_us),
                         Arc::clone(&barrier),
                         progress.clone(),
                     ))
@@ -109,11 +110,13 @@ enum Incrementer {
 }
 
 /// One task's loop: barrier, then bounded iterations of an increment of
-/// each of its targets.
+/// each of its targets, each followed by the task's pause. Tokio's timer
+/// counts in milliseconds: a pause of less rounds up to one.
 async fn run_client(
     incrementer: Incrementer,
     mut targets: Targets,
     budget: Budget,
+    mut think: Think,
     barrier: Arc<Barrier>,
     progress: ProgressBar,
 ) -> ClientOutcome {
@@ -132,6 +135,9 @@ async fn run_client(
                 Incrementer::Coalesced(coalescing) => coalescing.increment(name).await,
             };
             outcome.record(result, 1, began, &progress);
+        }
+        if let Some(pause) = think.next() {
+            tokio::time::sleep(pause).await;
         }
     }
     outcome.finished = Instant::now();

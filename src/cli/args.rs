@@ -235,6 +235,13 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MS,...", value_delimiter = ',', default_value = "0,2")]
     pub hold_ms: Vec<u32>,
 
+    /// Microseconds each client pauses, on average, between its iterations,
+    /// each pause drawn at random (exponentially), as calls from users who
+    /// arrive at random; 0 calls again at once. The async variants' pauses
+    /// round up to whole milliseconds (tokio's timer)
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    pub think_us: u32,
+
     /// Hot counters: each client increments every one once per iteration.
     /// 4 is the classic test; 1 is the worst case for the single-row counter
     #[arg(long, value_name = "N", default_value_t = DEFAULT_HOT)]

@@ -13,6 +13,7 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         clients: args.clients.clone(),
         slots: args.slots.clone(),
         hold_ms: args.hold_ms.clone(),
+        think_us: args.think_us,
         budget: match args.duration {
             Some(seconds) => Budget::Seconds(seconds),
             None => Budget::Iterations(args.iterations),
@@ -110,6 +111,9 @@ fn report_table(report: &Report) -> String {
         ("lock wait ms", |result| optional(result.row_lock_time_ms)),
         ("deadlocks", |result| optional(result.server_deadlocks)),
     ];
+    if report.results.iter().any(|result| result.think_us > 0) {
+        columns.insert(3, ("think us", |result| result.think_us.to_string()));
+    }
     if on_cluster {
         columns.push(("conflicts", |result| optional(result.conflicts())));
     }

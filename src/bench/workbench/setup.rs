@@ -131,7 +131,10 @@ impl Workbench {
         }
         for &(variant, slots) in &self.kinds {
             if matches!(variant, Variant::Bounded | Variant::Sale | Variant::SaleInTransactions) {
-                self.restock(conn, Case { variant, slots, clients: self.max_clients, hold_ms: 0 })?;
+                self.restock(
+                    conn,
+                    Case { variant, slots, clients: self.max_clients, hold_ms: 0, think_us: 0 },
+                )?;
             }
         }
         conn.query_drop("COMMIT").map_err(Error::Query)
