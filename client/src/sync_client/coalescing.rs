@@ -89,14 +89,46 @@ struct Queue {
     /// next flush waits for them until `gather_until`.
     returning: usize,
     gather_until: Option<Instant>,
+    /// How many callers the last flush answered, and how many calls came
+    /// within the wait after it, whether a flush waited or not.
+    answered: usize,
+    came_back: usize,
+    /// Whether the next flush waits: it does while at least half as many
+    /// calls come within the wait as the flush before answered. Callers
+    /// who pause between their calls (requests arriving at random) do not
+    /// come back so soon, and a wait for them would only delay the others.
+    gathers: bool,
 }
 
 impl Queue {
     /// How much longer the next flush waits for the callers the last one
-    /// answered; `None` once they are back or the wait is over.
+    /// answered; `None` once they are back or the wait is over, or when
+    /// waiting has not paid of late.
     fn gathering(&self, now: Instant) -> Option<Duration> {
-        let until = self.gather_until.filter(|&until| self.returning > 0 && now < until)?;
+        let until = self.gather_until.filter(|&until| self.gathers && self.returning > 0 && now < until)?;
         Some(until - now)
+    }
+
+    /// Notes the answers of a flush, and whether waiting after the last one
+    /// paid: the wait of `gather` starts now.
+    fn answered(&mut self, callers: usize, gather: Duration) {
+        self.gathers = self.came_back * 2 >= self.answered;
+        (self.answered, self.came_back, self.returning) = (callers, 0, callers);
+        self.gather_until = Some(Instant::now() + gather);
+    }
+
+    /// Notes a call queued at `now`: one of those the next flush waits for.
+    fn arrived(&mut self, now: Instant) {
+        if self.gather_until.is_some_and(|until| now < until) {
+            self.came_back += 1;
+        }
+        if self.returning > 0 {
+            self.returning -= 1;
+            if self.returning == 0 && self.gathers {
+                // The last one back: whoever waits to lead may go.
+                self.waiting[0].caller.wake.notify_one();
+            }
+        }
     }
 }
 
@@ -170,13 +202,7 @@ impl<D: Driver> Group<D> {
         queue.next_ticket += 1;
         let wake = Arc::new(Condvar::new());
         queue.waiting.push(Pending::new(Caller { ticket, wake: Arc::clone(&wake) }, name, delta));
-        if queue.returning > 0 {
-            queue.returning -= 1;
-            if queue.returning == 0 {
-                // The last one back: whoever waits to lead may go.
-                queue.waiting[0].caller.wake.notify_one();
-            }
-        }
+        queue.arrived(Instant::now());
         loop {
             if let Some(outcome) = queue.outcomes.remove(&ticket) {
                 return outcome;
@@ -244,8 +270,7 @@ impl<D> Drop for InFlight<'_, D> {
             outcomes.insert(caller.ticket, outcome);
             answered.push(caller.wake);
         });
-        queue.returning = answered.len();
-        queue.gather_until = Some(Instant::now() + self.group.gather);
+        queue.answered(answered.len(), self.group.gather);
         let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
         drop(queue);
         // Outside the lock, which each woken call takes first; the answered

@@ -117,6 +117,35 @@ fn callers_a_flush_answered_who_call_again_at_once_ride_the_next_flush_together(
     assert_eq!(deltas, [1, 4, 4].map(Arg::number), "deltas per flush");
 }
 
+/// Callers who pause between their calls: the one the first flush answers
+/// never calls again, so the second flush waits for it in vain, the whole
+/// wait; the third, seeing that waiting did not pay, starts at once.
+#[test]
+fn a_flush_waits_no_more_for_answered_callers_who_did_not_come_back_in_time() {
+    let (first_gate, second_gate) = (Gate::default(), Gate::default());
+    let (mut group, driver) = group([held(&first_gate), held(&second_gate), Reply::Changed(1)]);
+    let settings = Arc::get_mut(&mut group).unwrap();
+    let gather = Duration::from_secs(1);
+    (settings.max_flushes, settings.gather) = (1, gather);
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let second = add(&group, "likes");
+    until("the second call is queued", || waiting(&group) == 1);
+    let answered = Instant::now();
+    first_gate.open();
+    answer(&first).unwrap();
+    until("the second flush is sent", || driver.sent().len() == 2);
+    assert!(answered.elapsed() >= gather, "the second flush waited for the first caller");
+
+    let third = add(&group, "shares");
+    until("the third call is queued", || waiting(&group) == 1);
+    let answered = Instant::now();
+    second_gate.open();
+    answer(&second).unwrap();
+    answer(&third).unwrap();
+    assert!(answered.elapsed() < gather / 2, "the third flush did not wait: {:?}", answered.elapsed());
+}
+
 #[test]
 fn a_stalled_flush_lets_a_second_start_beside_it_and_says_so() {
     let gate = Gate::default();
