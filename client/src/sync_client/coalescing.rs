@@ -15,7 +15,7 @@
 //! ever pending without someone to flush it, and dropping the handle loses
 //! nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -98,6 +98,9 @@ struct Queue {
     /// who pause between their calls (requests arriving at random) do not
     /// come back so soon, and a wait for them would only delay the others.
     gathers: bool,
+    /// Calls whose leading thread panicked, still in a flush beside the one
+    /// that panicked: that flush drops their answers.
+    abandoned: HashSet<u64>,
 }
 
 impl Queue {
@@ -122,13 +125,9 @@ impl Queue {
         if self.gather_until.is_some_and(|until| now < until) {
             self.came_back += 1;
         }
-        if self.returning > 0 {
-            self.returning -= 1;
-            if self.returning == 0 && self.gathers {
-                // The last one back: whoever waits to lead may go.
-                self.waiting[0].caller.wake.notify_one();
-            }
-        }
+        // The last one back leads the next flush itself: it finds the
+        // conditions the oldest call waits for.
+        self.returning = self.returning.saturating_sub(1);
     }
 }
 
@@ -224,10 +223,9 @@ impl<D: Driver> Group<D> {
                     next.caller.wake.notify_one();
                 }
                 drop(queue);
-                // Dropped after the flight, whose drop answers its callers.
-                let _leading = Leading { group: self, ticket };
-                let mut flight = InFlight { group: self, batch, started: now, outcomes: Vec::new() };
-                flight.outcomes = ready(flight.batch.apply(&self.engine));
+                let mut flight =
+                    InFlight { group: self, batch, leader: ticket, started: now, outcomes: None };
+                flight.outcomes = Some(ready(flight.batch.apply(&self.engine)));
                 drop(flight);
                 queue = self.lock();
             } else if queue.in_flight < self.max_flushes
@@ -249,13 +247,21 @@ impl<D: Driver> Group<D> {
 /// call to lead the next flush, which first waits a moment for the callers
 /// answered here to call again, so that they ride it too: no caller waits
 /// forever on a flush that is gone.
+///
+/// If the flush panicked, its leader's thread unwinds out of [`Group::add`]
+/// and never comes back, so under the same lock its call is given up
+/// ([`Queue::abandoned`]): its delta leaves the queue if the flush had left
+/// it for a later one (its caller heard a panic, not an acknowledgement),
+/// and no flush waits for it or keeps its outcome.
 struct InFlight<'a, D> {
     group: &'a Group<D>,
     batch: Batch<Caller>,
+    /// The ticket of the call leading the flush.
+    leader: u64,
     started: Instant,
-    /// Each counter's callers' outcomes, in the batch's order; none if the
-    /// flush panicked.
-    outcomes: Outcomes,
+    /// Each counter's callers' outcomes, in the batch's order, once the
+    /// flush returned; `None` if it panicked.
+    outcomes: Option<Outcomes>,
 }
 
 impl<D> Drop for InFlight<'_, D> {
@@ -264,12 +270,26 @@ impl<D> Drop for InFlight<'_, D> {
         queue.in_flight -= 1;
         let took = self.started.elapsed();
         queue.pace.finished(took);
-        let Queue { outcomes, stats, .. } = &mut *queue;
+        let panicked = self.outcomes.is_none();
+        if panicked {
+            queue.abandoned.insert(self.leader);
+        }
+        let Queue { outcomes, stats, abandoned, .. } = &mut *queue;
         let mut answered = Vec::new();
-        self.batch.answer(std::mem::take(&mut self.outcomes), took, stats, |caller, outcome| {
-            outcomes.insert(caller.ticket, outcome);
-            answered.push(caller.wake);
+        self.batch.answer(self.outcomes.take().unwrap_or_default(), took, stats, |caller, outcome| {
+            if !abandoned.remove(&caller.ticket) {
+                outcomes.insert(caller.ticket, outcome);
+                answered.push(caller.wake);
+            }
         });
+        if panicked && queue.abandoned.contains(&self.leader) {
+            let queued = queue.waiting.len();
+            queue.waiting.retain(|pending| pending.caller.ticket != self.leader);
+            if queue.waiting.len() < queued {
+                queue.abandoned.remove(&self.leader);
+            }
+            // Else a flush beside this one carries it, and drops its answer.
+        }
         queue.answered(answered.len(), self.group.gather);
         let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
         drop(queue);
@@ -280,37 +300,6 @@ impl<D> Drop for InFlight<'_, D> {
         for wake in answered {
             wake.notify_one();
         }
-        if let Some(next) = next {
-            next.notify_one();
-        }
-    }
-}
-
-/// The call leading a flush, while the flush runs. If the flush panics,
-/// the leader's thread unwinds out of [`Group::add`] and never comes back:
-/// its own delta, if the flush left it queued for a later one, leaves the
-/// queue (its caller heard a panic, not an acknowledgement), it no longer
-/// counts among the callers the next flush waits for, and the oldest call
-/// still waiting is woken to lead in its place, where the flight's drop may
-/// have woken the leader itself.
-struct Leading<'a, D> {
-    group: &'a Group<D>,
-    ticket: u64,
-}
-
-impl<D> Drop for Leading<'_, D> {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            return;
-        }
-        let mut queue = self.group.lock();
-        if queue.outcomes.remove(&self.ticket).is_some() {
-            queue.returning = queue.returning.saturating_sub(1);
-        } else {
-            queue.waiting.retain(|pending| pending.caller.ticket != self.ticket);
-        }
-        let next = queue.waiting.first().map(|next| Arc::clone(&next.caller.wake));
-        drop(queue);
         if let Some(next) = next {
             next.notify_one();
         }

@@ -280,3 +280,99 @@ fn a_leader_whose_own_delta_waits_for_a_later_flush_panics_and_the_queue_goes_on
     assert_eq!(sent.len(), 3);
     assert_eq!(sent[2].params[0], Arg::text("late"), "the leader's own delta left with its thread");
 }
+
+/// A call made by a thread already unwinding from a panic of its own (from
+/// a drop guard, say) is served as any other, and leaves the handle usable.
+#[test]
+fn a_call_from_a_thread_unwinding_from_its_own_panic_is_served() {
+    struct CountsOnDrop(Arc<Group<ScriptedDriver>>, std::sync::mpsc::Sender<Result<(), CounterError>>);
+    impl Drop for CountsOnDrop {
+        fn drop(&mut self) {
+            let _ = self.1.send(self.0.add("panics", 1));
+        }
+    }
+    let (group, _driver) = group([Reply::Changed(1), Reply::Changed(1)]);
+    let (answer_to, outcome) = channel();
+    let counting = Arc::clone(&group);
+    thread::spawn(move || {
+        let _counts = CountsOnDrop(counting, answer_to);
+        panic!("the application's own panic");
+    });
+    answer(&outcome).expect("the call made while unwinding commits");
+    answer(&add(&group, "views")).expect("the handle goes on");
+}
+
+/// Two flushes at once, one counter a flush. The leader of the second
+/// leaves its own delta queued; a third flush, started beside the stalled
+/// second, carries it; the second panics. The third's answer to the dead
+/// leader is dropped, not kept for a caller who is gone.
+#[test]
+fn a_dead_leaders_delta_carried_by_a_flush_beside_its_own_leaves_no_answer_behind() {
+    let (first_gate, panic_gate, third_gate) = (Gate::default(), Gate::default(), Gate::default());
+    let panicking = Reply::Held(panic_gate.clone(), Box::new(Reply::Panic));
+    let (mut group, driver) =
+        group([held(&first_gate), Reply::Changed(1), panicking, held(&third_gate), Reply::Changed(1)]);
+    let settings = Arc::get_mut(&mut group).unwrap();
+    (settings.max_flushes, settings.max_counters, settings.gather) = (2, 1, Duration::from_secs(1));
+    let first = add(&group, "first");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    // A flush beside the stalled first one, whose callers are answered.
+    let (views, more_views) = (add(&group, "views"), add(&group, "views"));
+    until("the second flush is sent", || driver.sent().len() == 2);
+    answer(&views).unwrap();
+    answer(&more_views).unwrap();
+    let carried = add(&group, "carried");
+    until("a call is queued", || waiting(&group) == 1);
+    thread::sleep(Duration::from_millis(20));
+    let leader = add(&group, "leader");
+    until("the panicking flush is sent", || driver.sent().len() == 3);
+    assert_eq!(driver.sent()[2].params[0], Arg::text("carried"), "the leader left its own delta queued");
+    first_gate.open();
+    answer(&first).unwrap();
+    // Long enough for the panicking flush to count as stalled.
+    thread::sleep(Duration::from_millis(300));
+    let beside = add(&group, "beside");
+    until("a flush beside it is sent", || driver.sent().len() == 4);
+    assert_eq!(driver.sent()[3].params[0], Arg::text("leader"), "it carries the leader's delta");
+    panic_gate.open();
+    assert!(matches!(answer(&carried), Err(CounterError::FlushPanicked)));
+    assert!(leader.recv_timeout(PATIENCE).is_err(), "the leading thread panicked");
+    third_gate.open();
+    answer(&beside).unwrap();
+    let queue = group.lock();
+    assert!(queue.outcomes.is_empty(), "answers nobody will collect: {:?}", queue.outcomes);
+    assert!(queue.abandoned.is_empty(), "{:?}", queue.abandoned);
+}
+
+/// Once a flush stops waiting for callers who did not come back, calls
+/// arriving within the wait after a flush make the next one wait again.
+#[test]
+fn a_flush_waits_again_once_calls_come_back_in_time() {
+    let gates = [Gate::default(), Gate::default(), Gate::default()];
+    let (mut group, driver) = group([held(&gates[0]), held(&gates[1]), held(&gates[2]), Reply::Changed(1)]);
+    let settings = Arc::get_mut(&mut group).unwrap();
+    let gather = Duration::from_secs(1);
+    (settings.max_flushes, settings.gather) = (1, gather);
+    // As in the test above: the first caller never comes back, the second
+    // flush waits for it in vain, and the third, led by `third`, at once.
+    let first = add(&group, "views");
+    until("the first flush is sent", || driver.sent().len() == 1);
+    let second = add(&group, "likes");
+    until("the second call is queued", || waiting(&group) == 1);
+    gates[0].open();
+    answer(&first).unwrap();
+    until("the second flush is sent", || driver.sent().len() == 2);
+    let third = add(&group, "shares");
+    until("the third call is queued", || waiting(&group) == 1);
+    gates[1].open();
+    answer(&second).unwrap();
+    until("the third flush is sent", || driver.sent().len() == 3);
+    // A call comes within the wait after the second flush's answer.
+    let fourth = add(&group, "views");
+    until("the fourth call is queued", || waiting(&group) == 1);
+    let answered = Instant::now();
+    gates[2].open();
+    answer(&third).unwrap();
+    answer(&fourth).unwrap();
+    assert!(answered.elapsed() >= gather, "the fourth flush waited for the third caller again");
+}
