@@ -8,8 +8,9 @@
 //! batch, and wakes the callers whose deltas it carried. Deltas queued
 //! while a flush is in flight gather for the next one, and its leader waits
 //! for the callers just woken to call again, as many calls as they were or
-//! at most [`GATHER`], so under load a flush carries many callers' deltas,
-//! and an idle handle flushes each call at once. There is no thread of its
+//! at most [`GATHER`] (while such waits pay: callers who pause between
+//! calls do not come back so soon), so under load a flush carries many
+//! callers' deltas, and an idle handle flushes each call at once. There is no thread of its
 //! own: every queued delta has its caller waiting on it (the oldest with a
 //! timeout, to end that wait or notice a stalled flush), so nothing is
 //! ever pending without someone to flush it, and dropping the handle loses
